@@ -1,0 +1,448 @@
+"""Factor analysis of mixed data (FAMD) in numpy, with PCA and MCA as its special cases.
+
+The Avatar method draws new individuals in a low-dimensional space where
+distances mean something for mixed data; this module builds that space, projects
+new rows into it and brings coordinates back to a table.
+
+Coding (the FAMD of Pagès, as in the ``saiph`` package by the method's authors):
+
+* a numeric column is centred and divided by its (population) standard deviation;
+* a categorical column becomes one indicator column per category ``l``, centred
+  by the category's proportion ``p_l`` and divided by ``sqrt(p_l)``.
+
+With only numeric columns this is a standardised PCA; with only categorical ones
+it is MCA (coordinates equal to the classical MCA coordinates times
+``sqrt(number of columns)``, a constant factor that leaves neighbours unchanged).
+
+Missing values: a numeric column with missing values is imputed by its median
+and gets a two-category companion variable ("present"/"missing") coded like any
+categorical column, so missingness takes part in the distances. In a categorical
+column, missing is simply one more category. Back from the space, the argmax of
+the companion (or of the categorical's own categories) decides whether the value
+is missing: missingness is synthesised like any other value.
+
+A column that is entirely missing carries no information: it is left out of the
+projection and comes back entirely missing.
+
+The axes are the top eigenvectors of the ``p x p`` Gram matrix ``Z'Z`` of the coded
+table ``Z`` (``p`` = number of coded columns), i.e. the right singular vectors of
+``Z``. ``Z`` itself is never built: categorical codes stay integers and their
+products are counts, so memory is ``O(n * columns + p**2)``, not ``O(n * p)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from kpr.avatar import _table as tb
+from kpr.errors import InputError
+
+#: A numeric column with at most this many distinct values is treated as categorical.
+CATEGORICAL_MAX_DISTINCT = 10
+#: Floats are rounded to the fewest decimals (0..this) that represent every original value;
+#: a column that needs more is not rounded.
+MAX_DECIMALS = 8
+#: Above this many coded columns the Gram matrix is not formed (iterative eigensolver instead).
+_DENSE_GRAM_MAX = 3000
+#: Elements of a temporary (rows x coded columns) block when projecting back.
+_CHUNK_ELEMENTS = 1 << 22
+
+Role = Literal["numeric", "categorical", "empty"]
+
+
+@dataclass(frozen=True)
+class NumericVariable:
+    """How one numeric column is coded and restored."""
+
+    name: Any
+    ctype: tb.ColumnType
+    mean: float  #: of the imputed column
+    scale: float  #: population std of the imputed column (1 if constant)
+    fill: float  #: median, used for missing values
+    low: float  #: observed minimum: avatars are clipped to [low, high]
+    high: float
+    decimals: int | None  #: rounding of restored values (None: not rounded)
+    indicator: int | None  #: index in ``Projection.blocks`` of its missingness variable
+
+
+@dataclass(frozen=True)
+class CategoricalBlock:
+    """One categorical variable (a column, or a numeric column's missingness)."""
+
+    name: Any  #: the table column it comes from
+    indicator: bool  #: True for a numeric column's present/missing variable
+    offset: int  #: first coded column
+    prop: np.ndarray  #: proportion of each category in the fitted table
+    levels: Any  #: native Series, one value per code (missing included); None for indicators
+    missing_code: int | None  #: the code standing for "missing", if any
+
+    @property
+    def size(self) -> int:
+        """Number of categories (coded columns)."""
+        return int(self.prop.shape[0])
+
+
+@dataclass
+class Encoded:
+    """A table turned into numbers: standardised numerics and categorical codes."""
+
+    numeric: np.ndarray  #: (n, q) float64, imputed and standardised
+    codes: list[np.ndarray] = field(default_factory=list)  #: per block, int64, -1 unseen
+
+
+def column_roles(
+    kind: tb.Kind, df: Any, categorical: Sequence[Any] | None = None
+) -> dict[Any, Role]:
+    """Decide, for each column, numeric / categorical / empty (entirely missing).
+
+    Categorical: declared in ``categorical``, or a non-numeric dtype (strings,
+    categoricals, booleans...), or numeric with at most
+    :data:`CATEGORICAL_MAX_DISTINCT` distinct values. Temporal columns count as
+    numeric (their integer timestamps).
+    """
+    names = tb.column_names(kind, df)
+    declared = list(categorical) if categorical is not None else []
+    if isinstance(categorical, str):
+        declared = [categorical]
+    unknown = [c for c in declared if c not in names]
+    if unknown:
+        raise InputError(
+            f"categorical names unknown column(s) {unknown}; use names from the table's columns"
+        )
+    roles: dict[Any, Role] = {}
+    for name in names:
+        s = tb.get_column(kind, df, name)
+        if tb.missing_mask(kind, s).all():
+            roles[name] = "empty"
+            continue
+        ctype = tb.column_type(kind, s)
+        if name in declared or not ctype.numeric:
+            roles[name] = "categorical"
+            continue
+        values = tb.to_float(kind, s)
+        distinct = np.unique(values[~np.isnan(values)]).size
+        roles[name] = "categorical" if distinct <= CATEGORICAL_MAX_DISTINCT else "numeric"
+    return roles
+
+
+def _decimals(values: np.ndarray, float32: bool) -> int | None:
+    """Fewest decimals (<= MAX_DECIMALS) that reproduce every value, or None."""
+    x = values[np.isfinite(values)]
+    if x.size > 20_000:  # a deterministic sample is enough to see the precision
+        x = x[:: x.size // 20_000]
+    tol = (1e-6 if float32 else 1e-9) * np.maximum(1.0, np.abs(x))
+    for d in range(MAX_DECIMALS + 1):
+        if np.all(np.abs(np.round(x, d) - x) <= tol):
+            return d
+    return None
+
+
+def _crosstab(a: np.ndarray, la: int, b: np.ndarray, lb: int) -> np.ndarray:
+    """Counts of each (a, b) code pair, as a dense (la, lb) float array."""
+    if la * lb <= 1 << 24:
+        flat = np.bincount(a * lb + b, minlength=la * lb)
+        return flat.reshape(la, lb).astype(np.float64)
+    from scipy import sparse
+
+    ones = np.ones(a.shape[0], dtype=np.float64)
+    return np.asarray(sparse.coo_matrix((ones, (a, b)), shape=(la, lb)).toarray())
+
+
+class Projection:
+    """A fitted FAMD space: project tables into it (:meth:`transform`) and back
+    (:meth:`inverse_transform`). Build one with :meth:`fit`.
+
+    Attributes: ``kind`` ("pca", "mca" or "famd"), ``ncp`` (components kept),
+    ``components`` (coded columns x ncp, orthonormal), ``eigenvalues`` (variance of
+    each component), ``explained_variance_ratio``, ``coordinates`` (of the fitted
+    rows), ``numeric``/``blocks`` (coding of each variable), ``columns``,
+    ``dropped`` (entirely missing columns, left out of the projection).
+    """
+
+    kind: str
+    ncp: int
+    components: np.ndarray
+    eigenvalues: np.ndarray
+    explained_variance_ratio: np.ndarray
+    coordinates: np.ndarray
+    numeric: tuple[NumericVariable, ...]
+    blocks: tuple[CategoricalBlock, ...]
+    columns: list[Any]
+    roles: dict[Any, Role]
+    dropped: tuple[Any, ...]
+    frame_kind: tb.Kind
+    _empty_templates: dict[Any, Any]
+
+    @classmethod
+    def fit(cls, df: Any, ncp: int = 5, categorical: Sequence[Any] | None = None) -> Projection:
+        """Fit the space on a polars or pandas table; ``coordinates`` holds its rows' positions."""
+        kind = tb.frame_kind(df)
+        _check_int("ncp", ncp, 1)
+        n = tb.n_rows(df)
+        names = tb.column_names(kind, df)
+        if n == 0 or not names:
+            raise InputError("the table is empty; give a table with at least one row and column")
+        roles = column_roles(kind, df, categorical)
+        if all(r == "empty" for r in roles.values()):
+            raise InputError("every column is entirely missing; there is nothing to project")
+
+        self = cls.__new__(cls)
+        self.frame_kind = kind
+        self.columns = names
+        self.roles = roles
+        self.dropped = tuple(c for c in names if roles[c] == "empty")
+        self._empty_templates = {
+            c: tb.take(kind, tb.get_column(kind, df, c), np.zeros(1, dtype=np.int64))
+            for c in self.dropped
+        }
+
+        numeric: list[NumericVariable] = []
+        blocks: list[CategoricalBlock] = []
+        numeric_cols: list[np.ndarray] = []
+        codes: list[np.ndarray] = []
+        q = sum(1 for c in names if roles[c] == "numeric")
+        offset = q
+        for name in names:
+            s = tb.get_column(kind, df, name)
+            if roles[name] == "numeric":
+                ctype = tb.column_type(kind, s)
+                x = tb.to_float(kind, s)
+                miss = np.isnan(x)
+                observed = x[~miss]
+                fill = float(np.median(observed))
+                x[miss] = fill
+                mean = float(x.mean())
+                std = float(x.std())
+                scale = std if std > 1e-12 * max(1.0, abs(mean)) else 1.0
+                indicator = None
+                if miss.any():
+                    indicator = len(blocks)
+                    code = miss.astype(np.int64)
+                    prop = np.bincount(code, minlength=2) / n
+                    blocks.append(CategoricalBlock(name, True, offset, prop, None, 1))
+                    codes.append(code)
+                    offset += 2
+                decimals = 0 if ctype.integer else _decimals(observed, ctype.float32)
+                numeric.append(
+                    NumericVariable(
+                        name,
+                        ctype,
+                        mean,
+                        scale,
+                        fill,
+                        float(observed.min()),
+                        float(observed.max()),
+                        decimals,
+                        indicator,
+                    )
+                )
+                numeric_cols.append((x - mean) / scale)
+            elif roles[name] == "categorical":
+                code, first = tb.factorize(kind, s)
+                missing_code = None
+                missing = code < 0
+                if missing.any():
+                    missing_code = first.shape[0]
+                    code[missing] = missing_code
+                    first = np.append(first, np.flatnonzero(missing)[0])
+                levels = tb.take(kind, s, first)
+                prop = np.bincount(code, minlength=first.shape[0]) / n
+                blocks.append(CategoricalBlock(name, False, offset, prop, levels, missing_code))
+                codes.append(code)
+                offset += first.shape[0]
+        self.numeric = tuple(numeric)
+        self.blocks = tuple(blocks)
+        n_cat = sum(1 for r in roles.values() if r == "categorical")
+        self.kind = "pca" if n_cat == 0 else ("mca" if q == 0 else "famd")
+
+        num = np.column_stack(numeric_cols) if numeric_cols else np.empty((n, 0))
+        enc = Encoded(num, codes)
+        p = offset
+        self.ncp = min(ncp, p)
+        self.components, eig, total = self._axes(enc, n, p)
+        self.eigenvalues = eig / n
+        self.explained_variance_ratio = eig / total if total > 0 else np.zeros_like(eig)
+        self.coordinates = self._project(enc)
+        return self
+
+    # --- fitting -----------------------------------------------------------------------
+
+    def _axes(self, enc: Encoded, n: int, p: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """Top ``ncp`` right singular vectors of Z, their squared singular values, trace."""
+        if p <= _DENSE_GRAM_MAX:
+            gram = self._gram(enc, n, p)
+            total = float(np.trace(gram))
+            w, u = np.linalg.eigh(gram)
+            order = np.argsort(w)[::-1][: self.ncp]
+            vecs, vals = u[:, order], np.maximum(w[order], 0.0)
+        else:
+            vecs, vals, total = self._axes_iterative(enc, n, p)
+        # Deterministic signs: the largest loading of each axis is positive.
+        pivot = np.abs(vecs).argmax(axis=0)
+        signs = np.sign(vecs[pivot, np.arange(vecs.shape[1])])
+        signs[signs == 0] = 1.0
+        return vecs * signs, vals, total
+
+    def _gram(self, enc: Encoded, n: int, p: int) -> np.ndarray:
+        """``Z'Z`` from sums and counts, without materialising Z."""
+        q = enc.numeric.shape[1]
+        g = np.empty((p, p), dtype=np.float64)
+        num = enc.numeric
+        g[:q, :q] = num.T @ num
+        colsum = num.sum(axis=0)
+        inv_sqrt = [1.0 / np.sqrt(b.prop) for b in self.blocks]
+        for i, (blk, code) in enumerate(zip(self.blocks, enc.codes, strict=True)):
+            sl = slice(blk.offset, blk.offset + blk.size)
+            if q:
+                sums = np.stack(
+                    [np.bincount(code, weights=num[:, j], minlength=blk.size) for j in range(q)]
+                )
+                cross = (sums - colsum[:, None] * blk.prop[None, :]) * inv_sqrt[i][None, :]
+                g[:q, sl] = cross
+                g[sl, :q] = cross.T
+            for j in range(i, len(self.blocks)):
+                other, code2 = self.blocks[j], enc.codes[j]
+                sl2 = slice(other.offset, other.offset + other.size)
+                if i == j:
+                    counts = np.diag(np.bincount(code, minlength=blk.size).astype(np.float64))
+                else:
+                    counts = _crosstab(code, blk.size, code2, other.size)
+                block = counts - n * np.outer(blk.prop, other.prop)
+                block *= inv_sqrt[i][:, None] * inv_sqrt[j][None, :]
+                g[sl, sl2] = block
+                g[sl2, sl] = block.T
+        return g
+
+    def _axes_iterative(self, enc: Encoded, n: int, p: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """Lanczos on ``v -> Z'Z v`` for many coded columns (no p x p matrix)."""
+        from scipy.sparse.linalg import LinearOperator, eigsh
+
+        q = enc.numeric.shape[1]
+        scaled = [(1.0 / np.sqrt(b.prop), np.sqrt(b.prop)) for b in self.blocks]
+
+        def matvec(v: np.ndarray) -> np.ndarray:
+            v = np.asarray(v, dtype=np.float64).ravel()
+            z = enc.numeric @ v[:q] if q else np.zeros(n)
+            for blk, code, (inv, sq) in zip(self.blocks, enc.codes, scaled, strict=True):
+                vb = v[blk.offset : blk.offset + blk.size]
+                z += (vb * inv)[code] - float(sq @ vb)
+            out = np.empty(p)
+            out[:q] = enc.numeric.T @ z
+            total = z.sum()
+            for blk, code, (inv, _) in zip(self.blocks, enc.codes, scaled, strict=True):
+                sums = np.bincount(code, weights=z, minlength=blk.size)
+                out[blk.offset : blk.offset + blk.size] = (sums - blk.prop * total) * inv
+            return out
+
+        op = LinearOperator((p, p), matvec=matvec, dtype=np.float64)
+        w, u = eigsh(op, k=self.ncp, which="LA", v0=np.ones(p))
+        order = np.argsort(w)[::-1]
+        # trace(Z'Z): n per standardised numeric, n * (categories - 1) per categorical.
+        total = float((enc.numeric**2).sum()) + n * sum(b.size - 1 for b in self.blocks)
+        return u[:, order], np.maximum(w[order], 0.0), total
+
+    # --- projecting ----------------------------------------------------------------------
+
+    def _project(self, enc: Encoded) -> np.ndarray:
+        """Coordinates ``Z V`` of encoded rows; unseen categories count as all-zero indicators."""
+        v = self.components
+        q = enc.numeric.shape[1]
+        out = enc.numeric @ v[:q] if q else np.zeros((enc.numeric.shape[0], self.ncp))
+        for blk, code in zip(self.blocks, enc.codes, strict=True):
+            vb = v[blk.offset : blk.offset + blk.size]
+            weights = np.vstack([vb / np.sqrt(blk.prop)[:, None], np.zeros((1, self.ncp))])
+            out += weights[code]  # code -1 picks the zero row
+            out -= np.sqrt(blk.prop) @ vb
+        return out
+
+    def _encode(self, df: Any) -> Encoded:
+        """Code a table with the fitted statistics (same columns as the fitted table)."""
+        kind = tb.frame_kind(df)
+        if kind != self.frame_kind:
+            raise InputError(
+                f"the projection was fitted on a {self.frame_kind} table but got a {kind} "
+                "table; convert it to the same library first"
+            )
+        names = set(tb.column_names(kind, df))
+        absent = [c for c in self.columns if c not in names and c not in self.dropped]
+        if absent:
+            raise InputError(f"the table lacks column(s) {absent}; give the fitted columns")
+        m = tb.n_rows(df)
+        num = np.empty((m, len(self.numeric)))
+        codes: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(self.blocks)
+        for j, var in enumerate(self.numeric):
+            x = tb.to_float(kind, tb.get_column(kind, df, var.name))
+            miss = np.isnan(x)
+            x[miss] = var.fill
+            num[:, j] = (x - var.mean) / var.scale
+            if var.indicator is not None:
+                codes[var.indicator] = miss.astype(np.int64)
+        for i, blk in enumerate(self.blocks):
+            if blk.indicator:
+                continue
+            s = tb.get_column(kind, df, blk.name)
+            levels = blk.levels
+            if blk.missing_code is not None:
+                levels = tb.take(kind, levels, np.arange(blk.missing_code, dtype=np.int64))
+            code = tb.encode(kind, levels, s)
+            if blk.missing_code is not None:
+                code[tb.missing_mask(kind, s)] = blk.missing_code
+            codes[i] = code
+        return Encoded(num, codes)
+
+    def transform(self, df: Any) -> np.ndarray:
+        """Coordinates (rows x ncp) of a table's rows in this space."""
+        return self._project(self._encode(df))
+
+    def inverse_transform(self, coordinates: np.ndarray) -> Any:
+        """A table (same library, columns and dtypes as the fitted one) from coordinates.
+
+        Numerics are de-standardised, clipped to the observed range and rounded to the
+        column's precision; each categorical variable takes its most likely category
+        (argmax of its de-scaled indicators); a value is missing where the missingness
+        variable says so.
+        """
+        coords = np.asarray(coordinates, dtype=np.float64)
+        if coords.ndim != 2 or coords.shape[1] != self.ncp:
+            raise InputError(f"coordinates must be a 2-D array with {self.ncp} columns")
+        m = coords.shape[0]
+        v = self.components
+        kind = self.frame_kind
+        block_codes: list[np.ndarray] = []
+        for blk in self.blocks:
+            vb = v[blk.offset : blk.offset + blk.size]
+            sq = np.sqrt(blk.prop)
+            code = np.empty(m, dtype=np.int64)
+            step = max(1, _CHUNK_ELEMENTS // blk.size)
+            for start in range(0, m, step):
+                part = coords[start : start + step] @ vb.T
+                code[start : start + step] = (part * sq + blk.prop).argmax(axis=1)
+            block_codes.append(code)
+
+        out: dict[Any, Any] = {}
+        if self.numeric:
+            q = len(self.numeric)
+            values = coords @ v[:q].T
+            for j, var in enumerate(self.numeric):
+                x = np.clip(values[:, j] * var.scale + var.mean, var.low, var.high)
+                if var.decimals is not None:
+                    x = np.round(x, var.decimals)
+                if var.indicator is not None:
+                    x[block_codes[var.indicator] == 1] = np.nan
+                out[var.name] = tb.from_float(kind, var.name, x, var.ctype)
+        for blk, code in zip(self.blocks, block_codes, strict=True):
+            if not blk.indicator:
+                out[blk.name] = tb.take(kind, blk.levels, code)
+        for name, template in self._empty_templates.items():
+            out[name] = tb.take(kind, template, np.zeros(m, dtype=np.int64))
+        return tb.assemble(kind, self.columns, [out[c] for c in self.columns])
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    """Parameters must be true integers at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")

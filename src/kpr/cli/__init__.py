@@ -1,0 +1,1 @@
+"""The kpr command line (typer); see ``kpr.cli.app``."""

@@ -1,0 +1,52 @@
+"""Printing a result for a person (text) or a program (JSON), and progress on stderr."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+from rich.console import Console
+from rich.markup import escape
+
+from kpr.metric.plan import Kind
+from kpr.result import KprResult, format_rate
+
+
+def text_summary(result: KprResult, threshold: float | None = None) -> str:
+    """The short summary a person reads, as plain text."""
+    lines = [f"Knowledge Protection Rate: {format_rate(result.rate)}", result.meaning, ""]
+    if threshold is not None:
+        verdict = "PASS" if result.rate >= threshold else "FAIL"
+        lines.insert(1, f"Release gate: {verdict} (threshold {threshold:g} %)")
+    lines += [
+        f"  original rows (n)            {result.n:>12,}",
+        f"  avatar rows (m)              {result.n_avatars:>12,}",
+        f"  unique originals |U|         {result.unique_originals:>12,}",
+        f"  linked to a unique avatar |S|{result.linked:>12,}",
+        "",
+        f"Known variables (tolerance {result.tolerance:g}):",
+    ]
+    width = max(len(name) for name in result.known)
+    for name, v in result.variables.items():
+        if v.kind is Kind.NUMERIC:
+            detail = f"numeric      width {v.width:.6g}, {v.classes} classes from lo {v.lo:.6g}"
+        else:
+            detail = "categorical  values compared as they are"
+        lines.append(f"  {name:<{width}}  {detail}")
+    if result.warnings:
+        lines += ["", "Warnings:"] + [f"  - {w}" for w in result.warnings]
+    return "\n".join(lines)
+
+
+def print_text(console: Console, text: str) -> None:
+    console.print(escape(text), highlight=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def progress(console: Console, quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A spinner naming the step under way; silent when stderr is not a terminal."""
+    if quiet or not console.is_terminal:
+        yield lambda _step: None
+        return
+    with console.status("starting") as status:
+        yield lambda step: status.update(escape(step) + " ...")

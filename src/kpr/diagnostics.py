@@ -1,0 +1,57 @@
+"""Warnings about an evaluation: signs that the attack or the data are not
+what the user thinks, each with the fix in plain words."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kpr.metric.plan import Kind
+from kpr.result import VariableInfo
+
+#: A numeric column with at most this many distinct values may be a coded category
+#: (the Avatar method's own threshold).
+FEW_DISTINCT = 10
+#: ... but only in tables large enough for few distinct values to be telling.
+MIN_ROWS_FOR_CODES = 100
+#: At most this many classes over its range: the width swallows the column.
+FEW_CLASSES = 2
+
+
+def warnings_for(
+    variables: Mapping[str, VariableInfo],
+    n: int,
+    n_avatars: int,
+    unique_originals: int,
+) -> list[str]:
+    out: list[str] = []
+    if n_avatars == 0:
+        out.append(
+            "the avatar table is empty: nobody can be linked, so the rate is 100 % by "
+            "construction; check that you gave the right avatar file"
+        )
+    if unique_originals == 0:
+        out.append(
+            "no original record is unique on the known variables, so nobody can be "
+            "singled out and the rate is 100 % by construction"
+        )
+    for name, v in variables.items():
+        if n and v.missing * 2 > n:
+            share = 100.0 * v.missing / n
+            out.append(
+                f"{name!r} is missing in {share:.0f} % of the original rows: missing values "
+                "match only missing values, so this variable tells the attacker little"
+            )
+        if v.kind is not Kind.NUMERIC:
+            continue
+        if v.classes is not None and 0 < v.classes <= FEW_CLASSES:
+            out.append(
+                f"{name!r} is numeric but its class width ({v.width:.6g}) covers its whole "
+                f"range in {v.classes} class(es): if it is a code (zip, year, id), declare "
+                f"it categorical (--categorical {name})"
+            )
+        elif v.distinct is not None and v.distinct <= FEW_DISTINCT and n >= MIN_ROWS_FOR_CODES:
+            out.append(
+                f"{name!r} is an integer column with only {v.distinct} distinct values: "
+                f"if it codes categories, declare it categorical (--categorical {name})"
+            )
+    return out

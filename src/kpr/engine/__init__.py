@@ -1,0 +1,1 @@
+"""Engines: translations of the metric plan into dataframe queries."""

@@ -1,0 +1,1 @@
+"""Files in and out: reading CSV/Parquet tables, writing safe CSV exports."""

@@ -1,0 +1,18 @@
+"""The metric, written once: what an attack is (``plan``) and how values are
+binned (``binning``). Pure Python: engines translate it, never re-invent it."""
+
+from kpr.metric.binning import MISSING, NEG_INF, OUTSIDE, POS_INF, Moments, NumericBins
+from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
+
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "MISSING",
+    "NEG_INF",
+    "OUTSIDE",
+    "POS_INF",
+    "Attack",
+    "Kind",
+    "Moments",
+    "NumericBins",
+    "make_attack",
+]

@@ -1,0 +1,76 @@
+"""What an attack is: the known variables, their kinds and the tolerance.
+
+Validated once here, so every engine and every entry point (API, CLI, sweep)
+agrees on what is a valid attack.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from kpr.errors import InputError
+
+DEFAULT_TOLERANCE = 0.05
+
+
+class Kind(StrEnum):
+    NUMERIC = "numeric"
+    CATEGORICAL = "categorical"
+
+
+@dataclass(frozen=True)
+class Attack:
+    """The attacker's knowledge: known variables and how values approach."""
+
+    known: tuple[str, ...]
+    tolerance: float = DEFAULT_TOLERANCE
+    kinds: Mapping[str, Kind] = field(default_factory=dict)  # declared overrides only
+
+
+def check_tolerance(tolerance: object) -> float:
+    """The tolerance must be a number strictly between 0 and 1."""
+    if isinstance(tolerance, bool):
+        raise InputError(f"tolerance must be a number in (0, 1), got {tolerance!r}")
+    try:
+        value = float(tolerance)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(
+            f"tolerance must be a number in (0, 1) such as 0.05, got {tolerance!r}"
+        ) from None
+    if not (math.isfinite(value) and 0.0 < value < 1.0):
+        raise InputError(f"tolerance must be in (0, 1) such as 0.05 for 5 %, got {value!r}")
+    return value
+
+
+def make_attack(
+    known: str | Iterable[str],
+    tolerance: object = DEFAULT_TOLERANCE,
+    kinds: Mapping[str, str] | None = None,
+) -> Attack:
+    """Validate and normalise the parameters of an evaluation."""
+    names = [known] if isinstance(known, str) else list(known)
+    if not names:
+        raise InputError("known is empty: name at least one known variable, e.g. known=['age']")
+    for name in names:
+        if not isinstance(name, str) or name == "":
+            raise InputError(f"known variables must be non-empty column names, got {name!r}")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"known names the same variable twice: {', '.join(map(repr, dupes))}")
+    declared: dict[str, Kind] = {}
+    for name, kind in (kinds or {}).items():
+        if name not in names:
+            raise InputError(
+                f"a kind is declared for {name!r}, which is not a known variable; "
+                f"known variables: {', '.join(map(repr, names))}"
+            )
+        try:
+            declared[name] = Kind(str(kind).lower())
+        except ValueError:
+            raise InputError(
+                f"kind of {name!r} must be 'numeric' or 'categorical', got {kind!r}"
+            ) from None
+    return Attack(tuple(names), check_tolerance(tolerance), declared)

@@ -1,0 +1,125 @@
+"""The result of an evaluation: the rate, the counts behind it, the classes of
+every known variable, the warnings, and (on request) who is linked to what."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from kpr.metric.plan import Kind
+
+
+def protection_rate(linked: int, n: int) -> float:
+    """KPR = 100 * (1 - |S| / n), the spec's step 6."""
+    return 100.0 * (1.0 - linked / n)
+
+
+def meaning(rate: float) -> str:
+    """The rate in one sentence a person reads."""
+    return (
+        f"For {format_rate(rate)} of the original individuals, an attacker who knows these "
+        "variables finds no unique approaching avatar."
+    )
+
+
+def format_rate(rate: float) -> str:
+    """Percent with enough digits to show it is not exactly 100 % when it is not."""
+    text = f"{rate:.2f}"
+    if text == "100.00" and rate < 100.0:
+        text = f"{rate:.6f}".rstrip("0")
+    return f"{text} %"
+
+
+@dataclass(frozen=True)
+class VariableInfo:
+    """One known variable: its kind, and for numerics the statistics over U and its classes."""
+
+    name: str
+    kind: Kind
+    missing: int  # missing values in the original
+    mean: float | None = None
+    std: float | None = None
+    min: float | None = None
+    max: float | None = None
+    lo: float | None = None
+    width: float | None = None
+    classes: int | None = None
+    distinct: int | None = None  # distinct values in the original (integer columns)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind.value, "missing": self.missing}
+        if self.kind is Kind.NUMERIC:
+            for key in ("mean", "std", "min", "max", "lo", "width", "classes"):
+                out[key] = _json_number(getattr(self, key))
+        return out
+
+
+def _json_number(x: Any) -> Any:
+    """JSON has no inf/NaN: write them as strings rather than invalid JSON."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
+
+
+@dataclass
+class KprResult:
+    """An evaluated attack. ``rate`` is the Knowledge Protection Rate in percent."""
+
+    rate: float
+    n: int
+    n_avatars: int
+    unique_originals: int
+    linked: int
+    tolerance: float
+    known: tuple[str, ...]
+    variables: dict[str, VariableInfo]
+    warnings: list[str] = field(default_factory=list)
+    _pairs: Callable[[], pl.DataFrame] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def kpr(self) -> float:
+        """Alias of ``rate``."""
+        return self.rate
+
+    @property
+    def meaning(self) -> str:
+        return meaning(self.rate)
+
+    def linked_individuals(self) -> pl.DataFrame:
+        """One row per linked individual: ``original_row`` (position in the original
+        input), ``avatar_row`` (position in the avatars) and the binned profile."""
+        if self._pairs is None:
+            raise ValueError(
+                "row positions are not available for this input (SQL-like engines have "
+                "no row order); evaluate a polars/pandas/pyarrow table or a file instead"
+            )
+        return self._pairs()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kpr": self.rate,
+            "meaning": self.meaning,
+            "n": self.n,
+            "n_avatars": self.n_avatars,
+            "unique_originals": self.unique_originals,
+            "linked": self.linked,
+            "tolerance": self.tolerance,
+            "known": list(self.known),
+            "variables": {name: v.to_dict() for name, v in self.variables.items()},
+            "warnings": list(self.warnings),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"KprResult(rate={self.rate:.4g}, n={self.n}, n_avatars={self.n_avatars}, "
+            f"unique_originals={self.unique_originals}, linked={self.linked}, "
+            f"known={list(self.known)!r}, warnings={len(self.warnings)})"
+        )

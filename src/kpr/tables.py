@@ -1,0 +1,266 @@
+"""Turning what the user gives (frames of any library, or file paths) into two
+narwhals LazyFrames that hold only the known columns, with agreed dtypes and
+kinds, ready for the engine.
+
+Kinds follow the spec: numeric when the original column has a numeric type
+(not boolean), categorical otherwise, unless declared. Both tables must agree;
+a disagreement is an error that names the column and one offending value.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import narwhals as nw
+import polars as pl
+
+from kpr.errors import InputError
+from kpr.io.names import suggest
+from kpr.io.readers import CsvOptions, check_columns, read_table
+from kpr.metric.plan import Attack, Kind
+
+#: Name of the row-position column the engine carries (never a user column).
+ROW = "__kpr_row__"
+
+_TEXT = (nw.String, nw.Categorical, nw.Enum)
+
+
+@dataclass
+class Side:
+    """One input table, read but not yet reconciled with the other one."""
+
+    frame: pl.LazyFrame | nw.LazyFrame[Any]
+    untyped: bool  # every known column is text still to be parsed (CSV)
+    label: str
+
+    @property
+    def is_polars(self) -> bool:
+        return isinstance(self.frame, pl.LazyFrame)
+
+
+@dataclass
+class Prepared:
+    """Both tables, restricted to the known columns, with their kinds decided."""
+
+    original: nw.LazyFrame[Any]
+    avatars: nw.LazyFrame[Any]
+    kinds: dict[str, Kind]
+    has_rows: bool  # row positions available (not for SQL-like engines)
+
+
+def _is_path(obj: object) -> bool:
+    return isinstance(obj, str | os.PathLike)
+
+
+def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
+    """Read one input, keep only the known columns."""
+    if _is_path(obj):
+        loaded = read_table(obj, known, csv)  # type: ignore[arg-type]
+        return Side(loaded.frame, loaded.untyped, loaded.label)
+    if isinstance(obj, pl.DataFrame | pl.LazyFrame):
+        lf = obj.lazy()
+        check_columns(lf.collect_schema().names(), known, label)
+        return Side(lf.select(list(known)), False, label)
+    module = type(obj).__module__.split(".")[0]
+    if module == "pandas":
+        columns = [str(c) for c in obj.columns]  # type: ignore[attr-defined]
+        check_columns(columns, known, label)
+        try:
+            frame = pl.from_pandas(obj[list(known)])  # type: ignore[index]
+        except Exception as exc:
+            raise InputError(
+                f"{label}: a known column mixes value types ({str(exc).splitlines()[0]}); "
+                "give each column one type"
+            ) from None
+        return Side(frame.lazy(), False, label)
+    if module == "pyarrow":
+        check_columns(list(obj.column_names), known, label)  # type: ignore[attr-defined]
+        table = pl.from_arrow(obj.select(list(known)))  # type: ignore[attr-defined]
+        assert isinstance(table, pl.DataFrame)
+        return Side(table.lazy(), False, label)
+    try:
+        native = nw.from_native(obj)  # type: ignore[call-overload]
+    except TypeError:
+        raise InputError(
+            f"{label}: unsupported input of type {type(obj).__name__}; give a pandas or "
+            "polars DataFrame, a pyarrow Table, a DuckDB relation or a CSV/Parquet path"
+        ) from None
+    lazy = native.lazy()
+    check_columns(lazy.collect_schema().names(), known, label)
+    return Side(lazy.select(list(known)), False, label)
+
+
+def _first_unparsable(lf: pl.LazyFrame, name: str) -> str | None:
+    """A non-missing value of a text column that is not a number, if any."""
+    col = pl.col(name)
+    bad = col.is_not_null() & col.cast(pl.Float64, strict=False).is_null()
+    value = lf.select(col.filter(bad).first()).collect().item()
+    return None if value is None else str(value)
+
+
+def _parse_number(lf: pl.LazyFrame, name: str) -> pl.Expr:
+    """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
+    col = pl.col(name)
+    not_int = (col.is_not_null() & col.cast(pl.Int64, strict=False).is_null()).any()
+    if isinstance(lf.collect_schema()[name], pl.String) and not lf.select(not_int).collect().item():
+        return col.cast(pl.Int64)
+    return col.cast(pl.Float64)
+
+
+def _all_numbers(lf: pl.LazyFrame, name: str) -> bool:
+    col = pl.col(name)
+    row = lf.select(
+        col.is_not_null().any().alias("some"),
+        (col.is_not_null() & col.cast(pl.Float64, strict=False).is_null()).any().alias("bad"),
+    ).collect()
+    return bool(row["some"][0]) and not bool(row["bad"][0])
+
+
+def _example(side: Side, name: str) -> str:
+    frame = side.frame if side.is_polars else None
+    if isinstance(frame, pl.LazyFrame):
+        value = frame.select(pl.col(name).drop_nulls().first()).collect().item()
+        return repr(value)
+    return "?"
+
+
+def _dtype(side: Side, name: str) -> Any:
+    return (
+        nw.from_native(side.frame).collect_schema()[name]
+        if side.is_polars
+        else (side.frame.collect_schema()[name])
+    )
+
+
+def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
+    if declared is not None:
+        return declared
+    if original.untyped:
+        assert isinstance(original.frame, pl.LazyFrame)
+        return Kind.NUMERIC if _all_numbers(original.frame, name) else Kind.CATEGORICAL
+    dtype = _dtype(original, name)
+    return Kind.NUMERIC if dtype.is_numeric() else Kind.CATEGORICAL
+
+
+def _describe(side: Side, dtype: Any) -> str:
+    if side.untyped:
+        return "text"
+    if dtype.is_numeric():
+        return "numeric"
+    if any(dtype == t for t in _TEXT):
+        return "text"
+    return str(dtype)
+
+
+def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr | None:
+    """How to make one side's column numeric, or raise naming an offending value."""
+    dtype = _dtype(side, name)
+    if not side.untyped and dtype.is_numeric():
+        return None
+    textual = side.untyped or any(dtype == t for t in _TEXT)
+    if textual and (side.untyped or declared) and side.is_polars:
+        assert isinstance(side.frame, pl.LazyFrame)
+        bad = _first_unparsable(side.frame, name)
+        if bad is None:
+            return _parse_number(side.frame, name)
+        hint = f"e.g. {bad!r}"
+    else:
+        hint = f"e.g. {_example(side, name)}"
+    raise InputError(
+        f"column {name!r} is numeric in {other.label} but {_describe(side, dtype)} in "
+        f"{side.label} ({hint}); fix that value, or declare the column categorical "
+        f"(--categorical / kinds={{{name!r}: 'categorical'}})"
+    )
+
+
+def _categorical_target(o: Side, a: Side, name: str) -> Any | None:
+    """The common dtype both sides' values are compared in (None: keep as they are)."""
+    do, da = _dtype(o, name), _dtype(a, name)
+    to, ta = _describe(o, do), _describe(a, da)
+    if to == "text" and ta == "text":
+        return nw.String
+    if to == "numeric" and ta == "numeric":
+        return nw.Int64 if do.is_integer() and da.is_integer() else nw.Float64
+    if do == da:
+        return None
+    if (o.untyped and da.is_integer()) or (a.untyped and do.is_integer()):
+        return nw.String
+    side, other = (a, o) if to != "text" else (o, a)
+    raise InputError(
+        f"column {name!r} is {_describe(other, _dtype(other, name))} in {other.label} but "
+        f"{_describe(side, _dtype(side, name))} in {side.label} "
+        f"(e.g. {_example(side, name)}); give both tables the same type for it"
+    )
+
+
+def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw.LazyFrame[Any]:
+    """Apply the casts, normalise float missing values, add row positions."""
+    if side.is_polars:
+        assert isinstance(side.frame, pl.LazyFrame)
+        lf = side.frame
+        pl_casts = [e.alias(n) for n, e in exprs.items() if isinstance(e, pl.Expr)]
+        if pl_casts:
+            lf = lf.with_columns(pl_casts)
+        lf = lf.with_row_index(ROW)
+        frame = nw.from_native(lf)
+    else:
+        frame = side.frame  # type: ignore[assignment]
+    nw_casts = [nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr)]
+    if nw_casts:
+        frame = frame.with_columns(nw_casts)
+    schema = frame.collect_schema()
+    floats = [n for n in kinds if schema[n].is_float()]
+    if floats:  # NaN is missing, like null: one class
+        frame = frame.with_columns(nw.col(n).fill_nan(None) for n in floats)
+    return frame
+
+
+def prepare(
+    original: object,
+    avatars: object,
+    attack: Attack,
+    csv: CsvOptions | None = None,
+) -> Prepared:
+    """Load both inputs and agree on kinds and dtypes."""
+    csv = csv or CsvOptions()
+    o = load_side(original, attack.known, "original", csv)
+    a = load_side(avatars, attack.known, "avatars", csv)
+    if o.is_polars != a.is_polars:
+        raise InputError(
+            "original and avatars must come from the same engine; convert one of them "
+            "(e.g. both polars/pandas/files, or both DuckDB)"
+        )
+    if not o.is_polars:
+        impl_o = nw.get_native_namespace(o.frame)
+        impl_a = nw.get_native_namespace(a.frame)
+        if impl_o is not impl_a:
+            raise InputError("original and avatars must come from the same engine")
+    kinds: dict[str, Kind] = {}
+    o_casts: dict[str, Any] = {}
+    a_casts: dict[str, Any] = {}
+    for name in attack.known:
+        declared = attack.kinds.get(name)
+        kind = _decide_kind(o, name, declared)
+        kinds[name] = kind
+        if kind is Kind.NUMERIC:
+            for side, other, casts in ((o, a, o_casts), (a, o, a_casts)):
+                expr = _numeric_expr(side, name, declared is Kind.NUMERIC, other)
+                if expr is not None:
+                    casts[name] = expr
+        else:
+            target = _categorical_target(o, a, name)
+            if target is not None:
+                o_casts[name] = target
+                a_casts[name] = target
+    return Prepared(
+        original=_wrap(o, o_casts, kinds),
+        avatars=_wrap(a, a_casts, kinds),
+        kinds=kinds,
+        has_rows=o.is_polars,
+    )
+
+
+__all__ = ["ROW", "Prepared", "prepare", "suggest"]
