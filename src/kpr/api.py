@@ -1,4 +1,9 @@
-"""``kpr.evaluate``: the Knowledge Protection Rate of an avatar table."""
+"""``kpr.evaluate``: the Knowledge Protection Rate of an avatar table.
+
+``load`` reads and reconciles the inputs once; ``evaluate_loaded`` runs one
+attack on them. Sweeps over many attacks (``kpr.analysis``) load once and
+evaluate many times.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,8 @@ from kpr.diagnostics import warnings_for
 from kpr.engine import lazy
 from kpr.errors import InputError
 from kpr.io.readers import CsvOptions
-from kpr.metric.plan import DEFAULT_TOLERANCE, Kind, make_attack
-from kpr.result import KprResult, VariableInfo, protection_rate
+from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
+from kpr.result import Detail, KprResult, VariableInfo, protection_rate
 from kpr.tables import ROW, Prepared, prepare
 
 Progress = lazy.Progress
@@ -24,20 +29,125 @@ def _persist_polars(frame: lazy.Frame) -> lazy.Frame:
     return frame.collect().lazy()
 
 
-def _column_profile(prepared: Prepared) -> dict[str, dict[str, int]]:
+def _polars_errors_as_input_errors(exc: Exception) -> InputError:
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return InputError(f"could not read the input data: {first}")
+
+
+def load(
+    original: Any,
+    avatars: Any,
+    known: str | Iterable[str],
+    *,
+    kinds: Mapping[str, str] | None = None,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    na_values: Iterable[str] = ("",),
+    materialize: bool = False,
+) -> Prepared:
+    """Read both inputs (only the ``known`` columns) and agree on kinds and dtypes.
+
+    With ``materialize``, polars-backed inputs are collected into memory once,
+    which pays off when many attacks are evaluated on them.
+    """
+    attack = make_attack(known, DEFAULT_TOLERANCE, kinds)
+    csv = CsvOptions(delimiter, encoding, tuple(na_values))
+    try:
+        prepared = prepare(original, avatars, attack, csv)
+        if materialize and prepared.has_rows:
+            prepared.original = _persist_polars(prepared.original)
+            prepared.avatars = _persist_polars(prepared.avatars)
+    except pl.exceptions.PolarsError as exc:
+        raise _polars_errors_as_input_errors(exc) from None
+    return prepared
+
+
+def _column_profile(prepared: Prepared, names: Iterable[str]) -> dict[str, dict[str, int]]:
     """Missing counts (and distinct counts of integer columns) over the original."""
     schema = prepared.original.collect_schema()
     exprs: list[nw.Expr] = []
-    for name in prepared.kinds:
-        exprs.append(nw.col(name).null_count().alias(f"missing::{name}"))
+    names = list(names)
+    for i, name in enumerate(names):
+        exprs.append(nw.col(name).null_count().alias(f"missing{i}"))
         if schema[name].is_integer():
-            exprs.append(nw.col(name).drop_nulls().n_unique().alias(f"distinct::{name}"))
+            exprs.append(nw.col(name).drop_nulls().n_unique().alias(f"distinct{i}"))
     row = lazy._collect_row(prepared.original.select(exprs))
-    out: dict[str, dict[str, int]] = {name: {} for name in prepared.kinds}
-    for key, value in row.items():
-        what, name = key.split("::", 1)
-        out[name][what] = int(value)
-    return out
+    return {
+        name: {
+            what: int(row[f"{what}{i}"]) for what in ("missing", "distinct") if f"{what}{i}" in row
+        }
+        for i, name in enumerate(names)
+    }
+
+
+def evaluate_loaded(
+    prepared: Prepared,
+    known: str | Iterable[str] | None = None,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    progress: Progress | None = None,
+) -> KprResult:
+    """Run one attack on loaded inputs; ``known`` defaults to every loaded column."""
+    names = list(prepared.kinds) if known is None else known
+    attack = make_attack(names, tolerance)
+    missing = [n for n in attack.known if n not in prepared.kinds]
+    if missing:
+        raise InputError(f"{missing[0]!r} was not loaded; load it with the other known variables")
+    kinds = {n: prepared.kinds[n] for n in attack.known}
+    row = ROW if prepared.has_rows else None
+    persist = _persist_polars if prepared.has_rows else (lambda f: f)
+    try:
+        run = lazy.run(
+            prepared.original,
+            prepared.avatars,
+            attack,
+            kinds,
+            row=row,
+            persist=persist,
+            progress=progress or lazy._noop,
+        )
+        if run.n == 0:
+            raise InputError(
+                "the original table has no rows: there is nobody to protect; "
+                "give a table with at least one row"
+            )
+        profile = _column_profile(prepared, attack.known)
+    except pl.exceptions.PolarsError as exc:
+        raise _polars_errors_as_input_errors(exc) from None
+    return _result(prepared, attack, kinds, run, profile)
+
+
+def _result(
+    prepared: Prepared,
+    attack: Attack,
+    kinds: dict[str, Kind],
+    run: lazy.EngineRun,
+    profile: dict[str, dict[str, int]],
+) -> KprResult:
+    variables: dict[str, VariableInfo] = {}
+    for name, kind in kinds.items():
+        prof = profile[name]
+        if kind is Kind.NUMERIC:
+            b = run.bins[name]
+            variables[name] = VariableInfo(
+                name, kind, prof["missing"], b.mean, b.std, b.minimum, b.maximum,
+                b.lo, b.width, b.classes, prof.get("distinct"),
+            )  # fmt: skip
+        else:
+            variables[name] = VariableInfo(name, kind, prof["missing"])
+    return KprResult(
+        rate=protection_rate(run.linked, run.n),
+        n=run.n,
+        n_avatars=run.n_avatars,
+        unique_originals=run.unique_originals,
+        linked=run.linked,
+        tolerance=attack.tolerance,
+        known=attack.known,
+        variables=variables,
+        warnings=warnings_for(variables, run.n, run.n_avatars, run.unique_originals),
+        _detail=Detail(prepared.original, run, kinds),
+    )
 
 
 def evaluate(
@@ -65,70 +175,9 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    attack = make_attack(known, tolerance, kinds)
-    csv = CsvOptions(delimiter, encoding, tuple(na_values))
-    prepared = prepare(original, avatars, attack, csv)
-    row = ROW if prepared.has_rows else None
-    persist = _persist_polars if prepared.has_rows else (lambda f: f)
-    try:
-        result = lazy.run(
-            prepared.original,
-            prepared.avatars,
-            attack,
-            prepared.kinds,
-            row=row,
-            persist=persist,
-            progress=progress or lazy._noop,
-        )
-        if result.n == 0:
-            raise InputError(
-                "the original table has no rows: there is nobody to protect; "
-                "give a table with at least one row"
-            )
-        profile = _column_profile(prepared)
-    except pl.exceptions.PolarsError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"could not read the input data: {first}") from None
-    variables: dict[str, VariableInfo] = {}
-    for name, kind in prepared.kinds.items():
-        prof = profile[name]
-        if kind is Kind.NUMERIC:
-            b = result.bins[name]
-            variables[name] = VariableInfo(
-                name,
-                kind,
-                prof["missing"],
-                b.mean,
-                b.std,
-                b.minimum,
-                b.maximum,
-                b.lo,
-                b.width,
-                b.classes,
-                prof.get("distinct"),
-            )
-        else:
-            variables[name] = VariableInfo(name, kind, prof["missing"])
-    warnings = warnings_for(variables, result.n, result.n_avatars, result.unique_originals)
-
-    pairs = None
-    if row is not None:
-        kinds_ = dict(prepared.kinds)
-
-        def pairs() -> pl.DataFrame:
-            frame = lazy.linked_pairs(result, kinds_).collect().to_native()
-            assert isinstance(frame, pl.DataFrame)
-            return frame
-
-    return KprResult(
-        rate=protection_rate(result.linked, result.n),
-        n=result.n,
-        n_avatars=result.n_avatars,
-        unique_originals=result.unique_originals,
-        linked=result.linked,
-        tolerance=attack.tolerance,
-        known=attack.known,
-        variables=variables,
-        warnings=warnings,
-        _pairs=pairs,
-    )
+    check = make_attack(known, tolerance, kinds)
+    prepared = load(
+        original, avatars, check.known, kinds=kinds, delimiter=delimiter,
+        encoding=encoding, na_values=na_values,
+    )  # fmt: skip
+    return evaluate_loaded(prepared, check.known, tolerance=check.tolerance, progress=progress)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
+from kpr.engine import lazy
 from kpr.metric.plan import Kind
 
 
@@ -59,11 +59,29 @@ class VariableInfo:
         return out
 
 
+_SPECIAL_LABELS = {-1: "outside U's range", -2: "missing", -3: "+inf", -4: "-inf"}
+
+
 def _json_number(x: Any) -> Any:
     """JSON has no inf/NaN: write them as strings rather than invalid JSON."""
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     return x
+
+
+@dataclass
+class Detail:
+    """What is needed to explain a result after the fact (pairs, per-class counts)."""
+
+    original: lazy.Frame
+    run: lazy.EngineRun
+    kinds: dict[str, Kind]
+
+
+def _to_polars(frame: lazy.Frame) -> pl.DataFrame:
+    native = frame.collect(backend="polars").to_native()
+    assert isinstance(native, pl.DataFrame)
+    return native
 
 
 @dataclass
@@ -79,7 +97,7 @@ class KprResult:
     known: tuple[str, ...]
     variables: dict[str, VariableInfo]
     warnings: list[str] = field(default_factory=list)
-    _pairs: Callable[[], pl.DataFrame] | None = field(default=None, repr=False, compare=False)
+    _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
     def kpr(self) -> float:
@@ -93,12 +111,36 @@ class KprResult:
     def linked_individuals(self) -> pl.DataFrame:
         """One row per linked individual: ``original_row`` (position in the original
         input), ``avatar_row`` (position in the avatars) and the binned profile."""
-        if self._pairs is None:
+        d = self._detail
+        if d is None or d.run.row is None:
             raise ValueError(
                 "row positions are not available for this input (SQL-like engines have "
                 "no row order); evaluate a polars/pandas/pyarrow table or a file instead"
             )
-        return self._pairs()
+        return _to_polars(lazy.linked_pairs(d.run, d.kinds))
+
+    def by_class(self, name: str) -> pl.DataFrame:
+        """Where the risk sits for one known variable: per class (numeric, with its
+        bounds) or per value (categorical), the number of originals, avatars,
+        unique originals (U) and linked individuals."""
+        d = self._detail
+        if d is None:
+            raise ValueError("this result holds no detail")
+        if name not in d.kinds:
+            raise ValueError(f"{name!r} is not a known variable of this result: {self.known}")
+        table = _to_polars(lazy.class_counts(d.run, d.original, d.kinds, name))
+        if d.kinds[name] is Kind.NUMERIC:
+            b = d.run.bins[name]
+            code = pl.col("class")
+            regular = code >= 0
+            table = table.rename({name: "class"}).with_columns(
+                pl.when(regular).then(b.lo + code * b.width).alias("lower"),
+                pl.when(regular).then(b.lo + (code + 1) * b.width).alias("upper"),
+                pl.col("class")
+                .replace_strict(_SPECIAL_LABELS, default=None, return_dtype=pl.String)
+                .alias("special"),
+            )
+        return table
 
     def to_dict(self) -> dict[str, Any]:
         return {

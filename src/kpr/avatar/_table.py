@@ -108,8 +108,8 @@ def to_float(kind: Kind, s: Any) -> np.ndarray:
         dt = s.dtype
         if dt.is_temporal():
             s = s.to_physical()
-        out = s.cast(pl.Float64).to_numpy()
-        return np.ascontiguousarray(out, dtype=np.float64)
+        # A writable copy: polars may hand out a read-only view of its buffer.
+        return np.array(s.cast(pl.Float64).to_numpy(), dtype=np.float64)
     dt = s.dtype
     if _is_pandas_temporal(dt):
         if getattr(dt, "tz", None) is not None:
@@ -118,7 +118,7 @@ def to_float(kind: Kind, s: Any) -> np.ndarray:
         out = i8.astype(np.float64)
         out[i8 == _I8_MISSING] = np.nan
         return out
-    return np.asarray(s.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    return np.array(s.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
 
 
 def missing_mask(kind: Kind, s: Any) -> np.ndarray:
@@ -177,7 +177,7 @@ def encode(kind: Kind, levels: Any, s: Any) -> np.ndarray:
         left = pl.DataFrame({"v": s})
         right = pl.DataFrame({"v": levels, "c": np.arange(len(levels), dtype=np.int64)})
         joined = left.join(right, on="v", how="left", maintain_order="left")
-        return np.asarray(joined.get_column("c").fill_null(-1).to_numpy(), dtype=np.int64)
+        return np.array(joined.get_column("c").fill_null(-1).to_numpy(), dtype=np.int64)
     import pandas as pd
 
     codes = np.asarray(pd.Index(levels).get_indexer(s), dtype=np.int64)

@@ -202,6 +202,47 @@ def count_linked(coded_u: Frame, coded_a: Frame, keys: list[str]) -> int:
     return int(result["linked"] or 0)
 
 
+def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], name: str) -> Frame:
+    """Per class (numeric) or value (categorical) of one known variable: how many
+    originals, avatars, members of U and linked individuals it holds."""
+    code = _code_name(name)
+    keys = [_code_name(n) for n in kinds]
+    coded_o = code_frame(original, kinds, run.bins, None)
+    parts = {"originals": coded_o, "avatars": run.coded_avatars, "unique_originals": run.coded_u}
+    columns = [*parts, "linked"]
+    frames = []
+    for label, frame in parts.items():
+        frames.append(
+            frame.group_by(code, drop_null_keys=False)
+            .agg(nw.len().cast(nw.Int64).alias(label))
+            .select(
+                code,
+                *(nw.col(label) if c == label else nw.lit(0, nw.Int64).alias(c) for c in columns),
+            )
+        )
+    linked = (
+        _stacked(run.coded_u, run.coded_avatars, keys, None)
+        .group_by(*keys, drop_null_keys=False)
+        .agg(nw.col(_AV).sum().alias(_NAV), nw.len().alias(_N))
+        .filter(nw.col(_NAV) == 1)
+        .group_by(code, drop_null_keys=False)
+        .agg((nw.col(_N) - nw.col(_NAV)).sum().cast(nw.Int64).alias("linked"))
+    )
+    frames.append(
+        linked.select(
+            code,
+            *(nw.col(c) if c == "linked" else nw.lit(0, nw.Int64).alias(c) for c in columns),
+        )
+    )
+    return (
+        nw.concat(frames, how="vertical")
+        .group_by(code, drop_null_keys=False)
+        .agg(*(nw.col(c).sum() for c in columns))
+        .rename({code: name})
+        .sort(name, nulls_last=True)
+    )
+
+
 def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     """One row per linked individual: original row, avatar row, binned profile."""
     if run.row is None:

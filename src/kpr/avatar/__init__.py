@@ -1,0 +1,33 @@
+"""The Avatar method: synthetic individuals drawn among each individual's neighbours
+in a FAMD space (Guillaudeux et al., npj Digital Medicine 6:37, 2023), with the
+pairing-based privacy metrics and distribution-based utility metrics used to judge
+an avatar table.
+"""
+
+from kpr.avatar.generator import Generation, avatarize, generate, neighbours, weights
+from kpr.avatar.metrics import (
+    Utility,
+    hellinger,
+    hidden_rate,
+    local_cloaking,
+    median_local_cloaking,
+    utility,
+)
+from kpr.avatar.projection import CATEGORICAL_MAX_DISTINCT, Projection, column_roles
+
+__all__ = [
+    "CATEGORICAL_MAX_DISTINCT",
+    "Generation",
+    "Projection",
+    "Utility",
+    "avatarize",
+    "column_roles",
+    "generate",
+    "hellinger",
+    "hidden_rate",
+    "local_cloaking",
+    "median_local_cloaking",
+    "neighbours",
+    "utility",
+    "weights",
+]

@@ -1,0 +1,201 @@
+"""Privacy metrics that use the pairing, and utility metrics that compare distributions.
+
+Pairing metrics (Guillaudeux et al. 2023) are computed in the FAMD space fitted on
+the originals, with the avatar table re-projected into it (after rounding):
+
+* hidden rate: share of individuals whose nearest avatar is not their own;
+* local cloaking: per individual, how many avatars are strictly closer to it
+  than its own avatar.
+
+"Strictly closer" uses a relative tolerance of 1e-9 on distances, so an avatar at
+the same distance as the own one (a tie, e.g. a duplicate avatar) does not count
+and floating-point noise between two ways of computing one distance cannot flip
+the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from kpr.avatar import _table as tb
+from kpr.avatar.generator import Generation
+from kpr.avatar.projection import column_roles
+from kpr.errors import InputError
+
+_TIE = 1e-9
+
+
+def _own_distance(gen: Generation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Original coordinates, avatar coordinates, and each individual's distance to its avatar."""
+    orig = gen.projection.coordinates
+    av = gen.avatar_coordinates
+    own = np.sqrt(((orig - av[gen.pairing]) ** 2).sum(axis=1))
+    return orig, av, own
+
+
+def hidden_rate(gen: Generation) -> float:
+    """Percentage of individuals whose nearest avatar is not their own (higher = safer)."""
+    orig, av, own = _own_distance(gen)
+    tree = cKDTree(av)
+    nearest, _ = tree.query(orig, k=1, workers=-1)
+    hidden = np.asarray(nearest) < own * (1.0 - _TIE)
+    return float(100.0 * hidden.mean())
+
+
+def local_cloaking(gen: Generation) -> np.ndarray:
+    """Per individual, the number of avatars strictly closer to it than its own avatar."""
+    orig, av, own = _own_distance(gen)
+    tree = cKDTree(av)
+    radius = own * (1.0 - _TIE)
+    counts = np.asarray(
+        tree.query_ball_point(orig, r=radius, return_length=True, workers=-1), dtype=np.int64
+    )
+    counts[own == 0] = 0  # nothing is strictly closer than distance 0
+    return counts
+
+
+def median_local_cloaking(gen: Generation | np.ndarray) -> float:
+    """Median local cloaking (the paper's summary: above ~5 is considered protective)."""
+    values = gen if isinstance(gen, np.ndarray) else local_cloaking(gen)
+    return float(np.median(values))
+
+
+@dataclass(frozen=True)
+class Utility:
+    """How closely the avatars follow the originals' distributions.
+
+    ``hellinger``: per column, in [0, 1] (0 = same distribution). ``mean_hellinger``:
+    their mean. ``correlation_difference``: mean absolute difference between the
+    Pearson correlations of the numeric columns (over pairs of distinct columns),
+    NaN when fewer than two numeric columns have a defined correlation.
+    """
+
+    hellinger: dict[Any, float]
+    mean_hellinger: float
+    correlation_difference: float
+    correlation_columns: tuple[Any, ...]
+    original_correlation: np.ndarray
+    avatar_correlation: np.ndarray
+
+
+def hellinger(p: np.ndarray, q: np.ndarray) -> float:
+    """Hellinger distance between two count or probability vectors over the same bins."""
+    p = np.asarray(p, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    if p.sum() <= 0 or q.sum() <= 0:
+        return float("nan")
+    diff = np.sqrt(p / p.sum()) - np.sqrt(q / q.sum())
+    return float(min(1.0, np.sqrt(0.5 * float(diff @ diff))))
+
+
+def _numeric_bins(original: np.ndarray, bins: int) -> np.ndarray:
+    """Inner edges: the distinct quantiles 1/bins .. (bins-1)/bins of the original values."""
+    observed = original[~np.isnan(original)]
+    return np.unique(np.quantile(observed, np.arange(1, bins) / bins))
+
+
+def _binned(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Counts per bin: open-ended quantile bins, then one bin for missing values."""
+    miss = np.isnan(values)
+    codes = np.searchsorted(edges, values[~miss], side="right")
+    counts = np.bincount(codes, minlength=edges.size + 1)
+    return np.append(counts, miss.sum())
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson correlation over the rows where both are present (NaN if undefined)."""
+    ok = ~(np.isnan(a) | np.isnan(b))
+    x, y = a[ok], b[ok]
+    if x.size < 2:
+        return float("nan")
+    x = x - x.mean()
+    y = y - y.mean()
+    denom = float(np.sqrt((x @ x) * (y @ y)))
+    return float(x @ y) / denom if denom > 0 else float("nan")
+
+
+def _correlations(cols: list[np.ndarray]) -> np.ndarray:
+    m = len(cols)
+    out = np.eye(m)
+    for i in range(m):
+        for j in range(i + 1, m):
+            out[i, j] = out[j, i] = _pearson(cols[i], cols[j])
+    return out
+
+
+def utility(
+    original: Any,
+    avatars: Any,
+    categorical: Sequence[Any] | None = None,
+    *,
+    bins: int = 20,
+) -> Utility:
+    """Compare each column's distribution, and the numeric correlations, of two tables.
+
+    Column roles are decided on ``original`` as in the generator. Categorical
+    columns: Hellinger over their categories, missing being one more category
+    (categories absent from the original are pooled, which does not change the
+    distance). Numeric columns: Hellinger over ``bins`` quantile bins of the original
+    (distinct edges only, the end bins open so no avatar falls outside), plus a
+    missing bin. Correlations: Pearson between numeric columns only (pairwise
+    complete rows); categorical columns are left out of it.
+    """
+    kind = tb.frame_kind(original)
+    if tb.frame_kind(avatars) != kind:
+        raise InputError("original and avatars must both be polars or both be pandas tables")
+    if bins < 2:
+        raise InputError(f"bins must be >= 2, got {bins}")
+    roles = column_roles(kind, original, categorical)
+    names = tb.column_names(kind, original)
+    absent = [c for c in names if c not in set(tb.column_names(kind, avatars))]
+    if absent:
+        raise InputError(f"the avatar table lacks column(s) {absent}; compare the same columns")
+
+    distances: dict[Any, float] = {}
+    num_orig: list[np.ndarray] = []
+    num_av: list[np.ndarray] = []
+    num_names: list[Any] = []
+    for name in names:
+        so = tb.get_column(kind, original, name)
+        sa = tb.get_column(kind, avatars, name)
+        if roles[name] == "numeric":
+            xo = tb.to_float(kind, so)
+            xa = tb.to_float(kind, sa)
+            edges = _numeric_bins(xo, bins)
+            distances[name] = hellinger(_binned(xo, edges), _binned(xa, edges))
+            num_orig.append(xo)
+            num_av.append(xa)
+            num_names.append(name)
+            continue
+        codes_o, first = tb.factorize(kind, so)
+        n_levels = first.shape[0]
+        levels = tb.take(kind, so, first)
+        codes_a = tb.encode(kind, levels, sa)
+        # Bins: the original's categories, then "missing", then "absent from the original".
+        codes_o = np.where(codes_o < 0, n_levels, codes_o)
+        miss_a = tb.missing_mask(kind, sa)
+        codes_a = np.where(miss_a, n_levels, np.where(codes_a < 0, n_levels + 1, codes_a))
+        distances[name] = hellinger(
+            np.bincount(codes_o, minlength=n_levels + 2),
+            np.bincount(codes_a, minlength=n_levels + 2),
+        )
+
+    corr_o = _correlations(num_orig)
+    corr_a = _correlations(num_av)
+    upper = np.triu_indices(len(num_names), k=1)
+    diffs = np.abs(corr_o[upper] - corr_a[upper])
+    diffs = diffs[~np.isnan(diffs)]
+    values = np.array(list(distances.values()), dtype=np.float64)
+    return Utility(
+        hellinger=distances,
+        mean_hellinger=float(np.nanmean(values)) if values.size else float("nan"),
+        correlation_difference=float(diffs.mean()) if diffs.size else float("nan"),
+        correlation_columns=tuple(num_names),
+        original_correlation=corr_o,
+        avatar_correlation=corr_a,
+    )
