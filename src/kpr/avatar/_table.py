@@ -121,6 +121,11 @@ def to_float(kind: Kind, s: Any) -> np.ndarray:
     return np.array(s.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
 
 
+def nan_only_missing(kind: Kind, s: Any) -> bool:
+    """True for a polars float column whose missing values are all NaN (no null)."""
+    return kind == "polars" and s.dtype.is_float() and s.null_count() == 0
+
+
 def missing_mask(kind: Kind, s: Any) -> np.ndarray:
     """True where the value is missing (null, NaN or NaT)."""
     if kind == "polars":
@@ -185,14 +190,20 @@ def encode(kind: Kind, levels: Any, s: Any) -> np.ndarray:
     return codes
 
 
-def from_float(kind: Kind, name: Any, values: np.ndarray, ctype: ColumnType) -> Any:
+def from_float(
+    kind: Kind, name: Any, values: np.ndarray, ctype: ColumnType, nan_missing: bool = False
+) -> Any:
     """A Series of dtype ``ctype.dtype`` from float64 values (NaN = missing).
 
     Values must already be rounded as the dtype requires (whole for integers).
+    polars: missing becomes null, or stays NaN if ``nan_missing`` (a float column
+    whose original marked missing values with NaN only).
     """
     if kind == "polars":
         dt = ctype.dtype
-        s = pl.Series(name, values, dtype=pl.Float64).fill_nan(None)
+        s = pl.Series(name, values, dtype=pl.Float64)
+        if not (nan_missing and dt.is_float()):
+            s = s.fill_nan(None)
         if dt.is_temporal():
             phys = pl.Series(name, [], dtype=dt).to_physical().dtype
             return s.cast(phys).cast(dt)

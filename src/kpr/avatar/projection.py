@@ -43,8 +43,8 @@ from kpr.errors import InputError
 
 #: A numeric column with at most this many distinct values is treated as categorical.
 CATEGORICAL_MAX_DISTINCT = 10
-#: Floats are rounded to the fewest decimals (0..this) that represent every original value;
-#: a column that needs more is not rounded.
+#: Numerics are rounded to the coarsest precision (decimals from -15 to this) that represents
+#: every original value; a float column that needs more decimals is not rounded.
 MAX_DECIMALS = 8
 #: Above this many coded columns the Gram matrix is not formed (iterative eigensolver instead).
 _DENSE_GRAM_MAX = 3000
@@ -65,8 +65,9 @@ class NumericVariable:
     fill: float  #: median, used for missing values
     low: float  #: observed minimum: avatars are clipped to [low, high]
     high: float
-    decimals: int | None  #: rounding of restored values (None: not rounded)
+    decimals: int | None  #: ``np.round`` decimals of restored values (None: not rounded)
     indicator: int | None  #: index in ``Projection.blocks`` of its missingness variable
+    nan_missing: bool = False  #: polars float column that marks missing with NaN, not null
 
 
 @dataclass(frozen=True)
@@ -129,13 +130,21 @@ def column_roles(
     return roles
 
 
-def _decimals(values: np.ndarray, float32: bool) -> int | None:
-    """Fewest decimals (<= MAX_DECIMALS) that reproduce every value, or None."""
+def _decimals(values: np.ndarray, integer: bool, float32: bool) -> int | None:
+    """The coarsest rounding (``np.round`` decimals, from -15 to MAX_DECIMALS) that leaves
+    every observed value unchanged, or None if even MAX_DECIMALS is not enough.
+
+    Integers that are all multiples of 1000 give -3; timestamps in whole seconds
+    stored in microseconds give -6; prices in cents give 2.
+    """
     x = values[np.isfinite(values)]
     if x.size > 20_000:  # a deterministic sample is enough to see the precision
         x = x[:: x.size // 20_000]
-    tol = (1e-6 if float32 else 1e-9) * np.maximum(1.0, np.abs(x))
-    for d in range(MAX_DECIMALS + 1):
+    if integer:
+        tol = np.zeros_like(x)
+    else:  # absorb binary representation error only
+        tol = (1e-6 if float32 else 1e-12) * np.maximum(1.0, np.abs(x))
+    for d in range(-15, MAX_DECIMALS + 1):
         if np.all(np.abs(np.round(x, d) - x) <= tol):
             return d
     return None
@@ -226,18 +235,19 @@ class Projection:
                     blocks.append(CategoricalBlock(name, True, offset, prop, None, 1))
                     codes.append(code)
                     offset += 2
-                decimals = 0 if ctype.integer else _decimals(observed, ctype.float32)
+                decimals = _decimals(observed, ctype.integer, ctype.float32)
                 numeric.append(
                     NumericVariable(
-                        name,
-                        ctype,
-                        mean,
-                        scale,
-                        fill,
-                        float(observed.min()),
-                        float(observed.max()),
-                        decimals,
-                        indicator,
+                        name=name,
+                        ctype=ctype,
+                        mean=mean,
+                        scale=scale,
+                        fill=fill,
+                        low=float(observed.min()),
+                        high=float(observed.max()),
+                        decimals=decimals,
+                        indicator=indicator,
+                        nan_missing=tb.nan_only_missing(kind, s),
                     )
                 )
                 numeric_cols.append((x - mean) / scale)
@@ -433,7 +443,7 @@ class Projection:
                     x = np.round(x, var.decimals)
                 if var.indicator is not None:
                     x[block_codes[var.indicator] == 1] = np.nan
-                out[var.name] = tb.from_float(kind, var.name, x, var.ctype)
+                out[var.name] = tb.from_float(kind, var.name, x, var.ctype, var.nan_missing)
         for blk, code in zip(self.blocks, block_codes, strict=True):
             if not blk.indicator:
                 out[blk.name] = tb.take(kind, blk.levels, code)

@@ -1,0 +1,302 @@
+"""The avatar generator: neighbours, weights, reproducibility, what the output keeps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kpr.avatar import avatarize, generate, neighbours, weights
+from kpr.errors import InputError
+
+from ._tables import mixed_pandas
+
+# --- neighbours ------------------------------------------------------------------------
+
+
+def test_neighbours_match_brute_force() -> None:
+    rng = np.random.default_rng(0)
+    pts = rng.normal(size=(200, 3))
+    dist, idx = neighbours(pts, 7)
+    full = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+    np.fill_diagonal(full, np.inf)
+    expected = np.argsort(full, axis=1)[:, :7]
+    np.testing.assert_array_equal(idx, expected)
+    np.testing.assert_allclose(dist, np.take_along_axis(full, expected, axis=1))
+
+
+def test_neighbours_exclude_self_but_keep_exact_duplicates() -> None:
+    rng = np.random.default_rng(1)
+    base = rng.normal(size=(30, 2))
+    # Rows 0..5 are the same point: each must see the 5 others (at distance 0), not itself.
+    pts = np.vstack([np.repeat(base[:1], 6, axis=0), base[1:]])
+    dist, idx = neighbours(pts, 5)
+    for i in range(6):
+        assert i not in idx[i]
+        assert sorted(idx[i]) == sorted(set(range(6)) - {i})
+        np.testing.assert_array_equal(dist[i], 0.0)
+    assert not (idx == np.arange(len(pts))[:, None]).any()
+
+
+def test_neighbours_exclude_self_when_duplicates_outnumber_k() -> None:
+    pts = np.zeros((12, 2))  # all identical: the tree may not return the row itself
+    dist, idx = neighbours(pts, 3)
+    assert idx.shape == (12, 3)
+    assert not (idx == np.arange(12)[:, None]).any()
+    assert all(len(set(row)) == 3 for row in idx)
+
+
+# --- weights ---------------------------------------------------------------------------
+
+
+def test_weights_positive_and_sum_to_one() -> None:
+    rng = np.random.default_rng(2)
+    dist = np.sort(rng.random((500, 10)), axis=1)
+    dist[:5, 0] = 0.0  # exact duplicates
+    w = weights(dist, np.random.default_rng(3))
+    assert w.shape == dist.shape
+    assert np.isfinite(w).all()
+    assert (w > 0).all()
+    np.testing.assert_allclose(w.sum(axis=1), 1.0)
+    # A duplicate at distance 0 gets a large share of the weight.
+    assert np.median(w[:5, 0]) > 0.5
+
+
+def test_weights_all_zero_distances() -> None:
+    w = weights(np.zeros((4, 3)), np.random.default_rng(0))
+    assert (w > 0).all()
+    np.testing.assert_allclose(w.sum(axis=1), 1.0)
+
+
+def test_weights_use_a_random_rank_not_the_distance_rank() -> None:
+    # Equal distances: weights are Exp(1) * 2^-R with R a per-row permutation of 1..k, so
+    # every position is the heaviest in some rows.
+    w = weights(np.ones((2000, 4)), np.random.default_rng(5))
+    heaviest = np.bincount(w.argmax(axis=1), minlength=4)
+    assert (heaviest > 300).all()
+
+
+def test_pairing_points_to_the_mix_of_the_neighbours() -> None:
+    # All-numeric continuous data, every component kept: projecting back is exact, so the
+    # re-projected avatar of i must be the weighted mix of i's neighbours.
+    rng = np.random.default_rng(6)
+    df = pl.DataFrame({f"x{j}": rng.normal(size=150) for j in range(4)})
+    gen = generate(df, k=6, ncp=4, seed=11)
+    coords = gen.projection.coordinates
+    dist, idx = neighbours(coords, 6)
+    w = weights(dist, np.random.default_rng(11))
+    mix = (w[:, :, None] * coords[idx]).sum(axis=1)
+    np.testing.assert_allclose(gen.avatar_coordinates[gen.pairing], mix, atol=1e-9)
+    assert sorted(gen.pairing) == list(range(150))
+
+
+# --- output table ----------------------------------------------------------------------
+
+
+def test_same_seed_same_output_other_seed_differs(mixed_pl: pl.DataFrame) -> None:
+    a = avatarize(mixed_pl, k=5, seed=42)
+    b = avatarize(mixed_pl, k=5, seed=42)
+    c = avatarize(mixed_pl, k=5, seed=43)
+    assert a.equals(b)
+    assert not a.equals(c)
+    ga = generate(mixed_pl, k=5, seed=42)
+    gb = generate(mixed_pl, k=5, seed=np.random.default_rng(42))
+    np.testing.assert_array_equal(ga.pairing, gb.pairing)
+
+
+def test_polars_output_keeps_schema_rows_and_values(mixed_pl: pl.DataFrame) -> None:
+    out = avatarize(mixed_pl, k=8, seed=0)
+    assert isinstance(out, pl.DataFrame)
+    assert out.schema == mixed_pl.schema
+    assert out.height == mixed_pl.height
+    for col in ("city", "smoker", "insured"):
+        assert set(out[col].to_list()) <= set(mixed_pl[col].to_list())
+    assert out["age"].dtype == pl.Int64
+    # Rounded to the original precision.
+    np.testing.assert_array_equal(out["weight"].round(2).to_numpy(), out["weight"].to_numpy())
+    h = out["height"].drop_nulls().to_numpy()
+    np.testing.assert_allclose(h, np.round(h, 1))
+    # Clipped to the observed range.
+    assert out["age"].min() >= mixed_pl["age"].min()
+    assert out["age"].max() <= mixed_pl["age"].max()
+
+
+def test_pandas_in_pandas_out_with_dtypes() -> None:
+    rng = np.random.default_rng(3)
+    n = 90
+    df = mixed_pandas(n, seed=3, missing=True)
+    df["count"] = pd.array(rng.integers(0, 50, n), dtype="Int64")
+    df["small"] = rng.integers(0, 3, n).astype("int16")  # <= 10 values: categorical
+    df["kind"] = pd.Categorical(rng.choice(["a", "b", "c"], n))
+    df.index = rng.permutation(n) + 1000  # a non-default index must not leak
+    out = avatarize(df, k=5, seed=1)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(df.columns)
+    pd.testing.assert_series_equal(out.dtypes, df.dtypes)
+    assert len(out) == n
+    assert list(out.index) == list(range(n))
+    assert set(out["small"]) <= set(df["small"])
+    assert set(out["kind"].dropna()) <= set(df["kind"].dropna())
+
+
+def test_missingness_is_synthesised_and_absent_when_none() -> None:
+    rng = np.random.default_rng(4)
+    n = 400
+    # Missing height in a well-separated group: its avatars' neighbours are all missing too.
+    group = np.repeat([0, 1], n // 2)
+    height = np.where(group == 1, None, rng.normal(170, 5, n).round(1))
+    df = pl.DataFrame(
+        {
+            "group": np.where(group == 1, "b", "a"),
+            "height": pl.Series(height.tolist(), dtype=pl.Float64),
+            "score": rng.normal(group * 10, 1, n).round(3),
+        }
+    )
+    gen = generate(df, k=5, seed=0)
+    out = gen.avatars
+    own_group = df["group"].to_numpy()[np.argsort(gen.pairing)]
+    assert out["height"].is_null().to_numpy().tolist() == (own_group == "b").tolist()
+
+    full = df.with_columns(pl.col("height").fill_null(160.0))
+    assert avatarize(full, k=5, seed=0).null_count().sum_horizontal().item() == 0
+
+    # NaN-marked gaps (polars floats) stay NaN rather than becoming null.
+    nan_style = df.with_columns(pl.col("height").fill_null(float("nan")))
+    nan_out = avatarize(nan_style, k=5, seed=0)
+    assert nan_out["height"].null_count() == 0
+    assert nan_out["height"].is_nan().sum() == out["height"].null_count()
+
+
+def test_categorical_missing_follows_the_indicator() -> None:
+    n = 200
+    rng = np.random.default_rng(8)
+    group = np.repeat([0, 1], n // 2)
+    df = pd.DataFrame(
+        {
+            "city": np.where(group == 1, None, rng.choice(["x", "y"], n)),
+            "score": rng.normal(group * 10, 1, n),
+        }
+    )
+    gen = generate(df, k=4, seed=0)
+    out = gen.avatars
+    expected_missing = group[np.argsort(gen.pairing)] == 1
+    assert out["city"].isna().to_numpy().tolist() == expected_missing.tolist()
+
+
+def test_entirely_missing_column_comes_back_missing() -> None:
+    df = mixed_pandas(50, seed=9)
+    df["nothing"] = np.nan
+    out = avatarize(df, k=3, seed=0)
+    assert out["nothing"].isna().all()
+    assert out["nothing"].dtype == df["nothing"].dtype
+    pl_df = pl.from_pandas(mixed_pandas(50, seed=9)).with_columns(
+        pl.lit(None, dtype=pl.String).alias("nothing")
+    )
+    pl_out = avatarize(pl_df, k=3, seed=0)
+    assert pl_out.schema == pl_df.schema
+    assert pl_out["nothing"].null_count() == 50
+
+
+def test_exact_duplicate_rows_are_handled() -> None:
+    df = pl.concat([pl.from_pandas(mixed_pandas(30, seed=10))] * 3)
+    gen = generate(df, k=5, seed=0)
+    assert gen.avatars.height == 90
+    assert gen.avatars.schema == df.schema
+
+
+def test_temporal_columns_round_trip_their_dtype() -> None:
+    rng = np.random.default_rng(12)
+    n = 60
+    start = np.datetime64("2020-01-01T00:00:00", "us")
+    df = pl.DataFrame(
+        {
+            "when": start + rng.integers(0, 10**6, n).astype("timedelta64[s]"),
+            "day": (start + rng.integers(0, 500, n).astype("timedelta64[D]")).astype(
+                "datetime64[D]"
+            ),
+            "x": rng.normal(size=n),
+        }
+    ).with_columns(pl.col("day").cast(pl.Date))
+    out = avatarize(df, k=4, seed=0)
+    assert out.schema == df.schema
+    # Whole seconds in, whole seconds out.
+    assert (out["when"].dt.microsecond() == 0).all()
+
+
+# --- errors ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 0}, "k must be an integer >= 1"),
+        ({"k": True}, "k must be an integer >= 1"),
+        ({"k": 2.5}, "k must be an integer >= 1"),
+        ({"k": 20}, "smaller than the number of rows"),
+        ({"k": 3, "ncp": 0}, "ncp must be an integer >= 1"),
+        ({"k": 3, "categorical": ["nope"]}, "unknown column"),
+    ],
+)
+def test_parameter_errors(kwargs: dict[str, object], message: str) -> None:
+    df = pl.from_pandas(mixed_pandas(20, seed=0))
+    with pytest.raises(InputError, match=message) as info:
+        avatarize(df, **kwargs)  # type: ignore[arg-type]
+    assert isinstance(info.value, ValueError)
+    assert "\n" not in str(info.value)
+
+
+def test_table_errors() -> None:
+    with pytest.raises(InputError, match="empty"):
+        avatarize(pl.DataFrame({"a": []}, schema={"a": pl.Float64}), k=1)
+    with pytest.raises(InputError, match="empty"):
+        avatarize(pl.DataFrame(), k=1)
+    with pytest.raises(InputError, match="entirely missing"):
+        avatarize(pl.DataFrame({"a": [None, None, None]}, schema={"a": pl.Int64}), k=1)
+    with pytest.raises(InputError, match="polars or pandas"):
+        avatarize({"a": [1, 2, 3]}, k=1)
+
+
+# --- properties ------------------------------------------------------------------------
+
+_cats = st.sampled_from(["a", "b", "c", "d"])
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> pl.DataFrame:
+    n = draw(st.integers(min_value=4, max_value=40))
+    ints = draw(st.lists(st.integers(-1000, 1000), min_size=n, max_size=n))
+    floats = draw(
+        st.lists(
+            st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 3))),
+            min_size=n,
+            max_size=n,
+        )
+    )
+    cats = draw(st.lists(st.one_of(st.none(), _cats), min_size=n, max_size=n))
+    return pl.DataFrame(
+        {"i": ints, "f": floats, "c": cats},
+        schema={"i": pl.Int64, "f": pl.Float64, "c": pl.String},
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=_tables(), k=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_output_is_a_valid_table_of_the_same_shape(df: pl.DataFrame, k: int, seed: int) -> None:
+    k = min(k, df.height - 1)
+    gen = generate(df, k=k, ncp=3, seed=seed)
+    out = gen.avatars
+    assert out.schema == df.schema
+    assert out.height == df.height
+    assert sorted(gen.pairing.tolist()) == list(range(df.height))
+    assert set(out["c"].to_list()) <= set(df["c"].to_list())
+    for col in ("i", "f"):
+        present = df[col].drop_nulls()
+        got = out[col].drop_nulls()
+        if present.len() and got.len():
+            assert got.min() >= present.min()  # type: ignore[operator]
+            assert got.max() <= present.max()  # type: ignore[operator]
+        if df[col].null_count() == 0:
+            assert out[col].null_count() == 0

@@ -1,0 +1,121 @@
+"""Pairing metrics against brute force, and the utility metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+from kpr.avatar import (
+    Generation,
+    Projection,
+    generate,
+    hellinger,
+    hidden_rate,
+    local_cloaking,
+    median_local_cloaking,
+    utility,
+)
+from kpr.errors import InputError
+
+from ._tables import mixed_pandas
+
+
+def _brute(gen: Generation) -> tuple[float, np.ndarray]:
+    orig = gen.projection.coordinates
+    av = gen.projection.transform(gen.avatars)
+    d = np.sqrt(((orig[:, None, :] - av[None, :, :]) ** 2).sum(-1))
+    own = d[np.arange(len(orig)), gen.pairing]
+    closer = (d < own[:, None]).sum(axis=1)
+    hidden = 100.0 * float((d.argmin(axis=1) != gen.pairing).mean())
+    return hidden, closer
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("k", [1, 4, 15])
+def test_pairing_metrics_match_brute_force(seed: int, k: int) -> None:
+    rng = np.random.default_rng(seed)
+    df = pl.DataFrame({f"x{j}": rng.normal(size=250) for j in range(5)})
+    gen = generate(df, k=k, ncp=3, seed=seed)
+    hidden, closer = _brute(gen)
+    assert hidden_rate(gen) == pytest.approx(hidden)
+    np.testing.assert_array_equal(local_cloaking(gen), closer)
+    assert median_local_cloaking(gen) == float(np.median(closer))
+
+
+def test_pairing_metrics_on_mixed_data_match_brute_force() -> None:
+    df = pl.from_pandas(mixed_pandas(300, seed=4, missing=True))
+    gen = generate(df, k=10, seed=0)
+    hidden, closer = _brute(gen)
+    # Rounded mixed data can tie; brute force counts ties as not closer, like local_cloaking.
+    np.testing.assert_array_equal(local_cloaking(gen), closer)
+    assert hidden_rate(gen) == pytest.approx(100.0 * float((closer > 0).mean()))
+    assert abs(hidden_rate(gen) - hidden) <= 100.0 * 5 / 300  # argmin breaks ties arbitrarily
+
+
+def test_avatars_equal_to_originals_are_never_hidden() -> None:
+    rng = np.random.default_rng(5)
+    df = pl.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
+    proj = Projection.fit(df, ncp=2)
+    order = rng.permutation(40)
+    pairing = np.empty(40, dtype=np.int64)
+    pairing[order] = np.arange(40)
+    gen = Generation(avatars=df[order], pairing=pairing, projection=proj, k=1)
+    assert hidden_rate(gen) == 0.0
+    np.testing.assert_array_equal(local_cloaking(gen), 0)
+
+
+def test_hellinger_basic_values() -> None:
+    assert hellinger(np.array([1, 2, 3]), np.array([2, 4, 6])) == 0.0
+    assert hellinger(np.array([1, 0]), np.array([0, 5])) == pytest.approx(1.0)
+    h = hellinger(np.array([1, 1]), np.array([1, 3]))
+    assert 0 < h < 1
+
+
+def test_utility_of_identical_tables_is_perfect(mixed_pd: pd.DataFrame) -> None:
+    u = utility(mixed_pd, mixed_pd.sample(frac=1.0, random_state=0))
+    assert all(v == 0.0 for v in u.hellinger.values())
+    assert u.mean_hellinger == 0.0
+    assert u.correlation_difference == pytest.approx(0.0, abs=1e-12)
+    assert u.correlation_columns == ("height", "weight", "age")
+
+
+def test_utility_disjoint_categories_give_one() -> None:
+    a = pl.DataFrame({"c": ["x", "y", "x", None], "n": [1.0, 2.0, 3.0, 4.0]})
+    b = pl.DataFrame({"c": ["p", "q", "p", "r"], "n": [1.0, 2.0, 3.0, 4.0]})
+    u = utility(a, b, categorical=["c"])
+    assert u.hellinger["c"] == pytest.approx(1.0)
+    assert u.hellinger["n"] == 0.0
+
+
+def test_utility_numeric_bins_and_missing() -> None:
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=1000)
+    orig = pl.DataFrame({"x": x, "y": x + rng.normal(size=1000) * 0.1})
+    # Far outside the original range: everything lands in the open-ended last bin.
+    shifted = orig.with_columns(pl.col("x") + 100.0)
+    assert utility(orig, shifted).hellinger["x"] > 0.9
+    # Missing is a bin of its own.
+    gaps = orig.with_columns(pl.when(pl.col("x") > 0).then(None).otherwise(pl.col("x")).alias("x"))
+    assert utility(orig, gaps).hellinger["x"] > 0.3
+    # Correlation: x and y are strongly correlated in orig, not after shuffling y.
+    shuffled = orig.with_columns(pl.col("y").shuffle(seed=1))
+    assert utility(orig, shuffled).correlation_difference > 0.9
+
+
+def test_utility_of_avatars_is_between_zero_and_one() -> None:
+    df = pl.from_pandas(mixed_pandas(200, seed=7, missing=True))
+    gen = generate(df, k=5, seed=0)
+    u = utility(df, gen.avatars)
+    assert set(u.hellinger) == set(df.columns)
+    assert all(0.0 <= v <= 1.0 for v in u.hellinger.values())
+    assert 0.0 <= u.correlation_difference <= 2.0
+
+
+def test_utility_errors() -> None:
+    a = pl.DataFrame({"x": [1.0, 2.0]})
+    with pytest.raises(InputError, match="lacks column"):
+        utility(a, pl.DataFrame({"y": [1.0, 2.0]}))
+    with pytest.raises(InputError, match="both be polars or both be pandas"):
+        utility(a, a.to_pandas())

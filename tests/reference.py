@@ -1,0 +1,100 @@
+"""A slow, obviously-correct implementation of the spec, for the tests only.
+
+Plain Python over lists of rows, exact rational statistics, no collapsing of
+codes, a dictionary for every count. Written from SPEC-KPR.md, step by step,
+sharing no code with the package.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+MISSING = ("missing",)
+
+
+def _is_missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _raw(v: Any) -> Any:
+    """Raw value for the count of step 1: missing equals missing."""
+    return MISSING if _is_missing(v) else v
+
+
+@dataclass
+class RefBins:
+    mean: float | None
+    std: float | None
+    minimum: float | None
+    maximum: float | None
+    lo: float
+    width: float
+
+
+@dataclass
+class RefResult:
+    n: int
+    n_avatars: int
+    unique_originals: int
+    linked: int
+    kpr: float
+    bins: dict[str, RefBins]
+    pairs: dict[int, int]  # original row -> avatar row
+
+
+def _bins(values: list[float], tolerance: float) -> RefBins:
+    finite = [x for x in values if not _is_missing(x) and math.isfinite(x)]
+    if not finite:
+        return RefBins(None, None, None, None, 0.0, 1.0)
+    exact = [Fraction(x) for x in finite]
+    mean_q = sum(exact, Fraction(0)) / len(exact)
+    if len(exact) < 2:
+        var = Fraction(0)
+    else:
+        var = sum(((x - mean_q) ** 2 for x in exact), Fraction(0)) / (len(exact) - 1)
+    mean, std = float(mean_q), math.sqrt(float(var))
+    lo_v, hi_v = min(finite), max(finite)
+    width = tolerance * abs(mean)
+    if not (math.isfinite(width) and width > 0):
+        width = tolerance * (hi_v - lo_v)
+        if not (math.isfinite(width) and width > 0):
+            width = 1.0
+    return RefBins(mean, std, lo_v, hi_v, lo_v - std / 10, width)
+
+
+def _code(x: Any, b: RefBins) -> Any:
+    if _is_missing(x):
+        return MISSING
+    if math.isinf(x):
+        return ("inf", x > 0)
+    return math.floor((x - b.lo) / b.width)
+
+
+def reference_kpr(
+    original: list[dict[str, Any]],
+    avatars: list[dict[str, Any]],
+    known: list[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+) -> RefResult:
+    """The spec, steps 1 to 6."""
+    n = len(original)
+    raw = [tuple(_raw(r[k]) for k in known) for r in original]
+    count = Counter(raw)
+    u = [i for i, t in enumerate(raw) if count[t] == 1]
+    bins = {v: _bins([original[i][v] for i in u], tolerance) for v in known if v in numeric}
+
+    def binned(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(_code(row[k], bins[k]) if k in numeric else _raw(row[k]) for k in known)
+
+    avatar_profiles = [binned(r) for r in avatars]
+    seen = Counter(avatar_profiles)
+    b1 = {p: j for j, p in enumerate(avatar_profiles) if seen[p] == 1}
+    pairs = {i: b1[binned(original[i])] for i in u if binned(original[i]) in b1}
+    return RefResult(
+        n, len(avatars), len(u), len(pairs), 100 * (1 - len(pairs) / n), bins, pairs
+    )
