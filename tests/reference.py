@@ -95,6 +95,4 @@ def reference_kpr(
     seen = Counter(avatar_profiles)
     b1 = {p: j for j, p in enumerate(avatar_profiles) if seen[p] == 1}
     pairs = {i: b1[binned(original[i])] for i in u if binned(original[i]) in b1}
-    return RefResult(
-        n, len(avatars), len(u), len(pairs), 100 * (1 - len(pairs) / n), bins, pairs
-    )
+    return RefResult(n, len(avatars), len(u), len(pairs), 100 * (1 - len(pairs) / n), bins, pairs)

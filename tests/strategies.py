@@ -60,8 +60,6 @@ def cases(draw: st.DrawFn, min_avatars: int = 0) -> Case:
     avatars = draw(st.permutations(reused + fresh))
     if len(avatars) < min_avatars:
         avatars = avatars + original[:1] * (min_avatars - len(avatars))
-    known = draw(
-        st.lists(st.sampled_from(list(SCHEMA)), min_size=1, max_size=4, unique=True)
-    )
+    known = draw(st.lists(st.sampled_from(list(SCHEMA)), min_size=1, max_size=4, unique=True))
     tolerance = draw(st.sampled_from([0.01, 0.05, 0.1, 0.25, 0.5]))
     return Case(original, avatars, known, tolerance)

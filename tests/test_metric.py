@@ -18,9 +18,7 @@ from tests.strategies import NUMERIC, Case, cases
 ORIGINAL = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
 AVATARS = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
 
-SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_worked_example_gives_exactly_60_percent() -> None:
@@ -159,7 +157,9 @@ def test_huge_values_never_overflow() -> None:
 
 
 def test_all_missing_numeric_column_is_computed_with_a_warning() -> None:
-    o = pl.DataFrame({"x": [None, None, None], "c": ["a", "b", "b"]}, schema={"x": pl.Float64, "c": pl.String})
+    o = pl.DataFrame(
+        {"x": [None, None, None], "c": ["a", "b", "b"]}, schema={"x": pl.Float64, "c": pl.String}
+    )
     a = pl.DataFrame({"x": [None, 1.0], "c": ["a", "a"]}, schema={"x": pl.Float64, "c": pl.String})
     r = kpr.evaluate(o, a, known=["x", "c"])
     v = r.variables["x"]

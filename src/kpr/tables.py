@@ -58,7 +58,7 @@ def _is_path(obj: object) -> bool:
 def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
     """Read one input, keep only the known columns."""
     if _is_path(obj):
-        loaded = read_table(obj, known, csv)  # type: ignore[arg-type]
+        loaded = read_table(obj, known, csv, label)  # type: ignore[arg-type]
         return Side(loaded.frame, loaded.untyped, loaded.label)
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
         lf = obj.lazy()

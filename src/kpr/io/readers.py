@@ -45,10 +45,15 @@ class Loaded:
     label: str
 
 
-def read_table(path: str | os.PathLike[str], columns: Sequence[str], options: CsvOptions) -> Loaded:
-    """Read ``columns`` of a CSV or Parquet file (by extension)."""
+def read_table(
+    path: str | os.PathLike[str],
+    columns: Sequence[str],
+    options: CsvOptions,
+    role: str = "",
+) -> Loaded:
+    """Read ``columns`` of a CSV or Parquet file (by extension); ``role`` names it in errors."""
     p = Path(path)
-    label = str(path)
+    label = f"{role} {path}".strip()
     if not p.exists():
         raise InputError(f"{label}: no such file; check the path")
     if p.is_dir():

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Set up a fresh machine and run every check: lint, types, tests.
+# Used as is by CI (.ci/run) and quoted at the top of the README.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing chromium (browser test of the HTML report)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "== chromium not found and not root: the browser test will be skipped" >&2
+  fi
+fi
+
+echo "== python environment"
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+
+echo "== ruff"
+.venv/bin/ruff check src tests benchmarks scripts
+.venv/bin/ruff format --check src tests
+echo "== mypy"
+.venv/bin/mypy
+echo "== pytest"
+.venv/bin/python -m pytest "$@"

@@ -1,0 +1,5 @@
+"""``python -m kpr`` runs the command line."""
+
+from kpr.cli.app import main
+
+main()

@@ -1,0 +1,289 @@
+"""The command line: outputs, exit codes, and one clear line for every bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from kpr.cli.app import main
+
+ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
+AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    out, err = capsys.readouterr()
+    code = exit_info.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[str, str]:
+    o, a = tmp_path / "original.csv", tmp_path / "avatars.csv"
+    o.write_text(ORIGINAL)
+    a.write_text(AVATARS)
+    return str(o), str(a)
+
+
+def test_text_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["evaluate", *files, "--known", "age,sex"], capsys)
+    assert code == 0 and err == ""
+    assert "Knowledge Protection Rate: 60.00 %" in out
+    assert "For 60.00 % of the original individuals" in out
+    assert "unique originals |U|" in out and "numeric" in out
+
+
+def test_json_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["evaluate", *files, "-k", "age", "-k", "sex", "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 0
+    assert data["kpr"] == 60.0 and data["n"] == 5 and data["n_avatars"] == 5
+    assert data["unique_originals"] == 3 and data["linked"] == 2
+    assert data["tolerance"] == 0.05 and data["known"] == ["age", "sex"]
+    assert set(data["variables"]["age"]) >= {"kind", "mean", "std", "min", "max", "lo", "width"}
+    assert data["variables"]["sex"]["kind"] == "categorical"
+    assert isinstance(data["warnings"], list)
+
+
+def test_release_gate(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["evaluate", *files, "-k", "age,sex", "--fail-under", "90"], capsys)[0] == 1
+    assert run(["evaluate", *files, "-k", "age,sex", "--fail-under", "60"], capsys)[0] == 0
+    code, out, _ = run(
+        ["evaluate", *files, "-k", "age,sex", "--fail-under", "61", "-f", "json"], capsys
+    )
+    assert code == 1 and json.loads(out)["passed"] is False
+
+
+def test_linked_out(
+    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_path = tmp_path / "linked.csv"
+    code, _, _ = run(["evaluate", *files, "-k", "age,sex", "--linked-out", str(out_path)], capsys)
+    assert code == 0
+    linked = pl.read_csv(out_path)
+    assert linked.select("original_row", "avatar_row").rows() == [(2, 0), (4, 4)]
+
+
+def test_linked_out_neutralises_formulas(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "t.csv"
+    table.write_text('c\n=HYPERLINK("x")\n+cmd\n-1+1\n@SUM(A1)\nsafe\n')
+    out_path = tmp_path / "linked.csv"
+    code, _, _ = run(
+        ["evaluate", str(table), str(table), "-k", "c", "--linked-out", str(out_path)], capsys
+    )
+    assert code == 0
+    cells = pl.read_csv(out_path)["c"].to_list()
+    assert sorted(cells) == sorted(['\'=HYPERLINK("x")', "'+cmd", "'-1+1", "'@SUM(A1)", "safe"])
+
+
+def test_quoted_known_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.csv"
+    pl.DataFrame({"income, net": [1, 2, 3], "âge": [3, 4, 5]}).write_csv(path)
+    code, out, _ = run(
+        ["evaluate", str(path), str(path), "--known", '"income, net",âge', "-f", "json"], capsys
+    )
+    assert code == 0 and json.loads(out)["known"] == ["income, net", "âge"]
+
+
+def test_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["demo", "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["n"] == 32561 and data["n_avatars"] == 32561
+    assert data["known"] == ["age", "sex", "race", "marital_status", "education", "native_country"]
+    assert 0 < data["linked"] < data["unique_originals"]
+
+
+def _bad(tmp_path: Path) -> dict[str, Path]:
+    files = {
+        "empty": tmp_path / "empty.csv",
+        "header": tmp_path / "header.csv",
+        "binary": tmp_path / "binary.csv",
+        "ragged": tmp_path / "ragged.csv",
+        "long": tmp_path / "long.csv",
+        "dupes": tmp_path / "dupes.csv",
+        "text_age": tmp_path / "text_age.csv",
+        "garbage_parquet": tmp_path / "garbage.parquet",
+        "only_age": tmp_path / "only_age.csv",
+    }
+    files["only_age"].write_text("age,sexe\n1,F\n")
+    files["empty"].write_text("")
+    files["header"].write_text("age,sex\n")
+    files["binary"].write_bytes(bytes(range(256)) * 20)
+    files["ragged"].write_text("age,sex\n30,F\n41\n")
+    files["long"].write_text("age,sex\n30,F\n41,M,extra\n")
+    files["dupes"].write_text("age,age,sex\n1,2,F\n")
+    files["text_age"].write_text("age,sex\n42,M\nforty,F\n")
+    files["garbage_parquet"].write_bytes(b"PAR1 not really")
+    return files
+
+
+BAD_CASES = [
+    # (id, argv builder, expected message fragment)
+    ("missing path", lambda f, o: ["evaluate", "nope.csv", o, "-k", "age"], "no such file"),
+    (
+        "directory",
+        lambda f, o: ["evaluate", str(f["empty"].parent), o, "-k", "age"],
+        "is a directory",
+    ),
+    ("empty file", lambda f, o: ["evaluate", str(f["empty"]), o, "-k", "age"], "is empty"),
+    ("header only", lambda f, o: ["evaluate", str(f["header"]), o, "-k", "age"], "no rows"),
+    ("binary", lambda f, o: ["evaluate", str(f["binary"]), o, "-k", "age"], "binary"),
+    ("ragged", lambda f, o: ["evaluate", str(f["ragged"]), o, "-k", "age"], "Expected 2 columns"),
+    (
+        "too many fields",
+        lambda f, o: ["evaluate", str(f["long"]), o, "-k", "age"],
+        "Expected 2 columns",
+    ),
+    (
+        "duplicate names",
+        lambda f, o: ["evaluate", str(f["dupes"]), o, "-k", "sex"],
+        "duplicate column",
+    ),
+    ("unknown column", lambda f, o: ["evaluate", o, o, "-k", "agee"], "did you mean 'age'"),
+    (
+        "duplicates in avatars",
+        lambda f, o: ["evaluate", o, str(f["dupes"]), "-k", "age"],
+        "duplicate",
+    ),
+    (
+        "missing in avatars",
+        lambda f, o: ["evaluate", o, str(f["only_age"]), "-k", "age,sex"],
+        "avatars",
+    ),
+    ("empty known", lambda f, o: ["evaluate", o, o, "-k", ""], "known is empty"),
+    ("no known", lambda f, o: ["evaluate", o, o], "Missing option"),
+    (
+        "tolerance > 1",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "5"],
+        "tolerance must be in (0, 1)",
+    ),
+    (
+        "tolerance 0",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "0"],
+        "tolerance must be in (0, 1)",
+    ),
+    (
+        "tolerance text",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "abc"],
+        "tolerance must be a number",
+    ),
+    (
+        "tolerance nan",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "nan"],
+        "tolerance must be in",
+    ),
+    (
+        "fail-under 101",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--fail-under", "101"],
+        "[0, 100]",
+    ),
+    (
+        "fail-under -1",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--fail-under", "-1"],
+        "[0, 100]",
+    ),
+    (
+        "fail-under text",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--fail-under", "x"],
+        "[0, 100]",
+    ),
+    ("type mismatch", lambda f, o: ["evaluate", o, str(f["text_age"]), "-k", "age"], "'forty'"),
+    (
+        "bad parquet",
+        lambda f, o: ["evaluate", str(f["garbage_parquet"]), o, "-k", "age"],
+        "not a readable Parquet",
+    ),
+    (
+        "output folder",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--linked-out", "/nonexistent/dir/x.csv"],
+        "does not exist",
+    ),
+    (
+        "both kinds",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--categorical", "age", "--numeric", "age"],
+        "both",
+    ),
+    (
+        "kind not known",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--categorical", "sex"],
+        "not a known variable",
+    ),
+    (
+        "bad delimiter",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--delimiter", ";;"],
+        "one character",
+    ),
+    (
+        "bad encoding",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--encoding", "nope-8"],
+        "nope-8",
+    ),
+    ("bad format", lambda f, o: ["evaluate", o, o, "-k", "age", "-f", "xml"], "xml"),
+]
+
+
+@pytest.mark.parametrize(("case", "argv", "fragment"), BAD_CASES, ids=[c[0] for c in BAD_CASES])
+def test_bad_input_is_one_clear_line(
+    case: str,
+    argv,
+    fragment: str,
+    files: tuple[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(argv(_bad(tmp_path), files[0]), capsys)
+    assert code == 2, (case, err)
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kpr: error: "), err
+    assert fragment in lines[0], lines[0]
+    assert "Traceback" not in err
+
+
+def test_no_partial_output_file_on_error(
+    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_path = tmp_path / "linked.csv"
+    bad = tmp_path / "text_age.csv"
+    bad.write_text("age,sex\n42,M\nforty,F\n")
+    code, _, _ = run(
+        ["evaluate", files[0], str(bad), "-k", "age", "--linked-out", str(out_path)], capsys
+    )
+    assert code == 2 and not out_path.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".kpr-")]
+
+
+def test_header_only_avatars_give_100_with_a_warning(
+    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "none.csv"
+    empty.write_text("age,sex\n")
+    code, out, _ = run(["evaluate", files[0], str(empty), "-k", "age,sex", "-f", "json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["kpr"] == 100.0 and data["n_avatars"] == 0
+    assert any("avatar table is empty" in w for w in data["warnings"])
+
+
+def test_real_process_has_no_traceback(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kpr", "evaluate", "missing.csv", "x.csv", "-k", "a"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "kpr: error: original missing.csv: no such file; check the path"
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0 and "evaluate" in out and "demo" in out
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and "kpr" in out

@@ -1,0 +1,171 @@
+"""Every input format gives the same result; odd but valid inputs work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import kpr
+from tests.strategies import Case, cases
+
+FORMATS = ["polars", "lazy", "pandas", "arrow", "csv", "parquet", "csv-semicolon-bom"]
+
+
+def as_format(frame: pl.DataFrame, fmt: str, folder: Path, stem: str) -> object:
+    if fmt == "polars":
+        return frame
+    if fmt == "lazy":
+        return frame.lazy()
+    if fmt == "pandas":
+        return frame.to_pandas()
+    if fmt == "arrow":
+        return frame.to_arrow()
+    if fmt == "parquet":
+        path = folder / f"{stem}.parquet"
+        frame.write_parquet(path)
+        return path
+    path = folder / f"{stem}.csv"
+    if fmt == "csv":
+        frame.write_csv(path)
+    else:
+        text = frame.write_csv(separator=";")
+        path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    return str(path)
+
+
+def counts(r: kpr.KprResult) -> tuple[int, int, int, int, float]:
+    return (r.n, r.n_avatars, r.unique_originals, r.linked, r.rate)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(cases())
+def test_every_format_gives_the_same_result(
+    tmp_path_factory: pytest.TempPathFactory, case: Case
+) -> None:
+    folder = tmp_path_factory.mktemp("fmt")
+    original, avatars = case.frames()
+    base = kpr.evaluate(original, avatars, known=case.known, tolerance=case.tolerance)
+    for fmt in FORMATS[1:]:
+        o = as_format(original, fmt, folder, "o")
+        a = as_format(avatars, fmt, folder, "a")
+        got = kpr.evaluate(o, a, known=case.known, tolerance=case.tolerance)
+        assert counts(got) == counts(base), fmt
+        for name, v in base.variables.items():
+            w = got.variables[name]
+            if v.kind == w.kind == kpr.Kind.NUMERIC:
+                assert (w.lo, w.width) == (v.lo, v.width), (fmt, name)
+
+
+def test_names_with_spaces_commas_semicolons_and_unicode(tmp_path: Path) -> None:
+    names = ["âge (années)", "income, net", "a;b", "名前", " lead space"]
+    frame = pl.DataFrame(
+        {n: [1, 2, 3, 4] if i < 2 else ["x", "y", "x", "z"] for i, n in enumerate(names)}
+    )
+    path = tmp_path / "weird.csv"
+    frame.write_csv(path)
+    r = kpr.evaluate(path, path, known=names)
+    assert r.linked == 4 and list(r.variables) == names
+
+
+def test_same_file_twice_links_every_unique_original(tmp_path: Path) -> None:
+    path = tmp_path / "t.parquet"
+    pl.DataFrame({"x": [1, 1, 2, 3], "c": ["a", "a", "b", "c"]}).write_parquet(path)
+    r = kpr.evaluate(path, path, known=["x", "c"])
+    assert r.linked == r.unique_originals == 2 and r.rate == 50.0
+
+
+def test_very_wide_table(tmp_path: Path) -> None:
+    frame = pl.DataFrame({f"c{i}": list(range(50)) for i in range(1000)})
+    path = tmp_path / "wide.csv"
+    frame.write_csv(path)
+    r = kpr.evaluate(path, path, known=["c0", "c999"])
+    assert r.n == 50 and r.unique_originals == 50
+
+
+def test_a_large_file(tmp_path: Path) -> None:
+    n = 400_000
+    frame = pl.DataFrame(
+        {
+            "age": pl.int_range(n, eager=True) % 90,
+            "height": (pl.int_range(n, eager=True) * 7919 % 5000) / 25.0,
+            "region": (pl.int_range(n, eager=True) % 13).cast(pl.String),
+        }
+    )
+    csv, parquet = tmp_path / "big.csv", tmp_path / "big.parquet"
+    frame.write_csv(csv)
+    frame.write_parquet(parquet)
+    known = ["age", "height", "region"]
+    a = kpr.evaluate(csv, csv, known=known)
+    b = kpr.evaluate(parquet, parquet, known=known)
+    c = kpr.evaluate(frame, frame, known=known)
+    assert counts(a) == counts(b) == counts(c)
+    assert a.n == n
+
+
+def test_declared_categorical_keeps_leading_zeros(tmp_path: Path) -> None:
+    (tmp_path / "o.csv").write_text("zip,x\n01230,1\n75001,2\n01230,3\n")
+    (tmp_path / "a.csv").write_text("zip,x\n1230,1\n75001,2\n")
+    r = kpr.evaluate(
+        tmp_path / "o.csv", tmp_path / "a.csv", known=["zip"], kinds={"zip": "categorical"}
+    )
+    assert r.linked_individuals()["zip"].to_list() == ["75001"]
+    as_number = kpr.evaluate(tmp_path / "o.csv", tmp_path / "a.csv", known=["zip"])
+    assert as_number.variables["zip"].kind is kpr.Kind.NUMERIC
+
+
+def test_csv_options(tmp_path: Path) -> None:
+    path = tmp_path / "latin.csv"
+    path.write_bytes("nom|ville\nRené|Évry\nZoé|?\n".encode("latin-1"))
+    r = kpr.evaluate(path, path, known=["nom", "ville"], na_values=["?"])
+    assert r.variables["ville"].missing == 1 and r.linked == 2
+    given = kpr.evaluate(path, path, known=["ville"], delimiter="|", encoding="latin-1")
+    assert given.linked == 2
+
+
+def test_utf16_with_bom(tmp_path: Path) -> None:
+    path = tmp_path / "u16.csv"
+    path.write_bytes("a\tb\n1\té\n2\tè\n".encode("utf-16"))
+    assert kpr.evaluate(path, path, known=["a", "b"]).linked == 2
+
+
+def test_pandas_nullable_and_category_dtypes() -> None:
+    o = pd.DataFrame(
+        {
+            "age": pd.array([30, None, 41, 52], dtype="Int64"),
+            "sex": pd.Categorical(["F", "M", None, "F"]),
+            "flag": [True, False, True, None],
+        }
+    )
+    a = pd.DataFrame(
+        {
+            "age": [30.0, None, 41.5, 60.0],
+            "sex": ["F", "M", None, "F"],
+            "flag": [True, False, True, None],
+        }
+    )
+    r = kpr.evaluate(o, a, known=["age", "sex", "flag"])
+    p = kpr.evaluate(pl.from_pandas(o), pl.from_pandas(a), known=["age", "sex", "flag"])
+    assert counts(r) == counts(p)
+    assert r.variables["sex"].kind is kpr.Kind.CATEGORICAL
+
+
+def test_pyarrow_dictionary_strings() -> None:
+    t = pa.table({"c": pa.array(["a", "b", "a", "c"]).dictionary_encode(), "x": [1, 2, 3, 4]})
+    r = kpr.evaluate(t, t, known=["c", "x"])
+    assert r.linked == 4
+
+
+def test_duckdb_relation() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    o = con.sql("select * from (values (30,'F'),(30,'F'),(41,'M'),(52,'F'),(60,'M')) t(age, sex)")
+    a = con.sql(
+        "select * from (values (42.0,'M'),(53.5,'F'),(54.0,'F'),(61.0,'M'),(59.0,'M')) t(age, sex)"
+    )
+    r = kpr.evaluate(o, a, known=["age", "sex"])
+    assert r.rate == 60.0
