@@ -169,3 +169,37 @@ def test_duckdb_relation() -> None:
     )
     r = kpr.evaluate(o, a, known=["age", "sex"])
     assert r.rate == 60.0
+
+
+def test_frame_errors_are_one_clear_line() -> None:
+    dup = pd.DataFrame([[1, 2]], columns=["a", "a"])
+    with pytest.raises(kpr.InputError, match="duplicate column"):
+        kpr.evaluate(dup, dup, known=["a"])
+    with pytest.raises(kpr.InputError, match="did you mean 'age'"):
+        kpr.evaluate(pl.DataFrame({"age": [1]}), pl.DataFrame({"age": [1]}), known=["Age "])
+    with pytest.raises(kpr.InputError, match="unsupported input"):
+        kpr.evaluate([1, 2], pl.DataFrame({"a": [1]}), known=["a"])
+    with pytest.raises(kpr.InputError, match="known is empty"):
+        kpr.evaluate(pl.DataFrame({"a": [1]}), pl.DataFrame({"a": [1]}), known=[])
+    with pytest.raises(kpr.InputError, match="tolerance"):
+        kpr.evaluate(pl.DataFrame({"a": [1]}), pl.DataFrame({"a": [1]}), known=["a"], tolerance=1.0)
+    with pytest.raises(kpr.InputError, match="no rows"):
+        kpr.evaluate(pl.DataFrame({"a": []}), pl.DataFrame({"a": [1]}), known=["a"])
+
+
+def test_type_mismatch_names_the_column_and_a_value() -> None:
+    o = pl.DataFrame({"age": [30, 41]})
+    a = pl.DataFrame({"age": ["30", "forty"]})
+    with pytest.raises(kpr.InputError, match=r"'age' is numeric in original but text in avatars"):
+        kpr.evaluate(o, a, known=["age"])
+    o2 = pl.DataFrame({"zip": ["75001", "01230"]})
+    a2 = pl.DataFrame({"zip": [75001, 1230]})
+    with pytest.raises(kpr.InputError, match=r"'zip'.*e\.g\. 75001"):
+        kpr.evaluate(o2, a2, known=["zip"])
+
+
+def test_declared_numeric_text_column_is_parsed() -> None:
+    o = pl.DataFrame({"age": ["30", "41", "52"]})
+    a = pl.DataFrame({"age": [30, 41, 60]})
+    r = kpr.evaluate(o, a, known=["age"], kinds={"age": "numeric"})
+    assert r.variables["age"].kind is kpr.Kind.NUMERIC and r.linked == 2
