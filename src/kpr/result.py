@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, overload
 
 import polars as pl
 
@@ -158,6 +161,54 @@ class KprResult:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    @overload
+    def to_html(
+        self,
+        path: None = None,
+        *,
+        threshold: float | None = None,
+        show_values: bool = False,
+        inputs: Sequence[str] | None = None,
+    ) -> str: ...
+
+    @overload
+    def to_html(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        threshold: float | None = None,
+        show_values: bool = False,
+        inputs: Sequence[str] | None = None,
+    ) -> Path: ...
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        threshold: float | None = None,
+        show_values: bool = False,
+        inputs: Sequence[str] | None = None,
+    ) -> str | Path:
+        """The self-contained HTML report (needs ``pip install 'kpr[report]'``).
+
+        Without ``path``, return the document; with it, write it atomically and
+        return the path. ``threshold`` adds a pass/fail badge; ``show_values``
+        lists the known values of the first linked individuals (off by default:
+        the report may travel further than the data); ``inputs`` labels the
+        original and avatar tables.
+        """
+        from kpr.report.html import render_report, write_report  # lazy: report imports result
+
+        if path is None:
+            return render_report(self, threshold=threshold, show_values=show_values, inputs=inputs)
+        return write_report(self, path, threshold=threshold, show_values=show_values, inputs=inputs)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the rate, the counts and the warnings (no plots)."""
+        from kpr.report.html import repr_html  # lazy: report imports result
+
+        return repr_html(self)
 
     def __repr__(self) -> str:
         return (

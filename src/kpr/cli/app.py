@@ -63,6 +63,33 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the commands that can write the HTML report."""
+    func = click.option(
+        "--show-values",
+        is_flag=True,
+        help="Put the known values of the first linked individuals in the --report (off by "
+        "default: the report may travel further than the data).",
+    )(func)
+    return click.option(
+        "--report",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write a self-contained HTML report (needs: pip install 'kpr[report]').",
+    )(func)
+
+
+def check_report(report: Path | None, show_values: bool) -> None:
+    """Before any work: the report can be written and matplotlib is there."""
+    if report is None:
+        if show_values:
+            raise click.UsageError("--show-values applies to the HTML report: add --report PATH")
+        return
+    from kpr.report import require_matplotlib
+
+    check_output_path(report)
+    require_matplotlib()
+
+
 @click.group(context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="kpr")
 def cli() -> None:
@@ -70,10 +97,20 @@ def cli() -> None:
     few of their variables could single out in a synthetic (avatar) table."""
 
 
-def emit(result: KprResult, fmt: str, threshold: float | None, linked_out: Path | None) -> None:
+def emit(
+    result: KprResult,
+    fmt: str,
+    threshold: float | None,
+    linked_out: Path | None,
+    report: Path | None = None,
+    show_values: bool = False,
+    inputs: tuple[str, str] | None = None,
+) -> None:
     """Print the result, write the requested files, apply the release gate."""
     if linked_out is not None:
         write_csv(result.linked_individuals(), linked_out)
+    if report is not None:
+        result.to_html(report, threshold=threshold, show_values=show_values, inputs=inputs)
     if fmt == "json":
         payload = result.to_dict()
         if threshold is not None:
@@ -82,6 +119,8 @@ def emit(result: KprResult, fmt: str, threshold: float | None, linked_out: Path 
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
         render.print_text(stdout, render.text_summary(result, threshold))
+        if report is not None:
+            render.print_text(stdout, f"\nHTML report written to {report}")
     if threshold is not None and result.rate < threshold:
         sys.exit(1)
 
@@ -112,6 +151,7 @@ def emit(result: KprResult, fmt: str, threshold: float | None, linked_out: Path 
     "--na-value", multiple=True, help="CSV text that means missing (repeatable; default: empty)."
 )
 @output_options
+@report_options
 def evaluate(
     original: str,
     avatars: str,
@@ -126,6 +166,8 @@ def evaluate(
     fail_under: str | None,
     linked_out: Path | None,
     quiet: bool,
+    report: Path | None,
+    show_values: bool,
 ) -> None:
     """Compute the Knowledge Protection Rate of AVATARS against ORIGINAL (CSV or Parquet).
 
@@ -143,6 +185,7 @@ def evaluate(
     threshold = parse_fail_under(fail_under)
     if linked_out is not None:
         check_output_path(linked_out)
+    check_report(report, show_values)
     with render.progress(stderr, quiet) as step:
         result = evaluate_tables(
             original,
@@ -155,22 +198,32 @@ def evaluate(
             na_values=na_value or ("",),
             progress=step,
         )
-    emit(result, fmt, threshold, linked_out)
+    emit(result, fmt, threshold, linked_out, report, show_values, (original, avatars))
 
 
 @cli.command(context_settings=CONTEXT)
 @output_options
-def demo(fmt: str, fail_under: str | None, linked_out: Path | None, quiet: bool) -> None:
+@report_options
+def demo(
+    fmt: str,
+    fail_under: str | None,
+    linked_out: Path | None,
+    quiet: bool,
+    report: Path | None,
+    show_values: bool,
+) -> None:
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
     education and native country."""
     threshold = parse_fail_under(fail_under)
     if linked_out is not None:
         check_output_path(linked_out)
+    check_report(report, show_values)
     original, avatars = demo_paths()
     with render.progress(stderr, quiet) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)
-    emit(result, fmt, threshold, linked_out)
+    labels = (f"{original.name} (bundled demo)", f"{avatars.name} (bundled demo)")
+    emit(result, fmt, threshold, linked_out, report, show_values, labels)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -196,3 +249,5 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     sys.exit(0)
+
+

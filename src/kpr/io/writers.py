@@ -37,6 +37,9 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], None]) ->
     target = check_output_path(path)
     fd, tmp = tempfile.mkstemp(prefix=".kpr-", suffix=target.suffix, dir=target.parent or ".")
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it the usual mode
     try:
         write(Path(tmp))
         os.replace(tmp, target)

@@ -1,0 +1,577 @@
+"""The HTML report of a result: one self-contained file that opens offline.
+
+Plain Python string building; every value that comes from the data or the
+user (column names, category values, warnings, file labels) goes through
+:func:`esc`. The page carries a Content-Security-Policy that forbids scripts
+and every request, as a second line of defence. Plots are inline SVG
+(:mod:`kpr.report.plots`, which needs matplotlib, imported only here).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from html import escape
+from importlib import resources
+from pathlib import Path
+
+import polars as pl
+
+from kpr import __version__
+from kpr.errors import InputError, MissingDependencyError
+from kpr.io.writers import check_output_path, write_atomic
+from kpr.metric.plan import Kind
+from kpr.report.risk import (
+    MISSING_LABEL,
+    Group,
+    VariableRisk,
+    drivers,
+    interval_label,
+    variable_risk,
+)
+from kpr.result import _SPECIAL_LABELS, KprResult, format_rate
+
+#: How many linked individuals the report lists.
+LINKED_ROWS = 20
+
+#: The source's advice (a higher k in the avatar generator protects better).
+ADVICE = (
+    "To raise the rate, raise k, the number of neighbours the avatar generator mixes: "
+    "a higher k increases the relative distance between an original record and its avatar."
+)
+
+#: No script, no request of any kind: only inline styles and inline SVG.
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
+
+
+def esc(value: object) -> str:
+    """Text from the data or the user, safe in HTML content and attribute values."""
+    return escape(str(value), quote=True)
+
+
+def require_matplotlib() -> None:
+    """Fail early, in one line, when the ``report`` extra is not installed."""
+    try:
+        importlib.import_module("matplotlib")
+    except ImportError:
+        raise MissingDependencyError("matplotlib", "report", "the HTML report") from None
+
+
+def check_threshold(threshold: object) -> float | None:
+    """A pass/fail threshold is a percentage in [0, 100]."""
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise InputError(f"threshold must be a number in [0, 100], got {threshold!r}")
+    value = float(threshold)
+    if not (math.isfinite(value) and 0.0 <= value <= 100.0):
+        raise InputError(f"threshold must be in [0, 100] (a percentage), got {threshold!r}")
+    return value
+
+
+def _int(x: int) -> str:
+    return f"{x:,}"
+
+
+def _pct(share: float) -> str:
+    """A share (0..1) as a percentage a person reads."""
+    value = 100.0 * share
+    if value == 0 or value >= 10:
+        return f"{value:.0f} %"
+    return f"{value:.1f} %"
+
+
+def _known_list(result: KprResult) -> str:
+    return ", ".join(f"<b>{esc(n)}</b>" for n in result.known)
+
+
+# --- the sections, top to bottom ------------------------------------------------------
+
+
+def _headline(result: KprResult, threshold: float | None, inputs: Sequence[str] | None) -> str:
+    verdict, badge = "", ""
+    if threshold is not None:
+        passed = result.rate >= threshold
+        verdict = "pass" if passed else "fail"
+        word = "PASS" if passed else "FAIL"
+        relation = "at or above" if passed else "below"
+        badge = (
+            f'<span class="badge {verdict}" data-kpr-verdict="{verdict}">{word}: '
+            f"{relation} the {threshold:g} % threshold</span>"
+        )
+    source = ""
+    if inputs:
+        original, avatars = inputs
+        source = (
+            f'<p class="inputs">Original table: <span class="mono">{esc(original)}</span> · '
+            f'Avatars: <span class="mono">{esc(avatars)}</span></p>'
+        )
+    return f"""
+<section class="headline {verdict}" aria-labelledby="rate-label">
+ <div class="headline-top">
+  <div>
+   <p class="rate-label" id="rate-label">Knowledge Protection Rate</p>
+   <div class="rate" data-kpr-rate="{result.rate!r}">{esc(format_rate(result.rate))}</div>
+  </div>
+  {badge}
+ </div>
+ <p class="meaning">{esc(result.meaning)}</p>
+ <p class="inputs">The attacker knows: {_known_list(result)} · tolerance
+  {result.tolerance * 100:g} % for numeric values</p>
+ {source}
+</section>"""
+
+
+def _counts(result: KprResult) -> str:
+    cards = [
+        (result.n, "original rows (n)", "individuals in the original table"),
+        (result.n_avatars, "avatar rows (m)", "records in the synthetic table"),
+        (
+            result.unique_originals,
+            "unique originals |U|",
+            "originals whose known values occur only once in the original table: "
+            "the only ones an attacker can single out",
+        ),
+        (
+            result.linked,
+            "linked |S|",
+            "unique originals that approach exactly one avatar: "
+            "the attacker can claim that avatar is them",
+        ),
+    ]
+    items = "\n".join(
+        f'  <li><span class="num">{_int(value)}</span><span class="what">{what}</span>'
+        f'<span class="explain">{explain}</span></li>'
+        for value, what, explain in cards
+    )
+    return f"""
+<section id="counts">
+ <h2>The counts behind the rate</h2>
+ <ul class="counts">
+{items}
+ </ul>
+ <p>Rate = 100 &times; (1 &minus; |S| / n)
+  = 100 &times; (1 &minus; {_int(result.linked)} / {_int(result.n)})
+  = {esc(format_rate(result.rate))}.</p>
+</section>"""
+
+
+def _assumptions(result: KprResult) -> str:
+    rows = []
+    for name in result.known:
+        v = result.variables[name]
+        if v.kind is Kind.NUMERIC:
+            how = "they fall in the same class"
+            lo = f"{v.lo:.6g}" if v.lo is not None else "&ndash;"
+            width = f"{v.width:.6g}" if v.width is not None else "&ndash;"
+            classes = _int(v.classes) if v.classes is not None else "&ndash;"
+        else:
+            how = "they are identical"
+            lo = width = classes = "&ndash;"
+        rows.append(
+            f'  <tr><td class="value">{esc(name)}</td><td>{esc(v.kind.value)}</td>'
+            f'<td>{how}</td><td class="num">{lo}</td><td class="num">{width}</td>'
+            f'<td class="num">{classes}</td><td class="num">{_int(v.missing)}</td></tr>'
+        )
+    return f"""
+<section id="assumptions">
+ <h2>The assumptions</h2>
+ <p>The attacker knows {len(result.known)} variable{"s" if len(result.known) != 1 else ""} of
+  each individual. A numeric value approaches another when both fall in the same class:
+  classes are <em>width</em> = tolerance &times; |mean| wide (tolerance {result.tolerance:g}),
+  counted from <em>lo</em>, both taken over the unique originals. Missing values approach
+  only missing values.</p>
+ <div class="table-wrap"><table>
+  <thead><tr><th>Known variable</th><th>Kind</th><th>Values approach when</th>
+   <th class="num">lo</th><th class="num">width</th><th class="num">classes</th>
+   <th class="num">missing in original</th></tr></thead>
+  <tbody>
+{chr(10).join(rows)}
+  </tbody>
+ </table></div>
+</section>"""
+
+
+def _warnings(result: KprResult) -> str:
+    if not result.warnings:
+        body = (
+            '<p class="ok">No warnings: nothing in the data or the parameters looks like a '
+            "mistake.</p>"
+        )
+    else:
+        items = "\n".join(f"  <li>{esc(w)}</li>" for w in result.warnings)
+        body = f'<ul class="warnings">\n{items}\n </ul>'
+    return f"""
+<section id="warnings">
+ <h2>Warnings</h2>
+ {body}
+</section>"""
+
+
+def _group_label(g: Group) -> str:
+    text = esc(g.label)
+    return f'<span class="missing-value">{text}</span>' if g.missing else text
+
+
+def _group_row(g: Group, css: str = "") -> str:
+    cls = f' class="{css}"' if css else ""
+    return (
+        f'  <tr{cls}><td class="value">{_group_label(g)}</td>'
+        f'<td class="num">{_int(g.originals)}</td><td class="num">{_int(g.avatars)}</td>'
+        f'<td class="num">{_int(g.unique_originals)}</td><td class="num">{_int(g.linked)}</td>'
+        f'<td class="num">{_pct(g.share)}</td></tr>'
+    )
+
+
+def _group_table(risk: VariableRisk) -> str:
+    first = "Class" if risk.kind is Kind.NUMERIC else "Value"
+    rows = [_group_row(g) for g in risk.groups]
+    rows += [_group_row(g) for g in risk.special]
+    if risk.rest is not None:
+        rows.append(_group_row(risk.rest, "total"))
+    return f"""<div class="table-wrap"><table>
+  <thead><tr><th>{first}</th><th class="num">Originals</th><th class="num">Avatars</th>
+   <th class="num">Unique originals</th><th class="num">Linked</th>
+   <th class="num">Share linked</th></tr></thead>
+  <tbody>
+{chr(10).join(rows)}
+  </tbody>
+ </table></div>"""
+
+
+def _hotspot_sentence(risk: VariableRisk, overall: float) -> str:
+    """Name the class or value that holds the most linked individuals beyond its
+    fair share: big enough to matter, and over-exposed."""
+    g = risk.hotspot
+    if g is None:
+        return "Nobody is linked through this variable's values."
+    where = "class" if g.lower is not None else "value"
+    return (
+        f"The {where} {_group_label(g)} holds the most linked individuals beyond its fair "
+        f"share: {_int(g.linked)} of its {_int(g.originals)} originals are linked "
+        f"({_pct(g.share)}, against {_pct(overall)} over everybody)."
+    )
+
+
+def _variable_section(result: KprResult, risk: VariableRisk, index: int, svg: str | None) -> str:
+    overall = result.linked / result.n if result.n else 0.0
+    parts = [f'<h3 id="risk-{index}">{esc(risk.name)} <span class="muted small">{risk.kind.value}'
+             "</span></h3>"]  # fmt: skip
+    parts.append(f"<p>{_hotspot_sentence(risk, overall)}</p>")
+    if svg is not None:
+        if risk.kind is Kind.NUMERIC:
+            merged = (
+                f" Each bar merges {risk.merged} neighbouring classes to keep the plot readable."
+                if risk.merged > 1
+                else ""
+            )
+            caption = (
+                "Top: how many original individuals (blue) and avatars (orange) fall in each "
+                "class. Bottom: the share of each class's originals linked to a unique avatar; "
+                f"the dashed line is the share over everybody ({_pct(overall)}).{merged}"
+            )
+        else:
+            shown = len(risk.groups)
+            which = (
+                f"The {shown} values (of {_int(risk.values)}) with the most linked individuals."
+                if risk.rest is not None
+                else "Every value, those with the most linked individuals first."
+            )
+            caption = (
+                f"{which} Left: original individuals (blue) and avatars (orange) holding the "
+                "value. Right: the share of its originals linked to a unique avatar; the dashed "
+                f"line is the share over everybody ({_pct(overall)})."
+            )
+        parts.append(
+            f'<figure class="kpr-plot">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>'
+        )
+    if risk.special:
+        listed = "; ".join(
+            f"{esc(g.label)}: {_int(g.originals)} originals, {_int(g.avatars)} avatars, "
+            f"{_int(g.linked)} linked"
+            for g in risk.special
+        )
+        parts.append(f'<p class="small">Not in the plot (special classes): {listed}.</p>')
+    open_attr = " open" if risk.kind is Kind.CATEGORICAL else ""
+    parts.append(
+        f"<details{open_attr}><summary>The numbers for {esc(risk.name)}</summary>\n"
+        f"{_group_table(risk)}\n</details>"
+    )
+    return "\n".join(parts)
+
+
+def _risk(result: KprResult, risks: list[VariableRisk] | None, svgs: list[str | None]) -> str:
+    if risks is None:
+        body = (
+            "<p>This result holds no per-class detail, so where the risk sits cannot be shown.</p>"
+        )
+    else:
+        body = "\n".join(
+            _variable_section(result, risk, i, svg)
+            for i, (risk, svg) in enumerate(zip(risks, svgs, strict=True))
+        )
+    return f"""
+<section id="risk">
+ <h2>Where the risk concentrates</h2>
+ <p>For each known variable: how many originals and avatars fall in each class (numeric) or
+  value (categorical), and which share of those originals the attacker links to a unique
+  avatar. Classes or values far above the dashed line are where people are exposed.</p>
+{body}
+</section>"""
+
+
+def _profile_cell(result: KprResult, name: str, value: object) -> str:
+    info = result.variables[name]
+    if value is None:
+        return f'<span class="missing-value">{MISSING_LABEL}</span>'
+    if info.kind is Kind.NUMERIC and isinstance(value, int):
+        if value < 0:
+            return esc(_SPECIAL_LABELS.get(value, f"class {value}"))
+        if info.lo is not None and info.width is not None:
+            lower = info.lo + value * info.width
+            upper = info.lo + (value + 1) * info.width
+            return esc(interval_label(lower, upper, info.width))
+    return esc(value)
+
+
+def _linked(result: KprResult, show_values: bool) -> str:
+    intro = ""
+    table = ""
+    if result.linked == 0:
+        intro = (
+            "<p>Nobody is linked: the attacker finds no unique approaching avatar for anyone.</p>"
+        )
+    else:
+        try:
+            frame = result.linked_individuals().head(LINKED_ROWS)
+        except ValueError as exc:
+            frame = None
+            intro = f"<p>The linked individuals cannot be listed: {esc(exc)}.</p>"
+        if frame is not None:
+            shown = frame.height
+            intro = (
+                f"<p>{_int(result.linked)} individual{'s are' if result.linked != 1 else ' is'} "
+                f"linked; the first {_int(shown)} are listed. Row positions count from 0, in the "
+                "order of the input tables. Write them all to a CSV file with "
+                "<code>--linked-out</code>.</p>"
+            )
+            if show_values:
+                intro += (
+                    "<p>Their known values are shown as the attacker sees them: the class "
+                    "(numeric) or the value (categorical).</p>"
+                )
+            else:
+                intro += (
+                    "<p>Their values are left out, because this report may travel further than "
+                    "the data. Rerun with <code>--show-values</code> (or "
+                    "<code>to_html(..., show_values=True)</code>) to include them.</p>"
+                )
+            table = _linked_table(result, frame, show_values)
+    return f"""
+<section id="linked">
+ <h2>The linked individuals</h2>
+ {intro}
+ {table}
+</section>"""
+
+
+def _linked_table(result: KprResult, frame: pl.DataFrame, show_values: bool) -> str:
+    names = list(result.known) if show_values else []
+    head = "".join(f"<th>{esc(n)}</th>" for n in names)
+    rows = []
+    for row in frame.iter_rows(named=True):
+        cells = "".join(f'<td class="value">{_profile_cell(result, n, row[n])}</td>' for n in names)
+        rows.append(
+            f'  <tr><td class="num">{_int(row["original_row"])}</td><td>→</td>'
+            f'<td class="num">{_int(row["avatar_row"])}</td>{cells}</tr>'
+        )
+    return f"""<div class="table-wrap"><table class="compact">
+  <thead><tr><th class="num">Original row</th><th></th><th class="num">Avatar row</th>
+   {head}</tr></thead>
+  <tbody>
+{chr(10).join(rows)}
+  </tbody>
+ </table></div>"""
+
+
+def _next(result: KprResult, risks: list[VariableRisk] | None) -> str:
+    parts = [f'<p class="advice">{esc(ADVICE)}</p>']
+    if result.warnings:
+        parts.append(
+            "<p>Deal with the warnings above first: they can make the rate misleading.</p>"
+        )
+    ranked = drivers(risks or [])
+    if ranked:
+        items = []
+        for r in ranked:
+            spot = ""
+            if r.hotspot is not None:
+                g = r.hotspot
+                spot = (
+                    f"; most linked beyond its share: {_group_label(g)}, {_int(g.linked)} of "
+                    f"{_int(g.originals)} linked ({_pct(g.share)})"
+                )
+            items.append(f"  <li><b>{esc(r.name)}</b>: score {_pct(r.score or 0.0)}{spot}</li>")
+        parts.append(
+            "<p>Which known variables drive the risk, most first. The score is the share of the "
+            "linked individuals that sit in values holding more than their fair share of them "
+            "(0 % when every value has the same share linked as everybody; the higher, the more "
+            "some values of that variable single people out).</p>"
+            f'<ol class="drivers">\n{chr(10).join(items)}\n </ol>'
+        )
+    elif risks is not None:
+        parts.append("<p>Nobody is linked, so no variable drives the risk.</p>")
+    return f"""
+<section id="next">
+ <h2>What to do next</h2>
+ {chr(10).join(parts)}
+</section>"""
+
+
+def _footer(show_values: bool, now: datetime) -> str:
+    stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    if show_values:
+        data = (
+            f"This report contains the known values (binned) of up to {LINKED_ROWS} linked "
+            "individuals (--show-values): share it only with people allowed to see the data."
+        )
+    else:
+        data = (
+            "This report contains no raw data: counts per class or value, class bounds and "
+            "row positions only, no individual's values (they appear only with --show-values)."
+        )
+    return f"""
+<footer>
+ <p>Generated by kpr {esc(__version__)} on
+  <time datetime="{now.astimezone(UTC).isoformat()}">{stamp}</time>.</p>
+ <p>{data}</p>
+</footer>"""
+
+
+def _stylesheet() -> str:
+    return resources.files("kpr.report").joinpath("style.css").read_text(encoding="utf-8")
+
+
+# --- entry points ----------------------------------------------------------------------
+
+
+def _risks(result: KprResult) -> list[VariableRisk] | None:
+    try:
+        return [variable_risk(result, name) for name in result.known]
+    except ValueError:  # a result without detail (built by hand, or deserialised)
+        return None
+
+
+def render_report(
+    result: KprResult,
+    *,
+    threshold: float | None = None,
+    show_values: bool = False,
+    inputs: Sequence[str] | None = None,
+    now: datetime | None = None,
+) -> str:
+    """The full report as one HTML document (needs matplotlib for the plots)."""
+    require_matplotlib()
+    from kpr.report import plots
+
+    threshold = check_threshold(threshold)
+    if inputs is not None and len(inputs) != 2:
+        raise InputError("inputs names the original and the avatar tables: give two labels")
+    risks = _risks(result)
+    overall = result.linked / result.n if result.n else 0.0
+    svgs = [plots.variable_svg(r, overall, f"kpr{i}") for i, r in enumerate(risks or [])]
+    title = f"Knowledge Protection Rate {format_rate(result.rate)} — kpr report"
+    body = "".join(
+        [
+            _headline(result, threshold, inputs),
+            _counts(result),
+            _assumptions(result),
+            _warnings(result),
+            _risk(result, risks, svgs),
+            _linked(result, show_values),
+            _next(result, risks),
+            _footer(show_values, now or datetime.now(UTC)),
+        ]
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="kpr">
+<title>{esc(title)}</title>
+<style>
+{_stylesheet()}
+</style>
+</head>
+<body>
+<header><h1>kpr report · synthetic data privacy</h1></header>
+<main>
+{body}
+</main>
+</body>
+</html>
+"""
+
+
+def write_report(
+    result: KprResult,
+    path: str | os.PathLike[str],
+    *,
+    threshold: float | None = None,
+    show_values: bool = False,
+    inputs: Sequence[str] | None = None,
+) -> Path:
+    """Check the target, render, then write atomically: a failure leaves no file."""
+    check_output_path(path)
+    document = render_report(result, threshold=threshold, show_values=show_values, inputs=inputs)
+
+    def write(target: Path) -> None:
+        target.write_text(document, encoding="utf-8")
+
+    write_atomic(path, write)
+    return Path(path)
+
+
+def repr_html(result: KprResult) -> str:
+    """The compact view Jupyter shows: rate, meaning, counts, warnings; no plots."""
+    warnings = ""
+    if result.warnings:
+        items = "".join(f'<li style="margin:.2em 0">{esc(w)}</li>' for w in result.warnings)
+        warnings = (
+            '<div style="margin-top:.4em"><b>Warnings</b>'
+            f'<ul style="margin:.2em 0;padding-left:1.2em">{items}</ul></div>'
+        )
+    cell = 'style="padding:.15em .8em .15em 0;text-align:right"'
+    label = 'style="padding:.15em .8em .15em 0;text-align:left;font-weight:normal"'
+    counts = "".join(
+        f"<tr><th {label}>{what}</th><td {cell}>{_int(value)}</td></tr>"
+        for what, value in [
+            ("original rows (n)", result.n),
+            ("avatar rows (m)", result.n_avatars),
+            ("unique originals |U|", result.unique_originals),
+            ("linked to a unique avatar |S|", result.linked),
+        ]
+    )
+    known = ", ".join(esc(n) for n in result.known)
+    return (
+        '<div class="kpr-result" style="line-height:1.4">'
+        '<div><span style="font-size:1.8em;font-weight:bold" data-kpr-rate="'
+        f'{result.rate!r}">{esc(format_rate(result.rate))}</span> '
+        "<span>Knowledge Protection Rate</span></div>"
+        f"<div>{esc(result.meaning)}</div>"
+        f'<table style="margin:.4em 0;border-collapse:collapse">{counts}</table>'
+        f"<div>Known: {known} (tolerance {result.tolerance:g})</div>"
+        f"{warnings}"
+        '<div style="opacity:.7;font-size:.9em;margin-top:.3em">Full report with plots: '
+        '<code>result.to_html("report.html")</code></div>'
+        "</div>"
+    )

@@ -1,0 +1,184 @@
+"""Where the risk concentrates, as data the report draws and tabulates.
+
+Pure polars and no matplotlib, so it can be tested (and reused) without the
+``report`` extra. Labels here are plain text: the HTML layer escapes them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from kpr.metric.plan import Kind
+from kpr.result import KprResult
+
+#: At most this many bars per numeric plot: beyond, adjacent classes are merged.
+MAX_BARS = 60
+#: Categorical plots and tables show this many values (those with the most linked).
+TOP_VALUES = 15
+#: Longest category label drawn in a plot (the table holds the full text).
+MAX_LABEL = 32
+
+MISSING_LABEL = "(missing)"
+
+
+@dataclass(frozen=True)
+class Group:
+    """One bar of a plot and one row of its table: a class, a run of merged
+    classes, a special class (missing, ±inf, outside) or a categorical value."""
+
+    label: str
+    originals: int
+    avatars: int
+    unique_originals: int
+    linked: int
+    lower: float | None = None
+    upper: float | None = None
+    missing: bool = False  # a missing categorical value (shown in italics)
+
+    @property
+    def share(self) -> float:
+        """Share of this group's originals linked to a unique avatar (0..1)."""
+        return self.linked / self.originals if self.originals else 0.0
+
+
+@dataclass(frozen=True)
+class VariableRisk:
+    """What the report shows for one known variable."""
+
+    name: str
+    kind: Kind
+    groups: list[Group]  # plotted: regular classes (numeric) or top values (categorical)
+    special: list[Group]  # numeric only: missing, ±inf, outside U's range
+    rest: Group | None  # categorical only: the values not shown, summed
+    values: int  # number of classes or values holding anyone
+    merged: int  # classes per bar (numeric), 1 when none are merged
+    score: float | None  # unevenness of the linked over the values; None if nobody is linked
+    hotspot: Group | None  # the value holding the most linked beyond its fair share
+
+
+def format_edge(x: float, width: float) -> str:
+    """A class bound with just enough decimals to tell neighbouring bounds apart."""
+    if not (math.isfinite(x) and math.isfinite(width) and width > 0):
+        return f"{x:.6g}"
+    decimals = 2 - math.floor(math.log10(width))
+    if decimals > 10 or abs(x) >= 1e9:
+        return f"{x:.6g}"
+    return f"{x:.{max(decimals, 0)}f}"
+
+
+def interval_label(lower: float, upper: float, width: float) -> str:
+    """``[lower, upper)``: a class holds its lower bound, not its upper one."""
+    return f"[{format_edge(lower, width)}, {format_edge(upper, width)})"
+
+
+def shorten(label: str, limit: int = MAX_LABEL) -> str:
+    """A label short enough for a plot axis."""
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def _score(
+    table: pl.DataFrame, labels: list[Group], linked: int, n: int
+) -> tuple[float | None, Group | None]:
+    """Total variation distance between how the linked and how all originals
+    spread over the values, and the value with the most linked beyond its share."""
+    if linked == 0 or n == 0:
+        return None, None
+    originals = table["originals"].to_list()
+    linked_per = table["linked"].to_list()
+    excess = [lk - o * linked / n for o, lk in zip(originals, linked_per, strict=True)]
+    score = sum(max(0.0, e) for e in excess) / linked
+    best = max(range(len(excess)), key=lambda i: excess[i])
+    return score, labels[best]
+
+
+def _group(label: str, row: dict[str, Any], **extra: Any) -> Group:
+    """A Group from one row of ``by_class`` (or of its merged version)."""
+    return Group(
+        label,
+        originals=int(row["originals"]),
+        avatars=int(row["avatars"]),
+        unique_originals=int(row["unique_originals"]),
+        linked=int(row["linked"]),
+        **extra,
+    )
+
+
+def numeric_risk(result: KprResult, name: str) -> VariableRisk:
+    """Classes of a numeric variable, merged into at most MAX_BARS bars."""
+    info = result.variables[name]
+    width = info.width if info.width is not None else 1.0
+    table = result.by_class(name)
+    rows = table.to_dicts()
+    raw: list[Group] = []
+    for row in rows:
+        if row["special"] is not None:
+            raw.append(_group(str(row["special"]), row))
+        else:
+            lower, upper = float(row["lower"]), float(row["upper"])
+            raw.append(_group(interval_label(lower, upper, width), row, lower=lower, upper=upper))
+    score, hotspot = _score(table, raw, result.linked, result.n)
+    special = [g for g in raw if g.lower is None]
+    regular = table.filter(pl.col("special").is_null())
+    merged = 1
+    groups: list[Group] = []
+    if regular.height:
+        first, last = int(regular["class"].min()), int(regular["class"].max())  # type: ignore[arg-type]
+        merged = max(1, math.ceil((last - first + 1) / MAX_BARS))
+        grouped = (
+            regular.with_columns(((pl.col("class") - first) // merged).alias("_group"))
+            .group_by("_group")
+            .agg(
+                pl.col("originals", "avatars", "unique_originals", "linked").sum(),
+                pl.col("lower").min(),
+                pl.col("upper").max(),
+            )
+            .sort("_group")
+        )
+        for row in grouped.to_dicts():
+            lower, upper = float(row["lower"]), float(row["upper"])
+            label = interval_label(lower, upper, width)
+            groups.append(_group(label, row, lower=lower, upper=upper))
+    return VariableRisk(
+        name, Kind.NUMERIC, groups, special, None, len(rows), merged, score, hotspot
+    )
+
+
+def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> VariableRisk:
+    """Values of a categorical variable, those with the most linked first."""
+    table = result.by_class(name)
+    values = table.to_series(0).to_list()
+    rows = table.to_dicts()
+    raw = [
+        _group(MISSING_LABEL if v is None else str(v), row, missing=v is None)
+        for v, row in zip(values, rows, strict=True)
+    ]
+    score, hotspot = _score(table, raw, result.linked, result.n)
+    ordered = sorted(raw, key=lambda g: (-g.linked, -g.originals, g.label))
+    shown, hidden = ordered[:top], ordered[top:]
+    rest = None
+    if hidden:
+        rest = Group(
+            f"{len(hidden)} other values",
+            originals=sum(g.originals for g in hidden),
+            avatars=sum(g.avatars for g in hidden),
+            unique_originals=sum(g.unique_originals for g in hidden),
+            linked=sum(g.linked for g in hidden),
+        )
+    return VariableRisk(name, Kind.CATEGORICAL, shown, [], rest, len(raw), 1, score, hotspot)
+
+
+def variable_risk(result: KprResult, name: str) -> VariableRisk:
+    """The risk view of one known variable, by its kind."""
+    if result.variables[name].kind is Kind.NUMERIC:
+        return numeric_risk(result, name)
+    return categorical_risk(result, name)
+
+
+def drivers(risks: list[VariableRisk]) -> list[VariableRisk]:
+    """Known variables ranked by how unevenly the linked spread over their values."""
+    scored = [r for r in risks if r.score is not None]
+    return sorted(scored, key=lambda r: -(r.score or 0.0))

@@ -1,0 +1,58 @@
+"""Shared results for the report tests: the bundled demo, a hostile table whose
+values and column names are HTML, and the spec's worked example."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import kpr
+from kpr.demo import DEMO_KNOWN, demo_paths
+from kpr.result import KprResult
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(1)>"
+HOSTILE_COLUMN = "<img src=x onerror=alert(2)>"
+MATH = "$x^2$ & <b>bold</b>"
+
+#: Where tests leave files worth looking at (screenshots); gitignored.
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def demo_result() -> KprResult:
+    original, avatars = demo_paths()
+    return kpr.evaluate(original, avatars, known=DEMO_KNOWN)
+
+
+@pytest.fixture(scope="session")
+def demo_html(demo_result: KprResult) -> str:
+    return demo_result.to_html(threshold=90, inputs=("adult.parquet", "adult_avatars.parquet"))
+
+
+@pytest.fixture(scope="session")
+def hostile_result() -> KprResult:
+    """Category values and a column name that are HTML; the first two are linked."""
+    original = pl.DataFrame(
+        {
+            "city": [SCRIPT, IMG, "Paris", "Paris", "Lyon", MATH, None, "Nice"],
+            HOSTILE_COLUMN: [30, 41, 52, 52, 60, 45, 50, 70],
+        }
+    )
+    avatars = pl.DataFrame(
+        {
+            "city": [SCRIPT, IMG, "Paris", "Lyon", "Lyon", MATH, None, "Nice"],
+            HOSTILE_COLUMN: [30.5, 41, 52, 52, 61, 45, 50, 90],
+        }
+    )
+    return kpr.evaluate(original, avatars, known=["city", HOSTILE_COLUMN])
+
+
+@pytest.fixture(scope="session")
+def worked_example() -> KprResult:
+    """The spec's worked example: KPR 60 %, rows 2 and 4 linked."""
+    original = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
+    avatars = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    return kpr.evaluate(original, avatars, known=["age", "sex"])

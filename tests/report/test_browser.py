@@ -1,0 +1,125 @@
+"""The report in a real browser: the system Chromium, headless, driven over the
+DevTools protocol. Skipped only on a developer machine without Chromium; with
+``CI`` set, a missing browser is a failure, so CI cannot skip it silently."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kpr.result import KprResult, format_rate
+
+from .conftest import ARTIFACTS, HOSTILE_COLUMN, IMG, MATH, SCRIPT
+
+
+def _browser_or_skip() -> str:
+    """The Chromium to drive; skip (or fail under CI) when it or the client is missing."""
+    from .cdp import find_chromium
+
+    chromium = find_chromium()
+    missing = []
+    if chromium is None:
+        missing.append("chromium is not installed (apt-get install -y chromium)")
+    if importlib.util.find_spec("websocket") is None:
+        missing.append("websocket-client is not installed (pip install 'kpr[test]')")
+    if missing:
+        reason = "; ".join(missing)
+        if "CI" in os.environ:
+            pytest.fail(f"CI is set, so the browser test must run: {reason}")
+        pytest.skip(reason)
+    assert chromium is not None
+    return chromium
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[object]:
+    chromium = _browser_or_skip()
+    from .cdp import Chromium
+
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    page = Chromium(chromium, profile)
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def _open(browser: object, document: str, path: Path) -> str:
+    from .cdp import Chromium
+
+    assert isinstance(browser, Chromium)
+    path.write_text(document, encoding="utf-8")
+    url = path.resolve().as_uri()
+    browser.open(url)
+    return url
+
+
+def test_demo_report_in_chromium(
+    browser: object, demo_result: KprResult, demo_html: str, tmp_path: Path
+) -> None:
+    from .cdp import Chromium
+
+    assert isinstance(browser, Chromium)
+    url = _open(browser, demo_html, tmp_path / "demo.html")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "report-demo.png")
+    browser.screenshot(ARTIFACTS / "report-demo-full.png", full_page=True)
+
+    assert browser.errors() == []
+    assert browser.requests(url) == []
+    assert browser.dialogs() == []
+    shown = browser.evaluate("document.querySelector('[data-kpr-rate]').textContent")
+    assert shown == format_rate(demo_result.rate)
+    value = browser.evaluate("document.querySelector('[data-kpr-rate]').dataset.kprRate")
+    assert float(value) == demo_result.rate
+    assert browser.evaluate("document.title").startswith(f"Knowledge Protection Rate {shown}")
+    assert browser.evaluate("document.querySelector('[data-kpr-verdict]').dataset.kprVerdict") == (
+        "pass"
+    )
+    # one plot per known variable, drawn at a readable size, labelled for screen readers
+    plots = browser.evaluate(
+        "[...document.querySelectorAll('figure svg')].map(s => {"
+        " const r = s.getBoundingClientRect();"
+        " return [Math.round(r.width), Math.round(r.height), s.getAttribute('aria-label')]; })"
+    )
+    assert len(plots) == len(demo_result.known)
+    assert all(w >= 500 and h >= 150 and label for w, h, label in plots)
+    # the headline is visible without scrolling, and nothing overflows sideways
+    top = browser.evaluate("document.querySelector('[data-kpr-rate]').getBoundingClientRect().top")
+    assert 0 <= top < 300
+    assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_hostile_values_render_as_text(
+    browser: object, hostile_result: KprResult, tmp_path: Path
+) -> None:
+    from .cdp import Chromium
+
+    assert isinstance(browser, Chromium)
+    document = hostile_result.to_html(show_values=True, inputs=(SCRIPT, IMG))
+    url = _open(browser, document, tmp_path / "hostile.html")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "report-hostile-full.png", full_page=True)
+
+    assert browser.dialogs() == []  # no alert() ran
+    assert browser.errors() == []
+    assert browser.requests(url) == []
+    assert browser.evaluate("document.scripts.length") == 0
+    assert browser.evaluate("document.querySelectorAll('img, image, iframe, object').length") == 0
+    assert browser.evaluate("document.querySelectorAll('[onerror], [onload]').length") == 0
+    text = browser.evaluate("document.body.textContent")
+    for hostile in (SCRIPT, IMG, HOSTILE_COLUMN, MATH):
+        assert hostile in text
+    # in the linked table, as the text of cells
+    cells = browser.evaluate("[...document.querySelectorAll('#linked td')].map(c => c.textContent)")
+    assert SCRIPT in cells and IMG in cells
+    # and inside the SVG plots, as the text of <text> elements
+    svg_text = browser.evaluate(
+        "[...document.querySelectorAll('svg text')].map(t => t.textContent).join('\\n')"
+    )
+    assert SCRIPT in svg_text and IMG in svg_text

@@ -1,0 +1,125 @@
+"""Where the risk concentrates: the data behind the report's plots and ranking."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import kpr
+from kpr.report import risk
+from kpr.result import KprResult
+
+
+def test_worked_example_categorical(worked_example: KprResult) -> None:
+    sex = risk.variable_risk(worked_example, "sex")
+    assert [(g.label, g.originals, g.linked) for g in sex.groups] == [("M", 2, 2), ("F", 3, 0)]
+    # linked: both M; fair share of M would be 2 * 2/5 = 0.8, so 1.2 of 2 are in excess
+    assert sex.score == pytest.approx(0.6)
+    assert sex.hotspot is not None and sex.hotspot.label == "M"
+    assert sex.rest is None
+
+
+def test_worked_example_numeric(worked_example: KprResult) -> None:
+    age = risk.variable_risk(worked_example, "age")
+    # the 30s (below lo) and 61 (beyond U's classes) share the special "outside" class
+    assert [(g.label, g.originals, g.avatars) for g in age.special] == [("outside U's range", 2, 1)]
+    assert [(g.originals, g.avatars, g.linked) for g in age.groups] == [
+        (1, 1, 1),  # class 0: 41 and 42
+        (1, 0, 0),  # class 4: 52
+        (0, 2, 0),  # class 5: 53.5 and 54
+        (1, 1, 1),  # class 7: 60 and 59
+    ]
+    assert age.groups[0].label == "[40.05, 42.60)"
+    assert age.merged == 1
+    assert age.score == pytest.approx(0.6)
+
+
+def test_nobody_linked_gives_no_score() -> None:
+    o = pl.DataFrame({"sex": ["F", "M", "X"]})
+    result = kpr.evaluate(o, pl.DataFrame({"sex": ["F", "F", "M", "M"]}), known="sex")
+    assert result.linked == 0
+    r = risk.variable_risk(result, "sex")
+    assert r.score is None and r.hotspot is None
+    assert risk.drivers([r]) == []
+
+
+def _wide_numeric() -> KprResult:
+    rng = np.random.default_rng(7)
+    values = rng.integers(-5_000, 5_200, 3_000)  # mean near 0: tiny classes, wide range
+    o = pl.DataFrame({"x": values})
+    a = pl.DataFrame({"x": values + rng.integers(-3, 4, values.size)})
+    return kpr.evaluate(o, a, known="x")
+
+
+def test_many_classes_are_merged_without_losing_anyone() -> None:
+    result = _wide_numeric()
+    assert result.variables["x"].classes is not None
+    assert result.variables["x"].classes > risk.MAX_BARS
+    x = risk.variable_risk(result, "x")
+    assert 1 < len(x.groups) <= risk.MAX_BARS
+    assert x.merged > 1
+    everyone = x.groups + x.special
+    assert sum(g.originals for g in everyone) == result.n
+    assert sum(g.linked for g in everyone) == result.linked
+    lowers = [g.lower for g in x.groups]
+    assert lowers == sorted(lowers)  # type: ignore[type-var]
+
+
+def test_categorical_top_values_and_the_rest() -> None:
+    values = [f"v{i:02d}" for i in range(20)]
+    # value i is held by i % 3 + 1 originals and by one avatar: the 7 values held by a
+    # single original are linked, the others are not unique in the original
+    o = pl.DataFrame({"c": [v for i, v in enumerate(values) for _ in range(i % 3 + 1)]})
+    a = pl.DataFrame({"c": values})
+    result = kpr.evaluate(o, a, known="c")
+    c = risk.variable_risk(result, "c")
+    assert len(c.groups) == risk.TOP_VALUES
+    assert c.values == 20
+    assert c.rest is not None and c.rest.label == "5 other values"
+    shown = [*c.groups, c.rest]
+    assert sum(g.originals for g in shown) == result.n
+    assert sum(g.linked for g in shown) == result.linked
+    linked = [g.linked for g in c.groups]
+    assert linked == sorted(linked, reverse=True)
+    assert result.linked == 7
+    assert [g.linked for g in c.groups[:8]] == [1] * 7 + [0]
+
+
+def test_missing_category_is_labelled_and_flagged() -> None:
+    o = pl.DataFrame({"c": ["a", None, "b", "b"]})
+    result = kpr.evaluate(o, pl.DataFrame({"c": ["a", None, "b"]}), known="c")
+    c = risk.variable_risk(result, "c")
+    missing = [g for g in c.groups if g.missing]
+    assert [(g.label, g.linked) for g in missing] == [(risk.MISSING_LABEL, 1)]
+
+
+def test_drivers_rank_by_score(demo_result: KprResult) -> None:
+    ranked = risk.drivers([risk.variable_risk(demo_result, n) for n in demo_result.known])
+    scores = [r.score for r in ranked]
+    assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+    assert all(0.0 <= s <= 1.0 for s in scores)  # type: ignore[operator]
+    # the demo's risk sits in rare countries and races, not in sex
+    assert ranked[0].name == "native_country"
+    assert ranked[-1].name == "sex"
+
+
+@pytest.mark.parametrize(
+    ("width", "lower", "upper"),
+    [
+        (2.111, 15.4915, 17.6027),
+        (0.0004, 1.00012, 1.00052),
+        (25.0, 100.0, 125.0),
+        (1e6, 3e9, 3.001e9),
+    ],
+)
+def test_interval_labels_tell_neighbours_apart(width: float, lower: float, upper: float) -> None:
+    label = risk.interval_label(lower, upper, width)
+    left, right = label[1:-1].split(", ")
+    assert left != right
+    assert label.startswith("[") and label.endswith(")")
+
+
+def test_shorten() -> None:
+    assert risk.shorten("abc", 5) == "abc"
+    assert risk.shorten("abcdefgh", 5) == "abcd…"
