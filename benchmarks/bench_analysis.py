@@ -16,9 +16,11 @@ Prints the median of ``--repeats`` runs. Example::
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -31,46 +33,60 @@ WINDOW_KNOWN = ["age", "height", "weight", "sex", "region"]
 
 
 def make_tables(rows: int, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """An original table and avatars that resemble it (noise on numerics, some
-    categorical values redrawn)."""
+    """An original table and avatars that resemble it (noise on numerics, 30 % of
+    some categorical values redrawn, rows shuffled)."""
     rng = np.random.default_rng(seed)
+    levels = {
+        "sex": ["F", "M"],
+        "region": [f"region_{i:02d}" for i in range(20)],
+        "education": [f"edu_{i}" for i in range(16)],
+        "marital_status": [f"ms_{i}" for i in range(7)],
+        "occupation": [f"occ_{i:02d}" for i in range(15)],
+    }
 
-    def table(n: int, r: np.random.Generator) -> dict[str, np.ndarray]:
-        return {
-            "age": r.integers(18, 91, n),
-            "sex": r.choice(np.array(["F", "M"]), n),
-            "region": r.choice(np.array([f"region_{i:02d}" for i in range(20)]), n),
-            "income": np.round(r.lognormal(10.3, 0.6, n), 0),
-            "height": np.round(r.normal(170.0, 10.0, n), 1),
-            "weight": np.round(r.normal(72.0, 13.0, n), 1),
-            "education": r.choice(np.array([f"edu_{i}" for i in range(16)]), n),
-            "marital_status": r.choice(np.array([f"ms_{i}" for i in range(7)]), n),
-            "children": r.poisson(1.3, n),
-            "occupation": r.choice(np.array([f"occ_{i:02d}" for i in range(15)]), n),
-        }
+    def codes(n: int) -> dict[str, np.ndarray]:
+        return {name: rng.integers(0, len(lv), n) for name, lv in levels.items()}
 
-    original = table(rows, rng)
+    original: dict[str, np.ndarray] = {
+        "age": rng.integers(18, 91, rows),
+        "income": np.round(rng.lognormal(10.3, 0.6, rows), 0),
+        "height": np.round(rng.normal(170.0, 10.0, rows), 1),
+        "weight": np.round(rng.normal(72.0, 13.0, rows), 1),
+        "children": rng.poisson(1.3, rows),
+        **codes(rows),
+    }
     avatars = dict(original)
-    noise = rng.normal(0.0, 1.0, rows)
-    avatars["age"] = np.clip(original["age"] + np.round(noise * 2).astype(np.int64), 18, 90)
+    noise = np.round(rng.normal(0.0, 2.0, rows)).astype(np.int64)
+    avatars["age"] = np.clip(original["age"] + noise, 18, 90)
     avatars["income"] = np.round(original["income"] * rng.lognormal(0.0, 0.05, rows), 0)
     avatars["height"] = np.round(original["height"] + rng.normal(0.0, 2.0, rows), 1)
     avatars["weight"] = np.round(original["weight"] + rng.normal(0.0, 2.0, rows), 1)
-    redraw = table(rows, rng)
+    redraw = codes(rows)
     for name in ("region", "education", "occupation", "marital_status"):
-        mask = rng.random(rows) < 0.3
-        avatars[name] = np.where(mask, redraw[name], original[name])
+        avatars[name] = np.where(rng.random(rows) < 0.3, redraw[name], original[name])
     perm = rng.permutation(rows)
     avatars = {k: v[perm] for k, v in avatars.items()}
-    return pl.DataFrame(original), pl.DataFrame(avatars)
+
+    def frame(data: dict[str, np.ndarray]) -> pl.DataFrame:
+        cols = {
+            name: pl.Series(levels[name]).gather(values) if name in levels else values
+            for name, values in data.items()
+        }
+        return pl.DataFrame(cols).select(CANDIDATES)
+
+    return frame(original), frame(avatars)
 
 
-def timed(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    times, out = [], None
+def timed(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """Median wall time of ``repeats`` runs (the CPU time, all threads, is printed
+    too: on a shared machine it tells contention from work)."""
+    times, cpu, out = [], [], None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    print(f"  (cpu {statistics.median(cpu):.2f} s, load average {os.getloadavg()[0]:.1f})")
     return statistics.median(times), out
 
 
@@ -79,8 +95,11 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-known", type=int, default=3)
-    parser.add_argument("--reference", action="store_true",
-                        help="also time the sweep through kpr.api.evaluate_loaded (slow)")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="also time the sweep through kpr.api.evaluate_loaded (slow)",
+    )
     args = parser.parse_args()
 
     from kpr.analysis import sweep, window_attack
@@ -113,9 +132,7 @@ def main() -> None:
         seconds, count = timed(reference, 1)
         print(f"reference (evaluate_loaded per subset): {count} attacks in {seconds:.2f} s")
 
-    seconds, window = timed(
-        lambda: window_attack(original, avatars, WINDOW_KNOWN), args.repeats
-    )
+    seconds, window = timed(lambda: window_attack(original, avatars, WINDOW_KNOWN), args.repeats)
     print(
         f"window attack ({', '.join(WINDOW_KNOWN)}): {seconds:.2f} s (median of "
         f"{args.repeats}); rate {window.rate:.4f} %"

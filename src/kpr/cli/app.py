@@ -18,6 +18,7 @@ from rich.console import Console
 from kpr import __version__
 from kpr.api import evaluate as evaluate_tables
 from kpr.demo import DEMO_KNOWN, demo_paths
+from kpr.engine import backends
 from kpr.errors import KprError
 from kpr.io.writers import check_output_path, write_csv
 from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
@@ -150,6 +151,20 @@ def emit(
 @click.option(
     "--na-value", multiple=True, help="CSV text that means missing (repeatable; default: empty)."
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["polars", "spark"]),
+    default="polars",
+    show_default=True,
+    help="polars on this machine (streams large Parquet files), or Spark: the files are read "
+    "and evaluated by Spark (pip install 'kpr[spark]').",
+)
+@click.option(
+    "--spark-master",
+    default="local[*]",
+    show_default=True,
+    help="Spark master URL for --engine spark, e.g. spark://host:7077.",
+)
 @output_options
 @report_options
 def evaluate(
@@ -162,6 +177,8 @@ def evaluate(
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
+    engine: str,
+    spark_master: str,
     fmt: str,
     fail_under: str | None,
     linked_out: Path | None,
@@ -186,10 +203,26 @@ def evaluate(
     if linked_out is not None:
         check_output_path(linked_out)
     check_report(report, show_values)
+    if engine == "spark" and linked_out is not None:
+        raise KprError(
+            "--linked-out needs row positions, which Spark does not keep; "
+            "drop --linked-out or use --engine polars"
+        )
     with render.progress(stderr, quiet) as step:
+        tables: tuple[Any, Any] = (original, avatars)
+        if engine == "spark":
+            step("starting Spark")
+            tables = backends.spark_inputs(
+                backends.spark_session(spark_master),
+                original,
+                avatars,
+                names,
+                delimiter=parse_delimiter(delimiter),
+                encoding=encoding,
+                na_values=na_value or ("",),
+            )
         result = evaluate_tables(
-            original,
-            avatars,
+            *tables,
             known=names,
             tolerance=tol,
             kinds=kinds,
@@ -251,3 +284,4 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(0)
 
 
+from kpr.cli import analyze as _analyze  # noqa: E402,F401  (registers `kpr analyze`)

@@ -1,0 +1,187 @@
+"""Attacker-knowledge analysis: how the rate depends on what the attacker knows.
+
+* :func:`sweep`: the rate of every subset of candidate known variables, the
+  riskiest first, and each variable's contribution;
+* :func:`analyze`: one attack with its Wilson interval, the control and
+  worst-case baselines, the tolerance curve and (optionally) the sweep;
+* :func:`window_attack`: the attack without classes (``method="window"``).
+
+Inputs are read once and every attack is evaluated exactly as ``kpr.evaluate``
+does (method ``bins``), so each figure can be checked against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kpr.analysis.attacks import check_method, run_attack, window_attack
+from kpr.analysis.baselines import control_comparison, load_control, worst_case
+from kpr.analysis.interval import (
+    DEFAULT_CONFIDENCE,
+    difference_interval,
+    kpr_interval,
+    wilson_interval,
+)
+from kpr.analysis.result import (
+    METHODS,
+    AnalysisResult,
+    AttackRate,
+    Contribution,
+    ControlComparison,
+    Method,
+    SweepResult,
+)
+from kpr.analysis.sweep import (
+    SweepProgress,
+    attack_count,
+    check_candidates,
+    contributions,
+    sweep,
+    sweep_loaded,
+)
+from kpr.analysis.tolerance import (
+    DEFAULT_TOLERANCES,
+    check_tolerances,
+    curve_svg,
+    tolerance_curve,
+)
+from kpr.api import evaluate_loaded, load
+from kpr.errors import InputError
+from kpr.metric.plan import DEFAULT_TOLERANCE, make_attack
+
+__all__ = [
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_TOLERANCES",
+    "METHODS",
+    "AnalysisResult",
+    "AttackRate",
+    "Contribution",
+    "ControlComparison",
+    "Method",
+    "SweepProgress",
+    "SweepResult",
+    "analyze",
+    "attack_count",
+    "check_candidates",
+    "check_tolerances",
+    "contributions",
+    "control_comparison",
+    "curve_svg",
+    "difference_interval",
+    "kpr_interval",
+    "run_attack",
+    "sweep",
+    "sweep_loaded",
+    "tolerance_curve",
+    "wilson_interval",
+    "window_attack",
+    "worst_case",
+]
+
+
+def analyze(
+    original: Any,
+    avatars: Any,
+    known: str | Iterable[str] | None = None,
+    *,
+    candidates: str | Iterable[str] | None = None,
+    max_known: int = 3,
+    control: Any = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    tolerances: Iterable[float] | None = DEFAULT_TOLERANCES,
+    method: Method = "bins",
+    kinds: Mapping[str, str] | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    progress: SweepProgress | None = None,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    na_values: Iterable[str] = ("",),
+) -> AnalysisResult:
+    """Examine the attack with ``known`` variables (default: all ``candidates``).
+
+    Reports its rate with a Wilson interval, the worst case (the original
+    published as is), the control comparison when ``control`` (a table of
+    individuals not used to train the synthesizer) is given, the rate at each
+    of ``tolerances`` (None: no curve beyond ``tolerance``), and, when
+    ``candidates`` are given, the sweep over their subsets of up to
+    ``max_known`` variables. ``progress(done, total, label)`` is called before
+    each attack.
+    """
+    method = check_method(method)
+    cands: list[str] | None = None
+    if candidates is not None:
+        cands, max_known = check_candidates(candidates, max_known)
+    if known is None:
+        if cands is None:
+            raise InputError("name the known variables, or the candidates to sweep over")
+        known = cands
+    attack = make_attack(known, tolerance)
+    curve_tols = check_tolerances(tolerances) if tolerances is not None else ()
+    names = list(dict.fromkeys([*attack.known, *(cands or [])]))
+    prepared = load(
+        original, avatars, names, kinds=kinds, delimiter=delimiter, encoding=encoding,
+        na_values=na_values, materialize=True,
+    )  # fmt: skip
+    control_prepared = None
+    if control is not None:
+        control_prepared = load_control(
+            control, avatars, prepared, attack.known, delimiter=delimiter,
+            encoding=encoding, na_values=na_values,
+        )  # fmt: skip
+    n_curve = len([t for t in curve_tols if t != attack.tolerance])
+    n_sweep = attack_count(len(cands), max_known) if cands is not None else 0
+    total = 2 + (control is not None) + n_curve + n_sweep
+    done = 0
+
+    def step(label: str) -> None:
+        nonlocal done
+        if progress is not None:
+            progress(done, total, label)
+        done += 1
+
+    opts: dict[str, Any] = {"method": method, "confidence": confidence}
+    label = ", ".join(attack.known)
+    step(f"attack: {label}")
+    if method == "bins":  # the warnings come with the full result, at no extra cost
+        full = evaluate_loaded(prepared, attack.known, tolerance=attack.tolerance)
+        warnings = list(full.warnings)
+        main = AttackRate(
+            full.known, full.tolerance, "bins", full.n, full.n_avatars,
+            full.unique_originals, full.linked, confidence,
+        )  # fmt: skip
+    else:
+        main = run_attack(prepared, attack.known, tolerance=attack.tolerance, **opts)
+        warnings = []
+    step("worst case: the original published")
+    worst = worst_case(prepared, attack.known, tolerance=attack.tolerance, **opts)
+    comparison = None
+    if control_prepared is not None:
+        step("control individuals")
+        comparison = control_comparison(
+            prepared, control_prepared, attack.known, tolerance=attack.tolerance,
+            original_rate=main, **opts,
+        )  # fmt: skip
+    curve = []
+    for t in curve_tols:
+        if t == attack.tolerance:
+            curve.append(main)
+            continue
+        step(f"tolerance {t:g}")
+        curve.append(run_attack(prepared, attack.known, tolerance=t, **opts))
+    result_sweep = None
+    if cands is not None:
+        result_sweep = sweep_loaded(
+            prepared, cands, max_known, tolerance=attack.tolerance, progress=progress,
+            offset=done, total=total, **opts,
+        )  # fmt: skip
+    elif progress is not None:
+        progress(total, total, "done")
+    return AnalysisResult(
+        attack=main,
+        worst_case=worst,
+        tolerance_curve=curve,
+        control=comparison,
+        sweep=result_sweep,
+        warnings=warnings,
+    )

@@ -1,0 +1,235 @@
+"""What the attacker-knowledge analysis returns: plain data, each part with the
+one sentence that explains it, and ``to_dict()`` for JSON and the HTML report."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kpr.analysis.interval import DEFAULT_CONFIDENCE, difference_interval, kpr_interval
+from kpr.result import format_rate, protection_rate
+
+Method = Literal["bins", "window"]
+METHODS: tuple[Method, ...] = ("bins", "window")
+
+EXPLAIN_INTERVAL = (
+    "The {conf:g} % interval (Wilson score) treats each of the n original individuals as a "
+    "trial that the attack links or not: it measures sampling noise, not the choice of "
+    "known variables."
+)
+EXPLAIN_METHOD = {
+    "bins": "Numeric values approach when they fall in the same class of width "
+    "tolerance * |mean| (the specified KPR).",
+    "window": "Numeric values approach when they lie within ± tolerance * |mean| of the "
+    "individual's value (the source's wording, without classes).",
+}
+EXPLAIN_WORST = (
+    "Publishing the original table itself would leave {rate} protected against the same "
+    "attack: a reference point for the avatars' {avatars}."
+)
+EXPLAIN_CONTROL = (
+    "Control individuals were not used to make the avatars, so their rate ({control}) shows "
+    "what the population structure alone gives any attacker; the difference, {diff:+.2f} "
+    "points, is the part of the risk the synthesis itself creates for the people it was "
+    "trained on."
+)
+EXPLAIN_CURVE = (
+    "The rate at each tolerance; it need not be monotonic, because a wider tolerance both "
+    "merges unique avatars into duplicates and brings more individuals within reach."
+)
+EXPLAIN_SWEEP = (
+    "Each subset of the candidate variables is its own attack (U and the classes are "
+    "recomputed for it); riskiest first, i.e. lowest rate."
+)
+EXPLAIN_CONTRIBUTION = (
+    "How much, on average, adding the variable to a smaller set of known variables lowers "
+    "the rate, in percentage points (averaged over every subset without it that stays "
+    "within the size limit, the empty set counting as 100 %)."
+)
+
+
+@dataclass(frozen=True)
+class AttackRate:
+    """The outcome of one attack: counts, the rate and its interval."""
+
+    known: tuple[str, ...]
+    tolerance: float
+    method: Method
+    n: int
+    n_avatars: int
+    unique_originals: int
+    linked: int
+    confidence: float = DEFAULT_CONFIDENCE
+
+    @property
+    def rate(self) -> float:
+        """KPR in percent, computed exactly as ``kpr.evaluate`` does."""
+        return protection_rate(self.linked, self.n)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """Wilson score interval of the rate, in percent (low, high)."""
+        return kpr_interval(self.linked, self.n, self.confidence)
+
+    def describe(self) -> str:
+        low, high = self.interval
+        return (
+            f"{format_rate(self.rate)} ({self.confidence * 100:g} % CI {low:.2f} to {high:.2f} %)"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {
+            "known": list(self.known),
+            "kpr": self.rate,
+            "interval": {"low": low, "high": high, "confidence": self.confidence},
+            "n": self.n,
+            "n_avatars": self.n_avatars,
+            "unique_originals": self.unique_originals,
+            "linked": self.linked,
+            "tolerance": self.tolerance,
+            "method": self.method,
+        }
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """Mean decrease of the rate when a variable is added to the attacker's knowledge."""
+
+    variable: str
+    mean_decrease: float  # percentage points; positive: the variable helps the attacker
+    subsets: int  # how many subsets the mean is over
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variable": self.variable,
+            "mean_decrease": self.mean_decrease,
+            "subsets": self.subsets,
+        }
+
+
+@dataclass
+class SweepResult:
+    """Every attack of the sweep, riskiest first, and each variable's contribution."""
+
+    candidates: tuple[str, ...]
+    max_known: int
+    tolerance: float
+    method: Method
+    entries: list[AttackRate]
+    contributions: list[Contribution]
+
+    def top(self, k: int = 10) -> list[AttackRate]:
+        """The ``k`` riskiest subsets."""
+        return self.entries[:k]
+
+    def rate_of(self, known: tuple[str, ...] | list[str]) -> AttackRate:
+        """The entry of one subset (names in any order)."""
+        wanted = frozenset(known)
+        for entry in self.entries:
+            if frozenset(entry.known) == wanted:
+                return entry
+        raise KeyError(f"{sorted(wanted)} is not a subset of this sweep")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "candidates": list(self.candidates),
+            "max_known": self.max_known,
+            "tolerance": self.tolerance,
+            "method": self.method,
+            "attacks": len(self.entries),
+            "explanation": EXPLAIN_SWEEP,
+            "entries": [e.to_dict() for e in self.entries],
+            "contributions": [c.to_dict() for c in self.contributions],
+            "contributions_explanation": EXPLAIN_CONTRIBUTION,
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+@dataclass(frozen=True)
+class ControlComparison:
+    """The same attack on the training individuals and on a control group."""
+
+    original: AttackRate
+    control: AttackRate
+
+    @property
+    def difference(self) -> float:
+        """Control rate minus original rate, in points: the risk the synthesis adds."""
+        return self.control.rate - self.original.rate
+
+    @property
+    def difference_interval(self) -> tuple[float, float]:
+        """Newcombe's interval of ``difference``, in percentage points."""
+        o, c = self.original, self.control
+        return difference_interval(o.linked, o.n, c.linked, c.n, o.confidence)
+
+    @property
+    def explanation(self) -> str:
+        text = EXPLAIN_CONTROL.format(control=format_rate(self.control.rate), diff=self.difference)
+        low, high = self.difference_interval
+        if low <= 0.0 <= high:
+            text += " Its interval includes 0: no measurable risk is added by the synthesis."
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.difference_interval
+        return {
+            "original": self.original.to_dict(),
+            "control": self.control.to_dict(),
+            "difference": self.difference,
+            "difference_interval": {
+                "low": low,
+                "high": high,
+                "confidence": self.original.confidence,
+            },
+            "explanation": self.explanation,
+        }
+
+
+@dataclass
+class AnalysisResult:
+    """One attack examined from every side: its interval, the baselines, the
+    tolerance curve and (optionally) the sweep over subsets of candidates."""
+
+    attack: AttackRate
+    worst_case: AttackRate
+    tolerance_curve: list[AttackRate]
+    control: ControlComparison | None = None
+    sweep: SweepResult | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def worst_case_explanation(self) -> str:
+        return EXPLAIN_WORST.format(
+            rate=format_rate(self.worst_case.rate), avatars=format_rate(self.attack.rate)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        a = self.attack
+        return {
+            "known": list(a.known),
+            "method": a.method,
+            "method_explanation": EXPLAIN_METHOD[a.method],
+            "tolerance": a.tolerance,
+            "attack": a.to_dict(),
+            "interval_explanation": EXPLAIN_INTERVAL.format(conf=a.confidence * 100),
+            "worst_case": {
+                **self.worst_case.to_dict(),
+                "difference": a.rate - self.worst_case.rate,
+                "explanation": self.worst_case_explanation,
+            },
+            "control": None if self.control is None else self.control.to_dict(),
+            "tolerance_curve": {
+                "points": [p.to_dict() for p in self.tolerance_curve],
+                "explanation": EXPLAIN_CURVE,
+            },
+            "sweep": None if self.sweep is None else self.sweep.to_dict(),
+            "warnings": list(self.warnings),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)

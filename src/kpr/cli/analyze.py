@@ -1,0 +1,308 @@
+"""``kpr analyze``: what an attacker's knowledge buys them.
+
+Registered on the ``kpr`` group by the import at the bottom of ``kpr.cli.app``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from kpr.analysis import (
+    DEFAULT_TOLERANCES,
+    AnalysisResult,
+    AttackRate,
+    SweepProgress,
+    analyze,
+)
+from kpr.analysis.result import (
+    EXPLAIN_CONTRIBUTION,
+    EXPLAIN_CURVE,
+    EXPLAIN_INTERVAL,
+    EXPLAIN_METHOD,
+    EXPLAIN_SWEEP,
+)
+from kpr.cli.app import CONTEXT, cli, stderr, stdout
+from kpr.cli.options import parse_delimiter, split_names
+from kpr.demo import DEMO_KNOWN, demo_paths
+from kpr.errors import InputError
+from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
+from kpr.result import format_rate, meaning
+
+from . import render
+
+
+@contextlib.contextmanager
+def progress_bar(console: Console, quiet: bool) -> Iterator[SweepProgress | None]:
+    """A bar naming the attack under way; silent when stderr is not a terminal."""
+    if quiet or not console.is_terminal:
+        yield None
+        return
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("reading the inputs", total=None)
+
+        def update(done: int, total: int, label: str) -> None:
+            bar.update(task, completed=done, total=total, description=escape(label))
+
+        yield update
+
+
+def _ci(rate: AttackRate) -> str:
+    low, high = rate.interval
+    return f"{low:.2f} to {high:.2f} %"
+
+
+def _names(known: tuple[str, ...]) -> str:
+    return ", ".join(known)
+
+
+def text_report(result: AnalysisResult, top: int = 10) -> str:
+    """The analysis as plain text, each part with its one-sentence explanation."""
+    a = result.attack
+    conf = f"{a.confidence * 100:g} %"
+    lines = [
+        f"Attacker-knowledge analysis (method {a.method}, tolerance {a.tolerance:g})",
+        f"Known variables: {_names(a.known)}",
+        "",
+        f"Knowledge Protection Rate: {format_rate(a.rate)}  ({conf} CI {_ci(a)})",
+        f"  {meaning(a.rate)}",
+        f"  {EXPLAIN_INTERVAL.format(conf=a.confidence * 100)}",
+        f"  {EXPLAIN_METHOD[a.method]}",
+        f"  n {a.n:,}   avatars {a.n_avatars:,}   unique originals |U| {a.unique_originals:,}"
+        f"   linked |S| {a.linked:,}",
+        "",
+        "Baselines",
+    ]
+    w = result.worst_case
+    lines += [
+        f"  original published (worst case)  {format_rate(w.rate):>9}  (CI {_ci(w)});"
+        f"  avatars minus worst case: {a.rate - w.rate:+.2f} points",
+        f"    {result.worst_case_explanation}",
+    ]
+    c = result.control
+    if c is None:
+        lines.append(
+            "  control: none given (--control: individuals of the same population not used "
+            "to train the synthesizer)"
+        )
+    else:
+        low, high = c.difference_interval
+        lines += [
+            f"  control individuals              {format_rate(c.control.rate):>9}  "
+            f"(CI {_ci(c.control)}; n {c.control.n:,}, linked {c.control.linked:,})",
+            f"  control minus original: {c.difference:+.2f} points  ({conf} CI "
+            f"{low:+.2f} to {high:+.2f})",
+            f"    {c.explanation}",
+        ]
+    if result.tolerance_curve:
+        lines += [
+            "",
+            "Tolerance curve",
+            f"  {'tolerance':>9}  {'KPR':>9}  {conf + ' CI':<18} linked",
+        ]
+        for p in result.tolerance_curve:
+            lines.append(
+                f"  {p.tolerance * 100:>8g} %  {format_rate(p.rate):>9}  {_ci(p):<18} {p.linked:,}"
+            )
+        lines.append(f"  {EXPLAIN_CURVE}")
+    s = result.sweep
+    if s is not None:
+        shown = s.top(top)
+        lines += [
+            "",
+            f"Riskiest subsets of known variables (top {len(shown)} of {len(s.entries)}, "
+            f"up to {s.max_known} variables)",
+            f"  {'rank':>4}  {'KPR':>9}  {conf + ' CI':<18} {'linked':>7} {'|U|':>9}  known",
+        ]
+        for i, e in enumerate(shown, 1):
+            lines.append(
+                f"  {i:>4}  {format_rate(e.rate):>9}  {_ci(e):<18} {e.linked:>7,} "
+                f"{e.unique_originals:>9,}  {_names(e.known)}"
+            )
+        lines.append(f"  {EXPLAIN_SWEEP}")
+        width = max(len(x.variable) for x in s.contributions)
+        lines += ["", "Contribution of each variable", f"  {'variable':<{width}}  points  subsets"]
+        for x in s.contributions:
+            lines.append(f"  {x.variable:<{width}}  {x.mean_decrease:>+6.2f}  {x.subsets:>7}")
+        lines.append(f"  {EXPLAIN_CONTRIBUTION}")
+    if result.warnings:
+        lines += ["", "Warnings:"] + [f"  - {x}" for x in result.warnings]
+    return "\n".join(lines)
+
+
+def _parse_tolerances(value: str) -> tuple[float, ...]:
+    values = [v.strip() for v in value.split(",") if v.strip()]
+    if not values:
+        raise InputError("--tolerances is empty: give e.g. 0.01,0.02,0.05,0.1,0.2")
+    return tuple(check_tolerance(v) for v in values)
+
+
+@cli.command("analyze", context_settings=CONTEXT)
+@click.argument("original", required=False, type=click.Path(path_type=str))
+@click.argument("avatars", required=False, type=click.Path(path_type=str))
+@click.option(
+    "--candidates",
+    "-c",
+    multiple=True,
+    help="Variables an attacker might know, comma-separated; every subset of up to "
+    "--max-known of them is attacked.",
+)
+@click.option(
+    "--known",
+    "-k",
+    multiple=True,
+    help="The attack the interval, baselines and tolerance curve are for "
+    "(default: all candidates).",
+)
+@click.option(
+    "--max-known",
+    type=int,
+    help="Largest subset in the sweep (default: 3, or fewer when there are fewer candidates).",
+)
+@click.option(
+    "--control",
+    type=click.Path(path_type=str),
+    help="Individuals of the same population NOT used to train the synthesizer "
+    "(CSV or Parquet): their rate shows what population structure alone gives.",
+)
+@click.option(
+    "--tolerances",
+    default=",".join(f"{t:g}" for t in DEFAULT_TOLERANCES),
+    show_default=True,
+    help="Tolerances of the curve, comma-separated.",
+)
+@click.option(
+    "--method",
+    type=click.Choice(["bins", "window"]),
+    default="bins",
+    show_default=True,
+    help="bins: the specified KPR (classes); window: ± tolerance * |mean| around each value.",
+)
+@click.option(
+    "--tolerance",
+    "-t",
+    default=str(DEFAULT_TOLERANCE),
+    show_default=True,
+    help="Relative tolerance for numeric variables, in (0, 1).",
+)
+@click.option("--categorical", multiple=True, help="Variables to treat as categorical.")
+@click.option("--numeric", multiple=True, help="Variables to treat as numeric.")
+@click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed).")
+@click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed).")
+@click.option(
+    "--na-value", multiple=True, help="CSV text that means missing (repeatable; default: empty)."
+)
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text for a person, json for a program.",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many of the riskiest subsets to print (text; JSON holds all).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@click.option(
+    "--demo",
+    is_flag=True,
+    help="Analyze the bundled demo (UCI Adult against a synthetic version); candidates "
+    "default to age, sex, race, marital_status, education, native_country.",
+)
+def analyze_command(
+    original: str | None,
+    avatars: str | None,
+    candidates: tuple[str, ...],
+    known: tuple[str, ...],
+    max_known: int | None,
+    control: str | None,
+    tolerances: str,
+    method: str,
+    tolerance: str,
+    categorical: tuple[str, ...],
+    numeric: tuple[str, ...],
+    delimiter: str | None,
+    encoding: str | None,
+    na_value: tuple[str, ...],
+    fmt: str,
+    top: int,
+    quiet: bool,
+    demo: bool,
+) -> None:
+    """Which known variables put individuals at risk: the rate of every subset of the
+    CANDIDATES, each variable's contribution, the Wilson interval, the control and
+    worst-case baselines, and the rate across tolerances.
+
+    \b
+    Examples:
+      kpr analyze original.csv avatars.csv --candidates age,sex,region,zip --max-known 3
+      kpr analyze original.csv avatars.csv -c age,sex,region --control holdout.csv
+      kpr analyze --demo --format json
+    """
+    if demo:
+        if original is not None or avatars is not None:
+            raise InputError("--demo uses the bundled tables: give no ORIGINAL or AVATARS")
+        paths = demo_paths()
+        original, avatars = str(paths[0]), str(paths[1])
+    elif original is None or avatars is None:
+        raise click.UsageError("give ORIGINAL and AVATARS (or --demo)")
+    names = split_names(candidates) or (list(DEMO_KNOWN) if demo else [])
+    known_names = split_names(known) or None
+    if not names and known_names is None:
+        raise InputError("give --candidates: the variables an attacker might know")
+    if max_known is None:
+        max_known = min(3, len(names)) if names else 3
+    kinds = {n: "categorical" for n in split_names(categorical)}
+    for n in split_names(numeric):
+        if n in kinds:
+            raise InputError(f"{n!r} is declared both --categorical and --numeric; pick one")
+        kinds[n] = "numeric"
+    tol = check_tolerance(tolerance)
+    tols = _parse_tolerances(tolerances)
+    with progress_bar(stderr, quiet) as progress:
+        result = analyze(
+            original,
+            avatars,
+            known_names,
+            candidates=names or None,
+            max_known=max_known,
+            control=control,
+            tolerance=tol,
+            tolerances=tols,
+            method=method,  # type: ignore[arg-type]
+            kinds=kinds or None,
+            progress=progress,
+            delimiter=parse_delimiter(delimiter),
+            encoding=encoding,
+            na_values=na_value or ("",),
+        )
+    if fmt == "json":
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        render.print_text(stdout, text_report(result, top))

@@ -1,0 +1,149 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import kpr
+from kpr.analysis import analyze, curve_svg
+from kpr.errors import InputError
+
+from ._data import tables
+
+KNOWN = ["age", "sex", "height"]
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    original, avatars = tables(400, 380, seed=3)
+    control, _ = tables(300, 1, seed=4)
+    return original, avatars, control
+
+
+@pytest.fixture(scope="module")
+def result(data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]) -> kpr.analysis.AnalysisResult:
+    original, avatars, control = data
+    return analyze(original, avatars, KNOWN, control=control)
+
+
+def test_main_attack_equals_evaluate(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], result: kpr.analysis.AnalysisResult
+) -> None:
+    original, avatars, _ = data
+    direct = kpr.evaluate(original, avatars, known=KNOWN)
+    assert (result.attack.rate, result.attack.linked) == (direct.rate, direct.linked)
+    assert result.warnings == direct.warnings
+    low, high = result.attack.interval
+    assert low <= result.attack.rate <= high
+
+
+def test_worst_case_equals_evaluating_the_original_against_itself(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], result: kpr.analysis.AnalysisResult
+) -> None:
+    original, _, _ = data
+    direct = kpr.evaluate(original, original, known=KNOWN)
+    w = result.worst_case
+    assert (w.rate, w.linked, w.n_avatars) == (direct.rate, direct.linked, direct.n)
+
+
+def test_control_is_attacked_as_an_original(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], result: kpr.analysis.AnalysisResult
+) -> None:
+    _, avatars, control = data
+    c = result.control
+    assert c is not None
+    direct = kpr.evaluate(control, avatars, known=KNOWN)
+    assert (c.control.rate, c.control.linked, c.control.n) == (direct.rate, direct.linked, 300)
+    assert c.original == result.attack
+    assert c.difference == pytest.approx(direct.rate - result.attack.rate)
+    low, high = c.difference_interval
+    assert low <= c.difference <= high
+    assert "population structure" in c.explanation
+
+
+def test_tolerance_curve_points_equal_direct_evaluations(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], result: kpr.analysis.AnalysisResult
+) -> None:
+    # Not necessarily monotonic: each point is just its own attack.
+    original, avatars, _ = data
+    tols = [p.tolerance for p in result.tolerance_curve]
+    assert tols == [0.01, 0.02, 0.05, 0.1, 0.2]
+    for point in result.tolerance_curve:
+        direct = kpr.evaluate(original, avatars, known=KNOWN, tolerance=point.tolerance)
+        assert (point.rate, point.linked) == (direct.rate, direct.linked)
+
+
+def test_window_method_everywhere(data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]) -> None:
+    original, avatars, control = data
+    r = analyze(original, avatars, KNOWN, control=control, method="window", tolerances=[0.1])
+    assert r.attack == kpr.analysis.window_attack(original, avatars, KNOWN)
+    assert r.worst_case == kpr.analysis.window_attack(original, original, KNOWN)
+    assert r.control is not None
+    assert r.control.control == kpr.analysis.window_attack(control, avatars, KNOWN)
+    assert r.tolerance_curve == [
+        kpr.analysis.window_attack(original, avatars, KNOWN, tolerance=0.1)
+    ]
+
+
+def test_to_dict_holds_every_part(result: kpr.analysis.AnalysisResult) -> None:
+    d = json.loads(result.to_json())
+    assert set(d) >= {
+        "known", "method", "attack", "worst_case", "control", "tolerance_curve", "sweep",
+        "warnings", "interval_explanation",
+    }  # fmt: skip
+    assert d["sweep"] is None
+    assert d["attack"]["interval"]["confidence"] == 0.95
+    assert d["control"]["difference_interval"]["low"] <= d["control"]["difference"]
+    assert len(d["tolerance_curve"]["points"]) == 5
+    assert d["worst_case"]["explanation"].startswith("Publishing the original")
+
+
+def test_analyze_with_a_sweep_and_progress(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame],
+) -> None:
+    original, avatars, control = data
+    calls: list[tuple[int, int, str]] = []
+    r = analyze(
+        original, avatars, candidates=["age", "sex", "region"], max_known=2, control=control,
+        tolerances=[0.05, 0.1], progress=lambda *a: calls.append(a),
+    )  # fmt: skip
+    assert r.attack.known == ("age", "sex", "region")
+    assert r.sweep is not None and len(r.sweep.entries) == 6
+    # attack, worst case, control, one extra tolerance, six subsets; then "done"
+    assert [c[0] for c in calls] == [*range(10), 10]
+    assert {c[1] for c in calls} == {10}
+    assert calls[-1][2] == "sweep done"
+
+
+def test_control_missing_column_names_the_control(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], tmp_path: Path
+) -> None:
+    original, avatars, control = data
+    with pytest.raises(InputError, match=r"^control: no column 'height'; did you mean"):
+        analyze(original, avatars, KNOWN, control=control.rename({"height": "heigth"}))
+    path = tmp_path / "control.parquet"
+    control.drop("height").write_parquet(path)
+    with pytest.raises(InputError, match=r"^control table: .*control.parquet: no column 'height'"):
+        analyze(original, avatars, KNOWN, control=str(path))
+
+
+def test_analyze_needs_known_or_candidates(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame],
+) -> None:
+    original, avatars, _ = data
+    with pytest.raises(InputError, match="known variables, or the candidates"):
+        analyze(original, avatars)
+    with pytest.raises(InputError, match="method"):
+        analyze(original, avatars, KNOWN, method="grid")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="tolerance"):
+        analyze(original, avatars, KNOWN, tolerances=[0.05, 2])
+
+
+def test_curve_svg(result: kpr.analysis.AnalysisResult) -> None:
+    svg = curve_svg(result.tolerance_curve)
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert svg.count("<circle") == 5
+    single = curve_svg(result.tolerance_curve[:1])
+    assert single.count("<circle") == 1

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from kpr.cli.app import cli, main
+
+from ._data import tables
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("analyze")
+    original, avatars = tables(300, 280, seed=5)
+    control, _ = tables(200, 1, seed=6)
+    paths = {}
+    for name, frame in {"original": original, "avatars": avatars, "control": control}.items():
+        path = root / f"{name}.csv"
+        frame.write_csv(path)
+        paths[name] = str(path)
+    return paths
+
+
+def run(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["analyze", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_json_holds_every_part(files: dict[str, str]) -> None:
+    code, out, _ = run([
+        files["original"], files["avatars"], "--candidates", "age,sex,region,height",
+        "--max-known", "2", "--control", files["control"], "--format", "json", "--quiet",
+    ])  # fmt: skip
+    assert code == 0, out
+    d = json.loads(out)
+    assert set(d) >= {"attack", "worst_case", "control", "tolerance_curve", "sweep", "warnings"}
+    assert d["attack"]["known"] == ["age", "sex", "region", "height"]
+    assert d["sweep"]["attacks"] == 4 + 6
+    assert len(d["sweep"]["contributions"]) == 4
+    assert [p["tolerance"] for p in d["tolerance_curve"]["points"]] == [0.01, 0.02, 0.05, 0.1, 0.2]
+    assert d["control"]["control"]["n"] == 200
+    assert "interval" in d["attack"] and "interval" in d["worst_case"]
+
+
+def test_text_output_has_each_section(files: dict[str, str]) -> None:
+    code, out, _ = run([
+        files["original"], files["avatars"], "-c", "age,sex,region", "--top", "2",
+        "--tolerances", "0.05,0.1", "--method", "window", "--control", files["control"],
+    ])  # fmt: skip
+    assert code == 0, out
+    for text in [
+        "Knowledge Protection Rate", "95 % CI", "worst case", "control individuals",
+        "Tolerance curve", "Riskiest subsets of known variables (top 2 of 7",
+        "Contribution of each variable", "method window",
+    ]:  # fmt: skip
+        assert text in out
+
+
+def test_known_without_candidates_skips_the_sweep(files: dict[str, str]) -> None:
+    code, out, _ = run([files["original"], files["avatars"], "-k", "age,sex", "-f", "json"])
+    assert code == 0
+    d = json.loads(out)
+    assert d["sweep"] is None and d["control"] is None and d["known"] == ["age", "sex"]
+
+
+def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", "--demo", "--max-known", "1", "--tolerances", "0.05", "-f", "json", "-q"])
+    assert exc.value.code == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["attack"]["n"] == 32561 and d["sweep"]["attacks"] == 6
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--candidates", "agee,sex"], "did you mean 'age'"),
+        (["--candidates", "age,sex", "--max-known", "3"], "max_known must be between 1 and"),
+        (["--candidates", "age", "--max-known", "0"], "max_known must be between 1 and"),
+        ([], "give --candidates"),
+        (["-c", "age", "--tolerances", "0.05,5"], "tolerance must be in (0, 1)"),
+        (["-c", "age", "--control", "CONTROL_MISSING"], "control table: "),
+        (["-c", "age", "--categorical", "age", "--numeric", "age"], "pick one"),
+    ],
+)
+def test_errors_exit_2_with_one_line(
+    files: dict[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    if "CONTROL_MISSING" in args:
+        bad = tmp_path / "control.csv"
+        pl.DataFrame({"sex": ["F"]}).write_csv(bad)
+        args = [str(bad) if a == "CONTROL_MISSING" else a for a in args]
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", files["original"], files["avatars"], *args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kpr: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_demo_with_paths_is_an_error(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", files["original"], files["avatars"], "--demo"])
+    assert exc.value.code == 2
+
+
+def test_missing_avatars_is_a_usage_error(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", files["original"], "-c", "age"])
+    assert exc.value.code == 2
+    assert "ORIGINAL and AVATARS" in capsys.readouterr().err
