@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kpr.avatar import avatarize, generate, neighbours, weights
+from kpr.avatar import generator as generator_module
+from kpr.avatar.generator import Synthesis
 from kpr.errors import InputError
 
 from ._tables import mixed_pandas
@@ -43,7 +45,7 @@ def test_neighbours_exclude_self_but_keep_exact_duplicates() -> None:
 
 def test_neighbours_exclude_self_when_duplicates_outnumber_k() -> None:
     pts = np.zeros((12, 2))  # all identical: the tree may not return the row itself
-    dist, idx = neighbours(pts, 3)
+    _, idx = neighbours(pts, 3)
     assert idx.shape == (12, 3)
     assert not (idx == np.arange(12)[:, None]).any()
     assert all(len(set(row)) == 3 for row in idx)
@@ -93,6 +95,59 @@ def test_pairing_points_to_the_mix_of_the_neighbours() -> None:
     assert sorted(gen.pairing) == list(range(150))
 
 
+def test_full_synthesis_is_the_weighted_mean_and_mode_of_the_neighbours() -> None:
+    rng = np.random.default_rng(7)
+    n, k, seed = 120, 5, 3
+    df = pl.DataFrame(
+        {
+            "x": rng.normal(size=n),  # many decimals: not rounded
+            "y": rng.normal(size=n) * 10,
+            "c": rng.choice(["a", "b", "c"], n),
+        }
+    )
+    gen = generate(df, k=k, ncp=2, seed=seed)
+    gen_rng = np.random.default_rng(seed)
+    dist, idx = neighbours(gen.projection.coordinates, k)
+    w = weights(dist, gen_rng)
+    x, y, c = df["x"].to_numpy(), df["y"].to_numpy(), df["c"].to_numpy()
+    out = gen.avatars
+    for i in range(n):
+        row = out.row(int(gen.pairing[i]), named=True)
+        assert row["x"] == pytest.approx(w[i] @ x[idx[i]], rel=1e-12)
+        assert row["y"] == pytest.approx(w[i] @ y[idx[i]], rel=1e-12)
+        votes = {cat: w[i][c[idx[i]] == cat].sum() for cat in ("a", "b", "c")}
+        assert row["c"] == max(votes, key=votes.__getitem__)
+
+
+def test_weighted_mode_same_by_vote_table_and_by_sorting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(8)
+    n, k, size = 3000, 9, 7
+    codes = rng.integers(0, size, n)
+    idx = rng.integers(0, n, (n, k))
+    w = rng.random((n, k))
+    w /= w.sum(axis=1, keepdims=True)
+    by_table = generator_module._weighted_mode(codes, size, idx, w)
+    monkeypatch.setattr(generator_module, "_VOTE_TABLE_MAX", 0)
+    by_sorting = generator_module._weighted_mode(codes, size, idx, w)
+    np.testing.assert_array_equal(by_table, by_sorting)
+    # Brute force on a few rows.
+    for i in range(50):
+        votes = np.bincount(codes[idx[i]], weights=w[i], minlength=size)
+        assert by_table[i] == votes.argmax()
+
+
+def test_full_and_reduced_agree_when_every_axis_is_kept(mixed_pl: pl.DataFrame) -> None:
+    full = avatarize(mixed_pl, k=6, ncp=1000, seed=5)
+    reduced = avatarize(mixed_pl, k=6, ncp=1000, seed=5, synthesis="reduced")
+    assert full.equals(reduced)
+    # With fewer axes, the reduced mix loses what the other axes carried.
+    few = avatarize(mixed_pl, k=6, ncp=2, seed=5, synthesis="reduced")
+    assert not few.equals(avatarize(mixed_pl, k=6, ncp=2, seed=5))
+    assert few.schema == mixed_pl.schema
+
+
 # --- output table ----------------------------------------------------------------------
 
 
@@ -120,8 +175,8 @@ def test_polars_output_keeps_schema_rows_and_values(mixed_pl: pl.DataFrame) -> N
     h = out["height"].drop_nulls().to_numpy()
     np.testing.assert_allclose(h, np.round(h, 1))
     # Clipped to the observed range.
-    assert out["age"].min() >= mixed_pl["age"].min()
-    assert out["age"].max() <= mixed_pl["age"].max()
+    ages, original_ages = out["age"].to_numpy(), mixed_pl["age"].to_numpy()
+    assert original_ages.min() <= ages.min() <= ages.max() <= original_ages.max()
 
 
 def test_pandas_in_pandas_out_with_dtypes() -> None:
@@ -147,11 +202,12 @@ def test_missingness_is_synthesised_and_absent_when_none() -> None:
     n = 400
     # Missing height in a well-separated group: its avatars' neighbours are all missing too.
     group = np.repeat([0, 1], n // 2)
-    height = np.where(group == 1, None, rng.normal(170, 5, n).round(1))
+    values = rng.normal(170, 5, n).round(1)
+    height = [None if g else float(v) for g, v in zip(group, values, strict=True)]
     df = pl.DataFrame(
         {
             "group": np.where(group == 1, "b", "a"),
-            "height": pl.Series(height.tolist(), dtype=pl.Float64),
+            "height": pl.Series(height, dtype=pl.Float64),
             "score": rng.normal(group * 10, 1, n).round(3),
         }
     )
@@ -176,7 +232,9 @@ def test_categorical_missing_follows_the_indicator() -> None:
     group = np.repeat([0, 1], n // 2)
     df = pd.DataFrame(
         {
-            "city": np.where(group == 1, None, rng.choice(["x", "y"], n)),
+            "city": [
+                None if g else c for g, c in zip(group, rng.choice(["x", "y"], n), strict=True)
+            ],
             "score": rng.normal(group * 10, 1, n),
         }
     )
@@ -238,14 +296,24 @@ def test_temporal_columns_round_trip_their_dtype() -> None:
         ({"k": 20}, "smaller than the number of rows"),
         ({"k": 3, "ncp": 0}, "ncp must be an integer >= 1"),
         ({"k": 3, "categorical": ["nope"]}, "unknown column"),
+        ({"k": 3, "synthesis": "partial"}, "synthesis must be"),
     ],
 )
 def test_parameter_errors(kwargs: dict[str, object], message: str) -> None:
     df = pl.from_pandas(mixed_pandas(20, seed=0))
     with pytest.raises(InputError, match=message) as info:
-        avatarize(df, **kwargs)  # type: ignore[arg-type]
+        avatarize(df, **kwargs)
     assert isinstance(info.value, ValueError)
     assert "\n" not in str(info.value)
+
+
+def test_unsupported_column_types() -> None:
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0], "l": [[1], [2], [3]]})
+    with pytest.raises(InputError, match="cannot be avatarised"):
+        avatarize(df, k=1)
+    pdf = pd.DataFrame({"x": [1.0, 2.0, 3.0], "l": [[1], [2], [3]]})
+    with pytest.raises(InputError, match="cannot be compared"):
+        avatarize(pdf, k=1)
 
 
 def test_table_errors() -> None:
@@ -283,20 +351,53 @@ def _tables(draw: st.DrawFn) -> pl.DataFrame:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(df=_tables(), k=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
-def test_output_is_a_valid_table_of_the_same_shape(df: pl.DataFrame, k: int, seed: int) -> None:
+@given(
+    df=_tables(),
+    k=st.integers(1, 5),
+    seed=st.integers(0, 2**32 - 1),
+    synthesis=st.sampled_from(["full", "reduced"]),
+)
+def test_output_is_a_valid_table_of_the_same_shape(
+    df: pl.DataFrame, k: int, seed: int, synthesis: Synthesis
+) -> None:
     k = min(k, df.height - 1)
-    gen = generate(df, k=k, ncp=3, seed=seed)
+    gen = generate(df, k=k, ncp=3, seed=seed, synthesis=synthesis)
     out = gen.avatars
     assert out.schema == df.schema
     assert out.height == df.height
     assert sorted(gen.pairing.tolist()) == list(range(df.height))
     assert set(out["c"].to_list()) <= set(df["c"].to_list())
     for col in ("i", "f"):
-        present = df[col].drop_nulls()
-        got = out[col].drop_nulls()
-        if present.len() and got.len():
-            assert got.min() >= present.min()  # type: ignore[operator]
-            assert got.max() <= present.max()  # type: ignore[operator]
+        present = df[col].drop_nulls().to_numpy()
+        got = out[col].drop_nulls().to_numpy()
+        if present.size and got.size:
+            assert present.min() <= got.min() <= got.max() <= present.max()
         if df[col].null_count() == 0:
             assert out[col].null_count() == 0
+
+
+def test_many_categories_take_the_scalable_paths(
+    mixed_pl: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kpr.avatar import projection as projection_module
+
+    expected = avatarize(mixed_pl, k=5, seed=2)
+    monkeypatch.setattr(projection_module, "_DENSE_GRAM_MAX", 3)  # Lanczos, no Gram matrix
+    monkeypatch.setattr(generator_module, "_VOTE_TABLE_MAX", 1)  # votes by sorting
+    assert avatarize(mixed_pl, k=5, seed=2).equals(expected)
+
+
+def test_polars_categorical_and_enum_columns() -> None:
+    rng = np.random.default_rng(13)
+    n = 80
+    df = pl.DataFrame(
+        {
+            "cat": pl.Series(rng.choice(["a", "b", "c"], n), dtype=pl.Categorical),
+            "enum": pl.Series(rng.choice(["lo", "hi"], n), dtype=pl.Enum(["lo", "mid", "hi"])),
+            "x": rng.normal(size=n),
+        }
+    )
+    gen = generate(df, k=4, seed=0)
+    assert gen.avatars.schema == df.schema
+    assert set(gen.avatars["enum"].to_list()) <= {"lo", "hi"}
+    np.testing.assert_allclose(gen.projection.transform(df), gen.projection.coordinates)

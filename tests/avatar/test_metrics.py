@@ -22,14 +22,23 @@ from kpr.errors import InputError
 from ._tables import mixed_pandas
 
 
-def _brute(gen: Generation) -> tuple[float, np.ndarray]:
+def _brute(gen: Generation) -> tuple[float, np.ndarray, np.ndarray]:
+    """Hidden rate and local cloaking from the full distance matrix.
+
+    An avatar at the same distance as the own one (up to 1e-9 relative) is a tie: not
+    closer. Also returns which individuals have such a tie, where "the nearest avatar"
+    is ambiguous.
+    """
     orig = gen.projection.coordinates
     av = gen.projection.transform(gen.avatars)
     d = np.sqrt(((orig[:, None, :] - av[None, :, :]) ** 2).sum(-1))
     own = d[np.arange(len(orig)), gen.pairing]
-    closer = (d < own[:, None]).sum(axis=1)
-    hidden = 100.0 * float((d.argmin(axis=1) != gen.pairing).mean())
-    return hidden, closer
+    closer = (d < own[:, None] * (1 - 1e-9)).sum(axis=1)
+    near_tie = (np.abs(d - own[:, None]) <= 1e-9 * own[:, None]).sum(axis=1) > 1
+    nearest_is_other = d.argmin(axis=1) != gen.pairing
+    clear = ~near_tie
+    hidden = 100.0 * float(nearest_is_other[clear].sum() + (closer[~clear] > 0).sum()) / len(d)
+    return hidden, closer, near_tie
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -38,7 +47,7 @@ def test_pairing_metrics_match_brute_force(seed: int, k: int) -> None:
     rng = np.random.default_rng(seed)
     df = pl.DataFrame({f"x{j}": rng.normal(size=250) for j in range(5)})
     gen = generate(df, k=k, ncp=3, seed=seed)
-    hidden, closer = _brute(gen)
+    hidden, closer, _ = _brute(gen)
     assert hidden_rate(gen) == pytest.approx(hidden)
     np.testing.assert_array_equal(local_cloaking(gen), closer)
     assert median_local_cloaking(gen) == float(np.median(closer))
@@ -47,11 +56,22 @@ def test_pairing_metrics_match_brute_force(seed: int, k: int) -> None:
 def test_pairing_metrics_on_mixed_data_match_brute_force() -> None:
     df = pl.from_pandas(mixed_pandas(300, seed=4, missing=True))
     gen = generate(df, k=10, seed=0)
-    hidden, closer = _brute(gen)
-    # Rounded mixed data can tie; brute force counts ties as not closer, like local_cloaking.
+    hidden, closer, _ = _brute(gen)
     np.testing.assert_array_equal(local_cloaking(gen), closer)
+    assert hidden_rate(gen) == pytest.approx(hidden)
     assert hidden_rate(gen) == pytest.approx(100.0 * float((closer > 0).mean()))
-    assert abs(hidden_rate(gen) - hidden) <= 100.0 * 5 / 300  # argmin breaks ties arbitrarily
+
+
+def test_k1_avatars_tie_and_ties_are_not_closer() -> None:
+    # k=1: an avatar is a copy of one neighbour, so individuals sharing a nearest neighbour
+    # get avatars at the same place: ties, which must not count as closer.
+    rng = np.random.default_rng(9)
+    df = pl.DataFrame({f"x{j}": rng.normal(size=200) for j in range(3)})
+    gen = generate(df, k=1, ncp=3, seed=0)
+    hidden, closer, near_tie = _brute(gen)
+    assert near_tie.any()
+    np.testing.assert_array_equal(local_cloaking(gen), closer)
+    assert hidden_rate(gen) == pytest.approx(hidden)
 
 
 def test_avatars_equal_to_originals_are_never_hidden() -> None:
@@ -93,9 +113,12 @@ def test_utility_numeric_bins_and_missing() -> None:
     rng = np.random.default_rng(6)
     x = rng.normal(size=1000)
     orig = pl.DataFrame({"x": x, "y": x + rng.normal(size=1000) * 0.1})
-    # Far outside the original range: everything lands in the open-ended last bin.
+    # Outside the original range: a bin of its own, disjoint from the original's bins.
     shifted = orig.with_columns(pl.col("x") + 100.0)
-    assert utility(orig, shifted).hellinger["x"] > 0.9
+    assert utility(orig, shifted).hellinger["x"] == pytest.approx(1.0)
+    # Half of the original's bins emptied, the mass moved to the other half.
+    upper = orig.with_columns(pl.col("x").abs())
+    assert 0.3 < utility(orig, upper).hellinger["x"] < 0.9
     # Missing is a bin of its own.
     gaps = orig.with_columns(pl.when(pl.col("x") > 0).then(None).otherwise(pl.col("x")).alias("x"))
     assert utility(orig, gaps).hellinger["x"] > 0.3

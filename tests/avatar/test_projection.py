@@ -13,8 +13,6 @@ from kpr.avatar import projection as projection_module
 
 from ._tables import mixed_pandas
 
-saiph = pytest.importorskip("saiph")
-
 
 def _same_up_to_sign(ours: np.ndarray, theirs: np.ndarray, atol: float = 1e-8) -> None:
     assert ours.shape == theirs.shape
@@ -24,9 +22,37 @@ def _same_up_to_sign(ours: np.ndarray, theirs: np.ndarray, atol: float = 1e-8) -
 
 
 def _saiph_coords(df: pd.DataFrame, ncp: int) -> np.ndarray:
+    """saiph's coordinates (the reference by the method's authors); skip if not installed."""
+    saiph = pytest.importorskip("saiph")
     # nf=None: saiph's exact (not randomised) SVD; keep the first ncp axes.
     coord, _ = saiph.fit_transform(df, nf=None, seed=0)
-    return coord.to_numpy()[:, :ncp]
+    return np.asarray(coord.to_numpy())[:, :ncp]
+
+
+def _textbook_famd(df: pd.DataFrame, ncp: int) -> np.ndarray:
+    """FAMD the slow, obvious way: build the coded table and take its SVD."""
+    parts = []
+    for name in df.columns:
+        col = df[name]
+        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+            x = col.to_numpy(dtype=float)
+            parts.append(((x - x.mean()) / x.std())[:, None])
+        else:
+            dummies = pd.get_dummies(col.astype(str)).to_numpy(dtype=float)
+            p = dummies.mean(axis=0)
+            parts.append((dummies - p) / np.sqrt(p))
+    z = np.hstack(parts)
+    u, s, _ = np.linalg.svd(z, full_matrices=False)
+    return (u * s)[:, :ncp]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_famd_matches_a_textbook_svd(seed: int) -> None:
+    df = mixed_pandas(70, seed=seed)
+    proj = Projection.fit(df, ncp=4)
+    _same_up_to_sign(proj.coordinates, _textbook_famd(df, 4))
+    pca = Projection.fit(df[["height", "weight", "age"]], ncp=3)
+    _same_up_to_sign(pca.coordinates, _textbook_famd(df[["height", "weight", "age"]], 3))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -70,6 +70,11 @@ def column_type(kind: Kind, s: Any) -> ColumnType:
     """Classify a Series by dtype only (distinct counts are looked at elsewhere)."""
     if kind == "polars":
         dt = s.dtype
+        if dt.is_nested() or dt == pl.Object:
+            raise InputError(
+                f"column {s.name!r} has dtype {dt}, which cannot be avatarised; "
+                "drop it or convert it to strings"
+            )
         if dt == pl.Boolean:
             return ColumnType(False, True, False, False, dt)
         if dt.is_integer() or dt.is_temporal():
@@ -151,7 +156,17 @@ def factorize(kind: Kind, s: Any) -> tuple[np.ndarray, np.ndarray]:
     else:
         import pandas as pd
 
-        codes = np.asarray(pd.factorize(s, sort=True, use_na_sentinel=True)[0], dtype=np.int64)
+        try:
+            raw = pd.factorize(s, sort=True, use_na_sentinel=True)[0]
+        except TypeError:  # values of mixed, unorderable types: keep first-seen order
+            try:
+                raw = pd.factorize(s, sort=False, use_na_sentinel=True)[0]
+            except TypeError as exc:
+                raise InputError(
+                    f"column {s.name!r} holds values that cannot be compared (e.g. lists); "
+                    "drop it or convert it to strings"
+                ) from exc
+        codes = np.asarray(raw, dtype=np.int64)
     present = codes >= 0
     if not present.any():
         return codes, np.empty(0, dtype=np.int64)

@@ -38,23 +38,30 @@ def _own_distance(gen: Generation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return orig, av, own
 
 
+def _locality_order(points: np.ndarray) -> np.ndarray:
+    """An order in which nearby points come together (a k-d tree's leaf order): querying
+    in it reuses the same tree nodes from one query to the next, which is much faster."""
+    return np.asarray(cKDTree(points, balanced_tree=False, compact_nodes=False).indices)
+
+
 def hidden_rate(gen: Generation) -> float:
     """Percentage of individuals whose nearest avatar is not their own (higher = safer)."""
     orig, av, own = _own_distance(gen)
-    tree = cKDTree(av)
-    nearest, _ = tree.query(orig, k=1, workers=-1)
-    hidden = np.asarray(nearest) < own * (1.0 - _TIE)
+    order = _locality_order(orig)
+    nearest, _ = cKDTree(av).query(orig[order], k=1, workers=-1)
+    hidden = np.asarray(nearest) < own[order] * (1.0 - _TIE)
     return float(100.0 * hidden.mean())
 
 
 def local_cloaking(gen: Generation) -> np.ndarray:
     """Per individual, the number of avatars strictly closer to it than its own avatar."""
     orig, av, own = _own_distance(gen)
-    tree = cKDTree(av)
-    radius = own * (1.0 - _TIE)
-    counts = np.asarray(
-        tree.query_ball_point(orig, r=radius, return_length=True, workers=-1), dtype=np.int64
+    order = _locality_order(orig)
+    found = cKDTree(av).query_ball_point(
+        orig[order], r=own[order] * (1.0 - _TIE), return_length=True, workers=-1
     )
+    counts = np.empty(orig.shape[0], dtype=np.int64)
+    counts[order] = np.asarray(found, dtype=np.int64)
     counts[own == 0] = 0  # nothing is strictly closer than distance 0
     return counts
 
@@ -93,17 +100,26 @@ def hellinger(p: np.ndarray, q: np.ndarray) -> float:
     return float(min(1.0, np.sqrt(0.5 * float(diff @ diff))))
 
 
-def _numeric_bins(original: np.ndarray, bins: int) -> np.ndarray:
-    """Inner edges: the distinct quantiles 1/bins .. (bins-1)/bins of the original values."""
+def _numeric_bins(original: np.ndarray, bins: int) -> tuple[np.ndarray, float, float]:
+    """Inner edges (the distinct quantiles 1/bins .. (bins-1)/bins) and the range of the
+    original's observed values."""
     observed = original[~np.isnan(original)]
-    return np.unique(np.quantile(observed, np.arange(1, bins) / bins))
+    if observed.size == 0:
+        return np.empty(0), np.inf, -np.inf
+    inner = np.unique(np.quantile(observed, np.arange(1, bins) / bins))
+    return inner, float(observed.min()), float(observed.max())
 
 
-def _binned(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Counts per bin: open-ended quantile bins, then one bin for missing values."""
+def _binned(values: np.ndarray, grid: tuple[np.ndarray, float, float]) -> np.ndarray:
+    """Counts per bin: below the original's minimum, the quantile bins, above its maximum,
+    then missing."""
+    inner, low, high = grid
     miss = np.isnan(values)
-    codes = np.searchsorted(edges, values[~miss], side="right")
-    counts = np.bincount(codes, minlength=edges.size + 1)
+    x = values[~miss]
+    codes = np.searchsorted(inner, x, side="right") + 1
+    codes[x < low] = 0
+    codes[x > high] = inner.size + 2
+    counts = np.bincount(codes, minlength=inner.size + 3)
     return np.append(counts, miss.sum())
 
 
@@ -140,10 +156,14 @@ def utility(
     Column roles are decided on ``original`` as in the generator. Categorical
     columns: Hellinger over their categories, missing being one more category
     (categories absent from the original are pooled, which does not change the
-    distance). Numeric columns: Hellinger over ``bins`` quantile bins of the original
-    (distinct edges only, the end bins open so no avatar falls outside), plus a
-    missing bin. Correlations: Pearson between numeric columns only (pairwise
-    complete rows); categorical columns are left out of it.
+    distance). Numeric columns: Hellinger over ``bins`` quantile bins of the original,
+    two out-of-range bins and a missing bin (below). Correlations: Pearson between
+    numeric columns only (pairwise complete rows); categorical columns are left out.
+
+    The numeric bins: cut points at the original's quantiles 1/bins .. (bins-1)/bins
+    (repeated cut points merged, e.g. for a column that is mostly 0), plus one bin
+    below the original's minimum and one above its maximum, so values outside the
+    original range are told apart from its extreme bins.
     """
     kind = tb.frame_kind(original)
     if tb.frame_kind(avatars) != kind:
@@ -166,8 +186,8 @@ def utility(
         if roles[name] == "numeric":
             xo = tb.to_float(kind, so)
             xa = tb.to_float(kind, sa)
-            edges = _numeric_bins(xo, bins)
-            distances[name] = hellinger(_binned(xo, edges), _binned(xa, edges))
+            grid = _numeric_bins(xo, bins)
+            distances[name] = hellinger(_binned(xo, grid), _binned(xa, grid))
             num_orig.append(xo)
             num_av.append(xa)
             num_names.append(name)

@@ -22,7 +22,16 @@ the companion (or of the categorical's own categories) decides whether the value
 is missing: missingness is synthesised like any other value.
 
 A column that is entirely missing carries no information: it is left out of the
-projection and comes back entirely missing.
+projection and comes back entirely missing (same dtype).
+
+Back to a table: numerics are de-standardised, clipped to the range observed in
+the fitted table and rounded to the coarsest precision that all its values have
+(integers stay whole; a float column showing 2 decimals gets 2 decimals; one
+needing more than MAX_DECIMALS is left unrounded); each categorical variable
+takes its most likely category (argmax over its indicators), so only categories
+seen in the fitted table come out; dtypes are restored exactly.
+
+``ncp`` larger than the number of coded columns is lowered to it.
 
 The axes are the top eigenvectors of the ``p x p`` Gram matrix ``Z'Z`` of the coded
 table ``Z`` (``p`` = number of coded columns), i.e. the right singular vectors of
@@ -189,6 +198,13 @@ class Projection:
     @classmethod
     def fit(cls, df: Any, ncp: int = 5, categorical: Sequence[Any] | None = None) -> Projection:
         """Fit the space on a polars or pandas table; ``coordinates`` holds its rows' positions."""
+        return cls._fit(df, ncp, categorical)[0]
+
+    @classmethod
+    def _fit(
+        cls, df: Any, ncp: int, categorical: Sequence[Any] | None
+    ) -> tuple[Projection, Encoded]:
+        """:meth:`fit`, also returning the coded table (the generator mixes coded rows)."""
         kind = tb.frame_kind(df)
         _check_int("ncp", ncp, 1)
         n = tb.n_rows(df)
@@ -277,7 +293,7 @@ class Projection:
         self.eigenvalues = eig / n
         self.explained_variance_ratio = eig / total if total > 0 else np.zeros_like(eig)
         self.coordinates = self._project(enc)
-        return self
+        return self, enc
 
     # --- fitting -----------------------------------------------------------------------
 
@@ -409,7 +425,8 @@ class Projection:
         return self._project(self._encode(df))
 
     def inverse_transform(self, coordinates: np.ndarray) -> Any:
-        """A table (same library, columns and dtypes as the fitted one) from coordinates.
+        """A table (same library, columns and dtypes as the fitted one) from coordinates
+        on the ``ncp`` kept axes (what the other axes carried is lost).
 
         Numerics are de-standardised, clipped to the observed range and rounded to the
         column's precision; each categorical variable takes its most likely category
@@ -421,7 +438,6 @@ class Projection:
             raise InputError(f"coordinates must be a 2-D array with {self.ncp} columns")
         m = coords.shape[0]
         v = self.components
-        kind = self.frame_kind
         block_codes: list[np.ndarray] = []
         for blk in self.blocks:
             vb = v[blk.offset : blk.offset + blk.size]
@@ -432,18 +448,22 @@ class Projection:
                 part = coords[start : start + step] @ vb.T
                 code[start : start + step] = (part * sq + blk.prop).argmax(axis=1)
             block_codes.append(code)
+        q = len(self.numeric)
+        standardised = coords @ v[:q].T if q else np.empty((m, 0))
+        return self._assemble(standardised, block_codes)
 
+    def _assemble(self, standardised: np.ndarray, block_codes: list[np.ndarray]) -> Any:
+        """The output table from standardised numerics (rows x q) and a code per block."""
+        kind = self.frame_kind
+        m = standardised.shape[0]
         out: dict[Any, Any] = {}
-        if self.numeric:
-            q = len(self.numeric)
-            values = coords @ v[:q].T
-            for j, var in enumerate(self.numeric):
-                x = np.clip(values[:, j] * var.scale + var.mean, var.low, var.high)
-                if var.decimals is not None:
-                    x = np.round(x, var.decimals)
-                if var.indicator is not None:
-                    x[block_codes[var.indicator] == 1] = np.nan
-                out[var.name] = tb.from_float(kind, var.name, x, var.ctype, var.nan_missing)
+        for j, var in enumerate(self.numeric):
+            x = np.clip(standardised[:, j] * var.scale + var.mean, var.low, var.high)
+            if var.decimals is not None:
+                x = np.round(x, var.decimals)
+            if var.indicator is not None:
+                x[block_codes[var.indicator] == 1] = np.nan
+            out[var.name] = tb.from_float(kind, var.name, x, var.ctype, var.nan_missing)
         for blk, code in zip(self.blocks, block_codes, strict=True):
             if not blk.indicator:
                 out[blk.name] = tb.take(kind, blk.levels, code)
