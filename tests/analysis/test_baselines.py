@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.analysis import analyze, curve_svg
+from kpr.analysis import analyze
 from kpr.errors import InputError
 
 from ._data import tables
@@ -139,11 +139,3 @@ def test_analyze_needs_known_or_candidates(
         analyze(original, avatars, KNOWN, method="grid")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="tolerance"):
         analyze(original, avatars, KNOWN, tolerances=[0.05, 2])
-
-
-def test_curve_svg(result: kpr.analysis.AnalysisResult) -> None:
-    svg = curve_svg(result.tolerance_curve)
-    assert svg.startswith("<svg") and svg.endswith("</svg>")
-    assert svg.count("<circle") == 5
-    single = curve_svg(result.tolerance_curve[:1])
-    assert single.count("<circle") == 1

@@ -1,5 +1,6 @@
 """Shared results for the report tests: the bundled demo, a hostile table whose
-values and column names are HTML, and the spec's worked example."""
+values and column names are HTML, and the spec's worked example; and the same
+for the attacker-knowledge analysis report."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import polars as pl
 import pytest
 
 import kpr
+from kpr.analysis import AnalysisResult, analyze
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.result import KprResult
 
@@ -56,3 +58,38 @@ def worked_example() -> KprResult:
     original = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
     avatars = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
     return kpr.evaluate(original, avatars, known=["age", "sex"])
+
+
+#: How the analysis report labels the bundled demo's tables.
+DEMO_LABELS = ("adult.parquet (bundled demo)", "adult_avatars.parquet (bundled demo)")
+
+
+@pytest.fixture(scope="session")
+def demo_analysis() -> AnalysisResult:
+    """The demo analysed with subsets of up to 2 of its 6 variables (21 attacks): fast."""
+    original, avatars = demo_paths()
+    return analyze(original, avatars, candidates=DEMO_KNOWN, max_known=2)
+
+
+@pytest.fixture(scope="session")
+def demo_analysis_html(demo_analysis: AnalysisResult) -> str:
+    return demo_analysis.to_html(inputs=DEMO_LABELS)
+
+
+@pytest.fixture(scope="session")
+def hostile_analysis() -> AnalysisResult:
+    """Candidates whose names are HTML, category values that are HTML, a control."""
+    city = [SCRIPT, IMG, "Paris", "Lyon", MATH, None, "Nice", "Nice"] * 5
+    ages = list(range(20, 60))
+    original = pl.DataFrame({SCRIPT: city, HOSTILE_COLUMN: ages, "sex": ["F", "M"] * 20})
+    avatars = pl.DataFrame(
+        {SCRIPT: city, HOSTILE_COLUMN: ages[:20] + ages[20:][::-1], "sex": ["F", "M"] * 20}
+    )
+    control = original.head(25)
+    return analyze(
+        original,
+        avatars,
+        candidates=[SCRIPT, HOSTILE_COLUMN, "sex"],
+        max_known=2,
+        control=control,
+    )

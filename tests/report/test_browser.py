@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kpr.analysis import AnalysisResult
 from kpr.result import KprResult, format_rate
 
 from .conftest import ARTIFACTS, HOSTILE_COLUMN, IMG, MATH, SCRIPT
@@ -123,3 +124,75 @@ def test_hostile_values_render_as_text(
         "[...document.querySelectorAll('svg text')].map(t => t.textContent).join('\\n')"
     )
     assert SCRIPT in svg_text and IMG in svg_text
+
+
+def test_demo_analysis_in_chromium(
+    browser: object, demo_analysis: AnalysisResult, demo_analysis_html: str, tmp_path: Path
+) -> None:
+    from .cdp import Chromium
+
+    assert isinstance(browser, Chromium)
+    url = _open(browser, demo_analysis_html, tmp_path / "analysis.html")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "analysis-demo.png")
+    browser.screenshot(ARTIFACTS / "analysis-demo-full.png", full_page=True)
+
+    assert browser.errors() == []
+    assert browser.requests(url) == []
+    assert browser.dialogs() == []
+    a = demo_analysis.attack
+    shown = browser.evaluate("document.querySelector('[data-kpr-rate]').textContent")
+    assert shown == format_rate(a.rate)
+    value = browser.evaluate("document.querySelector('[data-kpr-rate]').dataset.kprRate")
+    assert float(value) == a.rate
+    assert browser.evaluate("document.title").startswith(f"Knowledge Protection Rate {shown}")
+    cards = browser.evaluate(
+        "[...document.querySelectorAll('[data-kpr-baseline]')]"
+        ".map(e => [e.dataset.kprBaseline, e.dataset.kprValue ?? null])"
+    )
+    assert cards == [
+        ["avatars", repr(a.rate)],
+        ["worst-case", repr(demo_analysis.worst_case.rate)],
+        ["control", None],
+    ]
+    sweep = demo_analysis.sweep
+    assert sweep is not None
+    first = browser.evaluate(
+        "[...document.querySelectorAll('#subsets tbody tr:first-child b')].map(b => b.textContent)"
+    )
+    assert tuple(first) == sweep.entries[0].known
+    # four plots (baselines, subsets, contributions, tolerance), readable, labelled
+    plots = browser.evaluate(
+        "[...document.querySelectorAll('figure svg')].map(s => {"
+        " const r = s.getBoundingClientRect();"
+        " return [Math.round(r.width), Math.round(r.height), s.getAttribute('aria-label')]; })"
+    )
+    assert len(plots) == 4
+    assert all(w >= 500 and h >= 150 and label for w, h, label in plots)
+    top = browser.evaluate("document.querySelector('[data-kpr-rate]').getBoundingClientRect().top")
+    assert 0 <= top < 300
+    assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_hostile_analysis_renders_as_text(
+    browser: object, hostile_analysis: AnalysisResult, tmp_path: Path
+) -> None:
+    from .cdp import Chromium
+
+    assert isinstance(browser, Chromium)
+    document = hostile_analysis.to_html(inputs=(SCRIPT, IMG, MATH))
+    url = _open(browser, document, tmp_path / "hostile-analysis.html")
+    browser.screenshot(ARTIFACTS / "analysis-hostile-full.png", full_page=True)
+
+    assert browser.dialogs() == []
+    assert browser.errors() == []
+    assert browser.requests(url) == []
+    assert browser.evaluate("document.scripts.length") == 0
+    assert browser.evaluate("document.querySelectorAll('img, image, iframe, object').length") == 0
+    text = browser.evaluate("document.body.textContent")
+    for hostile in (SCRIPT, IMG, HOSTILE_COLUMN, MATH):
+        assert hostile in text
+    svg_text = browser.evaluate(
+        "[...document.querySelectorAll('svg text')].map(t => t.textContent).join('\\n')"
+    )
+    assert SCRIPT in svg_text and HOSTILE_COLUMN in svg_text

@@ -43,7 +43,6 @@ from kpr.analysis.sweep import (
 from kpr.analysis.tolerance import (
     DEFAULT_TOLERANCES,
     check_tolerances,
-    curve_svg,
     tolerance_curve,
 )
 from kpr.api import evaluate_loaded, load
@@ -67,7 +66,6 @@ __all__ = [
     "check_tolerances",
     "contributions",
     "control_comparison",
-    "curve_svg",
     "difference_interval",
     "kpr_interval",
     "run_attack",

@@ -4,8 +4,11 @@ one sentence that explains it, and ``to_dict()`` for JSON and the HTML report.""
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, overload
 
 from kpr.analysis.interval import DEFAULT_CONFIDENCE, difference_interval, kpr_interval
 from kpr.result import format_rate, protection_rate
@@ -233,3 +236,34 @@ class AnalysisResult:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+    @overload
+    def to_html(
+        self, path: None = None, *, top: int = 10, inputs: Sequence[str] | None = None
+    ) -> str: ...
+
+    @overload
+    def to_html(
+        self, path: str | os.PathLike[str], *, top: int = 10, inputs: Sequence[str] | None = None
+    ) -> Path: ...
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        top: int = 10,
+        inputs: Sequence[str] | None = None,
+    ) -> str | Path:
+        """The self-contained HTML report (needs ``pip install 'kpr[report]'``).
+
+        Without ``path``, return the document; with it, write it atomically and
+        return the path. ``top`` is how many of the riskiest subsets to show;
+        ``inputs`` labels the original, the avatar and (optionally) the control
+        tables.
+        """
+        # lazy: the report needs matplotlib, and imports this module
+        from kpr.report.analysis import render_analysis, write_analysis
+
+        if path is None:
+            return render_analysis(self, top=top, inputs=inputs)
+        return write_analysis(self, path, top=top, inputs=inputs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -35,7 +36,7 @@ from kpr.analysis.result import (
     EXPLAIN_METHOD,
     EXPLAIN_SWEEP,
 )
-from kpr.cli.app import CONTEXT, cli, stderr, stdout
+from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
 from kpr.cli.options import parse_delimiter, split_names
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
@@ -226,8 +227,9 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     type=click.IntRange(min=0),
     default=10,
     show_default=True,
-    help="How many of the riskiest subsets to print (text; JSON holds all).",
+    help="How many of the riskiest subsets to show (text and --report; JSON holds all).",
 )
+@report_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @click.option(
     "--demo",
@@ -252,6 +254,7 @@ def analyze_command(
     na_value: tuple[str, ...],
     fmt: str,
     top: int,
+    report: Path | None,
     quiet: bool,
     demo: bool,
 ) -> None:
@@ -263,15 +266,20 @@ def analyze_command(
     Examples:
       kpr analyze original.csv avatars.csv --candidates age,sex,region,zip --max-known 3
       kpr analyze original.csv avatars.csv -c age,sex,region --control holdout.csv
-      kpr analyze --demo --format json
+      kpr analyze --demo --report analysis.html
     """
     if demo:
         if original is not None or avatars is not None:
             raise InputError("--demo uses the bundled tables: give no ORIGINAL or AVATARS")
         paths = demo_paths()
         original, avatars = str(paths[0]), str(paths[1])
+        labels = [f"{p.name} (bundled demo)" for p in paths]
     elif original is None or avatars is None:
         raise click.UsageError("give ORIGINAL and AVATARS (or --demo)")
+    else:
+        labels = [original, avatars]
+    if control is not None:
+        labels.append(control)
     names = split_names(candidates) or (list(DEMO_KNOWN) if demo else [])
     known_names = split_names(known) or None
     if not names and known_names is None:
@@ -285,6 +293,7 @@ def analyze_command(
         kinds[n] = "numeric"
     tol = check_tolerance(tolerance)
     tols = _parse_tolerances(tolerances)
+    check_report(report)  # before the work: the folder exists, matplotlib is installed
     with progress_bar(stderr, quiet) as progress:
         result = analyze(
             original,
@@ -302,7 +311,11 @@ def analyze_command(
             encoding=encoding,
             na_values=na_value or ("",),
         )
+    if report is not None:
+        result.to_html(report, top=top, inputs=labels)
     if fmt == "json":
         sys.stdout.write(result.to_json() + "\n")
     else:
         render.print_text(stdout, text_report(result, top))
+        if report is not None:
+            render.print_text(stdout, f"\nHTML report written to {report}")

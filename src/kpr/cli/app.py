@@ -64,14 +64,8 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options of the commands that can write the HTML report."""
-    func = click.option(
-        "--show-values",
-        is_flag=True,
-        help="Put the known values of the first linked individuals in the --report (off by "
-        "default: the report may travel further than the data).",
-    )(func)
+def report_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--report PATH``, shared by every command that can write an HTML report."""
     return click.option(
         "--report",
         type=click.Path(dir_okay=False, path_type=Path),
@@ -79,7 +73,18 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
-def check_report(report: Path | None, show_values: bool) -> None:
+def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the commands that can write the evaluation's HTML report."""
+    func = click.option(
+        "--show-values",
+        is_flag=True,
+        help="Put the known values of the first linked individuals in the --report (off by "
+        "default: the report may travel further than the data).",
+    )(func)
+    return report_option(func)
+
+
+def check_report(report: Path | None, show_values: bool = False) -> None:
     """Before any work: the report can be written and matplotlib is there."""
     if report is None:
         if show_values:

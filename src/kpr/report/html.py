@@ -4,26 +4,37 @@ Plain Python string building; every value that comes from the data or the
 user (column names, category values, warnings, file labels) goes through
 :func:`esc`. The page carries a Content-Security-Policy that forbids scripts
 and every request, as a second line of defence. Plots are inline SVG
-(:mod:`kpr.report.plots`, which needs matplotlib, imported only here).
+(:mod:`kpr.report.plots`, which needs matplotlib, imported only here). The
+skeleton, headline, warnings and footer are shared with the analysis report
+(:mod:`kpr.report.page`).
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from html import escape
-from importlib import resources
 from pathlib import Path
 
 import polars as pl
 
-from kpr import __version__
-from kpr.errors import InputError, MissingDependencyError
-from kpr.io.writers import check_output_path, write_atomic
+from kpr.errors import InputError
 from kpr.metric.plan import Kind
+from kpr.report.page import (
+    CSP,
+    count_text,
+    document,
+    esc,
+    footer,
+    headline,
+    names_html,
+    percent_text,
+    require_matplotlib,
+    sources_line,
+    warnings_section,
+    write_document,
+)
 from kpr.report.risk import (
     MISSING_LABEL,
     Group,
@@ -43,24 +54,15 @@ ADVICE = (
     "a higher k increases the relative distance between an original record and its avatar."
 )
 
-#: No script, no request of any kind: only inline styles and inline SVG.
-CSP = (
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-    "base-uri 'none'; form-action 'none'"
-)
-
-
-def esc(value: object) -> str:
-    """Text from the data or the user, safe in HTML content and attribute values."""
-    return escape(str(value), quote=True)
-
-
-def require_matplotlib() -> None:
-    """Fail early, in one line, when the ``report`` extra is not installed."""
-    try:
-        importlib.import_module("matplotlib")
-    except ImportError:
-        raise MissingDependencyError("matplotlib", "report", "the HTML report") from None
+__all__ = [
+    "CSP",
+    "check_threshold",
+    "esc",
+    "render_report",
+    "repr_html",
+    "require_matplotlib",
+    "write_report",
+]
 
 
 def check_threshold(threshold: object) -> float | None:
@@ -75,20 +77,12 @@ def check_threshold(threshold: object) -> float | None:
     return value
 
 
-def _int(x: int) -> str:
-    return f"{x:,}"
+_int = count_text
 
 
 def _pct(share: float) -> str:
     """A share (0..1) as a percentage a person reads."""
-    value = 100.0 * share
-    if value == 0 or value >= 10:
-        return f"{value:.0f} %"
-    return f"{value:.1f} %"
-
-
-def _known_list(result: KprResult) -> str:
-    return ", ".join(f"<b>{esc(n)}</b>" for n in result.known)
+    return percent_text(100.0 * share)
 
 
 # --- the sections, top to bottom ------------------------------------------------------
@@ -105,27 +99,18 @@ def _headline(result: KprResult, threshold: float | None, inputs: Sequence[str] 
             f'<span class="badge {verdict}" data-kpr-verdict="{verdict}">{word}: '
             f"{relation} the {threshold:g} % threshold</span>"
         )
-    source = ""
-    if inputs:
-        original, avatars = inputs
-        source = (
-            f'<p class="inputs">Original table: <span class="mono">{esc(original)}</span> · '
-            f'Avatars: <span class="mono">{esc(avatars)}</span></p>'
-        )
-    return f"""
-<section class="headline {verdict}" aria-labelledby="rate-label">
- <div class="headline-top">
-  <div>
-   <p class="rate-label" id="rate-label">Knowledge Protection Rate</p>
-   <div class="rate" data-kpr-rate="{result.rate!r}">{esc(format_rate(result.rate))}</div>
-  </div>
-  {badge}
- </div>
- <p class="meaning">{esc(result.meaning)}</p>
- <p class="inputs">The attacker knows: {_known_list(result)} · tolerance
-  {result.tolerance * 100:g} % for numeric values</p>
- {source}
-</section>"""
+    known = (
+        f'<p class="inputs">The attacker knows: {names_html(result.known)} · tolerance '
+        f"{result.tolerance * 100:g} % for numeric values</p>"
+    )
+    sources = list(zip(("Original table", "Avatars"), inputs or (), strict=False))
+    return headline(
+        result.rate,
+        meaning=result.meaning,
+        aside=badge,
+        lines=[known, sources_line(sources)],
+        verdict=verdict,
+    )
 
 
 def _counts(result: KprResult) -> str:
@@ -195,22 +180,6 @@ def _assumptions(result: KprResult) -> str:
 {chr(10).join(rows)}
   </tbody>
  </table></div>
-</section>"""
-
-
-def _warnings(result: KprResult) -> str:
-    if not result.warnings:
-        body = (
-            '<p class="ok">No warnings: nothing in the data or the parameters looks like a '
-            "mistake.</p>"
-        )
-    else:
-        items = "\n".join(f"  <li>{esc(w)}</li>" for w in result.warnings)
-        body = f'<ul class="warnings">\n{items}\n </ul>'
-    return f"""
-<section id="warnings">
- <h2>Warnings</h2>
- {body}
 </section>"""
 
 
@@ -435,7 +404,6 @@ def _next(result: KprResult, risks: list[VariableRisk] | None) -> str:
 
 
 def _footer(show_values: bool, now: datetime) -> str:
-    stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     if show_values:
         data = (
             f"This report contains the known values (binned) of up to {LINKED_ROWS} linked "
@@ -446,16 +414,7 @@ def _footer(show_values: bool, now: datetime) -> str:
             "This report contains no raw data: counts per class or value, class bounds and "
             "row positions only, no individual's values (they appear only with --show-values)."
         )
-    return f"""
-<footer>
- <p>Generated by kpr {esc(__version__)} on
-  <time datetime="{now.astimezone(UTC).isoformat()}">{stamp}</time>.</p>
- <p>{data}</p>
-</footer>"""
-
-
-def _stylesheet() -> str:
-    return resources.files("kpr.report").joinpath("style.css").read_text(encoding="utf-8")
+    return footer(data, now)
 
 
 # --- entry points ----------------------------------------------------------------------
@@ -492,34 +451,14 @@ def render_report(
             _headline(result, threshold, inputs),
             _counts(result),
             _assumptions(result),
-            _warnings(result),
+            warnings_section(result.warnings),
             _risk(result, risks, svgs),
             _linked(result, show_values),
             _next(result, risks),
             _footer(show_values, now or datetime.now(UTC)),
         ]
     )
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CSP}">
-<meta name="referrer" content="no-referrer">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="kpr">
-<title>{esc(title)}</title>
-<style>
-{_stylesheet()}
-</style>
-</head>
-<body>
-<header><h1>kpr report · synthetic data privacy</h1></header>
-<main>
-{body}
-</main>
-</body>
-</html>
-"""
+    return document(title, body)
 
 
 def write_report(
@@ -531,14 +470,10 @@ def write_report(
     inputs: Sequence[str] | None = None,
 ) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
-    check_output_path(path)
-    document = render_report(result, threshold=threshold, show_values=show_values, inputs=inputs)
-
-    def write(target: Path) -> None:
-        target.write_text(document, encoding="utf-8")
-
-    write_atomic(path, write)
-    return Path(path)
+    return write_document(
+        path,
+        lambda: render_report(result, threshold=threshold, show_values=show_values, inputs=inputs),
+    )
 
 
 def repr_html(result: KprResult) -> str:

@@ -1,4 +1,4 @@
-"""The report's plots, drawn with matplotlib into inline SVG.
+"""The reports' plots, drawn with matplotlib into inline SVG.
 
 Only ``matplotlib.figure.Figure`` is used (no pyplot, so no global figure
 state), with rcParams set for the duration of each drawing only. Text stays
@@ -11,23 +11,27 @@ from __future__ import annotations
 import io
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from kpr.metric.plan import Kind
+from kpr.report.page import percent_text
 from kpr.report.risk import Group, VariableRisk, shorten
+from kpr.result import format_rate
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 BLUE = "#0072B2"  # originals
 ORANGE = "#E69F00"  # avatars
 VERMILLION = "#D55E00"  # linked
+BLUISH_GREEN = "#009E73"  # control individuals
 GREY = "#333333"
 
 _RC: Any = {  # matplotlib types the keys as a Literal of every rcParam
@@ -56,9 +60,8 @@ def _drawing() -> Iterator[None]:
         yield
 
 
-def share_text(percent: float) -> str:
-    """A percentage as the report's text writes it: 3.3 %, 12 %."""
-    return f"{percent:.0f} %" if percent == 0 or percent >= 10 else f"{percent:.1f} %"
+#: A percentage as the report's text writes it: 3.3 %, 12 %.
+share_text = percent_text
 
 
 def _tick_percent(x: float, _pos: object = None) -> str:
@@ -79,15 +82,19 @@ def _everybody(overall: float) -> dict[str, Any]:
     }
 
 
-def _note(ax: Axes, text: str, xy: tuple[float, float], **kwargs: Any) -> None:
-    """Small grey text on a white box, readable over a grid or a dashed line."""
+def _note(
+    ax: Axes, text: str, xy: tuple[float, float], *, boxed: bool = True, **kwargs: Any
+) -> None:
+    """Small grey text, on a white box (``boxed``) to stay readable over a grid or a
+    dashed line."""
+    box = {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"}
     ax.annotate(
         text,
         xy=xy,
         textcoords="offset points",
         fontsize=8,
         color=GREY,
-        bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
+        bbox=box if boxed else None,
         **kwargs,
     )
 
@@ -224,3 +231,190 @@ def variable_svg(risk: VariableRisk, overall: float, key: str) -> str | None:
     if risk.kind is Kind.NUMERIC:
         return numeric_svg(risk, overall, key)
     return categorical_svg(risk, overall, key)
+
+
+# --- the analysis report ----------------------------------------------------------------
+
+#: Grid lines behind the bars, light enough not to compete with them.
+_GRID: dict[str, Any] = {"color": "#dddddd", "linewidth": 0.6}
+
+
+@dataclass(frozen=True)
+class RateBar:
+    """One row of :func:`rate_bars_svg`: a label, a rate and its interval, in percent."""
+
+    label: str
+    rate: float
+    low: float
+    high: float
+    color: str = BLUE
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One point of :func:`tolerance_svg`: a tolerance (0..1), the rate and its interval."""
+
+    tolerance: float
+    rate: float
+    low: float
+    high: float
+
+
+def _bar_height(rows: int) -> float:
+    """Figure height that keeps bars the same thickness whatever their number."""
+    return 1.35 + 0.34 * rows
+
+
+def rate_bars_svg(bars: Sequence[RateBar], key: str, *, title: str, label: str) -> str:
+    """One horizontal bar per rate, from 100 % (nobody singled out) left to the rate,
+    with the interval as whiskers and the rate written beside it.
+
+    Anchoring the bars at 100 % rather than 0 keeps the small differences between
+    rates near 100 % visible without cutting off the bars' base: a bar's length is
+    the share of people the attacker links, so the longer the bar, the riskier.
+    """
+    if not bars:
+        raise ValueError("no rates to plot")
+    ys = list(range(len(bars)))
+    lowest = min(b.low for b in bars)
+    span = max(100.0 - lowest, 0.05)
+    with _drawing():
+        fig = Figure(figsize=(7.6, _bar_height(len(bars))), layout="constrained")
+        ax = fig.subplots()
+        ax.barh(ys, [b.rate - 100.0 for b in bars], 0.6, left=100.0, color=[b.color for b in bars])
+        ax.errorbar(
+            [b.rate for b in bars],
+            ys,
+            xerr=[[b.rate - b.low for b in bars], [b.high - b.rate for b in bars]],
+            fmt="none",
+            ecolor=GREY,
+            elinewidth=1,
+            capsize=3,
+        )
+        ax.axvline(100.0, color=GREY, linewidth=1)
+        ax.set_yticks(ys, [shorten(b.label, 48) for b in bars])
+        ax.invert_yaxis()
+        ax.tick_params(axis="y", length=0)
+        left, right = max(0.0, lowest - 0.3 * span), 100.0 + 0.02 * span
+        ax.set_xlim(left, right)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
+        ax.xaxis.set_major_formatter(FuncFormatter(_tick_percent))
+        ax.grid(axis="x", **_GRID)
+        ax.set_axisbelow(True)
+        ax.set_xlabel("Protection rate (higher is safer)")
+        ax.set_title(title, loc="left")
+        for y, b in zip(ys, bars, strict=True):
+            if (b.low - left) / (right - left) >= 0.12:  # room left of the whisker
+                _note(ax, format_rate(b.rate), (b.low, y), xytext=(-5, 0), ha="right", va="center")
+            else:  # near the axis (a rate near 0): write it on the bar, right of the whisker
+                _note(ax, format_rate(b.rate), (b.high, y), xytext=(5, 0), ha="left", va="center")
+        return to_inline_svg(fig, key, label)
+
+
+def contribution_svg(names: Sequence[str], points: Sequence[float], key: str) -> str:
+    """Each variable's mean decrease of the rate, in percentage points, in the given
+    order (largest first); a negative contribution (the variable protects) is green."""
+    if not names:
+        raise ValueError("no variables to plot")
+    ys = list(range(len(names)))
+    with _drawing():
+        fig = Figure(figsize=(7.6, _bar_height(len(names))), layout="constrained")
+        ax = fig.subplots()
+        colors = [VERMILLION if p >= 0 else BLUISH_GREEN for p in points]
+        ax.barh(ys, list(points), 0.6, color=colors)
+        ax.axvline(0.0, color=GREY, linewidth=1)
+        ax.set_yticks(ys, [shorten(n, 48) for n in names])
+        ax.invert_yaxis()
+        ax.tick_params(axis="y", length=0)
+        ax.margins(x=0.3)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+        ax.grid(axis="x", **_GRID)
+        ax.set_axisbelow(True)
+        ax.set_xlabel("Average drop of the rate when the attacker also knows it (points)")
+        ax.set_title("How much knowing each variable helps the attacker", loc="left")
+        for y, p in zip(ys, points, strict=True):
+            right = p >= 0
+            _note(
+                ax,
+                f"{p:+.2f} points",
+                (p, y),
+                xytext=(4 if right else -4, 0),
+                ha="left" if right else "right",
+                va="center",
+            )
+        label = (
+            "Bar chart: for each candidate variable, how many percentage points the "
+            "protection rate drops, on average, when the attacker also knows it."
+        )
+        return to_inline_svg(fig, key, label)
+
+
+def tolerance_svg(
+    points: Sequence[CurvePoint], current: float | None, key: str, *, confidence: float
+) -> str:
+    """The rate against the tolerance (log scale) with its interval as a band (a
+    whisker for a single tolerance); the point at ``current`` (the tolerance of the
+    main attack) is circled."""
+    if not points:
+        raise ValueError("no points to plot")
+    pts = sorted(points, key=lambda p: p.tolerance)
+    xs = [100.0 * p.tolerance for p in pts]
+    rates = [p.rate for p in pts]
+    with _drawing():
+        fig = Figure(figsize=(7.6, 3.8), layout="constrained")
+        ax = fig.subplots()
+        interval = f"{confidence * 100:g} % interval"
+        if len(pts) > 1:
+            ax.fill_between(
+                xs, [p.low for p in pts], [p.high for p in pts], color=BLUE, alpha=0.18,
+                linewidth=0, label=interval,
+            )  # fmt: skip
+        else:  # a band needs two points: show the interval as a whisker
+            ax.errorbar(
+                xs, rates, yerr=[[rates[0] - pts[0].low], [pts[0].high - rates[0]]],
+                fmt="none", ecolor=BLUE, elinewidth=1.5, capsize=4, label=interval,
+            )  # fmt: skip
+        ax.plot(xs, rates, color=BLUE, marker="o", markersize=5, linewidth=2, label="Rate")
+        here = [p for p in pts if current is not None and p.tolerance == current]
+        if here:
+            ax.plot(
+                [100.0 * here[0].tolerance],
+                [here[0].rate],
+                linestyle="none",
+                marker="o",
+                markersize=12,
+                markerfacecolor="none",
+                markeredgecolor=VERMILLION,
+                markeredgewidth=2,
+                label=f"The attack above (tolerance {100.0 * here[0].tolerance:g} %)",
+            )
+        ax.set_xscale("log")
+        ax.set_xticks(xs, [f"{x:g} %" for x in xs])
+        ax.xaxis.set_minor_locator(NullLocator())
+        if len(xs) == 1:
+            ax.set_xlim(xs[0] / 2, xs[0] * 2)
+        ax.margins(x=0.08, y=0.3)
+        low, high = ax.get_ylim()
+        low = max(low, -0.03 * (high - low))  # no room below 0 %; above 100 %, the notes
+        # no tick outside 0..100 %: 105 % would read as a possible rate
+        ticks = MaxNLocator(nbins=5).tick_values(low, high)
+        ax.set_yticks([t for t in ticks if max(low, 0.0) <= t <= min(high, 100.0)])
+        ax.set_ylim(low, high)
+        ax.yaxis.set_major_formatter(FuncFormatter(_tick_percent))
+        ax.grid(axis="y", **_GRID)
+        ax.set_axisbelow(True)
+        for x, p in zip(xs, pts, strict=True):
+            _note(
+                ax, format_rate(p.rate), (x, p.high), boxed=False, xytext=(0, 4), ha="center",
+                va="bottom",
+            )  # fmt: skip
+        fig.legend(loc="outside upper right", ncols=3, frameon=False)
+        ax.set_title("The rate at each tolerance", loc="left")
+        ax.set_xlabel("Tolerance for numeric values: how close counts as a match (% of the mean)")
+        ax.set_ylabel("Protection rate")
+        label = (
+            "Line chart of the Knowledge Protection Rate at each tolerance, "
+            f"from {xs[0]:g} % to {xs[-1]:g} %, with its {confidence * 100:g} % interval as a band."
+        )
+        return to_inline_svg(fig, key, label)
