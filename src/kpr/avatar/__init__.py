@@ -1,7 +1,7 @@
 """The Avatar method: synthetic individuals drawn among each individual's neighbours
 in a FAMD space (Guillaudeux et al., npj Digital Medicine 6:37, 2023), with the
 pairing-based privacy metrics and distribution-based utility metrics used to judge
-an avatar table.
+an avatar table, and the choice of k (:func:`sweep`, :func:`tune`).
 """
 
 from kpr.avatar.generator import Generation, avatarize, generate, neighbours, weights
@@ -14,11 +14,16 @@ from kpr.avatar.metrics import (
     utility,
 )
 from kpr.avatar.projection import CATEGORICAL_MAX_DISTINCT, Projection, column_roles
+from kpr.avatar.tuning import SweepOverK, SweepRow, SweepRun, TuneResult, sweep, tune
 
 __all__ = [
     "CATEGORICAL_MAX_DISTINCT",
     "Generation",
     "Projection",
+    "SweepOverK",
+    "SweepRow",
+    "SweepRun",
+    "TuneResult",
     "Utility",
     "avatarize",
     "column_roles",
@@ -28,6 +33,8 @@ __all__ = [
     "local_cloaking",
     "median_local_cloaking",
     "neighbours",
+    "sweep",
+    "tune",
     "utility",
     "weights",
 ]

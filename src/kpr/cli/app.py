@@ -290,3 +290,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 from kpr.cli import analyze as _analyze  # noqa: E402,F401  (registers `kpr analyze`)
+from kpr.cli import avatar as _avatar  # noqa: E402,F401  (registers avatarize, sweep, tune)

@@ -47,11 +47,12 @@ class Loaded:
 
 def read_table(
     path: str | os.PathLike[str],
-    columns: Sequence[str],
+    columns: Sequence[str] | None,
     options: CsvOptions,
     role: str = "",
 ) -> Loaded:
-    """Read ``columns`` of a CSV or Parquet file (by extension); ``role`` names it in errors."""
+    """Read ``columns`` (None: all) of a CSV or Parquet file (by extension); ``role``
+    names it in errors."""
     p = Path(path)
     label = f"{role} {path}".strip()
     if not p.exists():
@@ -63,6 +64,12 @@ def read_table(
     if p.suffix.lower() in PARQUET_SUFFIXES:
         return Loaded(_read_parquet(p, columns, label), untyped=False, label=label)
     return Loaded(_read_csv(p, columns, options, label).lazy(), untyped=True, label=label)
+
+
+def read_all(path: str | os.PathLike[str], options: CsvOptions, role: str = "") -> Loaded:
+    """Read every column of a CSV or Parquet file (for tools that need the whole table,
+    such as ``kpr avatarize``); CSV columns come as text, as in :func:`read_table`."""
+    return read_table(path, None, options, role)
 
 
 def check_columns(available: Sequence[str], wanted: Sequence[str], label: str) -> None:
@@ -78,13 +85,13 @@ def check_columns(available: Sequence[str], wanted: Sequence[str], label: str) -
             raise InputError(f"{label}: no column {name!r}{suggest(name, available)}")
 
 
-def _read_parquet(p: Path, columns: Sequence[str], label: str) -> pl.LazyFrame:
+def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.LazyFrame:
     try:
         schema = pl.read_parquet_schema(p)
     except Exception as exc:  # polars raises several types for garbage
         raise InputError(f"{label} is not a readable Parquet file ({_first_line(exc)})") from None
-    check_columns(list(schema), columns, label)
-    return pl.scan_parquet(p).select(list(columns))
+    check_columns(list(schema), list(schema) if columns is None else columns, label)
+    return pl.scan_parquet(p).select(list(schema) if columns is None else list(columns))
 
 
 def _first_line(exc: BaseException) -> str:
@@ -127,7 +134,9 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts.get(best) else ","
 
 
-def _read_csv(p: Path, columns: Sequence[str], options: CsvOptions, label: str) -> pl.DataFrame:
+def _read_csv(
+    p: Path, columns: Sequence[str] | None, options: CsvOptions, label: str
+) -> pl.DataFrame:
     with p.open("rb") as fh:
         sample = fh.read(_SAMPLE_BYTES)
     encoding = options.encoding or _sniff_encoding(sample, label)
@@ -138,6 +147,7 @@ def _read_csv(p: Path, columns: Sequence[str], options: CsvOptions, label: str) 
     header = next(csv.reader(io.StringIO(text), delimiter=delimiter), None)
     if not header or all(not h.strip() for h in header):
         raise InputError(f"{label} has no header row; the first line must name the columns")
+    columns = header if columns is None else columns
     check_columns(header, columns, label)
     try:
         table = pa_csv.read_csv(

@@ -1,0 +1,117 @@
+"""Tables to avatarise, read from files; avatar tables and pairings, written to files.
+
+A CSV is read as text (``kpr.io.readers``), then each column is typed exactly as
+``kpr evaluate`` types the columns of a CSV original (``kpr.tables``): a column
+whose values all read as integers becomes Int64, as numbers Float64, anything
+else stays text. So the avatars of a CSV and the KPR computed on that CSV agree
+on which columns are numeric. Columns declared categorical stay text, so codes
+such as ``01230`` keep their leading zeros.
+
+Outputs are written atomically (no partial file on error); CSVs through
+``kpr.io.writers.write_csv``, which neutralises text cells a spreadsheet would
+run as formulas (``=``, ``+``, ``-``, ``@``...) by prefixing a quote.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import polars as pl
+
+from kpr.errors import InputError
+from kpr.io.readers import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
+from kpr.io.writers import check_output_path, write_atomic, write_csv
+
+# The CSV typing rules live with the rest of the input reconciliation; reusing them
+# (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
+from kpr.tables import _all_numbers, _parse_number
+
+Format = Literal["csv", "parquet"]
+
+
+def output_format(path: str | os.PathLike[str], option: str = "the output") -> Format:
+    """CSV or Parquet, from the file's extension."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    raise InputError(
+        f"{option} {os.fspath(path)!r} must end in .csv or .parquet, so its format is known"
+    )
+
+
+def check_output(
+    path: str | os.PathLike[str], option: str, inputs: Iterable[str | os.PathLike[str]] = ()
+) -> Format:
+    """Before any work: the output can be written, has a known format and overwrites no input."""
+    target = check_output_path(path)
+    fmt = output_format(target, option)
+    for other in inputs:
+        if _same_file(target, Path(other)):
+            raise InputError(
+                f"{option} {os.fspath(path)!r} is also an input; write to another file"
+            )
+    return fmt
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
+def type_text_columns(frame: pl.LazyFrame, keep_text: Collection[str] = ()) -> pl.LazyFrame:
+    """Parse the text columns of a CSV as ``kpr evaluate`` does: integers, else numbers,
+    else text; ``keep_text`` names columns that stay text (declared categorical)."""
+    casts = [
+        _parse_number(frame, name).alias(name)
+        for name in frame.collect_schema().names()
+        if name not in keep_text and _all_numbers(frame, name)
+    ]
+    return frame.with_columns(casts) if casts else frame
+
+
+def read_original(
+    path: str | os.PathLike[str],
+    *,
+    categorical: Collection[str] = (),
+    csv: CsvOptions | None = None,
+    role: str = "original",
+) -> pl.DataFrame:
+    """Every column of a CSV or Parquet file as a polars table, CSV columns typed as
+    ``kpr evaluate`` types them; ``categorical`` names must be columns of the file."""
+    loaded = read_all(path, csv or CsvOptions(), role)
+    frame = loaded.frame
+    check_columns(frame.collect_schema().names(), list(categorical), loaded.label)
+    if loaded.untyped:
+        frame = type_text_columns(frame, set(categorical))
+    try:
+        return frame.collect()
+    except pl.exceptions.PolarsError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InputError(f"{loaded.label}: could not read the data ({first})") from None
+
+
+def write_table(frame: pl.DataFrame, path: str | os.PathLike[str]) -> None:
+    """A table as CSV (spreadsheet-safe) or Parquet, by the extension; atomically."""
+    if output_format(path) == "csv":
+        write_csv(frame, path)
+    else:
+        write_atomic(path, lambda p: frame.write_parquet(p))
+
+
+def pairing_frame(pairing: np.ndarray) -> pl.DataFrame:
+    """Who became which avatar: ``original_row`` (position in the original) and
+    ``avatar_row`` (position in the avatar table), the names ``--linked-out`` uses."""
+    return pl.DataFrame(
+        {
+            "original_row": np.arange(pairing.shape[0], dtype=np.int64),
+            "avatar_row": np.asarray(pairing, dtype=np.int64),
+        }
+    )

@@ -1,0 +1,499 @@
+"""``kpr avatarize``, ``kpr sweep`` and ``kpr tune``: make avatars, and choose k.
+
+Registered on the ``kpr`` group by the import at the bottom of ``kpr.cli.app``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+import click
+
+from kpr.avatar.files import check_output, pairing_frame, read_original, write_table
+from kpr.avatar.generator import Synthesis, generate
+from kpr.avatar.tuning import (
+    DEFAULT_KS,
+    DEFAULT_TUNE_KS,
+    EXPLAIN,
+    SweepOverK,
+    SweepRow,
+    TuneResult,
+    sweep,
+    tune,
+)
+from kpr.cli.analyze import progress_bar
+from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
+from kpr.cli.options import parse_delimiter, split_names
+from kpr.errors import InputError
+from kpr.io.readers import CsvOptions
+from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
+from kpr.result import format_rate
+
+from . import render
+
+
+def parse_ks(value: str, option: str) -> tuple[int, ...]:
+    """``2,5,10``: whole numbers separated by commas (range checks come with the table)."""
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts:
+        raise InputError(f"{option} is empty: give whole numbers such as 2,5,10,20,40")
+    out = []
+    for part in parts:
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise InputError(
+                f"{option} takes whole numbers separated by commas (e.g. 2,5,10,20,40); "
+                f"{part!r} is not one"
+            ) from None
+    return tuple(out)
+
+
+def parse_target(value: str) -> float:
+    """A percentage in (0, 100]."""
+    try:
+        target = float(value)
+    except ValueError:
+        raise InputError(f"--target must be a percentage in (0, 100], got {value!r}") from None
+    if not (0.0 < target <= 100.0):  # also rejects NaN
+        raise InputError(f"--target must be a percentage in (0, 100], such as 95; got {value!r}")
+    return target
+
+
+def _csv_options(delimiter: str | None, encoding: str | None, na: tuple[str, ...]) -> CsvOptions:
+    return CsvOptions(parse_delimiter(delimiter), encoding, na or ("",))
+
+
+def generator_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the Avatar generator and of reading CSV files, shared by the commands."""
+    for option in reversed(
+        [
+            click.option(
+                "--ncp",
+                type=int,
+                default=5,
+                show_default=True,
+                help="FAMD axes on which neighbours are searched.",
+            ),
+            click.option(
+                "--categorical",
+                multiple=True,
+                help="Columns to treat as categorical (comma-separated; e.g. integer codes), "
+                "by the generator and by the attack. Non-numeric columns already are, and the "
+                "generator treats numbers with <= 10 distinct values so too.",
+            ),
+            click.option(
+                "--synthesis",
+                type=click.Choice(["full", "reduced"]),
+                default="full",
+                show_default=True,
+                help="Mix the neighbours over every FAMD axis, or only over the --ncp kept ones.",
+            ),
+            click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed)."),
+            click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed)."),
+            click.option(
+                "--na-value",
+                multiple=True,
+                help="CSV text that means missing (repeatable; default: empty).",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def attack_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The attack and the output options of ``sweep`` and ``tune``."""
+    for option in reversed(
+        [
+            click.option(
+                "--known",
+                "-k",
+                multiple=True,
+                required=True,
+                help="Variables the attacker knows, comma-separated.",
+            ),
+            click.option(
+                "--tolerance",
+                "-t",
+                default=str(DEFAULT_TOLERANCE),
+                show_default=True,
+                help="Relative tolerance for numeric variables, in (0, 1).",
+            ),
+            click.option(
+                "--seed",
+                type=int,
+                default=0,
+                show_default=True,
+                help="Seed of the first repeat; repeat i uses seed + i.",
+            ),
+            click.option(
+                "--repeats",
+                type=click.IntRange(min=1),
+                default=1,
+                show_default=True,
+                help="Avatar tables generated per k (KPR mean, min and max over them).",
+            ),
+            click.option(
+                "--format",
+                "-f",
+                "fmt",
+                type=click.Choice(["text", "json"]),
+                default="text",
+                show_default=True,
+                help="text for a person, json for a program.",
+            ),
+            click.option("--quiet", "-q", is_flag=True, help="No progress on stderr."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+# --- kpr avatarize ---------------------------------------------------------------------
+
+
+@cli.command("avatarize", context_settings=CONTEXT)
+@click.argument("original", type=click.Path(path_type=str))
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The avatar table to write: .csv or .parquet.",
+)
+@click.option(
+    "--k",
+    "k",
+    type=int,
+    default=20,
+    show_default=True,
+    help="Neighbours mixed into each avatar: higher protects more, keeps less detail.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    help="Seed for a reproducible table (default: a fresh random draw). Keep it private, "
+    "like the pairing: with the original, it rebuilds who became which avatar.",
+)
+@click.option(
+    "--pairing-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write which avatar row each original row became (original_row, avatar_row; "
+    ".csv or .parquet). Never written otherwise: keep it with the original.",
+)
+@generator_options
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def avatarize_command(
+    original: str,
+    output: Path,
+    k: int,
+    seed: int | None,
+    pairing_out: Path | None,
+    ncp: int,
+    categorical: tuple[str, ...],
+    synthesis: str,
+    delimiter: str | None,
+    encoding: str | None,
+    na_value: tuple[str, ...],
+    quiet: bool,
+) -> None:
+    """Write an avatar table of ORIGINAL (CSV or Parquet): one synthetic individual per
+    original one, mixed from its k nearest neighbours (Avatar method); same columns and
+    types, rows shuffled.
+
+    \b
+    Example:
+      kpr avatarize patients.csv -o avatars.csv --k 20 --seed 7
+    """
+    check_output(output, "--output", [original])
+    if pairing_out is not None:
+        check_output(pairing_out, "--pairing-out", [original, output])
+    if seed is not None and seed < 0:
+        raise InputError(f"--seed must be a whole number >= 0, got {seed}")
+    cats = split_names(categorical)
+    csv = _csv_options(delimiter, encoding, na_value)
+    with render.progress(stderr, quiet) as step:
+        step(f"reading {original}")
+        frame = read_original(original, categorical=cats, csv=csv)
+        step(f"generating {frame.height:,} avatars (k={k})")
+        gen = generate(
+            frame, k=k, ncp=ncp, seed=seed, categorical=cats, synthesis=cast(Synthesis, synthesis)
+        )
+        step(f"writing {output}")
+        write_table(gen.avatars, output)
+        if pairing_out is not None:
+            step(f"writing {pairing_out}")
+            write_table(pairing_frame(gen.pairing), pairing_out)
+    drawn = f"seed {seed}" if seed is not None else "no --seed: a new random draw each run"
+    lines = [
+        f"Wrote {frame.height:,} avatars ({frame.width} columns) to {output} (k={k}, {drawn})."
+    ]
+    if pairing_out is not None:
+        lines.append(f"Wrote the pairing to {pairing_out}: keep it as private as the original.")
+    render.print_text(stdout, "\n".join(lines))
+
+
+# --- kpr sweep and kpr tune: text output -----------------------------------------------
+
+
+def _num(x: float, digits: int = 4) -> str:
+    return f"{x:.{digits}f}" if x == x else "-"  # NaN: undefined metric
+
+
+def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[str]:
+    """One line per k: KPR, interval, (spread, control,) pairing metrics, utility, time."""
+    rows = result.rows if rows is None else rows
+    conf = f"{result.confidence * 100:g} % CI"
+    spread = result.repeats > 1
+    control = result.has_control
+    head = f"  {'k':>5}  {'KPR':>9}  {conf:<18}"
+    if spread:
+        head += f" {'min to max':<18}"
+    if control:
+        head += f" {'control':>9}"
+    head += f"  {'hidden':>8}  {'med LC':>6}  {'Hellinger':>9}  {'corr diff':>9}  {'gen s':>6}"
+    lines = [head]
+    for r in rows:
+        low, high = r.interval
+        line = f"  {r.k:>5}  {format_rate(r.kpr):>9}  {f'{low:.2f} to {high:.2f} %':<18}"
+        if spread:
+            line += f" {f'{r.kpr_min:.2f} to {r.kpr_max:.2f} %':<18}"
+        if control:
+            c = r.control_kpr
+            line += f" {format_rate(c) if c is not None else '-':>9}"
+        line += (
+            f"  {r.hidden_rate:>6.2f} %  {r.median_local_cloaking:>6g}  "
+            f"{_num(r.mean_hellinger):>9}  {_num(r.correlation_difference):>9}  {r.seconds:>6.2f}"
+        )
+        lines.append(line)
+    return lines
+
+
+def _header(result: SweepOverK) -> list[str]:
+    seeds = (
+        f"seed {result.seed}"
+        if result.repeats == 1
+        else f"{result.repeats} repeats, seeds {result.seed}..{result.seed + result.repeats - 1}"
+    )
+    return [
+        f"Known variables: {', '.join(result.known)} (tolerance {result.tolerance:g}; "
+        f"n {result.n:,})",
+        f"Avatar method: ncp {result.ncp}, synthesis {result.synthesis}, {seeds}",
+    ]
+
+
+def _explanations(result: SweepOverK) -> list[str]:
+    keys = [k for k in EXPLAIN if k != "control" or result.has_control]
+    return [f"  {EXPLAIN[k].format(conf=result.confidence * 100)}" for k in keys]
+
+
+def sweep_text(result: SweepOverK) -> str:
+    """The sweep as plain text: parameters, the table, what each column means."""
+    lines = ["KPR and utility of the avatars against k", *_header(result), ""]
+    lines += [result.summary(), ""]
+    lines += sweep_table(result)
+    lines += ["", *_explanations(result)]
+    return "\n".join(lines)
+
+
+def _reproduce(original: str, result: TuneResult, ncp: int, synthesis: str, cats: list[str]) -> str:
+    """The ``kpr avatarize`` command that writes exactly the table measured for the picked k."""
+    args = ["kpr", "avatarize", original, "-o", "avatars.parquet", "--k", str(result.k)]
+    args += ["--seed", str(result.sweep.seed)]
+    if ncp != 5:
+        args += ["--ncp", str(ncp)]
+    if synthesis != "full":
+        args += ["--synthesis", synthesis]
+    if cats:
+        args += ["--categorical", ",".join(cats)]
+    return shlex.join(args)
+
+
+def tune_text(result: TuneResult, reproduce: str) -> str:
+    """The pick (or why there is none), its privacy and utility, and every k evaluated."""
+    lines = []
+    row = result.row
+    if row is not None:
+        low, high = row.interval
+        conf = f"{result.sweep.confidence * 100:g} %"
+        lines += [
+            f"Smallest k reaching a KPR lower bound of {result.target:g} %: k = {row.k}",
+            f"  KPR {format_rate(row.kpr)} ({conf} CI {low:.2f} to {high:.2f} %)",
+            f"  utility: mean Hellinger {_num(row.mean_hellinger)}, correlation difference "
+            f"{_num(row.correlation_difference)}",
+            f"  privacy: hidden rate {row.hidden_rate:.2f} %, median local cloaking "
+            f"{row.median_local_cloaking:g}",
+        ]
+    else:
+        lines.append(f"Target not reached: {result.message}")
+    lines += ["", *_header(result.sweep), ""]
+    lines.append(
+        "Evaluated in increasing k, stopping at the first that reaches the target "
+        "(larger ks not evaluated):"
+    )
+    lines += sweep_table(result.sweep)
+    if row is not None:
+        lines += [
+            "",
+            "KPR usually rises with k but is not guaranteed to: check the table you publish.",
+            f"The table measured for k = {row.k}:",
+            f"  {reproduce}",
+        ]
+    return "\n".join(lines)
+
+
+# --- kpr sweep -------------------------------------------------------------------------
+
+
+@cli.command("sweep", context_settings=CONTEXT)
+@click.argument("original", type=click.Path(path_type=str))
+@attack_options
+@click.option(
+    "--k",
+    "--ks",
+    "ks",
+    default=",".join(map(str, DEFAULT_KS)),
+    show_default=True,
+    help="The ks to try, comma-separated.",
+)
+@click.option(
+    "--control",
+    type=click.Path(path_type=str),
+    help="Individuals of the same population NOT in ORIGINAL (CSV or Parquet): their KPR "
+    "against the same avatars shows what population structure alone gives an attacker.",
+)
+@report_option
+@generator_options
+def sweep_command(
+    original: str,
+    known: tuple[str, ...],
+    tolerance: str,
+    seed: int,
+    repeats: int,
+    fmt: str,
+    quiet: bool,
+    ks: str,
+    control: str | None,
+    report: Path | None,
+    ncp: int,
+    categorical: tuple[str, ...],
+    synthesis: str,
+    delimiter: str | None,
+    encoding: str | None,
+    na_value: tuple[str, ...],
+) -> None:
+    """For each k, generate avatars of ORIGINAL and report the KPR (with its interval),
+    the hidden rate, the median local cloaking and the utility (mean Hellinger,
+    correlation difference): the privacy/utility trade-off of k on your own data.
+
+    \b
+    Examples:
+      kpr sweep patients.csv --known age,sex,zip --k 2,5,10,20,40
+      kpr sweep patients.parquet -k age,sex --repeats 3 --control holdout.parquet \\
+          --report sweep.html
+    """
+    names = split_names(known)
+    tol = check_tolerance(tolerance)
+    wanted = parse_ks(ks, "--k")
+    check_report(report)
+    cats = split_names(categorical)
+    csv = _csv_options(delimiter, encoding, na_value)
+    frame = read_original(original, categorical=cats, csv=csv)
+    control_frame = None
+    if control is not None:
+        control_frame = read_original(control, categorical=cats, csv=csv, role="control")
+    with progress_bar(stderr, quiet) as progress:
+        result = sweep(
+            frame, names, ks=wanted, repeats=repeats, seed=seed, control=control_frame,
+            ncp=ncp, tolerance=tol, categorical=cats, progress=progress,
+            synthesis=cast(Synthesis, synthesis),
+        )  # fmt: skip
+    result.inputs = {"original": original, **({"control": control} if control else {})}
+    if report is not None:
+        result.to_html(report)
+    if fmt == "json":
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        render.print_text(stdout, sweep_text(result))
+        if report is not None:
+            render.print_text(stdout, f"\nHTML report written to {report}")
+
+
+# --- kpr tune --------------------------------------------------------------------------
+
+
+@cli.command("tune", context_settings=CONTEXT)
+@click.argument("original", type=click.Path(path_type=str))
+@attack_options
+@click.option(
+    "--target",
+    required=True,
+    help="The KPR (percent) the lower bound of its 95 % interval must reach, e.g. 95.",
+)
+@click.option(
+    "--ks",
+    "--k",
+    "ks",
+    default=",".join(map(str, DEFAULT_TUNE_KS)),
+    show_default=True,
+    help="The ks to try, comma-separated; tried in increasing order.",
+)
+@generator_options
+def tune_command(
+    original: str,
+    known: tuple[str, ...],
+    tolerance: str,
+    seed: int,
+    repeats: int,
+    fmt: str,
+    quiet: bool,
+    target: str,
+    ks: str,
+    ncp: int,
+    categorical: tuple[str, ...],
+    synthesis: str,
+    delimiter: str | None,
+    encoding: str | None,
+    na_value: tuple[str, ...],
+) -> None:
+    """The smallest k whose KPR lower bound (95 % interval) reaches --target, with its
+    utility. Exit code 1 when no k of --ks reaches it (a failed gate).
+
+    The ks are tried in increasing order and the search stops at the first that reaches
+    the target; KPR usually rises with k, but nothing guarantees it, so larger ks are
+    not evaluated nor promised to reach it. With --repeats, the lowest lower bound of
+    the repeats must reach it.
+
+    \b
+    Example:
+      kpr tune patients.csv --known age,sex,zip --target 95 --ks 5,10,20,40,80
+    """
+    names = split_names(known)
+    tol = check_tolerance(tolerance)
+    goal = parse_target(target)
+    wanted = parse_ks(ks, "--ks")
+    cats = split_names(categorical)
+    csv = _csv_options(delimiter, encoding, na_value)
+    frame = read_original(original, categorical=cats, csv=csv)
+    with progress_bar(stderr, quiet) as progress:
+        result = tune(
+            frame, names, target=goal, ks=wanted, repeats=repeats, seed=seed, ncp=ncp,
+            tolerance=tol, categorical=cats, progress=progress,
+            synthesis=cast(Synthesis, synthesis),
+        )  # fmt: skip
+    result.sweep.inputs = {"original": original}
+    reproduce = _reproduce(original, result, ncp, synthesis, cats) if result.reached else ""
+    if fmt == "json":
+        payload = result.to_dict()
+        payload["reproduce"] = reproduce or None
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    else:
+        render.print_text(stdout, tune_text(result, reproduce))
+    if not result.reached:
+        sys.exit(1)

@@ -1,0 +1,257 @@
+"""The HTML page of a sweep over k (``kpr sweep --report``, ``SweepOverK.to_html``):
+how the KPR and the utility of the avatars move with k, the number of neighbours
+the Avatar generator mixes, so the data owner can pick k with the trade-off in view.
+
+Built from the shared pieces (:mod:`kpr.report.page` for the skeleton, escaping
+and atomic writing; the drawing context and SVG inlining of
+:mod:`kpr.report.plots`), so it looks, escapes and opens offline like the other
+reports. Column names and file labels are the only user-derived text; each goes
+through ``esc``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kpr.report.page import (
+    count_text,
+    document,
+    esc,
+    footer,
+    names_html,
+    require_matplotlib,
+    sources_line,
+    write_document,
+)
+from kpr.result import format_rate
+
+if TYPE_CHECKING:
+    from kpr.avatar.tuning import SweepOverK, SweepRow
+
+HEADING = "kpr report · choosing k for the avatars"
+
+DATA_NOTE = (
+    "This page contains no raw data: rates, distances and timings per k, and the names of "
+    "the variables only, no individual's values or row positions."
+)
+
+
+def _number(x: float, digits: int = 4) -> str:
+    """A metric that may be undefined (NaN) as table text."""
+    return f"{x:.{digits}f}" if math.isfinite(x) else "&ndash;"
+
+
+def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
+    """KPR against k (top: mean, interval band, min/max over repeats, control) and
+    utility against k (bottom: mean Hellinger, correlation difference); k on a log axis."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+
+    from kpr.report import plots
+
+    rows = result.rows
+    if not rows:
+        raise ValueError("no k to plot")
+    ks = [r.k for r in rows]
+    conf = f"{result.confidence * 100:g} %"
+    grid = {"color": "#dddddd", "linewidth": 0.6}
+    with plots._drawing():
+        fig = Figure(figsize=(7.6, 6.2), layout="constrained")
+        top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 2])
+        top.fill_between(
+            ks, [r.interval[0] for r in rows], [r.interval[1] for r in rows], color=plots.BLUE,
+            alpha=0.18, linewidth=0, label=f"KPR, {conf} interval",
+        )  # fmt: skip
+        top.plot(
+            ks, [r.kpr for r in rows], color=plots.BLUE, marker="o", markersize=5, linewidth=2,
+            label="KPR" + (" (mean over repeats)" if result.repeats > 1 else ""),
+        )  # fmt: skip
+        if result.repeats > 1:
+            top.errorbar(
+                ks, [r.kpr for r in rows],
+                yerr=[[r.kpr - r.kpr_min for r in rows], [r.kpr_max - r.kpr for r in rows]],
+                fmt="none", ecolor=plots.GREY, elinewidth=1, capsize=3,
+                label="lowest and highest repeat",
+            )  # fmt: skip
+        controlled = [r for r in rows if r.control_kpr is not None]
+        if controlled:
+            top.plot(
+                [r.k for r in controlled], [r.control_kpr or 0.0 for r in controlled],
+                color=plots.BLUISH_GREEN, marker="s", markersize=4, linewidth=1.5,
+                linestyle="--", label="Control individuals",
+            )  # fmt: skip
+        for r in rows:
+            top.annotate(
+                format_rate(r.kpr), xy=(r.k, r.interval[1]), xytext=(0, 4),
+                textcoords="offset points", ha="center", va="bottom", fontsize=8,
+                color=plots.GREY,
+            )  # fmt: skip
+        top.margins(y=0.25)
+        top.yaxis.set_major_locator(MaxNLocator(nbins=5))
+        top.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g} %"))
+        top.grid(axis="y", **grid)
+        top.set_axisbelow(True)
+        top.set_ylabel("Protection rate")
+        top.set_title("Privacy: the Knowledge Protection Rate (higher is safer)", loc="left")
+        top.legend(loc="lower right", frameon=False, fontsize=8)
+
+        bottom.plot(
+            ks, [r.mean_hellinger for r in rows], color=plots.ORANGE, marker="o", markersize=5,
+            linewidth=2, label="Mean Hellinger distance",
+        )  # fmt: skip
+        corr = [r.correlation_difference for r in rows]
+        if any(math.isfinite(c) for c in corr):
+            bottom.plot(
+                ks, corr, color=plots.VERMILLION, marker="^", markersize=5, linewidth=1.5,
+                linestyle="--", label="Mean correlation difference",
+            )  # fmt: skip
+        bottom.set_ylim(bottom=0)
+        bottom.margins(y=0.2)
+        bottom.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        bottom.grid(axis="y", **grid)
+        bottom.set_axisbelow(True)
+        bottom.set_ylabel("Distance")
+        bottom.set_title("Utility: distance to the original (lower is more useful)", loc="left")
+        bottom.legend(loc="upper left", frameon=False, fontsize=8)
+
+        bottom.set_xscale("log")
+        bottom.set_xticks(ks, [str(k) for k in ks])
+        bottom.xaxis.set_minor_locator(NullLocator())
+        if len(ks) == 1:
+            bottom.set_xlim(ks[0] / 2, ks[0] * 2)
+        bottom.set_xlabel("k: neighbours mixed into each avatar (log scale)")
+        label = (
+            f"Line charts against k from {ks[0]} to {ks[-1]}: the Knowledge Protection Rate "
+            f"with its {conf} interval (top), and the mean Hellinger distance and correlation "
+            "difference between the avatars and the original (bottom)."
+        )
+        return plots.to_inline_svg(fig, key, label)
+
+
+def _headline(result: SweepOverK) -> str:
+    seeds = (
+        f"seed {result.seed}"
+        if result.repeats == 1
+        else f"{result.repeats} repeats per k, seeds {result.seed} to "
+        f"{result.seed + result.repeats - 1}"
+    )
+    labels = [(role.capitalize(), label) for role, label in result.inputs.items()]
+    return f"""
+<section class="headline" aria-labelledby="sweep-label">
+ <p class="rate-label" id="sweep-label">Privacy and utility of the avatars against k</p>
+ <p class="meaning">{esc(result.summary())}</p>
+ <p class="inputs">The attacker knows: {names_html(result.known)} · tolerance
+  {result.tolerance * 100:g} % for numeric values · n = {count_text(result.n)} individuals</p>
+ <p class="inputs">Avatar method: {result.ncp} FAMD axes for the neighbours, synthesis
+  {esc(result.synthesis)}, {esc(seeds)}</p>
+ {sources_line(labels)}
+</section>"""
+
+
+def _row(r: SweepRow, repeats: int, control: bool) -> str:
+    low, high = r.interval
+    spread = f'<td class="num">{r.kpr_min:.2f} to {r.kpr_max:.2f} %</td>' if repeats > 1 else ""
+    ctrl = ""
+    if control:
+        ctrl = (
+            f'<td class="num">{esc(format_rate(r.control_kpr))}</td>'
+            if r.control_kpr is not None
+            else '<td class="num">&ndash;</td>'
+        )
+    return (
+        f'  <tr data-kpr-k="{r.k}"><td class="num">{r.k}</td>'
+        f'<td class="num" data-kpr-rate="{r.kpr!r}">{esc(format_rate(r.kpr))}</td>'
+        f'<td class="num">{low:.2f} to {high:.2f} %</td>{spread}{ctrl}'
+        f'<td class="num">{r.hidden_rate:.2f} %</td>'
+        f'<td class="num">{r.median_local_cloaking:g}</td>'
+        f'<td class="num">{_number(r.mean_hellinger)}</td>'
+        f'<td class="num">{_number(r.correlation_difference)}</td>'
+        f'<td class="num">{r.seconds:.2f}</td></tr>'
+    )
+
+
+def _table(result: SweepOverK) -> str:
+    conf = f"{result.confidence * 100:g} %"
+    control = result.has_control
+    head = (
+        '<th class="num">k</th><th class="num">KPR</th>'
+        f'<th class="num">{conf} interval</th>'
+        + ('<th class="num">Repeats, low to high</th>' if result.repeats > 1 else "")
+        + ('<th class="num">Control KPR</th>' if control else "")
+        + '<th class="num">Hidden rate</th><th class="num">Median cloaking</th>'
+        '<th class="num">Hellinger</th><th class="num">Corr. diff.</th>'
+        '<th class="num">Time (s)</th>'
+    )
+    rows = "\n".join(_row(r, result.repeats, control) for r in result.rows)
+    return f"""<div class="table-wrap"><table>
+  <thead><tr>{head}</tr></thead>
+  <tbody>
+{rows}
+  </tbody>
+ </table></div>"""
+
+
+def _explanations(result: SweepOverK) -> str:
+    from kpr.avatar.tuning import EXPLAIN
+
+    keys = [k for k in EXPLAIN if k != "control" or result.has_control]
+    items = "\n".join(
+        f"  <li>{esc(EXPLAIN[k].format(conf=result.confidence * 100))}</li>" for k in keys
+    )
+    return f"""
+<section id="meaning">
+ <h2>What the numbers mean</h2>
+ <ul>
+{items}
+ </ul>
+ <p>Each k is a new random draw of avatars: the KPR usually rises with k, as the source
+  says (an avatar mixes more neighbours, so it sits further from its own individual), but
+  nothing forces it to between two given ks. Check the table you publish with
+  <code>kpr evaluate</code>.</p>
+</section>"""
+
+
+def render_sweep(result: SweepOverK, *, now: datetime | None = None) -> str:
+    """The sweep page as one HTML document (needs matplotlib for the plot)."""
+    require_matplotlib()
+    if not result.rows:
+        raise ValueError("the sweep has no rows to show")
+    svg = sweep_svg(result)
+    figure = f"""
+<section id="trade-off">
+ <h2>The trade-off</h2>
+ <figure class="kpr-plot">
+{svg}
+<figcaption>Top: the KPR of the attack at each k, with its {result.confidence * 100:g} %
+ interval as a band{"; whiskers: the lowest and highest repeat" if result.repeats > 1 else ""}.
+ Bottom: how far the avatars' distributions are from the original's; lower is more
+ useful.</figcaption>
+ </figure>
+ {_table(result)}
+ <p class="small">Hellinger: mean Hellinger distance over the columns. Corr. diff.: mean
+  correlation difference. Time: seconds to generate one avatar table (metrics not
+  included){", mean over the repeats" if result.repeats > 1 else ""}.</p>
+</section>"""
+    body = "".join(
+        [
+            _headline(result),
+            figure,
+            _explanations(result),
+            footer(esc(DATA_NOTE), now or datetime.now(UTC)),
+        ]
+    )
+    first, last = result.rows[0], result.rows[-1]
+    title = (
+        f"KPR {format_rate(first.kpr)} (k={first.k}) to {format_rate(last.kpr)} "
+        f"(k={last.k}) — kpr sweep"
+    )
+    return document(title, body, HEADING)
+
+
+def write_sweep(result: SweepOverK, path: str | os.PathLike[str]) -> Path:
+    """Check the target, render, then write atomically: a failure leaves no file."""
+    return write_document(path, lambda: render_sweep(result))

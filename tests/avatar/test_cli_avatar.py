@@ -1,0 +1,315 @@
+"""``kpr avatarize``, ``kpr sweep`` and ``kpr tune`` on the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import kpr
+from kpr.avatar import generate, sweep
+from kpr.avatar.files import read_original
+from kpr.cli.app import main
+
+from ._tables import mixed_pandas
+
+FORMULAS = ["=SUM(A1:A9)", "+cmd", "@at", "-x", "ok"]
+KNOWN = "age,city,smoker"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    out, err = capsys.readouterr()
+    code = exit_info.value.code
+    return (code if isinstance(code, int) else 1), out, err
+
+
+def _table(n: int = 160) -> pl.DataFrame:
+    """Mixed columns with gaps, plus text cells a spreadsheet would run as formulas."""
+    rng = np.random.default_rng(8)
+    df = pl.from_pandas(mixed_pandas(n, seed=8, missing=True))
+    return df.with_columns(
+        pl.Series("note", rng.choice(FORMULAS, n)),
+        pl.Series("code", rng.integers(0, 40, n).astype(np.int32)),
+    )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("avatar-cli")
+    df = _table()
+    paths = {"csv": root / "original.csv", "parquet": root / "original.parquet"}
+    df.write_csv(paths["csv"])
+    df.write_parquet(paths["parquet"])
+    control = pl.from_pandas(mixed_pandas(80, seed=9, missing=True))
+    paths["control"] = root / "control.csv"
+    control.write_csv(paths["control"])
+    return paths
+
+
+# --- kpr avatarize ---------------------------------------------------------------------
+
+
+def test_avatarize_csv_roundtrip(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "avatars.csv"
+    code, stdout, stderr = run(
+        ["avatarize", str(files["csv"]), "-o", str(out), "--k", "5", "--seed", "3"], capsys
+    )
+    assert code == 0, stderr
+    assert stderr == ""  # no spinner when stderr is not a terminal
+    assert "Wrote 160 avatars" in stdout and "seed 3" in stdout
+    original = read_original(files["csv"])
+    avatars = read_original(out)
+    assert avatars.columns == original.columns
+    assert avatars.schema == original.schema
+    assert avatars.height == original.height
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["avatars.csv"]  # no pairing file
+
+
+def test_avatarize_csv_neutralises_formulas(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "avatars.csv"
+    assert run(["avatarize", str(files["csv"]), "-o", str(out), "--seed", "1"], capsys)[0] == 0
+    notes = read_original(out)["note"].to_list()
+    risky = [v for v in notes if v is not None and v.startswith(("=", "+", "-", "@"))]
+    assert risky == []
+    assert {"'=SUM(A1:A9)", "'+cmd", "'@at", "'-x"} & set(notes)  # quoted, not dropped
+    raw = out.read_text(encoding="utf-8")
+    assert all(not line.split(",")[-2].startswith("=") for line in raw.splitlines())
+
+
+def test_avatarize_parquet_roundtrip_keeps_dtypes(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "avatars.parquet"
+    code, _, err = run(
+        ["avatarize", str(files["parquet"]), "-o", str(out), "--k", "4", "--seed", "2"], capsys
+    )
+    assert code == 0, err
+    original = pl.read_parquet(files["parquet"])
+    avatars = pl.read_parquet(out)
+    assert avatars.schema == original.schema  # Int32, Boolean, nullable floats and strings
+    assert avatars.height == original.height
+    # The file holds exactly the avatars of the API with the same parameters.
+    assert avatars.equals(generate(original, k=4, seed=2).avatars)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_avatarize_seed_reproduces_the_bytes(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    source = str(files["parquet" if suffix == ".parquet" else "csv"])
+    outs = [tmp_path / f"a{i}{suffix}" for i in range(3)]
+    for out, seed in zip(outs, ["7", "7", "8"], strict=True):
+        assert run(["avatarize", source, "-o", str(out), "--seed", seed], capsys)[0] == 0
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    assert outs[0].read_bytes() != outs[2].read_bytes()
+
+
+def test_avatarize_pairing_only_when_asked(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, pairing = tmp_path / "a.parquet", tmp_path / "pairing.csv"
+    argv = ["avatarize", str(files["parquet"]), "-o", str(out), "--k", "6", "--seed", "4"]
+    code, stdout, _ = run([*argv, "--pairing-out", str(pairing)], capsys)
+    assert code == 0 and "pairing" in stdout
+    got = pl.read_csv(pairing)
+    assert got.columns == ["original_row", "avatar_row"]
+    gen = generate(pl.read_parquet(files["parquet"]), k=6, seed=4)
+    assert got["avatar_row"].to_list() == gen.pairing.tolist()
+    assert got["original_row"].to_list() == list(range(gen.pairing.shape[0]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.parquet", "pairing.csv"]
+
+
+def test_avatarize_declared_categorical_keeps_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An integer-looking code declared categorical keeps its leading zeros."""
+    rng = np.random.default_rng(0)
+    original = tmp_path / "zip.csv"
+    zips = [f"{z:05d}" for z in rng.integers(1000, 1100, 50)]
+    pl.DataFrame({"zip": zips, "age": rng.integers(20, 70, 50)}).write_csv(original)
+    out = tmp_path / "a.csv"
+    argv = ["avatarize", str(original), "-o", str(out), "--k", "3", "--categorical", "zip"]
+    assert run(argv, capsys)[0] == 0
+    got = read_original(out, categorical=["zip"])
+    assert got.schema["zip"] == pl.String and got["zip"].str.starts_with("0").all()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "OUT/a.txt"], "must end in .csv or .parquet"),
+        (["-o", "OUT/missing/a.csv"], "does not exist"),
+        (["-o", "ORIGINAL"], "is also an input"),
+        (["-o", "OUT/a.csv", "--pairing-out", "OUT/a.csv"], "is also an input"),
+        (["-o", "OUT/a.csv", "--k", "160"], "k=160 must be smaller than the number of rows"),
+        (["-o", "OUT/a.csv", "--k", "0"], "k must be an integer >= 1"),
+        (["-o", "OUT/a.csv", "--categorical", "citty"], "did you mean 'city'"),
+        (["-o", "OUT/a.csv", "--synthesis", "half"], "'half' is not one of"),
+    ],
+)
+def test_avatarize_errors_exit_2_with_one_line(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    args = [str(files["csv"]) if a == "ORIGINAL" else a.replace("OUT", str(tmp_path)) for a in args]
+    code, _, err = run(["avatarize", str(files["csv"]), *args], capsys)
+    assert code == 2
+    assert err.startswith("kpr: error: ") and message in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+# --- kpr sweep -------------------------------------------------------------------------
+
+
+def test_sweep_json_equals_the_api_and_evaluate(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["sweep", str(files["csv"]), "--known", KNOWN, "--k", "3,6", "--seed", "2"]
+    argv += ["--repeats", "2", "--control", str(files["control"]), "-f", "json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == ""
+    d = json.loads(out)
+    assert d["ks"] == [3, 6] and d["seeds"] == [2, 3]
+    assert d["inputs"] == {"original": str(files["csv"]), "control": str(files["control"])}
+    original = read_original(files["csv"])
+    control = read_original(files["control"])
+    api = sweep(original, KNOWN.split(","), ks=(3, 6), repeats=2, seed=2, control=control)
+    for row, want in zip(d["rows"], api.rows, strict=True):
+        assert row["kpr"] == want.kpr and row["interval"]["low"] == want.interval[0]
+        assert row["control"]["kpr"] == want.control_kpr
+        assert row["mean_hellinger"] == want.mean_hellinger
+        for run_ in row["runs"]:
+            gen = generate(original, k=row["k"], seed=run_["seed"])
+            assert run_["kpr"] == kpr.evaluate(original, gen.avatars, KNOWN.split(",")).rate
+
+
+def test_sweep_text_and_report(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    report = tmp_path / "sweep.html"
+    argv = ["sweep", str(files["parquet"]), "-k", KNOWN, "--k", "2,5", "--report", str(report)]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    for text in ["KPR and utility of the avatars against k", "95 % CI", "hidden", "Hellinger",
+                 "Median local cloaking", f"HTML report written to {report}"]:  # fmt: skip
+        assert text in out
+    html = report.read_text(encoding="utf-8")
+    assert "<svg" in html and 'data-kpr-k="5"' in html
+
+
+# --- kpr tune --------------------------------------------------------------------------
+
+
+def test_tune_picks_k_and_prints_how_to_make_the_table(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    original = read_original(files["csv"])
+    full = sweep(original, KNOWN.split(","), ks=(2, 4, 8), seed=0)
+    target = max(r.low for r in full.rows)
+    expected = next(r.k for r in full.rows if r.low >= target)
+    argv = ["tune", str(files["csv"]), "-k", KNOWN, "--ks", "2,4,8", "--target", repr(target)]
+    code, out, _ = run(argv, capsys)
+    assert code == 0
+    assert f"k = {expected}" in out
+    assert f"--k {expected} --seed 0" in out
+    code, out, _ = run([*argv, "-f", "json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["k"] == expected and d["reached"] is True
+    assert d["row"]["kpr"] == full.row(expected).kpr
+    assert d["reproduce"].startswith("kpr avatarize ")
+
+
+def test_tune_unreachable_exits_1(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # n = 160: even nobody linked leaves the lower bound below 98 %.
+    argv = ["tune", str(files["csv"]), "-k", KNOWN, "--ks", "2,5", "--target", "99"]
+    code, out, _ = run(argv, capsys)
+    assert code == 1
+    assert "Target not reached" in out and "highest lower bound is" in out
+    assert "try larger k" in out
+    code, out, _ = run([*argv, "-f", "json"], capsys)
+    assert code == 1 and json.loads(out)["k"] is None
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "message"),
+    [
+        ("sweep", ["--k", "2,x"], "'x' is not one"),
+        ("sweep", ["--k", "2,2.5"], "'2.5' is not one"),
+        ("sweep", ["--k", ","], "--k is empty"),
+        ("sweep", ["--k", "2,160"], "k=160 must be smaller than the number of rows (160)"),
+        ("sweep", ["--k", "0,2"], "each k must be >= 1"),
+        ("sweep", ["--known", "agee"], "did you mean 'age'"),
+        ("sweep", ["--tolerance", "5"], "tolerance"),
+        ("sweep", ["--report", "OUT/missing/r.html"], "does not exist"),
+        ("sweep", ["--control", "OUT/control.csv"], "control: no column 'smoker'"),
+        ("tune", ["--target", "0"], "--target must be a percentage in (0, 100]"),
+        ("tune", ["--target", "100.1"], "--target must be a percentage in (0, 100]"),
+        ("tune", ["--target", "nan"], "--target must be a percentage in (0, 100]"),
+        ("tune", ["--target", "high"], "--target must be a percentage in (0, 100]"),
+        ("tune", ["--target", "95", "--ks", "5,a"], "'a' is not one"),
+        ("tune", ["--target", "95", "--ks", "500"], "k=500 must be smaller"),
+        ("tune", ["--target", "95", "--known", "citty"], "did you mean 'city'"),
+    ],
+)
+def test_sweep_and_tune_errors_exit_2_with_one_line(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    args: list[str],
+    message: str,
+) -> None:
+    args = [a.replace("OUT", str(tmp_path)) for a in args]
+    if "--control" in args:  # a control table without one of the known variables
+        pl.DataFrame({"age": [30, 40], "city": ["paris", "lyon"]}).write_csv(
+            tmp_path / "control.csv"
+        )
+    known = [] if "--known" in args else ["--known", KNOWN]
+    code, _, err = run([command, str(files["csv"]), *known, *args], capsys)
+    assert code == 2
+    assert err.startswith("kpr: error: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_on_a_terminal_unless_quiet(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    quiet: bool,
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from kpr.cli import avatar as module
+
+    screen = io.StringIO()
+    monkeypatch.setattr(module, "stderr", Console(file=screen, force_terminal=True, width=100))
+    flag = ["--quiet"] if quiet else []
+    argv = ["sweep", str(files["csv"]), "-k", KNOWN, "--k", "2,3", *flag]
+    assert run(argv, capsys)[0] == 0
+    argv = ["avatarize", str(files["csv"]), "-o", str(tmp_path / "a.csv"), *flag]
+    assert run(argv, capsys)[0] == 0
+    shown = screen.getvalue()
+    if quiet:
+        assert shown == ""
+    else:
+        # Both refresh on a timer, so only the state they stop in is sure to be drawn.
+        assert "━" in shown and "done" in shown  # the sweep's bar, completed
+        assert "writing " in shown  # the spinner of avatarize, at its last step

@@ -1,0 +1,236 @@
+"""``kpr.avatar.sweep`` and ``kpr.avatar.tune``: each figure equals its direct computation,
+tune picks the smallest k reaching the target, bad parameters fail in one line."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+import kpr
+from kpr.analysis import kpr_interval
+from kpr.avatar import (
+    SweepOverK,
+    generate,
+    hidden_rate,
+    median_local_cloaking,
+    sweep,
+    tune,
+    utility,
+)
+from kpr.avatar.files import read_original
+from kpr.errors import InputError
+
+from ._tables import mixed_pandas
+
+KNOWN = ["age", "city", "smoker"]
+
+
+@pytest.fixture(scope="module")
+def table() -> pl.DataFrame:
+    return pl.from_pandas(mixed_pandas(150, seed=11, missing=True))
+
+
+@pytest.fixture(scope="module")
+def control() -> pl.DataFrame:
+    return pl.from_pandas(mixed_pandas(90, seed=12, missing=True))
+
+
+@pytest.fixture(scope="module")
+def swept(table: pl.DataFrame, control: pl.DataFrame) -> SweepOverK:
+    return sweep(table, KNOWN, ks=(8, 3), repeats=2, seed=5, control=control)
+
+
+def test_every_run_equals_its_direct_computation(
+    table: pl.DataFrame, control: pl.DataFrame, swept: SweepOverK
+) -> None:
+    assert swept.ks == [3, 8]  # sorted
+    for row in swept.rows:
+        assert [r.seed for r in row.runs] == [5, 6]
+        for run in row.runs:
+            gen = generate(table, k=row.k, seed=run.seed)
+            direct = kpr.evaluate(table, gen.avatars, known=KNOWN)
+            assert run.kpr.rate == direct.rate
+            assert (run.kpr.linked, run.kpr.n) == (direct.linked, direct.n)
+            assert run.kpr.interval == kpr_interval(direct.linked, direct.n)
+            assert run.hidden_rate == hidden_rate(gen)
+            assert run.median_local_cloaking == median_local_cloaking(gen)
+            use = utility(table, gen.avatars)
+            assert run.mean_hellinger == use.mean_hellinger
+            assert run.correlation_difference == use.correlation_difference
+            assert run.control is not None
+            assert run.control.control.rate == kpr.evaluate(control, gen.avatars, KNOWN).rate
+            assert run.control.original.rate == direct.rate
+
+
+def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
+    for row in swept.rows:
+        rates = [r.kpr.rate for r in row.runs]
+        assert row.kpr == pytest.approx(sum(rates) / len(rates))
+        assert (row.kpr_min, row.kpr_max) == (min(rates), max(rates))
+        assert row.interval == (
+            min(r.kpr.interval[0] for r in row.runs),
+            max(r.kpr.interval[1] for r in row.runs),
+        )
+        assert row.low == row.interval[0]
+        assert row.hidden_rate == pytest.approx(np.mean([r.hidden_rate for r in row.runs]))
+        assert row.control_kpr is not None
+    assert swept.row(8).k == 8
+    with pytest.raises(KeyError):
+        swept.row(4)
+
+
+def test_to_dict_is_json(swept: SweepOverK) -> None:
+    d = json.loads(swept.to_json())
+    assert d["ks"] == [3, 8] and d["seeds"] == [5, 6] and d["n"] == 150
+    row = d["rows"][0]
+    assert row["kpr"] == swept.rows[0].kpr
+    assert len(row["runs"]) == 2 and row["runs"][0]["seed"] == 5
+    assert row["control"]["kpr"] == swept.rows[0].control_kpr
+    assert set(d["explanations"]) >= {"kpr", "interval", "hidden_rate", "mean_hellinger"}
+
+
+def test_undefined_metric_is_null_in_json() -> None:
+    """One numeric column: no correlation to compare, NaN in Python, null in JSON."""
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"x": rng.normal(50, 10, 60).round(1), "c": rng.choice(["a", "b"], 60)})
+    result = sweep(df, ["x"], ks=(3,))
+    assert math.isnan(result.rows[0].correlation_difference)
+    assert json.loads(result.to_json())["rows"][0]["correlation_difference"] is None
+
+
+def test_pandas_and_paths(table: pl.DataFrame, tmp_path: pytest.TempPathFactory) -> None:
+    path = tmp_path / "o.csv"  # type: ignore[operator]
+    table.write_csv(path)
+    from_path = sweep(path, KNOWN, ks=(4,), seed=1)
+    direct = sweep(read_original(path), KNOWN, ks=(4,), seed=1)
+    assert from_path.rows[0].kpr == direct.rows[0].kpr
+    assert from_path.inputs["original"] == str(path)
+    pdf: pd.DataFrame = mixed_pandas(100, seed=3)
+    out = sweep(pdf, KNOWN, ks=(4,), seed=1)
+    gen = generate(pdf, k=4, seed=1)
+    assert out.rows[0].kpr == kpr.evaluate(pdf, gen.avatars, KNOWN).rate
+
+
+def test_declared_categorical_is_categorical_for_the_attack_too() -> None:
+    rng = np.random.default_rng(4)
+    df = pl.DataFrame({"zip": rng.integers(10000, 10040, 120), "age": rng.integers(20, 80, 120)})
+    out = sweep(df, ["zip", "age"], ks=(3,), categorical=["zip"], seed=2)
+    gen = generate(df, k=3, seed=2, categorical=["zip"])
+    want = kpr.evaluate(df, gen.avatars, ["zip", "age"], kinds={"zip": "categorical"})
+    assert out.rows[0].kpr == want.rate
+
+
+def test_progress_is_called_before_each_step_and_at_the_end(table: pl.DataFrame) -> None:
+    calls: list[tuple[int, int, str]] = []
+    sweep(table, KNOWN, ks=(3, 5), progress=lambda d, t, label: calls.append((d, t, label)))
+    assert [c[0] for c in calls] == list(range(len(calls)))
+    assert calls[-1] == (8, 8, "done")
+    assert calls[0][2] == "k=3: generating avatars"
+
+
+def test_tune_picks_the_smallest_k_reaching_the_target(table: pl.DataFrame) -> None:
+    """The sweep first gives every k's lower bound; each of them, as a target, must make
+    tune stop at the first k reaching it (on this table KPR rises with k up to 16)."""
+    known = ["age", "weight", "smoker", "city"]
+    ks = (2, 4, 8, 16, 32)
+    full = sweep(table, known, ks=ks, seed=3)
+    lows = [r.low for r in full.rows]
+    assert lows[0] < lows[1] < lows[2] < lows[3]  # so the expected ks below differ
+    picked = set()
+    for target in lows:
+        expected = next(r.k for r in full.rows if r.low >= target)
+        picked.add(expected)
+        result = tune(table, known, target=target, ks=ks, seed=3)
+        assert result.reached and result.k == expected
+        assert result.sweep.ks == [k for k in ks if k <= expected]  # stopped there
+        assert result.row is not None and result.row.kpr == full.row(expected).kpr
+        assert result.row.mean_hellinger == full.row(expected).mean_hellinger
+        assert f"k = {expected}" in result.message
+    assert picked == {2, 4, 8, 16}
+    just_above = tune(table, known, target=lows[1] + 1e-9, ks=ks, seed=3)
+    assert just_above.k == 8
+
+
+def test_tune_says_so_when_no_k_reaches_the_target(table: pl.DataFrame) -> None:
+    # n = 150: even nobody linked leaves a lower bound near 97.5 %, so 99 is out of reach.
+    result = tune(table, KNOWN, target=99, ks=(2, 5))
+    assert not result.reached and result.k is None and result.row is None
+    assert result.sweep.ks == [2, 5]
+    assert f"{result.best.low:.2f} %" in result.message
+    assert "try larger k" in result.message
+    assert json.loads(result.to_json())["k"] is None
+    assert "always below 100 %" in tune(table, KNOWN, target=100, ks=(2,)).message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"ks": (2, 2.5)}, "each k must be a whole number"),
+        ({"ks": (2, 150)}, "k=150 must be smaller than the number of rows (150)"),
+        ({"ks": (0, 2)}, "each k must be >= 1"),
+        ({"ks": ()}, "ks is empty"),
+        ({"known": ["agee"]}, "did you mean 'age'"),
+        ({"categorical": ["citty"]}, "did you mean 'city'"),
+        ({"repeats": 0}, "repeats must be an integer >= 1"),
+        ({"seed": -1}, "seed must be a whole number >= 0"),
+        ({"tolerance": 2}, "tolerance"),
+    ],
+)
+def test_bad_parameters(table: pl.DataFrame, kwargs: dict[str, object], message: str) -> None:
+    args: dict[str, object] = {"known": KNOWN, **kwargs}
+    known = args.pop("known")
+    with pytest.raises(InputError, match=None) as exc:
+        sweep(table, known, **args)  # type: ignore[arg-type]
+    assert message in str(exc.value)
+
+
+@pytest.mark.parametrize("target", [0, -5, 100.5, float("nan"), "95"])
+def test_bad_target(table: pl.DataFrame, target: object) -> None:
+    with pytest.raises(InputError, match="target must be a percentage in"):
+        tune(table, KNOWN, target=target, ks=(2,))  # type: ignore[arg-type]
+
+
+def test_html_page(swept: SweepOverK) -> None:
+    pytest.importorskip("matplotlib")
+    html = swept.to_html()
+    assert html.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in html
+    assert html.count("<svg") == 1 and 'data-kpr-k="3"' in html and 'data-kpr-k="8"' in html
+    assert f'data-kpr-rate="{swept.rows[0].kpr!r}"' in html
+    assert "Control KPR" in html and "Repeats, low to high" in html
+
+
+def test_html_escapes_column_names(tmp_path: pytest.TempPathFactory) -> None:
+    pytest.importorskip("matplotlib")
+    hostile = "<script>alert(1)</script>"
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({hostile: rng.integers(20, 80, 60), "c": rng.choice(["a", "b"], 60)})
+    result = sweep(df, [hostile], ks=(3,))
+    path = tmp_path / "sweep.html"  # type: ignore[operator]
+    assert result.to_html(path) == path
+    html = path.read_text(encoding="utf-8")
+    assert hostile not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def _hand_made(linked: list[int], n: int = 1000) -> SweepOverK:
+    from kpr.analysis import AttackRate
+    from kpr.avatar import SweepRow, SweepRun
+
+    rows = []
+    for k, count in zip([2, 5, 10, 20], linked, strict=False):
+        rate = AttackRate(("a",), 0.05, "bins", n, n, n, count)
+        run = SweepRun(k, 0, rate, None, 50.0, 1.0, 0.1 * k, 0.01, {"a": 0.1}, 0.1)
+        rows.append(SweepRow(k, (run,)))
+    return SweepOverK(("a",), 0.05, 5, 0, 1, "full", 0.95, n, rows)
+
+
+def test_summary_says_how_the_rate_moves() -> None:
+    assert "rises from 95.00 % to 99.50 %," in _hand_made([50, 20, 10, 5]).summary()
+    assert "dips between some ks, within the intervals" in _hand_made([50, 20, 22, 5]).summary()
+    assert "drops between some ks, beyond the intervals" in _hand_made([50, 10, 30, 5]).summary()
+    assert "falls from" in _hand_made([5, 50]).summary()
+    assert _hand_made([5]).summary().startswith("With k = 2, the KPR is 99.50 %")
