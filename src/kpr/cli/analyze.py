@@ -5,28 +5,15 @@ Registered on the ``kpr`` group by the import at the bottom of ``kpr.cli.app``.
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from kpr.analysis import (
     DEFAULT_TOLERANCES,
     AnalysisResult,
     AttackRate,
-    SweepProgress,
     analyze,
 )
 from kpr.analysis.result import (
@@ -44,28 +31,6 @@ from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
 from kpr.result import format_rate, meaning
 
 from . import render
-
-
-@contextlib.contextmanager
-def progress_bar(console: Console, quiet: bool) -> Iterator[SweepProgress | None]:
-    """A bar naming the attack under way; silent when stderr is not a terminal."""
-    if quiet or not console.is_terminal:
-        yield None
-        return
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("reading the inputs", total=None)
-
-        def update(done: int, total: int, label: str) -> None:
-            bar.update(task, completed=done, total=total, description=escape(label))
-
-        yield update
 
 
 def _ci(rate: AttackRate) -> str:
@@ -294,7 +259,7 @@ def analyze_command(
     tol = check_tolerance(tolerance)
     tols = _parse_tolerances(tolerances)
     check_report(report)  # before the work: the folder exists, matplotlib is installed
-    with progress_bar(stderr, quiet) as progress:
+    with render.progress_bar(stderr, quiet) as progress:
         result = analyze(
             original,
             avatars,

@@ -26,7 +26,6 @@ from kpr.avatar.tuning import (
     sweep,
     tune,
 )
-from kpr.cli.analyze import progress_bar
 from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
 from kpr.cli.options import parse_delimiter, split_names
 from kpr.errors import InputError
@@ -408,7 +407,7 @@ def sweep_command(
     control_frame = None
     if control is not None:
         control_frame = read_original(control, categorical=cats, csv=csv, role="control")
-    with progress_bar(stderr, quiet) as progress:
+    with render.progress_bar(stderr, quiet) as progress:
         result = sweep(
             frame, names, ks=wanted, repeats=repeats, seed=seed, control=control_frame,
             ncp=ncp, tolerance=tol, categorical=cats, progress=progress,
@@ -481,7 +480,7 @@ def tune_command(
     cats = split_names(categorical)
     csv = _csv_options(delimiter, encoding, na_value)
     frame = read_original(original, categorical=cats, csv=csv)
-    with progress_bar(stderr, quiet) as progress:
+    with render.progress_bar(stderr, quiet) as progress:
         result = tune(
             frame, names, target=goal, ks=wanted, repeats=repeats, seed=seed, ncp=ncp,
             tolerance=tol, categorical=cats, progress=progress,

@@ -7,6 +7,14 @@ from collections.abc import Callable, Iterator
 
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from kpr.metric.plan import Kind
 from kpr.result import KprResult, format_rate
@@ -50,3 +58,25 @@ def progress(console: Console, quiet: bool) -> Iterator[Callable[[str], None]]:
         return
     with console.status("starting") as status:
         yield lambda step: status.update(escape(step) + " ...")
+
+
+@contextlib.contextmanager
+def progress_bar(console: Console, quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
+    """A bar naming the attack under way; silent when stderr is not a terminal."""
+    if quiet or not console.is_terminal:
+        yield None
+        return
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("reading the inputs", total=None)
+
+        def update(done: int, total: int, label: str) -> None:
+            bar.update(task, completed=done, total=total, description=escape(label))
+
+        yield update
