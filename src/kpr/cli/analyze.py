@@ -24,10 +24,19 @@ from kpr.analysis.result import (
     EXPLAIN_SWEEP,
 )
 from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
-from kpr.cli.options import parse_delimiter, split_names
+from kpr.cli.options import (
+    CSV,
+    FORMAT,
+    KINDS,
+    QUIET,
+    TOLERANCE,
+    declared_kinds,
+    parse_delimiter,
+    split_names,
+)
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
-from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
+from kpr.metric.plan import check_tolerance
 from kpr.result import format_rate, meaning
 
 from . import render
@@ -164,29 +173,10 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     show_default=True,
     help="bins: the specified KPR (classes); window: ± tolerance * |mean| around each value.",
 )
-@click.option(
-    "--tolerance",
-    "-t",
-    default=str(DEFAULT_TOLERANCE),
-    show_default=True,
-    help="Relative tolerance for numeric variables, in (0, 1).",
-)
-@click.option("--categorical", multiple=True, help="Variables to treat as categorical.")
-@click.option("--numeric", multiple=True, help="Variables to treat as numeric.")
-@click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed).")
-@click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed).")
-@click.option(
-    "--na-value", multiple=True, help="CSV text that means missing (repeatable; default: empty)."
-)
-@click.option(
-    "--format",
-    "-f",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text for a person, json for a program.",
-)
+@TOLERANCE
+@KINDS
+@CSV
+@FORMAT
 @click.option(
     "--top",
     type=click.IntRange(min=0),
@@ -195,7 +185,7 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     help="How many of the riskiest subsets to show (text and --report; JSON holds all).",
 )
 @report_option
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@QUIET
 @click.option(
     "--demo",
     is_flag=True,
@@ -251,11 +241,7 @@ def analyze_command(
         raise InputError("give --candidates: the variables an attacker might know")
     if max_known is None:
         max_known = min(3, len(names)) if names else 3
-    kinds = {n: "categorical" for n in split_names(categorical)}
-    for n in split_names(numeric):
-        if n in kinds:
-            raise InputError(f"{n!r} is declared both --categorical and --numeric; pick one")
-        kinds[n] = "numeric"
+    kinds = declared_kinds(categorical, numeric)
     tol = check_tolerance(tolerance)
     tols = _parse_tolerances(tolerances)
     check_report(report)  # before the work: the folder exists, matplotlib is installed

@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import click
 
@@ -27,10 +26,9 @@ from kpr.avatar.tuning import (
     tune,
 )
 from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
-from kpr.cli.options import parse_delimiter, split_names
+from kpr.cli.options import CSV, FORMAT, QUIET, TOLERANCE, csv_options, options, split_names
 from kpr.errors import InputError
-from kpr.io.readers import CsvOptions
-from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
+from kpr.metric.plan import check_tolerance
 from kpr.result import format_rate
 
 from . import render
@@ -64,94 +62,60 @@ def parse_target(value: str) -> float:
     return target
 
 
-def _csv_options(delimiter: str | None, encoding: str | None, na: tuple[str, ...]) -> CsvOptions:
-    return CsvOptions(parse_delimiter(delimiter), encoding, na or ("",))
+#: Options of the Avatar generator and of reading CSV files, shared by the commands.
+generator_options = options(
+    click.option(
+        "--ncp",
+        type=int,
+        default=5,
+        show_default=True,
+        help="FAMD axes on which neighbours are searched.",
+    ),
+    click.option(
+        "--categorical",
+        multiple=True,
+        help="Columns to treat as categorical (comma-separated; e.g. integer codes), "
+        "by the generator and by the attack. Non-numeric columns already are, and the "
+        "generator treats numbers with <= 10 distinct values so too.",
+    ),
+    click.option(
+        "--synthesis",
+        type=click.Choice(["full", "reduced"]),
+        default="full",
+        show_default=True,
+        help="Mix the neighbours over every FAMD axis, or only over the --ncp kept ones.",
+    ),
+    CSV,
+)
 
 
-def generator_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options of the Avatar generator and of reading CSV files, shared by the commands."""
-    for option in reversed(
-        [
-            click.option(
-                "--ncp",
-                type=int,
-                default=5,
-                show_default=True,
-                help="FAMD axes on which neighbours are searched.",
-            ),
-            click.option(
-                "--categorical",
-                multiple=True,
-                help="Columns to treat as categorical (comma-separated; e.g. integer codes), "
-                "by the generator and by the attack. Non-numeric columns already are, and the "
-                "generator treats numbers with <= 10 distinct values so too.",
-            ),
-            click.option(
-                "--synthesis",
-                type=click.Choice(["full", "reduced"]),
-                default="full",
-                show_default=True,
-                help="Mix the neighbours over every FAMD axis, or only over the --ncp kept ones.",
-            ),
-            click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed)."),
-            click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed)."),
-            click.option(
-                "--na-value",
-                multiple=True,
-                help="CSV text that means missing (repeatable; default: empty).",
-            ),
-        ]
-    ):
-        func = option(func)
-    return func
-
-
-def attack_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The attack and the output options of ``sweep`` and ``tune``."""
-    for option in reversed(
-        [
-            click.option(
-                "--known",
-                "-k",
-                multiple=True,
-                required=True,
-                help="Variables the attacker knows, comma-separated.",
-            ),
-            click.option(
-                "--tolerance",
-                "-t",
-                default=str(DEFAULT_TOLERANCE),
-                show_default=True,
-                help="Relative tolerance for numeric variables, in (0, 1).",
-            ),
-            click.option(
-                "--seed",
-                type=int,
-                default=0,
-                show_default=True,
-                help="Seed of the first repeat; repeat i uses seed + i.",
-            ),
-            click.option(
-                "--repeats",
-                type=click.IntRange(min=1),
-                default=1,
-                show_default=True,
-                help="Avatar tables generated per k (KPR mean, min and max over them).",
-            ),
-            click.option(
-                "--format",
-                "-f",
-                "fmt",
-                type=click.Choice(["text", "json"]),
-                default="text",
-                show_default=True,
-                help="text for a person, json for a program.",
-            ),
-            click.option("--quiet", "-q", is_flag=True, help="No progress on stderr."),
-        ]
-    ):
-        func = option(func)
-    return func
+#: The attack and the output options of ``sweep`` and ``tune``.
+attack_options = options(
+    click.option(
+        "--known",
+        "-k",
+        multiple=True,
+        required=True,
+        help="Variables the attacker knows, comma-separated.",
+    ),
+    TOLERANCE,
+    click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Seed of the first repeat; repeat i uses seed + i.",
+    ),
+    click.option(
+        "--repeats",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Avatar tables generated per k (KPR mean, min and max over them).",
+    ),
+    FORMAT,
+    QUIET,
+)
 
 
 # --- kpr avatarize ---------------------------------------------------------------------
@@ -187,7 +151,7 @@ def attack_options(func: Callable[..., Any]) -> Callable[..., Any]:
     ".csv or .parquet). Never written otherwise: keep it with the original.",
 )
 @generator_options
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@QUIET
 def avatarize_command(
     original: str,
     output: Path,
@@ -216,7 +180,7 @@ def avatarize_command(
     if seed is not None and seed < 0:
         raise InputError(f"--seed must be a whole number >= 0, got {seed}")
     cats = split_names(categorical)
-    csv = _csv_options(delimiter, encoding, na_value)
+    csv = csv_options(delimiter, encoding, na_value)
     with render.progress(stderr, quiet) as step:
         step(f"reading {original}")
         frame = read_original(original, categorical=cats, csv=csv)
@@ -402,7 +366,7 @@ def sweep_command(
     wanted = parse_ks(ks, "--k")
     check_report(report)
     cats = split_names(categorical)
-    csv = _csv_options(delimiter, encoding, na_value)
+    csv = csv_options(delimiter, encoding, na_value)
     frame = read_original(original, categorical=cats, csv=csv)
     control_frame = None
     if control is not None:
@@ -478,7 +442,7 @@ def tune_command(
     goal = parse_target(target)
     wanted = parse_ks(ks, "--ks")
     cats = split_names(categorical)
-    csv = _csv_options(delimiter, encoding, na_value)
+    csv = csv_options(delimiter, encoding, na_value)
     frame = read_original(original, categorical=cats, csv=csv)
     with render.progress_bar(stderr, quiet) as progress:
         result = tune(

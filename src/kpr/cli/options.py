@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import click
 
 from kpr.errors import InputError
+from kpr.io.readers import CsvOptions
+from kpr.metric.plan import DEFAULT_TOLERANCE
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def split_names(values: Iterable[str] | None) -> list[str]:
@@ -43,3 +50,51 @@ def parse_delimiter(value: str | None) -> str | None:
     if len(value) != 1:
         raise InputError(f"--delimiter must be one character (or 'tab'), got {value!r}")
     return value
+
+
+def declared_kinds(categorical: Iterable[str], numeric: Iterable[str]) -> dict[str, str]:
+    """``--categorical`` and ``--numeric`` as the ``kinds`` mapping of the API."""
+    kinds = {n: "categorical" for n in split_names(categorical)}
+    for n in split_names(numeric):
+        if n in kinds:
+            raise InputError(f"{n!r} is declared both --categorical and --numeric; pick one")
+        kinds[n] = "numeric"
+    return kinds
+
+
+def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> CsvOptions:
+    """The CSV options of the command line as the readers take them."""
+    return CsvOptions(parse_delimiter(delimiter), encoding, tuple(na) or ("",))
+
+
+def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Apply several click options in the order they are listed (as ``--help`` shows)."""
+
+    def apply(func: F) -> F:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return apply
+
+
+FORMAT = click.option(
+    "--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text",
+    show_default=True, help="text for a person, json for a program.",
+)  # fmt: skip
+QUIET = click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+TOLERANCE = click.option(
+    "--tolerance", "-t", default=str(DEFAULT_TOLERANCE), show_default=True,
+    help="Relative tolerance for numeric variables, in (0, 1).",
+)  # fmt: skip
+CSV = options(
+    click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed)."),
+    click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed)."),
+    click.option(
+        "--na-value", multiple=True, help="CSV text meaning missing (repeatable; default: empty)."
+    ),
+)
+KINDS = options(
+    click.option("--categorical", multiple=True, help="Known variables to treat as categorical."),
+    click.option("--numeric", multiple=True, help="Known variables to treat as numeric."),
+)
