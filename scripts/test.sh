@@ -13,10 +13,17 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
+if ! command -v java >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing java (Spark engine tests)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+  fi
+fi
+
 echo "== python environment"
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/python -m pip install -q -e '.[test,report,spark,dask]'
 
 echo "== ruff"
 .venv/bin/ruff check src tests benchmarks scripts

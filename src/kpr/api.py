@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import narwhals as nw
 import polars as pl
 
 from kpr.diagnostics import warnings_for
 from kpr.engine import lazy
+from kpr.engine.backends import hooks_for
 from kpr.errors import InputError
 from kpr.io.readers import CsvOptions
 from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
@@ -63,24 +63,6 @@ def load(
     return prepared
 
 
-def _column_profile(prepared: Prepared, names: Iterable[str]) -> dict[str, dict[str, int]]:
-    """Missing counts (and distinct counts of integer columns) over the original."""
-    schema = prepared.original.collect_schema()
-    exprs: list[nw.Expr] = []
-    names = list(names)
-    for i, name in enumerate(names):
-        exprs.append(nw.col(name).null_count().alias(f"missing{i}"))
-        if schema[name].is_integer():
-            exprs.append(nw.col(name).drop_nulls().n_unique().alias(f"distinct{i}"))
-    row = lazy._collect_row(prepared.original.select(exprs))
-    return {
-        name: {
-            what: int(row[f"{what}{i}"]) for what in ("missing", "distinct") if f"{what}{i}" in row
-        }
-        for i, name in enumerate(names)
-    }
-
-
 def evaluate_loaded(
     prepared: Prepared,
     known: str | Iterable[str] | None = None,
@@ -96,7 +78,6 @@ def evaluate_loaded(
         raise InputError(f"{missing[0]!r} was not loaded; load it with the other known variables")
     kinds = {n: prepared.kinds[n] for n in attack.known}
     row = ROW if prepared.has_rows else None
-    persist = _persist_polars if prepared.has_rows else (lambda f: f)
     try:
         run = lazy.run(
             prepared.original,
@@ -104,7 +85,7 @@ def evaluate_loaded(
             attack,
             kinds,
             row=row,
-            persist=persist,
+            hooks=hooks_for(prepared.original),
             progress=progress or lazy._noop,
         )
         if run.n == 0:
@@ -112,10 +93,16 @@ def evaluate_loaded(
                 "the original table has no rows: there is nobody to protect; "
                 "give a table with at least one row"
             )
-        profile = _column_profile(prepared, attack.known)
     except pl.exceptions.PolarsError as exc:
         raise _polars_errors_as_input_errors(exc) from None
-    return _result(prepared, attack, kinds, run, profile)
+    except Exception as exc:
+        if "different connections" in str(exc):  # DuckDB relations of two connections
+            raise InputError(
+                "original and avatars are DuckDB relations of two different connections; "
+                "create both from one connection"
+            ) from None
+        raise
+    return _result(prepared, attack, kinds, run, run.profile)
 
 
 def _result(

@@ -10,6 +10,7 @@ a disagreement is an error that names the column and one offending value.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
+from kpr.engine.backends import ReadTable, parse_number, text_facts
 from kpr.errors import InputError
 from kpr.io.names import suggest
 from kpr.io.readers import CsvOptions, check_columns, read_table
@@ -64,6 +66,10 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
         lf = obj.lazy()
         check_columns(lf.collect_schema().names(), known, label)
         return Side(lf.select(list(known)), False, label)
+    if isinstance(obj, ReadTable):  # a file read by another engine (Spark)
+        frame = nw.from_native(obj.frame).lazy()
+        check_columns(frame.collect_schema().names(), known, obj.label)
+        return Side(frame.select(list(known)), obj.untyped, obj.label)
     module = type(obj).__module__.split(".")[0]
     if module == "pandas":
         columns = [str(c) for c in obj.columns]  # type: ignore[attr-defined]
@@ -82,11 +88,14 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
         assert isinstance(table, pl.DataFrame)
         return Side(table.lazy(), False, label)
     try:
-        native = nw.from_native(obj)  # type: ignore[call-overload]
+        with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
+            warnings.filterwarnings("ignore", "Dask support", FutureWarning)
+            native = nw.from_native(obj)  # type: ignore[call-overload]
     except TypeError:
         raise InputError(
             f"{label}: unsupported input of type {type(obj).__name__}; give a pandas or "
-            "polars DataFrame, a pyarrow Table, a DuckDB relation or a CSV/Parquet path"
+            "polars DataFrame, a pyarrow Table, a DuckDB relation, a Spark or Dask DataFrame, "
+            "or a CSV/Parquet path"
         ) from None
     lazy = native.lazy()
     check_columns(lazy.collect_schema().names(), known, label)
@@ -124,7 +133,28 @@ def _example(side: Side, name: str) -> str:
     if isinstance(frame, pl.LazyFrame):
         value = frame.select(pl.col(name).drop_nulls().first()).collect().item()
         return repr(value)
-    return "?"
+    try:
+        lf = side.frame
+        assert isinstance(lf, nw.LazyFrame)
+        got = lf.filter(~nw.col(name).is_null()).select(name).head(1).collect()
+        return repr(got[name][0]) if len(got) else "?"
+    except Exception:  # an example is a nicety
+        return "?"
+
+
+@dataclass(frozen=True)
+class _Parse:
+    """Parse a text column of a non-polars side into numbers (``integer``: Int64)."""
+
+    integer: bool
+
+
+def _text_facts(side: Side, name: str) -> tuple[bool, bool, str | None]:
+    assert isinstance(side.frame, nw.LazyFrame)
+    facts = text_facts(side.frame, name)
+    if facts is None:
+        raise InputError(f"{side.label}: text columns cannot be parsed as numbers on this engine")
+    return facts
 
 
 def _dtype(side: Side, name: str) -> Any:
@@ -135,10 +165,30 @@ def _dtype(side: Side, name: str) -> Any:
     )
 
 
+def _cast(side: Side, name: str, dtype: Any) -> None:
+    frame = nw.from_native(side.frame).with_columns(nw.col(name).cast(dtype))
+    side.frame = frame.to_native() if side.is_polars else frame
+
+
+def _adopt_null_type(o: Side, a: Side, name: str) -> None:
+    """A column with no values at all (null type) takes the other table's type."""
+    do, da = _dtype(o, name), _dtype(a, name)
+    if do == nw.Unknown and da == nw.Unknown:
+        _cast(o, name, nw.String)
+        _cast(a, name, nw.String)
+    elif do == nw.Unknown:
+        _cast(o, name, da)
+    elif da == nw.Unknown:
+        _cast(a, name, do)
+
+
 def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
     if declared is not None:
         return declared
     if original.untyped:
+        if not original.is_polars:
+            some, _ints, bad = _text_facts(original, name)
+            return Kind.NUMERIC if some and bad is None else Kind.CATEGORICAL
         assert isinstance(original.frame, pl.LazyFrame)
         return Kind.NUMERIC if _all_numbers(original.frame, name) else Kind.CATEGORICAL
     dtype = _dtype(original, name)
@@ -155,13 +205,18 @@ def _describe(side: Side, dtype: Any) -> str:
     return str(dtype)
 
 
-def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr | None:
+def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr | _Parse | None:
     """How to make one side's column numeric, or raise naming an offending value."""
     dtype = _dtype(side, name)
     if not side.untyped and dtype.is_numeric():
         return None
     textual = side.untyped or any(dtype == t for t in _TEXT)
-    if textual and (side.untyped or declared) and side.is_polars:
+    if textual and (side.untyped or declared) and not side.is_polars:
+        facts = text_facts(side.frame, name)  # type: ignore[arg-type]
+        if facts is not None and facts[2] is None:
+            return _Parse(integer=facts[1])
+        hint = f"e.g. {facts[2]!r}" if facts is not None else f"e.g. {_example(side, name)}"
+    elif textual and (side.untyped or declared) and side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         bad = _first_unparsable(side.frame, name)
         if bad is None:
@@ -188,7 +243,7 @@ def _categorical_target(o: Side, a: Side, name: str) -> Any | None:
         return None
     if (o.untyped and da.is_integer()) or (a.untyped and do.is_integer()):
         return nw.String
-    side, other = (a, o) if to != "text" else (o, a)
+    side, other = a, o  # the original is the reference
     raise InputError(
         f"column {name!r} is {_describe(other, _dtype(other, name))} in {other.label} but "
         f"{_describe(side, _dtype(side, name))} in {side.label} "
@@ -208,7 +263,10 @@ def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw
         frame = nw.from_native(lf)
     else:
         frame = side.frame  # type: ignore[assignment]
-    nw_casts = [nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr)]
+        for n, e in exprs.items():
+            if isinstance(e, _Parse):
+                frame = parse_number(frame, n, e.integer)
+    nw_casts = [nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse)]
     if nw_casts:
         frame = frame.with_columns(nw_casts)
     schema = frame.collect_schema()
@@ -238,6 +296,8 @@ def prepare(
         impl_a = nw.get_native_namespace(a.frame)
         if impl_o is not impl_a:
             raise InputError("original and avatars must come from the same engine")
+    for name in attack.known:
+        _adopt_null_type(o, a, name)
     kinds: dict[str, Kind] = {}
     o_casts: dict[str, Any] = {}
     a_casts: dict[str, Any] = {}

@@ -10,13 +10,17 @@ Steps (the spec's numbering):
    profile is linked when exactly one avatar row has it; every U row that has
    it is in S. Stacking instead of joining keeps missing == missing on every
    backend (SQL joins never match NULL with NULL).
+
+``run`` sends three queries whatever the backend (each one job on Spark):
+G (the original grouped by its raw known values) aggregated once for n, |U|,
+the first moments and the column profile; the second moments over U; m and |S|
+over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import narwhals as nw
@@ -40,6 +44,7 @@ _N = "__kpr_n__"
 _AV = "__kpr_is_avatar__"
 _AROW = "__kpr_avatar_row__"
 _NAV = "__kpr_n_avatars__"
+_FLOOR_SAFE = 2.0**52
 
 
 def _code_name(name: str) -> str:
@@ -58,6 +63,9 @@ class EngineRun:
     coded_u: Frame  # U with its codes (and row positions when available)
     coded_avatars: Frame
     row: str | None
+    #: per known variable: ``missing`` values in the original (and ``distinct``
+    #: values of integer columns)
+    profile: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _noop(_: str) -> None:
@@ -134,29 +142,56 @@ def collect_moments(u: Frame, numeric: Sequence[str]) -> dict[str, Moments]:
     return out
 
 
-def code_expr(name: str, bins: NumericBins) -> nw.Expr:
-    """The class of each value of a numeric column, as the spec defines it."""
-    x = nw.col(name).cast(nw.Float64)
-    if bins.code_min is None or bins.code_max is None:
-        finite_code: nw.Expr = nw.lit(float(OUTSIDE), nw.Float64)
-    else:
-        q = ((x - bins.lo) / bins.width).floor()
-        inside = (q >= bins.code_min) & (q <= bins.code_max)
-        finite_code = nw.when(inside).then(q).otherwise(nw.lit(float(OUTSIDE), nw.Float64))
-    expr = (
-        nw.when(x.is_null())
-        .then(nw.lit(float(MISSING), nw.Float64))
+def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+    """``floor((x - lo) / width)`` where it matters: clipped just outside U's codes
+    first, so that engines whose floor returns a 64-bit integer (Spark) never
+    overflow on huge values."""
+    assert bins.code_min is not None and bins.code_max is not None
+    d = x - bins.lo
+    # True division by a column, never by a scalar: polars divides by a scalar as
+    # a multiplication by its reciprocal, which puts values sitting on a class
+    # edge in the class below (the spec forbids it). ``d * 0 + width`` is
+    # ``width`` for every finite value and leaves the rest to ``_classify``.
+    r = d / (d * 0.0 + bins.width)
+    if bins.int_codes:
+        return r.clip(bins.code_min - 1.0, bins.code_max + 1.0).floor()
+    # codes beyond 2**62: every float beyond 2**52 is already an integer
+    return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
+
+
+def _classify(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
+    """The code: the class ``q`` when a member of U can hold it, else one of the
+    special classes (outside, missing, +inf, -inf)."""
+    special = (
+        nw.when(x.is_finite())
+        .then(nw.lit(float(OUTSIDE), nw.Float64))
         .otherwise(
-            nw.when(x == math.inf)
+            nw.when(x > 0)
             .then(nw.lit(float(POS_INF), nw.Float64))
             .otherwise(
-                nw.when(x == -math.inf)
+                nw.when(x < 0)
                 .then(nw.lit(float(NEG_INF), nw.Float64))
-                .otherwise(finite_code)
+                .otherwise(nw.lit(float(MISSING), nw.Float64))
             )
         )
     )
+    if q is None:
+        expr = special
+    else:
+        assert bins.code_min is not None and bins.code_max is not None
+        expr = nw.when(q.is_between(bins.code_min, bins.code_max)).then(q).otherwise(special)
     return expr.cast(nw.Int64) if bins.int_codes else expr
+
+
+def code_expr(name: str, bins: NumericBins) -> nw.Expr:
+    """The class of each value of a numeric column, as the spec defines it."""
+    x = nw.col(name).cast(nw.Float64)
+    q = None if bins.code_min is None else _rank(x, bins)
+    return _classify(x, q, bins)
+
+
+def _rank_name(name: str) -> str:
+    return f"__kpr_rank__{name}"
 
 
 def code_frame(
@@ -165,9 +200,24 @@ def code_frame(
     bins: Mapping[str, NumericBins],
     row: str | None,
 ) -> Frame:
-    """A table's binned profiles: one code column per known variable."""
+    """A table's binned profiles: one code column per known variable.
+
+    Same codes as ``code_expr``, built in steps (cast, rank, class) so each
+    intermediate is computed once: fewer expression nodes, less per-call work."""
+    numeric = [n for n, k in kinds.items() if k is Kind.NUMERIC]
+    schema = frame.collect_schema()
+    casts = [nw.col(n).cast(nw.Float64) for n in numeric if schema[n] != nw.Float64]
+    if casts:
+        frame = frame.with_columns(casts)
+    ranked = [n for n in numeric if bins[n].code_min is not None]
+    if ranked:
+        frame = frame.with_columns(_rank(nw.col(n), bins[n]).alias(_rank_name(n)) for n in ranked)
     cols = [
-        (code_expr(n, bins[n]) if k is Kind.NUMERIC else nw.col(n)).alias(_code_name(n))
+        (
+            _classify(nw.col(n), nw.col(_rank_name(n)) if n in ranked else None, bins[n])
+            if k is Kind.NUMERIC
+            else nw.col(n)
+        ).alias(_code_name(n))
         for n, k in kinds.items()
     ]
     if row is not None:
@@ -214,10 +264,13 @@ def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], nam
     for label, frame in parts.items():
         frames.append(
             frame.group_by(code, drop_null_keys=False)
-            .agg(nw.len().cast(nw.Int64).alias(label))
+            .agg(nw.len().alias(label))
             .select(
                 code,
-                *(nw.col(label) if c == label else nw.lit(0, nw.Int64).alias(c) for c in columns),
+                *(
+                    nw.col(label).cast(nw.Int64) if c == label else nw.lit(0, nw.Int64).alias(c)
+                    for c in columns
+                ),
             )
         )
     linked = (
@@ -225,19 +278,24 @@ def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], nam
         .group_by(*keys, drop_null_keys=False)
         .agg(nw.col(_AV).sum().alias(_NAV), nw.len().alias(_N))
         .filter(nw.col(_NAV) == 1)
+        .with_columns((nw.col(_N) - nw.col(_NAV)).alias("linked"))
         .group_by(code, drop_null_keys=False)
-        .agg((nw.col(_N) - nw.col(_NAV)).sum().cast(nw.Int64).alias("linked"))
+        .agg(nw.col("linked").sum())
     )
     frames.append(
         linked.select(
             code,
-            *(nw.col(c) if c == "linked" else nw.lit(0, nw.Int64).alias(c) for c in columns),
+            *(
+                nw.col(c).cast(nw.Int64) if c == "linked" else nw.lit(0, nw.Int64).alias(c)
+                for c in columns
+            ),
         )
     )
     return (
         nw.concat(frames, how="vertical")
         .group_by(code, drop_null_keys=False)
         .agg(*(nw.col(c).sum() for c in columns))
+        .with_columns(nw.col(c).cast(nw.Int64) for c in columns)
         .rename({code: name})
         .sort(name, nulls_last=True)
     )
@@ -265,6 +323,108 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     )
 
 
+class Hooks:
+    """How one backend runs the queries below; the default recomputes everything lazily.
+
+    ``groups`` builds G: one row per distinct tuple of raw known values, with its
+    row count in ``__kpr_n__`` (and the smallest row position when rows are
+    carried). U is G's rows of count 1. A backend may cache G (Spark, Dask,
+    small polars frames) or build it another way with the same content (the
+    hashed build of ``kpr.engine.backends`` for large polars inputs).
+    """
+
+    def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
+        return original_groups(original, known, row)
+
+    def collect(self, frame: Frame) -> dict[str, Any]:
+        return _collect_row(frame)
+
+    def link(
+        self,
+        coded_u: Frame,
+        coded_a: Frame,
+        keys: list[str],
+        bins: Mapping[str, NumericBins],
+    ) -> tuple[int, int]:
+        """m and |S| (steps 4-5) from U's and the avatars' codes."""
+        counts = self.collect(_link_counts(coded_u, coded_a, keys))
+        return _int(counts["m"]), _int(counts["s"])
+
+    def release(self, frame: Frame) -> None:
+        """Free what ``groups`` cached, once the counts are known."""
+
+
+def original_groups(original: Frame, known: Sequence[str], row: str | None) -> Frame:
+    """G: each distinct tuple of raw known values with its number of rows."""
+    aggs = [nw.len().alias(_N)]
+    if row is not None:
+        aggs.append(nw.col(row).min())
+    return (
+        original.group_by(*known, drop_null_keys=False)
+        .agg(*aggs)
+        .with_columns(nw.col(_N).cast(nw.Int64))
+    )
+
+
+def _first_pass(
+    groups: Frame, kinds: Mapping[str, Kind], numeric: Sequence[str], integers: Sequence[str]
+) -> Frame:
+    """One aggregation over G: n, |U|, count/sum/min/max over U of each numeric
+    variable, and the profile of each known column over the original (missing
+    values, distinct values of integer columns)."""
+    n = nw.col(_N).cast(nw.Int64)
+    in_u = n == 1
+    exprs: list[nw.Expr] = [n.sum().alias("n"), in_u.cast(nw.Int64).sum().alias("u")]
+    for i, name in enumerate(numeric):
+        x = nw.col(name).cast(nw.Float64)
+        f = nw.when(in_u & x.is_finite()).then(x)
+        exprs += [
+            f.count().alias(f"c{i}"),
+            f.sum().alias(f"s{i}"),
+            f.min().alias(f"lo{i}"),
+            f.max().alias(f"hi{i}"),
+        ]
+    for i, name in enumerate(kinds):
+        col = nw.col(name)
+        exprs.append(nw.when(col.is_null()).then(n).otherwise(0).sum().alias(f"missing{i}"))
+        if name in integers:
+            # n_unique counts null as a value on every backend: take it off
+            has_null = (col.null_count() > 0).cast(nw.Int64)
+            exprs.append((col.n_unique() - has_null).alias(f"distinct{i}"))
+    return groups.select(*exprs)
+
+
+def _second_pass(u: Frame, numeric: Sequence[str], shifts: Mapping[str, float]) -> Frame:
+    exprs: list[nw.Expr] = []
+    for i, name in enumerate(numeric):
+        x = nw.col(name).cast(nw.Float64)
+        d = nw.when(x.is_finite()).then(x - shifts[name])
+        exprs += [d.sum().alias(f"d{i}"), (d * d).sum().alias(f"dd{i}")]
+    return u.select(*exprs)
+
+
+def _link_counts(coded_u: Frame, coded_a: Frame, keys: list[str]) -> Frame:
+    """m and |S| in one group-by over U's and the avatars' codes stacked."""
+    per_profile = (
+        _stacked(coded_u, coded_a, keys, None)
+        .group_by(*keys, drop_null_keys=False)
+        .agg(nw.col(_AV).sum().alias(_NAV), nw.len().alias(_N))
+        .with_columns(nw.col(_N).cast(nw.Int64), nw.col(_NAV).cast(nw.Int64))
+    )
+    return per_profile.select(
+        nw.col(_NAV).sum().alias("m"),
+        nw.when(nw.col(_NAV) == 1).then(nw.col(_N) - nw.col(_NAV)).otherwise(0).sum().alias("s"),
+    )
+
+
+def _int(value: Any) -> int:
+    return 0 if value is None else int(value)
+
+
+def _float(value: Any) -> float:
+    return 0.0 if value is None else float(value)
+
+
 def run(
     original: Frame,
     avatars: Frame,
@@ -272,24 +432,55 @@ def run(
     kinds: Mapping[str, Kind],
     *,
     row: str | None,
-    persist: Callable[[Frame], Frame] = lambda f: f,
+    hooks: Hooks | None = None,
     progress: Progress = _noop,
 ) -> EngineRun:
-    """Compute every count of the metric; see the module docstring for the steps."""
+    """Compute every count of the metric in three queries (see the module docstring)."""
+    hooks = hooks or Hooks()
     known = list(attack.known)
-    progress("counting rows")
-    n = int(_collect_row(original.select(nw.len().alias("n")))["n"])
-    m = int(_collect_row(avatars.select(nw.len().alias("m")))["m"])
-    progress("finding the original records present once (U)")
-    u = persist(unique_rows(original, known, row))
-    size_u = int(_collect_row(u.select(nw.len().alias("u")))["u"])
-    progress("collecting the statistics over U")
+    kinds = {v: kinds[v] for v in known}
     numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
-    moments = collect_moments(u, numeric)
-    bins = {v: numeric_bins(moments[v], attack.tolerance) for v in numeric}
+    schema = original.collect_schema()
+    integers = [v for v in known if schema[v].is_integer()]
+    progress("finding the original records present once (U)")
+    groups = hooks.groups(original, known, row)
+    progress("collecting the statistics over U")
+    first = hooks.collect(_first_pass(groups, kinds, numeric, integers))
+    n, size_u = _int(first["n"]), _int(first["u"])
+    u = groups.filter(nw.col(_N) == 1).drop(_N)
+    shifts = {
+        v: shift_for(_int(first[f"c{i}"]), _float(first[f"s{i}"]), first[f"lo{i}"])
+        for i, v in enumerate(numeric)
+    }
+    second = hooks.collect(_second_pass(u, numeric, shifts)) if numeric and size_u else {}
+    bins: dict[str, NumericBins] = {}
+    for i, v in enumerate(numeric):
+        count = _int(first[f"c{i}"])
+        bins[v] = numeric_bins(
+            Moments(
+                count=count,
+                minimum=None if count == 0 else float(first[f"lo{i}"]),
+                maximum=None if count == 0 else float(first[f"hi{i}"]),
+                shift=shifts[v],
+                sum_d=_float(second.get(f"d{i}")),
+                sum_d2=_float(second.get(f"dd{i}")),
+            ),
+            attack.tolerance,
+        )
     progress("linking U to the avatar profiles present once")
     coded_u = code_frame(u, kinds, bins, row)
     coded_a = code_frame(avatars, kinds, bins, row)
     keys = [_code_name(v) for v in known]
-    linked = count_linked(coded_u, coded_a, keys) if size_u and m else 0
-    return EngineRun(n, m, size_u, linked, bins, coded_u, coded_a, row)
+    m, linked = hooks.link(coded_u, coded_a, keys, bins)
+    hooks.release(groups)
+    profile = {
+        v: {
+            what: _int(first[f"{what}{i}"])
+            for what in ("missing", "distinct")
+            if f"{what}{i}" in first
+        }
+        for i, v in enumerate(known)
+    }
+    return EngineRun(
+        n, m, size_u, linked if size_u else 0, bins, coded_u, coded_a, row, profile
+    )  # fmt: skip

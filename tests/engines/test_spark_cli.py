@@ -1,0 +1,124 @@
+"""``kpr evaluate --engine spark``: Spark reads the files and gives the same
+result, to the last field of the JSON, as the default engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from kpr.cli.app import main
+
+ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
+AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
+
+# Text that must be parsed exactly as polars parses it: integers, floats in
+# every notation, inf/nan, a custom missing marker, leading zeros kept in a
+# categorical column, a column that is text because of one value, quotes.
+MIXED_O = (
+    "zip;age;score;city;flag\n"
+    "01230;30;1.5;Paris;yes\n"
+    "01230;30;1.5;Paris;yes\n"
+    "75001;41;-2e1;Lyon;no\n"
+    '75001;NA;inf;"Lyon; centre";no\n'
+    "13001;52;.25;NA;yes\n"
+    "13001;60;NaN;Nice;\n"
+    "69001;+7;1E2;Nice;no\n"
+)
+MIXED_A = (
+    "zip;age;score;city;flag\n"
+    "01230;31;1.5;Paris;yes\n"
+    "75001;41;-20;Lyon;no\n"
+    '75001;NA;Infinity;"Lyon; centre";no\n'
+    "13001;53;0.25;NA;yes\n"
+    "69001;7;100;Nice;no\n"
+    "69001;7;-inf;Nice;\n"
+)
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    out, err = capsys.readouterr()
+    code = exit_info.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+def both(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, Any]:
+    results = []
+    for engine in ("polars", "spark"):
+        code, out, err = run([*argv, "--engine", engine, "-f", "json", "-q"], capsys)
+        assert code == 0, err
+        results.append(json.loads(out))
+    return results[0], results[1]
+
+
+@pytest.fixture
+def csv_files(tmp_path: Path) -> tuple[str, str]:
+    o, a = tmp_path / "original.csv", tmp_path / "avatars.csv"
+    o.write_text(ORIGINAL)
+    a.write_text(AVATARS)
+    return str(o), str(a)
+
+
+def test_worked_example_from_csv(
+    spark: Any, csv_files: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    polars_result, spark_result = both(["evaluate", *csv_files, "-k", "age,sex"], capsys)
+    assert spark_result == polars_result
+    assert spark_result["kpr"] == 60.0 and spark_result["linked"] == 2
+
+
+def test_parquet_files(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    o, a = tmp_path / "o.parquet", tmp_path / "a.parquet"
+    pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]}).write_parquet(o)
+    pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]}).write_parquet(
+        a
+    )
+    polars_result, spark_result = both(["evaluate", str(o), str(a), "-k", "age,sex"], capsys)
+    assert spark_result == polars_result
+    assert spark_result["kpr"] == 60.0
+
+
+def test_csv_text_is_parsed_like_polars(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    o.write_text(MIXED_O)
+    a.write_text(MIXED_A)
+    argv = [
+        "evaluate", str(o), str(a), "-k", "zip,age,score,city,flag",
+        "--categorical", "zip", "--na-value", "NA", "--na-value", "",
+    ]  # fmt: skip
+    polars_result, spark_result = both(argv, capsys)
+    assert spark_result == polars_result
+    assert spark_result["variables"]["age"]["kind"] == "numeric"
+    assert spark_result["variables"]["city"]["missing"] == 1
+
+
+def test_bad_number_in_avatars_is_one_clear_line(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    o.write_text(ORIGINAL)
+    a.write_text(AVATARS.replace("53.5", "fifty"))
+    for engine in ("polars", "spark"):
+        code, out, err = run(
+            ["evaluate", str(o), str(a), "-k", "age,sex", "--engine", engine], capsys
+        )
+        assert code == 2 and out == ""
+        assert "'fifty'" in err and "Traceback" not in err
+
+
+def test_linked_out_needs_row_positions(
+    csv_files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "linked.csv"
+    argv = ["evaluate", *csv_files, "-k", "age,sex", "--engine", "spark"]
+    code, out, err = run([*argv, "--linked-out", str(out_file)], capsys)
+    assert code == 2 and out == ""
+    assert "--linked-out" in err and "Spark" in err
+    assert not out_file.exists()
