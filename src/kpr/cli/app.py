@@ -21,11 +21,22 @@ from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.engine import backends
 from kpr.errors import KprError
 from kpr.io.writers import check_output_path, write_csv
-from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
+from kpr.metric.plan import check_tolerance
 from kpr.result import KprResult
 
 from . import render
-from .options import parse_delimiter, parse_fail_under, split_names
+from .options import (
+    CSV,
+    FORMAT,
+    KINDS,
+    QUIET,
+    TOLERANCE,
+    declared_kinds,
+    options,
+    parse_delimiter,
+    parse_fail_under,
+    split_names,
+)
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -33,35 +44,21 @@ stderr = Console(stderr=True)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options every command that prints a result shares."""
-    for option in reversed(
-        [
-            click.option(
-                "--format",
-                "-f",
-                "fmt",
-                type=click.Choice(["text", "json"]),
-                default="text",
-                show_default=True,
-                help="text for a person, json for a program.",
-            ),
-            click.option(
-                "--fail-under",
-                metavar="PERCENT",
-                help="Exit with code 1 when the rate is below this (a release gate).",
-            ),
-            click.option(
-                "--linked-out",
-                type=click.Path(dir_okay=False, path_type=Path),
-                help="Write the linked individuals (original row, avatar row, binned "
-                "profile) to this CSV.",
-            ),
-            click.option("--quiet", "-q", is_flag=True, help="No progress on stderr."),
-        ]
-    ):
-        func = option(func)
-    return func
+#: Options every command that prints a result shares.
+output_options = options(
+    FORMAT,
+    click.option(
+        "--fail-under",
+        metavar="PERCENT",
+        help="Exit with code 1 when the rate is below this (a release gate).",
+    ),
+    click.option(
+        "--linked-out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the linked individuals (original row, avatar row, binned profile) to this CSV.",
+    ),
+    QUIET,
+)
 
 
 def report_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -94,6 +91,17 @@ def check_report(report: Path | None, show_values: bool = False) -> None:
 
     check_output_path(report)
     require_matplotlib()
+
+
+def check_outputs(
+    fail_under: str | None, linked_out: Path | None, report: Path | None, show_values: bool
+) -> float | None:
+    """Before any work: the ``--fail-under`` threshold, and the files to write can be."""
+    threshold = parse_fail_under(fail_under)
+    if linked_out is not None:
+        check_output_path(linked_out)
+    check_report(report, show_values)
+    return threshold
 
 
 @click.group(context_settings=CONTEXT)
@@ -142,20 +150,9 @@ def emit(
     help="Known variables, comma-separated; repeat the option, or quote a name holding a "
     "comma: --known '\"income, net\",age'.",
 )
-@click.option(
-    "--tolerance",
-    "-t",
-    default=str(DEFAULT_TOLERANCE),
-    show_default=True,
-    help="Relative tolerance for numeric variables, in (0, 1).",
-)
-@click.option("--categorical", multiple=True, help="Known variables to treat as categorical.")
-@click.option("--numeric", multiple=True, help="Known variables to treat as numeric.")
-@click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed).")
-@click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed).")
-@click.option(
-    "--na-value", multiple=True, help="CSV text that means missing (repeatable; default: empty)."
-)
+@TOLERANCE
+@KINDS
+@CSV
 @click.option(
     "--engine",
     type=click.Choice(["polars", "spark"]),
@@ -198,16 +195,9 @@ def evaluate(
       kpr evaluate original.csv avatars.csv --known age,sex,region --fail-under 90
     """
     names = split_names(known)
-    kinds = {n: "categorical" for n in split_names(categorical)}
-    for n in split_names(numeric):
-        if n in kinds:
-            raise KprError(f"{n!r} is declared both --categorical and --numeric; pick one")
-        kinds[n] = "numeric"
+    kinds = declared_kinds(categorical, numeric)
     tol = check_tolerance(tolerance)
-    threshold = parse_fail_under(fail_under)
-    if linked_out is not None:
-        check_output_path(linked_out)
-    check_report(report, show_values)
+    threshold = check_outputs(fail_under, linked_out, report, show_values)
     if engine == "spark" and linked_out is not None:
         raise KprError(
             "--linked-out needs row positions, which Spark does not keep; "
@@ -253,10 +243,7 @@ def demo(
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
     education and native country."""
-    threshold = parse_fail_under(fail_under)
-    if linked_out is not None:
-        check_output_path(linked_out)
-    check_report(report, show_values)
+    threshold = check_outputs(fail_under, linked_out, report, show_values)
     original, avatars = demo_paths()
     with render.progress(stderr, quiet) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)

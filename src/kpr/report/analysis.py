@@ -218,14 +218,12 @@ def _subsets(sweep: SweepResult, shown: list[AttackRate], svg: str | None) -> st
  </figure>"""
     table = ""
     if rows:
-        table = f"""<div class="table-wrap"><table>
-  <thead><tr><th class="num">Rank</th><th>The attacker knows</th><th class="num">Rate</th>
-   <th class="num">{conf} interval</th><th class="num">Linked</th>
-   <th class="num">Unique originals</th></tr></thead>
-  <tbody>
-{chr(10).join(rows)}
-  </tbody>
- </table></div>"""
+        table = _table(
+            '<tr><th class="num">Rank</th><th>The attacker knows</th><th class="num">Rate</th>\n'
+            f'   <th class="num">{conf} interval</th><th class="num">Linked</th>\n'
+            '   <th class="num">Unique originals</th></tr>',
+            rows,
+        )
     return f"""
 <section id="subsets">
  <h2>{title}</h2>
@@ -233,6 +231,16 @@ def _subsets(sweep: SweepResult, shown: list[AttackRate], svg: str | None) -> st
  {figure}
  {table}
 </section>"""
+
+
+def _table(head: str, rows: Sequence[str]) -> str:
+    """A table of ``rows`` under the header row ``head``, scrolling sideways when wide."""
+    return f"""<div class="table-wrap"><table>
+  <thead>{head}</thead>
+  <tbody>
+{chr(10).join(rows)}
+  </tbody>
+ </table></div>"""
 
 
 def _contributions(sweep: SweepResult, svg: str) -> str:
@@ -249,6 +257,10 @@ def _contributions(sweep: SweepResult, svg: str) -> str:
         if first.mean_decrease > 0
         else "No variable lowers the rate on average."
     )
+    head = (
+        '<tr><th>Variable</th><th class="num">Average drop of the rate (points)</th>\n'
+        '   <th class="num">Combinations averaged over</th></tr>'
+    )
     return f"""
 <section id="contributions">
  <h2>What each variable adds to the risk</h2>
@@ -260,13 +272,7 @@ def _contributions(sweep: SweepResult, svg: str) -> str:
  a green bar would mean it raises the rate.</figcaption>
  </figure>
  <details><summary>The numbers</summary>
- <div class="table-wrap"><table>
-  <thead><tr><th>Variable</th><th class="num">Average drop of the rate (points)</th>
-   <th class="num">Combinations averaged over</th></tr></thead>
-  <tbody>
-{chr(10).join(rows)}
-  </tbody>
- </table></div>
+ {_table(head, rows)}
  </details>
 </section>"""
 
@@ -294,6 +300,11 @@ def _tolerance(result: AnalysisResult, svg: str | None) -> str:
         f'<td class="num">{count_text(p.unique_originals)}</td></tr>'
         for p in points
     ]
+    head = (
+        '<tr><th class="num">Tolerance</th><th class="num">Rate</th>\n'
+        f'   <th class="num">{conf} interval</th><th class="num">Linked</th>\n'
+        '   <th class="num">Unique originals</th></tr>'
+    )
     return f"""
 <section id="tolerance">
  <h2>The rate at other tolerances</h2>
@@ -305,14 +316,7 @@ def _tolerance(result: AnalysisResult, svg: str | None) -> str:
  {circled}</figcaption>
  </figure>
  <details><summary>The numbers</summary>
- <div class="table-wrap"><table>
-  <thead><tr><th class="num">Tolerance</th><th class="num">Rate</th>
-   <th class="num">{conf} interval</th><th class="num">Linked</th>
-   <th class="num">Unique originals</th></tr></thead>
-  <tbody>
-{chr(10).join(rows)}
-  </tbody>
- </table></div>
+ {_table(head, rows)}
  </details>
 </section>"""
 
