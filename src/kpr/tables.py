@@ -20,7 +20,6 @@ import polars as pl
 
 from kpr.engine.backends import ReadTable, parse_number, text_facts
 from kpr.errors import InputError
-from kpr.io.names import suggest
 from kpr.io.readers import CsvOptions, check_columns, read_table
 from kpr.metric.plan import Attack, Kind
 
@@ -110,7 +109,7 @@ def _first_unparsable(lf: pl.LazyFrame, name: str) -> str | None:
     return None if value is None else str(value)
 
 
-def _parse_number(lf: pl.LazyFrame, name: str) -> pl.Expr:
+def text_to_number(lf: pl.LazyFrame, name: str) -> pl.Expr:
     """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
     col = pl.col(name)
     not_int = (col.is_not_null() & col.cast(pl.Int64, strict=False).is_null()).any()
@@ -119,7 +118,7 @@ def _parse_number(lf: pl.LazyFrame, name: str) -> pl.Expr:
     return col.cast(pl.Float64)
 
 
-def _all_numbers(lf: pl.LazyFrame, name: str) -> bool:
+def all_numbers(lf: pl.LazyFrame, name: str) -> bool:
     col = pl.col(name)
     row = lf.select(
         col.is_not_null().any().alias("some"),
@@ -190,7 +189,7 @@ def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
             some, _ints, bad = _text_facts(original, name)
             return Kind.NUMERIC if some and bad is None else Kind.CATEGORICAL
         assert isinstance(original.frame, pl.LazyFrame)
-        return Kind.NUMERIC if _all_numbers(original.frame, name) else Kind.CATEGORICAL
+        return Kind.NUMERIC if all_numbers(original.frame, name) else Kind.CATEGORICAL
     dtype = _dtype(original, name)
     return Kind.NUMERIC if dtype.is_numeric() else Kind.CATEGORICAL
 
@@ -220,7 +219,7 @@ def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr
         assert isinstance(side.frame, pl.LazyFrame)
         bad = _first_unparsable(side.frame, name)
         if bad is None:
-            return _parse_number(side.frame, name)
+            return text_to_number(side.frame, name)
         hint = f"e.g. {bad!r}"
     else:
         hint = f"e.g. {_example(side, name)}"
@@ -323,4 +322,4 @@ def prepare(
     )
 
 
-__all__ = ["ROW", "Prepared", "prepare", "suggest"]
+__all__ = ["ROW", "Prepared", "prepare"]

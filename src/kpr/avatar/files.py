@@ -28,7 +28,7 @@ from kpr.io.writers import check_output_path, write_atomic, write_csv
 
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
-from kpr.tables import _all_numbers, _parse_number
+from kpr.tables import all_numbers, text_to_number
 
 Format = Literal["csv", "parquet"]
 
@@ -70,9 +70,9 @@ def type_text_columns(frame: pl.LazyFrame, keep_text: Collection[str] = ()) -> p
     """Parse the text columns of a CSV as ``kpr evaluate`` does: integers, else numbers,
     else text; ``keep_text`` names columns that stay text (declared categorical)."""
     casts = [
-        _parse_number(frame, name).alias(name)
+        text_to_number(frame, name).alias(name)
         for name in frame.collect_schema().names()
-        if name not in keep_text and _all_numbers(frame, name)
+        if name not in keep_text and all_numbers(frame, name)
     ]
     return frame.with_columns(casts) if casts else frame
 

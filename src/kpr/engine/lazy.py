@@ -78,70 +78,6 @@ def _collect_row(frame: Frame) -> dict[str, Any]:
     return {k: v[0] for k, v in data.items()}
 
 
-def unique_rows(original: Frame, known: Sequence[str], row: str | None) -> Frame:
-    """U: the original rows whose tuple of raw known values occurs exactly once."""
-    aggs = [nw.len().alias(_N)]
-    if row is not None:
-        aggs.append(nw.col(row).min())
-    return (
-        original.group_by(*known, drop_null_keys=False).agg(*aggs).filter(nw.col(_N) == 1).drop(_N)
-    )
-
-
-def collect_moments(u: Frame, numeric: Sequence[str]) -> dict[str, Moments]:
-    """Two passes over U: count/sum/min/max, then shifted sums (see ``binning``)."""
-    if not numeric:
-        return {}
-
-    def finite(name: str) -> nw.Expr:
-        x = nw.col(name).cast(nw.Float64)
-        return nw.when(x.is_finite()).then(x)
-
-    first = _collect_row(
-        u.select(
-            *(
-                e
-                for i, n in enumerate(numeric)
-                for e in (
-                    finite(n).count().alias(f"c{i}"),
-                    finite(n).sum().alias(f"s{i}"),
-                    finite(n).min().alias(f"lo{i}"),
-                    finite(n).max().alias(f"hi{i}"),
-                )
-            )
-        )
-    )
-    shifts = {
-        n: shift_for(int(first[f"c{i}"] or 0), float(first[f"s{i}"] or 0.0), first[f"lo{i}"])
-        for i, n in enumerate(numeric)
-    }
-    second = _collect_row(
-        u.select(
-            *(
-                e
-                for i, n in enumerate(numeric)
-                for e in (
-                    (finite(n) - shifts[n]).sum().alias(f"d{i}"),
-                    ((finite(n) - shifts[n]) ** 2).sum().alias(f"dd{i}"),
-                )
-            )
-        )
-    )
-    out = {}
-    for i, n in enumerate(numeric):
-        count = int(first[f"c{i}"] or 0)
-        lo, hi = first[f"lo{i}"], first[f"hi{i}"]
-        out[n] = Moments(
-            count=count,
-            minimum=None if count == 0 else float(lo),
-            maximum=None if count == 0 else float(hi),
-            shift=shifts[n],
-            sum_d=float(second[f"d{i}"] or 0.0),
-            sum_d2=float(second[f"dd{i}"] or 0.0),
-        )
-    return out
-
-
 def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     """``floor((x - lo) / width)`` where it matters: clipped just outside U's codes
     first, so that engines whose floor returns a 64-bit integer (Spark) never
@@ -238,18 +174,6 @@ def _stacked(coded_u: Frame, coded_a: Frame, keys: list[str], row: str | None) -
         order = [row, _AROW, *keys, _AV]
         u, a = u.select(order), a.select(order)
     return nw.concat([u, a], how="vertical")
-
-
-def count_linked(coded_u: Frame, coded_a: Frame, keys: list[str]) -> int:
-    """|S|: U members whose profile is held by exactly one avatar."""
-    stacked = _stacked(coded_u, coded_a, keys, None)
-    result = _collect_row(
-        stacked.group_by(*keys, drop_null_keys=False)
-        .agg(nw.col(_AV).sum().alias(_NAV), nw.len().alias(_N))
-        .filter(nw.col(_NAV) == 1)
-        .select((nw.col(_N) - nw.col(_NAV)).sum().alias("linked"))
-    )
-    return int(result["linked"] or 0)
 
 
 def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], name: str) -> Frame:
