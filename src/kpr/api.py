@@ -45,16 +45,18 @@ def load(
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
     materialize: bool = False,
+    role: str = "original",
 ) -> Prepared:
     """Read both inputs (only the ``known`` columns) and agree on kinds and dtypes.
 
     With ``materialize``, polars-backed inputs are collected into memory once,
-    which pays off when many attacks are evaluated on them.
+    which pays off when many attacks are evaluated on them. ``role`` names the
+    first table in errors (e.g. "control").
     """
     attack = make_attack(known, DEFAULT_TOLERANCE, kinds)
     csv = CsvOptions(delimiter, encoding, tuple(na_values))
     try:
-        prepared = prepare(original, avatars, attack, csv)
+        prepared = prepare(original, avatars, attack, csv, (role, "avatars"))
         if materialize and prepared.has_rows:
             prepared.original = _persist_polars(prepared.original)
             prepared.avatars = _persist_polars(prepared.avatars)

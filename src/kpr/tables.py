@@ -280,11 +280,12 @@ def prepare(
     avatars: object,
     attack: Attack,
     csv: CsvOptions | None = None,
+    roles: tuple[str, str] = ("original", "avatars"),
 ) -> Prepared:
     """Load both inputs and agree on kinds and dtypes."""
     csv = csv or CsvOptions()
-    o = load_side(original, attack.known, "original", csv)
-    a = load_side(avatars, attack.known, "avatars", csv)
+    o = load_side(original, attack.known, roles[0], csv)
+    a = load_side(avatars, attack.known, roles[1], csv)
     if o.is_polars != a.is_polars:
         raise InputError(
             "original and avatars must come from the same engine; convert one of them "

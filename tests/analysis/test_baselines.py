@@ -125,7 +125,7 @@ def test_control_missing_column_names_the_control(
         analyze(original, avatars, KNOWN, control=control.rename({"height": "heigth"}))
     path = tmp_path / "control.parquet"
     control.drop("height").write_parquet(path)
-    with pytest.raises(InputError, match=r"^control table: .*control.parquet: no column 'height'"):
+    with pytest.raises(InputError, match=r"^control .*control.parquet: no column 'height'"):
         analyze(original, avatars, KNOWN, control=str(path))
 
 

@@ -83,7 +83,7 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
         (["--candidates", "age", "--max-known", "0"], "max_known must be between 1 and"),
         ([], "give --candidates"),
         (["-c", "age", "--tolerances", "0.05,5"], "tolerance must be in (0, 1)"),
-        (["-c", "age", "--control", "CONTROL_MISSING"], "control table: "),
+        (["-c", "age", "--control", "CONTROL_MISSING"], "error: control "),
         (["-c", "age", "--categorical", "age", "--numeric", "age"], "pick one"),
     ],
 )

@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,11 +18,8 @@ from kpr.analysis.attacks import run_attack
 from kpr.analysis.interval import DEFAULT_CONFIDENCE
 from kpr.analysis.result import AttackRate, ControlComparison, Method
 from kpr.api import load
-from kpr.errors import InputError
 from kpr.metric.plan import DEFAULT_TOLERANCE
 from kpr.tables import Prepared
-
-_ORIGINAL = re.compile(r"\boriginal\b")
 
 
 def load_control(
@@ -42,18 +37,10 @@ def load_control(
     control table, not the original."""
     names = list(names)
     kinds = {n: prepared.kinds[n].value for n in names}
-    try:
-        return load(
-            control, avatars, names, kinds=kinds, delimiter=delimiter, encoding=encoding,
-            na_values=na_values, materialize=True,
-        )  # fmt: skip
-    except InputError as exc:
-        message = str(exc)
-        if not isinstance(control, str | os.PathLike):
-            message = _ORIGINAL.sub("control", message)
-        elif not message.startswith("control"):
-            message = f"control table: {message}"
-        raise InputError(message) from None
+    return load(
+        control, avatars, names, kinds=kinds, delimiter=delimiter, encoding=encoding,
+        na_values=na_values, materialize=True, role="control",
+    )  # fmt: skip
 
 
 def worst_case_inputs(prepared: Prepared) -> Prepared:
