@@ -14,6 +14,9 @@ from typing import Any
 import polars as pl
 from hypothesis import strategies as st
 
+import kpr
+from tests.reference import RefResult, reference_kpr
+
 SCHEMA = {"age": pl.Int64, "score": pl.Float64, "sex": pl.String, "region": pl.String}
 NUMERIC = {"age", "score"}
 
@@ -63,3 +66,18 @@ def cases(draw: st.DrawFn, min_avatars: int = 0) -> Case:
     known = draw(st.lists(st.sampled_from(list(SCHEMA)), min_size=1, max_size=4, unique=True))
     tolerance = draw(st.sampled_from([0.01, 0.05, 0.1, 0.25, 0.5]))
     return Case(original, avatars, known, tolerance)
+
+
+def assert_matches_reference(got: kpr.KprResult, case: Case) -> RefResult:
+    """The engine's counts, rate and class grid equal the reference's, bit for bit."""
+    ref = reference_kpr(
+        case.original, case.avatars, case.known, NUMERIC & set(case.known), case.tolerance
+    )
+    assert (got.n, got.n_avatars, got.unique_originals, got.linked) == (
+        ref.n, ref.n_avatars, ref.unique_originals, ref.linked,
+    )  # fmt: skip
+    assert got.rate == ref.kpr
+    for name, b in ref.bins.items():
+        v = got.variables[name]
+        assert (v.lo, v.width) == (b.lo, b.width), name
+    return ref

@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, given, settings
 
 import kpr
 from kpr.engine import backends
-from tests.reference import reference_kpr
-from tests.strategies import NUMERIC, Case, cases
+from tests.strategies import Case, assert_matches_reference, cases
 
 from .conftest import _to_dask, _to_spark
 
@@ -29,16 +28,7 @@ def _check(case: Case, convert: Any) -> None:
     got = kpr.evaluate(
         convert(original), convert(avatars), known=case.known, tolerance=case.tolerance
     )
-    ref = reference_kpr(
-        case.original, case.avatars, case.known, NUMERIC & set(case.known), case.tolerance
-    )
-    assert (got.n, got.n_avatars, got.unique_originals, got.linked) == (
-        ref.n, ref.n_avatars, ref.unique_originals, ref.linked,
-    )  # fmt: skip
-    assert got.rate == ref.kpr
-    for name, b in ref.bins.items():
-        v = got.variables[name]
-        assert (v.lo, v.width) == (b.lo, b.width), name
+    assert_matches_reference(got, case)
 
 
 @settings(max_examples=120, **SETTINGS)
