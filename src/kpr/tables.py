@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import narwhals as nw
@@ -28,6 +28,9 @@ ROW = "__kpr_row__"
 
 _TEXT = (nw.String, nw.Categorical, nw.Enum)
 
+#: (some value present, every value an integer, the first value that is not a number)
+TextFacts = tuple[bool, bool, str | None]
+
 
 @dataclass
 class Side:
@@ -36,6 +39,7 @@ class Side:
     frame: pl.LazyFrame | nw.LazyFrame[Any]
     untyped: bool  # every known column is text still to be parsed (CSV)
     label: str
+    facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see _text_facts
 
     @property
     def is_polars(self) -> bool:
@@ -101,30 +105,36 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
     return Side(lazy.select(list(known)), False, label)
 
 
-def _first_unparsable(lf: pl.LazyFrame, name: str) -> str | None:
-    """A non-missing value of a text column that is not a number, if any."""
+def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
+    """For a text column, in one query: (some value present, every value an
+    integer, the first value that is not a number)."""
     col = pl.col(name)
-    bad = col.is_not_null() & col.cast(pl.Float64, strict=False).is_null()
-    value = lf.select(col.filter(bad).first()).collect().item()
-    return None if value is None else str(value)
+    present = col.is_not_null()
+    textual = isinstance(lf.collect_schema()[name], pl.String)
+    some, not_int, bad = (
+        lf.select(
+            present.any().alias("some"),
+            (present & col.cast(pl.Int64, strict=False).is_null()).any().alias("not_int"),
+            col.filter(present & col.cast(pl.Float64, strict=False).is_null())
+            .first()
+            .cast(pl.String)
+            .alias("bad"),
+        )
+        .collect()
+        .row(0)
+    )
+    return bool(some), textual and not not_int, bad
 
 
-def text_to_number(lf: pl.LazyFrame, name: str) -> pl.Expr:
+def text_to_number(name: str, facts: TextFacts) -> pl.Expr:
     """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
-    col = pl.col(name)
-    not_int = (col.is_not_null() & col.cast(pl.Int64, strict=False).is_null()).any()
-    if isinstance(lf.collect_schema()[name], pl.String) and not lf.select(not_int).collect().item():
-        return col.cast(pl.Int64)
-    return col.cast(pl.Float64)
+    return pl.col(name).cast(pl.Int64 if facts[1] else pl.Float64)
 
 
-def all_numbers(lf: pl.LazyFrame, name: str) -> bool:
-    col = pl.col(name)
-    row = lf.select(
-        col.is_not_null().any().alias("some"),
-        (col.is_not_null() & col.cast(pl.Float64, strict=False).is_null()).any().alias("bad"),
-    ).collect()
-    return bool(row["some"][0]) and not bool(row["bad"][0])
+def all_numbers(facts: TextFacts) -> bool:
+    """Whether a text column holds numbers only (and at least one)."""
+    some, _ints, bad = facts
+    return some and bad is None
 
 
 def _example(side: Side, name: str) -> str:
@@ -148,12 +158,15 @@ class _Parse:
     integer: bool
 
 
-def _text_facts(side: Side, name: str) -> tuple[bool, bool, str | None]:
-    assert isinstance(side.frame, nw.LazyFrame)
-    facts = text_facts(side.frame, name)
-    if facts is None:
-        raise InputError(f"{side.label}: text columns cannot be parsed as numbers on this engine")
-    return facts
+def _text_facts(side: Side, name: str) -> TextFacts | None:
+    """The text facts of one column, computed once per side (None: this backend
+    cannot parse text)."""
+    if name not in side.facts:
+        if isinstance(side.frame, pl.LazyFrame):
+            side.facts[name] = polars_text_facts(side.frame, name)
+        else:
+            side.facts[name] = text_facts(side.frame, name)
+    return side.facts[name]
 
 
 def _dtype(side: Side, name: str) -> Any:
@@ -185,11 +198,12 @@ def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
     if declared is not None:
         return declared
     if original.untyped:
-        if not original.is_polars:
-            some, _ints, bad = _text_facts(original, name)
-            return Kind.NUMERIC if some and bad is None else Kind.CATEGORICAL
-        assert isinstance(original.frame, pl.LazyFrame)
-        return Kind.NUMERIC if all_numbers(original.frame, name) else Kind.CATEGORICAL
+        facts = _text_facts(original, name)
+        if facts is None:
+            raise InputError(
+                f"{original.label}: text columns cannot be parsed as numbers on this engine"
+            )
+        return Kind.NUMERIC if all_numbers(facts) else Kind.CATEGORICAL
     dtype = _dtype(original, name)
     return Kind.NUMERIC if dtype.is_numeric() else Kind.CATEGORICAL
 
@@ -210,19 +224,10 @@ def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr
     if not side.untyped and dtype.is_numeric():
         return None
     textual = side.untyped or any(dtype == t for t in _TEXT)
-    if textual and (side.untyped or declared) and not side.is_polars:
-        facts = text_facts(side.frame, name)  # type: ignore[arg-type]
-        if facts is not None and facts[2] is None:
-            return _Parse(integer=facts[1])
-        hint = f"e.g. {facts[2]!r}" if facts is not None else f"e.g. {_example(side, name)}"
-    elif textual and (side.untyped or declared) and side.is_polars:
-        assert isinstance(side.frame, pl.LazyFrame)
-        bad = _first_unparsable(side.frame, name)
-        if bad is None:
-            return text_to_number(side.frame, name)
-        hint = f"e.g. {bad!r}"
-    else:
-        hint = f"e.g. {_example(side, name)}"
+    facts = _text_facts(side, name) if textual and (side.untyped or declared) else None
+    if facts is not None and facts[2] is None:
+        return text_to_number(name, facts) if side.is_polars else _Parse(integer=facts[1])
+    hint = f"e.g. {facts[2]!r}" if facts is not None else f"e.g. {_example(side, name)}"
     raise InputError(
         f"column {name!r} is numeric in {other.label} but {_describe(side, dtype)} in "
         f"{side.label} ({hint}); fix that value, or declare the column categorical "

@@ -28,7 +28,7 @@ from kpr.io.writers import check_output_path, write_atomic, write_csv
 
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
-from kpr.tables import all_numbers, text_to_number
+from kpr.tables import all_numbers, polars_text_facts, text_to_number
 
 Format = Literal["csv", "parquet"]
 
@@ -69,11 +69,9 @@ def _same_file(a: Path, b: Path) -> bool:
 def type_text_columns(frame: pl.LazyFrame, keep_text: Collection[str] = ()) -> pl.LazyFrame:
     """Parse the text columns of a CSV as ``kpr evaluate`` does: integers, else numbers,
     else text; ``keep_text`` names columns that stay text (declared categorical)."""
-    casts = [
-        text_to_number(frame, name).alias(name)
-        for name in frame.collect_schema().names()
-        if name not in keep_text and all_numbers(frame, name)
-    ]
+    names = [n for n in frame.collect_schema().names() if n not in keep_text]
+    facts = {name: polars_text_facts(frame, name) for name in names}
+    casts = [text_to_number(name, f).alias(name) for name, f in facts.items() if all_numbers(f)]
     return frame.with_columns(casts) if casts else frame
 
 
