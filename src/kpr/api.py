@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import narwhals as nw
 import polars as pl
 
-from kpr.diagnostics import warnings_for
+from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import lazy
 from kpr.engine.backends import hooks_for
 from kpr.errors import InputError
 from kpr.io.readers import CsvOptions
 from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
+from kpr.pairing import count_correct, read_pairing
 from kpr.result import Detail, KprResult, VariableInfo, protection_rate
 from kpr.tables import ROW, Prepared, prepare
 
@@ -65,14 +67,29 @@ def load(
     return prepared
 
 
+def unique_value_rows(prepared: Prepared, names: Iterable[str]) -> dict[str, int]:
+    """Per variable, the original rows whose value no other row has (one query for
+    the variables not yet counted; kept on ``prepared`` for the next attacks)."""
+    todo = [n for n in names if n not in prepared.unique_values]
+    if todo:
+        flags = prepared.original.with_columns(
+            nw.col(n).is_unique().cast(nw.Int64).alias(n) for n in todo
+        ).select(nw.col(n).sum() for n in todo)
+        row = flags.collect().to_dict(as_series=False)
+        prepared.unique_values.update({n: int(row[n][0] or 0) for n in todo})
+    return {n: prepared.unique_values[n] for n in names}
+
+
 def evaluate_loaded(
     prepared: Prepared,
     known: str | Iterable[str] | None = None,
     *,
     tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
+    pairing: Any = None,
 ) -> KprResult:
-    """Run one attack on loaded inputs; ``known`` defaults to every loaded column."""
+    """Run one attack on loaded inputs; ``known`` defaults to every loaded column.
+    ``pairing`` (see ``kpr.evaluate``) adds the count of correct links."""
     names = list(prepared.kinds) if known is None else known
     attack = make_attack(names, tolerance)
     missing = [n for n in attack.known if n not in prepared.kinds]
@@ -104,7 +121,30 @@ def evaluate_loaded(
                 "create both from one connection"
             ) from None
         raise
-    return _result(prepared, attack, kinds, run, run.profile)
+    result = _result(prepared, attack, kinds, run, run.profile)
+    if pairing is not None:
+        result.correct_links = _correct_links(result, pairing)
+    return result
+
+
+def _correct_links(result: KprResult, pairing: Any) -> int:
+    if result._detail is None or result._detail.run.row is None:
+        raise InputError(
+            "correct links need row positions, which this engine does not keep; "
+            "evaluate a polars/pandas/pyarrow table or a file instead"
+        )
+    own = read_pairing(pairing, result.n, result.n_avatars)
+    return count_correct(_linked_rows(result), own)
+
+
+def _linked_rows(result: KprResult) -> pl.DataFrame:
+    assert result._detail is not None
+    native = lazy.linked_pairs(result._detail.run, result._detail.kinds).select(
+        "original_row", "avatar_row"
+    )
+    frame = native.collect(backend="polars").to_native()
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def _result(
@@ -134,7 +174,10 @@ def _result(
         tolerance=attack.tolerance,
         known=attack.known,
         variables=variables,
-        warnings=warnings_for(variables, run.n, run.n_avatars, run.unique_originals),
+        warnings=[
+            *warnings_for(variables, run.n, run.n_avatars, run.unique_originals),
+            *identifier_warnings(unique_value_rows(prepared, attack.known), run.n),
+        ],
         _detail=Detail(prepared.original, run, kinds),
     )
 
@@ -150,6 +193,10 @@ def evaluate(
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
     progress: Progress | None = None,
+    pairing: Any = None,
+    control: Any = None,
+    control_subsets: int = 20,
+    seed: int = 0,
 ) -> KprResult:
     """Knowledge Protection Rate of ``avatars`` against ``original``.
 
@@ -157,6 +204,13 @@ def evaluate(
     Tables, DuckDB relations, or paths to CSV/Parquet files. ``known`` lists the
     variables the attacker knows; ``kinds`` overrides the inferred kind of any of
     them (``{"zip": "categorical"}``). The CSV options apply to path inputs.
+
+    ``pairing`` (the file ``kpr avatarize --pairing-out`` writes, a frame with
+    ``original_row``/``avatar_row``, or one avatar row per original row) adds
+    ``correct_links``: linked individuals whose unique avatar is their own.
+    ``control`` (individuals not used to make the avatars) adds the size-fair
+    control comparison (``control_subsets`` random subsets of the larger side,
+    drawn with ``seed``; see ``kpr.analysis.ControlComparison``).
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -169,4 +223,16 @@ def evaluate(
         original, avatars, check.known, kinds=kinds, delimiter=delimiter,
         encoding=encoding, na_values=na_values,
     )  # fmt: skip
-    return evaluate_loaded(prepared, check.known, tolerance=check.tolerance, progress=progress)
+    result = evaluate_loaded(
+        prepared, check.known, tolerance=check.tolerance, progress=progress, pairing=pairing
+    )
+    if control is not None:
+        # lazy: the analysis package builds on this module
+        from kpr.analysis.baselines import compare_control, control_warnings
+
+        result.control = compare_control(
+            result, prepared, original, control, avatars, subsets=control_subsets, seed=seed,
+            delimiter=delimiter, encoding=encoding, na_values=na_values,
+        )  # fmt: skip
+        result.warnings += control_warnings(result.control)
+    return result

@@ -15,6 +15,7 @@ import polars as pl
 
 from kpr.engine import lazy
 from kpr.metric.plan import Kind
+from kpr.notices import warnings_json
 
 
 def protection_rate(linked: int, n: int) -> float:
@@ -27,6 +28,20 @@ def meaning(rate: float) -> str:
     return (
         f"For {format_rate(rate)} of the original individuals, an attacker who knows these "
         "variables finds no unique approaching avatar."
+    )
+
+
+def claims_sentence(linked: int, correct: int | None, n: int) -> str:
+    """'The attacker can claim X links; Y are right', in one plain sentence."""
+    text = f"The attacker can claim {linked:,} link(s) between an individual and an avatar"
+    if correct is None:
+        return text + (
+            "; how many are right is unknown without the pairing of individuals and avatars "
+            "(--pairing)."
+        )
+    return text + (
+        f"; {correct:,} are right (their own avatar): a re-identification rate of "
+        f"{100.0 * correct / n:.2f} %."
     )
 
 
@@ -55,20 +70,25 @@ class VariableInfo:
     distinct: int | None = None  # distinct values in the original (integer columns)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON form; ``mean``/``std``/``min``/``max`` sit under ``over_unique_originals``
+        because they are taken over U only, not over every original row."""
         out: dict[str, Any] = {"kind": self.kind.value, "missing": self.missing}
         if self.kind is Kind.NUMERIC:
-            for key in ("mean", "std", "min", "max", "lo", "width", "classes"):
-                out[key] = _json_number(getattr(self, key))
+            out["over_unique_originals"] = {
+                key: json_number(getattr(self, key)) for key in ("mean", "std", "min", "max")
+            }
+            for key in ("lo", "width", "classes"):
+                out[key] = json_number(getattr(self, key))
         return out
 
 
 _SPECIAL_LABELS = {-1: "outside U's range", -2: "missing", -3: "+inf", -4: "-inf"}
 
 
-def _json_number(x: Any) -> Any:
-    """JSON has no inf/NaN: write them as strings rather than invalid JSON."""
+def json_number(x: Any) -> Any:
+    """JSON has no inf/NaN: every kpr JSON output writes them as null."""
     if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
+        return None
     return x
 
 
@@ -100,6 +120,10 @@ class KprResult:
     known: tuple[str, ...]
     variables: dict[str, VariableInfo]
     warnings: list[str] = field(default_factory=list)
+    #: linked individuals whose unique approaching avatar is their own (needs the pairing)
+    correct_links: int | None = None
+    #: the size-fair control comparison (a ``kpr.analysis.ControlComparison``)
+    control: Any = None
     _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -110,6 +134,16 @@ class KprResult:
     @property
     def meaning(self) -> str:
         return meaning(self.rate)
+
+    @property
+    def reidentification_rate(self) -> float | None:
+        """100 * correct links / n: the individuals truly re-identified (needs the pairing)."""
+        return None if self.correct_links is None else 100.0 * self.correct_links / self.n
+
+    @property
+    def claims(self) -> str:
+        """What the linked count means: claims, and (with the pairing) how many are right."""
+        return claims_sentence(self.linked, self.correct_links, self.n)
 
     def linked_individuals(self) -> pl.DataFrame:
         """One row per linked individual: ``original_row`` (position in the original
@@ -156,7 +190,11 @@ class KprResult:
             "tolerance": self.tolerance,
             "known": list(self.known),
             "variables": {name: v.to_dict() for name, v in self.variables.items()},
-            "warnings": list(self.warnings),
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification_rate,
+            "claims": self.claims,
+            "control": None if self.control is None else self.control.to_dict(),
+            "warnings": warnings_json(self.warnings),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

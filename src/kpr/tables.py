@@ -54,6 +54,8 @@ class Prepared:
     avatars: nw.LazyFrame[Any]
     kinds: dict[str, Kind]
     has_rows: bool  # row positions available (not for SQL-like engines)
+    #: per known variable, original rows whose value no other row has (filled on demand)
+    unique_values: dict[str, int] = field(default_factory=dict)
 
 
 def _is_path(obj: object) -> bool:

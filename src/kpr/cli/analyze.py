@@ -25,9 +25,11 @@ from kpr.analysis.result import (
 )
 from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
 from kpr.cli.options import (
+    CONTROL,
     CSV,
     FORMAT,
     KINDS,
+    PAIRING,
     QUIET,
     TOLERANCE,
     declared_kinds,
@@ -65,6 +67,7 @@ def text_report(result: AnalysisResult, top: int = 10) -> str:
         f"  {EXPLAIN_METHOD[a.method]}",
         f"  n {a.n:,}   avatars {a.n_avatars:,}   unique originals |U| {a.unique_originals:,}"
         f"   linked |S| {a.linked:,}",
+        f"  {result.claims}",
         "",
         "Baselines",
     ]
@@ -81,14 +84,7 @@ def text_report(result: AnalysisResult, top: int = 10) -> str:
             "to train the synthesizer)"
         )
     else:
-        low, high = c.difference_interval
-        lines += [
-            f"  control individuals              {format_rate(c.control.rate):>9}  "
-            f"(CI {_ci(c.control)}; n {c.control.n:,}, linked {c.control.linked:,})",
-            f"  control minus original: {c.difference:+.2f} points  ({conf} CI "
-            f"{low:+.2f} to {high:+.2f})",
-            f"    {c.explanation}",
-        ]
+        lines += render.control_lines(c)
     if result.tolerance_curve:
         lines += [
             "",
@@ -154,12 +150,8 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     type=int,
     help="Largest subset in the sweep (default: 3, or fewer when there are fewer candidates).",
 )
-@click.option(
-    "--control",
-    type=click.Path(path_type=str),
-    help="Individuals of the same population NOT used to train the synthesizer "
-    "(CSV or Parquet): their rate shows what population structure alone gives.",
-)
+@CONTROL
+@PAIRING
 @click.option(
     "--tolerances",
     default=",".join(f"{t:g}" for t in DEFAULT_TOLERANCES),
@@ -199,6 +191,9 @@ def analyze_command(
     known: tuple[str, ...],
     max_known: int | None,
     control: str | None,
+    control_subsets: int,
+    seed: int,
+    pairing: str | None,
     tolerances: str,
     method: str,
     tolerance: str,
@@ -253,6 +248,9 @@ def analyze_command(
             candidates=names or None,
             max_known=max_known,
             control=control,
+            control_subsets=control_subsets,
+            seed=seed,
+            pairing=pairing,
             tolerance=tol,
             tolerances=tols,
             method=method,  # type: ignore[arg-type]

@@ -26,9 +26,11 @@ from kpr.result import KprResult
 
 from . import render
 from .options import (
+    CONTROL,
     CSV,
     FORMAT,
     KINDS,
+    PAIRING,
     QUIET,
     TOLERANCE,
     declared_kinds,
@@ -167,6 +169,8 @@ def emit(
     show_default=True,
     help="Spark master URL for --engine spark, e.g. spark://host:7077.",
 )
+@CONTROL
+@PAIRING
 @output_options
 @report_options
 def evaluate(
@@ -181,6 +185,10 @@ def evaluate(
     na_value: tuple[str, ...],
     engine: str,
     spark_master: str,
+    control: str | None,
+    control_subsets: int,
+    seed: int,
+    pairing: str | None,
     fmt: str,
     fail_under: str | None,
     linked_out: Path | None,
@@ -198,10 +206,10 @@ def evaluate(
     kinds = declared_kinds(categorical, numeric)
     tol = check_tolerance(tolerance)
     threshold = check_outputs(fail_under, linked_out, report, show_values)
-    if engine == "spark" and linked_out is not None:
+    if engine == "spark" and (linked_out or pairing or control) is not None:
         raise KprError(
-            "--linked-out needs row positions, which Spark does not keep; "
-            "drop --linked-out or use --engine polars"
+            "--linked-out, --pairing and --control need row positions, which Spark does not "
+            "keep; drop them or use --engine polars"
         )
     with render.progress(stderr, quiet) as step:
         tables: tuple[Any, Any] = (original, avatars)
@@ -225,6 +233,10 @@ def evaluate(
             encoding=encoding,
             na_values=na_value or ("",),
             progress=step,
+            pairing=pairing,
+            control=control,
+            control_subsets=control_subsets,
+            seed=seed,
         )
     emit(result, fmt, threshold, linked_out, report, show_values, (original, avatars))
 

@@ -98,3 +98,33 @@ KINDS = options(
     click.option("--categorical", multiple=True, help="Known variables to treat as categorical."),
     click.option("--numeric", multiple=True, help="Known variables to treat as numeric."),
 )
+CONTROL = options(
+    click.option(
+        "--control",
+        type=click.Path(path_type=str),
+        help="Individuals of the same population NOT used to make the avatars (CSV or "
+        "Parquet): compared with the original at the same size, their rate shows what "
+        "population structure alone gives.",
+    ),
+    click.option(
+        "--control-subsets",
+        type=click.IntRange(min=1),
+        default=20,
+        show_default=True,
+        help="Random subsets of the larger side (original or control), of the smaller "
+        "side's size, averaged by the control comparison.",
+    ),
+    click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Seed of the control comparison's random subsets.",
+    ),
+)
+PAIRING = click.option(
+    "--pairing",
+    type=click.Path(path_type=str),
+    help="Who became which avatar (the CSV or Parquet kpr avatarize --pairing-out writes: "
+    "original_row, avatar_row): counts the links that are right.",
+)

@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from kpr.analysis.result import ControlComparison
 from kpr.metric.plan import Kind
 from kpr.result import KprResult, format_rate
 
@@ -31,7 +32,13 @@ def text_summary(result: KprResult, threshold: float | None = None) -> str:
         f"  avatar rows (m)              {result.n_avatars:>12,}",
         f"  unique originals |U|         {result.unique_originals:>12,}",
         f"  linked to a unique avatar |S|{result.linked:>12,}",
-        "",
+    ]
+    if result.correct_links is not None:
+        lines.append(f"  correct links (own avatar)   {result.correct_links:>12,}")
+    lines += [result.claims, ""]
+    if result.control is not None:
+        lines += ["Control", *control_lines(result.control), ""]
+    lines += [
         f"Known variables (tolerance {result.tolerance:g}):",
     ]
     width = max(len(name) for name in result.known)
@@ -44,6 +51,30 @@ def text_summary(result: KprResult, threshold: float | None = None) -> str:
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def control_lines(c: ControlComparison) -> list[str]:
+    """The size-fair control comparison, in a few indented lines."""
+    conf = f"{c.original.confidence * 100:g} %"
+    low, high = c.difference_interval
+    drawn = f" ({len(c.subsets)} subsets of the {c.subsampled}, seed {c.seed})" if c.subsets else ""
+    lines = [
+        f"  control individuals      {format_rate(c.control.rate):>9}  (n {c.control.n:,}, "
+        f"linked {c.control.linked:,}; shared rows with the original {c.shared_rows:,}, "
+        f"{100 * c.shared_share:.1f} %)",
+        f"  compared at n = {c.size:,}: original {format_rate(c.original_rate)}, control "
+        f"{format_rate(c.control_rate)}{drawn}",
+        f"  control minus original: {c.difference:+.2f} points  ({conf} CI "
+        f"{low:+.2f} to {high:+.2f})",
+    ]
+    risk, interval = c.residual_risk, c.residual_risk_interval
+    if risk is not None and interval is not None:
+        lines.append(
+            f"  residual risk (anonymeter): {risk:+.4f}  ({conf} CI {interval[0]:+.4f} to "
+            f"{interval[1]:+.4f})"
+        )
+    lines.append(f"    {c.explanation}")
+    return lines
 
 
 def print_text(console: Console, text: str) -> None:
