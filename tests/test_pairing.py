@@ -54,8 +54,9 @@ def test_correct_links_equal_a_brute_force_count(seed: int, k: int) -> None:
     frame = pl.DataFrame({"original_row": np.arange(600), "avatar_row": gen.pairing})
     assert kpr.evaluate(original, gen.avatars, known=KNOWN, pairing=frame).correct_links == expected
     assert (
-        analyze(original, gen.avatars, KNOWN, pairing=frame.to_pandas(), tolerances=None)
-        .correct_links
+        analyze(
+            original, gen.avatars, KNOWN, pairing=frame.to_pandas(), tolerances=None
+        ).correct_links
         == expected
     )
 

@@ -208,6 +208,7 @@ class KprResult:
         threshold: float | None = None,
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> str: ...
 
     @overload
@@ -218,6 +219,7 @@ class KprResult:
         threshold: float | None = None,
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> Path: ...
 
     def to_html(
@@ -227,6 +229,7 @@ class KprResult:
         threshold: float | None = None,
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> str | Path:
         """The self-contained HTML report (needs ``pip install 'kpr[report]'``).
 
@@ -234,13 +237,20 @@ class KprResult:
         return the path. ``threshold`` adds a pass/fail badge; ``show_values``
         lists the known values of the first linked individuals (off by default:
         the report may travel further than the data); ``inputs`` labels the
-        original and avatar tables.
+        original and avatar tables; ``kpr_avatars`` says kpr's generator made the
+        avatars (then, and with a pairing, the advice speaks of k).
         """
         from kpr.report.html import render_report, write_report  # lazy: report imports result
 
         if path is None:
-            return render_report(self, threshold=threshold, show_values=show_values, inputs=inputs)
-        return write_report(self, path, threshold=threshold, show_values=show_values, inputs=inputs)
+            return render_report(
+                self, threshold=threshold, show_values=show_values, inputs=inputs,
+                kpr_avatars=kpr_avatars,
+            )  # fmt: skip
+        return write_report(
+            self, path, threshold=threshold, show_values=show_values, inputs=inputs,
+            kpr_avatars=kpr_avatars,
+        )  # fmt: skip
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the rate, the counts and the warnings (no plots)."""

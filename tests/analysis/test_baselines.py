@@ -122,10 +122,10 @@ def test_analyze_with_a_sweep_and_progress(
         tolerances=[0.05, 0.1], progress=lambda *a: calls.append(a),
     )  # fmt: skip
     assert r.attack.known == ("age", "sex", "region")
-    assert r.sweep is not None and len(r.sweep.entries) == 6
-    # attack, worst case, control, one extra tolerance, six subsets; then "done"
-    assert [c[0] for c in calls] == [*range(10), 10]
-    assert {c[1] for c in calls} == {10}
+    assert r.sweep is not None and len(r.sweep.entries) == 7
+    # attack, worst case, control, one extra tolerance, six subsets, the full attack; then done
+    assert [c[0] for c in calls] == [*range(11), 11]
+    assert {c[1] for c in calls} == {11}
     assert calls[-1][2] == "sweep done"
 
 

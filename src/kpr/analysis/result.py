@@ -285,6 +285,32 @@ class ControlComparison:
             text += " Its interval includes 0: no measurable risk is added by the synthesis."
         return text
 
+    def summary_lines(self) -> list[str]:
+        """The comparison as a few lines of plain text (the CLI and the reports show them)."""
+        conf = f"{self.original.confidence * 100:g} %"
+        low, high = self.difference_interval
+        drawn = (
+            f" ({len(self.subsets)} random subsets of the {self.subsampled}, seed {self.seed})"
+            if self.subsets
+            else ""
+        )
+        lines = [
+            f"control individuals {format_rate(self.control.rate)} (n {self.control.n:,}, "
+            f"linked {self.control.linked:,}); rows shared with the original: "
+            f"{self.shared_rows:,} ({100 * self.shared_share:.1f} %)",
+            f"compared at n = {self.size:,}: original {format_rate(self.original_rate)}, "
+            f"control {format_rate(self.control_rate)}{drawn}",
+            f"control minus original: {self.difference:+.2f} points ({conf} CI "
+            f"{low:+.2f} to {high:+.2f})",
+        ]
+        risk, interval = self.residual_risk, self.residual_risk_interval
+        if risk is not None and interval is not None:
+            lines.append(
+                f"residual risk (anonymeter's (attack - control) / (1 - control)): "
+                f"{risk:+.4f} ({conf} CI {interval[0]:+.4f} to {interval[1]:+.4f})"
+            )
+        return [*lines, self.explanation]
+
     def to_dict(self) -> dict[str, Any]:
         low, high = self.difference_interval
         risk_interval = self.residual_risk_interval
@@ -379,12 +405,22 @@ class AnalysisResult:
 
     @overload
     def to_html(
-        self, path: None = None, *, top: int = 10, inputs: Sequence[str] | None = None
+        self,
+        path: None = None,
+        *,
+        top: int = 10,
+        inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> str: ...
 
     @overload
     def to_html(
-        self, path: str | os.PathLike[str], *, top: int = 10, inputs: Sequence[str] | None = None
+        self,
+        path: str | os.PathLike[str],
+        *,
+        top: int = 10,
+        inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> Path: ...
 
     def to_html(
@@ -393,17 +429,19 @@ class AnalysisResult:
         *,
         top: int = 10,
         inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> str | Path:
         """The self-contained HTML report (needs ``pip install 'kpr[report]'``).
 
         Without ``path``, return the document; with it, write it atomically and
         return the path. ``top`` is how many of the riskiest subsets to show;
         ``inputs`` labels the original, the avatar and (optionally) the control
-        tables.
+        tables; ``kpr_avatars`` says kpr's generator made the avatars (then, and with
+        a pairing, the advice speaks of k).
         """
         # lazy: the report needs matplotlib, and imports this module
         from kpr.report.analysis import render_analysis, write_analysis
 
         if path is None:
-            return render_analysis(self, top=top, inputs=inputs)
-        return write_analysis(self, path, top=top, inputs=inputs)
+            return render_analysis(self, top=top, inputs=inputs, kpr_avatars=kpr_avatars)
+        return write_analysis(self, path, top=top, inputs=inputs, kpr_avatars=kpr_avatars)

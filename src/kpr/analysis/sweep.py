@@ -49,11 +49,15 @@ def check_candidates(candidates: str | Iterable[str], max_known: object) -> tupl
 
 def subsets(candidates: Sequence[str], max_known: int) -> list[tuple[str, ...]]:
     """Every non-empty subset of up to ``max_known`` candidates, in candidate order."""
-    return [s for k in range(1, max_known + 1) for s in itertools.combinations(candidates, k)]
+    out = [s for k in range(1, max_known + 1) for s in itertools.combinations(candidates, k)]
+    if len(candidates) > max_known:  # the full attack is riskier than any listed subset
+        out.append(tuple(candidates))
+    return out
 
 
 def attack_count(n_candidates: int, max_known: int) -> int:
-    return sum(math.comb(n_candidates, k) for k in range(1, max_known + 1))
+    full = 1 if n_candidates > max_known else 0
+    return sum(math.comb(n_candidates, k) for k in range(1, max_known + 1)) + full
 
 
 def rank(entries: Iterable[AttackRate]) -> list[AttackRate]:

@@ -29,6 +29,7 @@ from kpr.cli.options import (
     CSV,
     FORMAT,
     KINDS,
+    KPR_AVATARS,
     PAIRING,
     QUIET,
     TOLERANCE,
@@ -39,6 +40,7 @@ from kpr.cli.options import (
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
 from kpr.metric.plan import check_tolerance
+from kpr.report.risk import analysis_advice
 from kpr.result import format_rate, meaning
 
 from . import render
@@ -53,7 +55,7 @@ def _names(known: tuple[str, ...]) -> str:
     return ", ".join(known)
 
 
-def text_report(result: AnalysisResult, top: int = 10) -> str:
+def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False) -> str:
     """The analysis as plain text, each part with its one-sentence explanation."""
     a = result.attack
     conf = f"{a.confidence * 100:g} %"
@@ -84,7 +86,7 @@ def text_report(result: AnalysisResult, top: int = 10) -> str:
             "to train the synthesizer)"
         )
     else:
-        lines += render.control_lines(c)
+        lines += [f"  {x}" for x in c.summary_lines()]
     if result.tolerance_curve:
         lines += [
             "",
@@ -118,6 +120,9 @@ def text_report(result: AnalysisResult, top: int = 10) -> str:
         lines.append(f"  {EXPLAIN_CONTRIBUTION}")
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {x}" for x in result.warnings]
+    kpr_avatars = kpr_avatars or result.correct_links is not None
+    lines += ["", "What to do next:"]
+    lines += [f"  - {x}" for x in analysis_advice(result, kpr_avatars)]
     return "\n".join(lines)
 
 
@@ -152,6 +157,7 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
 )
 @CONTROL
 @PAIRING
+@KPR_AVATARS
 @click.option(
     "--tolerances",
     default=",".join(f"{t:g}" for t in DEFAULT_TOLERANCES),
@@ -194,6 +200,7 @@ def analyze_command(
     control_subsets: int,
     seed: int,
     pairing: str | None,
+    kpr_avatars: bool,
     tolerances: str,
     method: str,
     tolerance: str,
@@ -261,10 +268,10 @@ def analyze_command(
             na_values=na_value or ("",),
         )
     if report is not None:
-        result.to_html(report, top=top, inputs=labels)
+        result.to_html(report, top=top, inputs=labels, kpr_avatars=kpr_avatars)
     if fmt == "json":
         sys.stdout.write(result.to_json() + "\n")
     else:
-        render.print_text(stdout, text_report(result, top))
+        render.print_text(stdout, text_report(result, top, kpr_avatars))
         if report is not None:
             render.print_text(stdout, f"\nHTML report written to {report}")

@@ -30,6 +30,7 @@ from .options import (
     CSV,
     FORMAT,
     KINDS,
+    KPR_AVATARS,
     PAIRING,
     QUIET,
     TOLERANCE,
@@ -121,12 +122,16 @@ def emit(
     report: Path | None = None,
     show_values: bool = False,
     inputs: tuple[str, str] | None = None,
+    kpr_avatars: bool = False,
 ) -> None:
     """Print the result, write the requested files, apply the release gate."""
     if linked_out is not None:
         write_csv(result.linked_individuals(), linked_out)
     if report is not None:
-        result.to_html(report, threshold=threshold, show_values=show_values, inputs=inputs)
+        result.to_html(
+            report, threshold=threshold, show_values=show_values, inputs=inputs,
+            kpr_avatars=kpr_avatars,
+        )  # fmt: skip
     if fmt == "json":
         payload = result.to_dict()
         if threshold is not None:
@@ -134,7 +139,7 @@ def emit(
             payload["passed"] = result.rate >= threshold
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
-        render.print_text(stdout, render.text_summary(result, threshold))
+        render.print_text(stdout, render.text_summary(result, threshold, kpr_avatars))
         if report is not None:
             render.print_text(stdout, f"\nHTML report written to {report}")
     if threshold is not None and result.rate < threshold:
@@ -171,6 +176,7 @@ def emit(
 )
 @CONTROL
 @PAIRING
+@KPR_AVATARS
 @output_options
 @report_options
 def evaluate(
@@ -189,6 +195,7 @@ def evaluate(
     control_subsets: int,
     seed: int,
     pairing: str | None,
+    kpr_avatars: bool,
     fmt: str,
     fail_under: str | None,
     linked_out: Path | None,
@@ -238,7 +245,10 @@ def evaluate(
             control_subsets=control_subsets,
             seed=seed,
         )
-    emit(result, fmt, threshold, linked_out, report, show_values, (original, avatars))
+    emit(
+        result, fmt, threshold, linked_out, report, show_values, (original, avatars),
+        kpr_avatars,
+    )  # fmt: skip
 
 
 @cli.command(context_settings=CONTEXT)

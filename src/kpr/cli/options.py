@@ -128,3 +128,9 @@ PAIRING = click.option(
     help="Who became which avatar (the CSV or Parquet kpr avatarize --pairing-out writes: "
     "original_row, avatar_row): counts the links that are right.",
 )
+KPR_AVATARS = click.option(
+    "--kpr-avatars",
+    is_flag=True,
+    help="The avatars were made by kpr avatarize: the advice may then speak of k (it does "
+    "too when --pairing is given).",
+)

@@ -16,13 +16,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from kpr.analysis.result import ControlComparison
 from kpr.metric.plan import Kind
+from kpr.report.risk import advice, variable_risk
 from kpr.result import KprResult, format_rate
 
 
-def text_summary(result: KprResult, threshold: float | None = None) -> str:
-    """The short summary a person reads, as plain text."""
+def text_summary(
+    result: KprResult, threshold: float | None = None, kpr_avatars: bool = False
+) -> str:
+    """The short summary a person reads, as plain text, with advice from its evidence."""
     lines = [f"Knowledge Protection Rate: {format_rate(result.rate)}", result.meaning, ""]
     if threshold is not None:
         verdict = "PASS" if result.rate >= threshold else "FAIL"
@@ -37,7 +39,7 @@ def text_summary(result: KprResult, threshold: float | None = None) -> str:
         lines.append(f"  correct links (own avatar)   {result.correct_links:>12,}")
     lines += [result.claims, ""]
     if result.control is not None:
-        lines += ["Control", *control_lines(result.control), ""]
+        lines += ["Control", *(f"  {x}" for x in result.control.summary_lines()), ""]
     lines += [
         f"Known variables (tolerance {result.tolerance:g}):",
     ]
@@ -50,31 +52,13 @@ def text_summary(result: KprResult, threshold: float | None = None) -> str:
         lines.append(f"  {name:<{width}}  {detail}")
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {w}" for w in result.warnings]
+    try:
+        risks = [variable_risk(result, name) for name in result.known]
+    except ValueError:  # a result without detail
+        risks = None
+    kpr_avatars = kpr_avatars or result.correct_links is not None
+    lines += ["", "What to do next:"] + [f"  - {x}" for x in advice(result, risks, kpr_avatars)]
     return "\n".join(lines)
-
-
-def control_lines(c: ControlComparison) -> list[str]:
-    """The size-fair control comparison, in a few indented lines."""
-    conf = f"{c.original.confidence * 100:g} %"
-    low, high = c.difference_interval
-    drawn = f" ({len(c.subsets)} subsets of the {c.subsampled}, seed {c.seed})" if c.subsets else ""
-    lines = [
-        f"  control individuals      {format_rate(c.control.rate):>9}  (n {c.control.n:,}, "
-        f"linked {c.control.linked:,}; shared rows with the original {c.shared_rows:,}, "
-        f"{100 * c.shared_share:.1f} %)",
-        f"  compared at n = {c.size:,}: original {format_rate(c.original_rate)}, control "
-        f"{format_rate(c.control_rate)}{drawn}",
-        f"  control minus original: {c.difference:+.2f} points  ({conf} CI "
-        f"{low:+.2f} to {high:+.2f})",
-    ]
-    risk, interval = c.residual_risk, c.residual_risk_interval
-    if risk is not None and interval is not None:
-        lines.append(
-            f"  residual risk (anonymeter): {risk:+.4f}  ({conf} CI {interval[0]:+.4f} to "
-            f"{interval[1]:+.4f})"
-        )
-    lines.append(f"    {c.explanation}")
-    return lines
 
 
 def print_text(console: Console, text: str) -> None:

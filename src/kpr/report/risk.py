@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from kpr.analysis.result import AnalysisResult
 from kpr.metric.plan import Kind
 from kpr.result import KprResult
 
@@ -182,3 +183,67 @@ def drivers(risks: list[VariableRisk]) -> list[VariableRisk]:
     """Known variables ranked by how unevenly the linked spread over their values."""
     scored = [r for r in risks if r.score is not None]
     return sorted(scored, key=lambda r: -(r.score or 0.0))
+
+
+#: At most this many variables are named by the advice.
+ADVICE_VARIABLES = 3
+
+#: The advice on k, given only for kpr's own avatars (a pairing or an explicit flag).
+ADVICE_K = (
+    "These avatars come from kpr's generator: a larger k mixes more neighbours into each "
+    "avatar, but whether it raises the rate on this data is to be measured, not assumed "
+    "(it is often flat): run kpr sweep over several k and read the KPR of each."
+)
+#: What to do about the variables that drive the risk, whatever made the table.
+ADVICE_ACT = (
+    "To protect them: coarsen {names} (wider classes, rare values grouped) or suppress "
+    "these values before release, or generate the synthetic table again; then evaluate again."
+)
+
+
+def advice(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: bool) -> list[str]:
+    """What to do next, from the evidence of this result: the values that hold the
+    most linked individuals beyond their share, and (for kpr's avatars only) k."""
+    if result.linked == 0:
+        out = ["Nobody is linked by this attack: nothing to fix for it; other known variables "
+               "may still single people out (kpr analyze --candidates)."]  # fmt: skip
+    else:
+        ranked = [r for r in drivers(risks or []) if r.hotspot is not None][:ADVICE_VARIABLES]
+        out = []
+        if ranked:
+            spots = "; ".join(
+                f"{r.name} {r.hotspot.label}: {r.hotspot.linked:,} of "
+                f"{r.hotspot.originals:,} linked"
+                for r in ranked
+                if r.hotspot is not None
+            )
+            out.append(f"The linked individuals concentrate in: {spots}.")
+            out.append(ADVICE_ACT.format(names=", ".join(r.name for r in ranked)))
+        else:
+            out.append(ADVICE_ACT.format(names="the known variables"))
+    if kpr_avatars:
+        out.append(ADVICE_K)
+    return out
+
+
+def analysis_advice(result: AnalysisResult, kpr_avatars: bool) -> list[str]:
+    """What to do next, from the analysis: the variables whose knowledge lowers the
+    rate most (with a sweep), and (for kpr's avatars only) k."""
+    out: list[str] = []
+    s = result.sweep
+    if result.attack.linked == 0:
+        out.append("Nobody is linked by this attack: nothing to fix for it.")
+    elif s is not None and s.contributions:
+        top = [c for c in s.contributions if c.mean_decrease > 0][:ADVICE_VARIABLES]
+        if top:
+            named = "; ".join(f"{c.variable} ({c.mean_decrease:+.2f} points)" for c in top)
+            out.append(f"The variables whose knowledge lowers the rate most: {named}.")
+            out.append(ADVICE_ACT.format(names=", ".join(c.variable for c in top)))
+    else:
+        out.append(
+            "Sweep over candidate known variables (--candidates) to see which ones drive the "
+            "risk; kpr evaluate --report shows the values holding the most linked individuals."
+        )
+    if kpr_avatars:
+        out.append(ADVICE_K)
+    return out
