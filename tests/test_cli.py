@@ -73,6 +73,8 @@ def test_linked_out(
     assert code == 0
     linked = pl.read_csv(out_path)
     assert linked.select("original_row", "avatar_row").rows() == [(2, 0), (4, 4)]
+    # age shows its class as an interval, not the class index
+    assert linked["age"].to_list() == ["[40.05, 42.60)", "[57.90, 60.45)"]
 
 
 def test_linked_out_neutralises_formulas(

@@ -37,6 +37,13 @@ def _polars_errors_as_input_errors(exc: Exception) -> InputError:
     return InputError(f"could not read the input data: {first}")
 
 
+def library_of(table: Any) -> str:
+    """The library results come back in: the input's, for pandas and pyarrow; polars
+    for files, polars and every engine that has no row order anyway."""
+    module = type(table).__module__.split(".")[0]
+    return module if module in ("pandas", "pyarrow") else "polars"
+
+
 def load(
     original: Any,
     avatars: Any,
@@ -59,6 +66,7 @@ def load(
     csv = CsvOptions(delimiter, encoding, tuple(na_values))
     try:
         prepared = prepare(original, avatars, attack, csv, (role, "avatars"))
+        prepared.library = library_of(original)
         if materialize and prepared.has_rows:
             prepared.original = _persist_polars(prepared.original)
             prepared.avatars = _persist_polars(prepared.avatars)
@@ -178,7 +186,7 @@ def _result(
             *warnings_for(variables, run.n, run.n_avatars, run.unique_originals),
             *identifier_warnings(unique_value_rows(prepared, attack.known), run.n),
         ],
-        _detail=Detail(prepared.original, run, kinds),
+        _detail=Detail(prepared.original, run, kinds, prepared.library),
     )
 
 

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
+import narwhals as nw
 import polars as pl
 
 from kpr.engine import lazy
+from kpr.labels import SPECIAL_LABELS, class_label
 from kpr.metric.plan import Kind
 from kpr.notices import warnings_json
 
@@ -82,9 +84,6 @@ class VariableInfo:
         return out
 
 
-_SPECIAL_LABELS = {-1: "outside U's range", -2: "missing", -3: "+inf", -4: "-inf"}
-
-
 def json_number(x: Any) -> Any:
     """JSON has no inf/NaN: every kpr JSON output writes them as null."""
     if isinstance(x, float) and not math.isfinite(x):
@@ -99,6 +98,7 @@ class Detail:
     original: lazy.Frame
     run: lazy.EngineRun
     kinds: dict[str, Kind]
+    library: str = "polars"  # of the original input: results come back in it
 
 
 def _to_polars(frame: lazy.Frame) -> pl.DataFrame:
@@ -145,21 +145,38 @@ class KprResult:
         """What the linked count means: claims, and (with the pairing) how many are right."""
         return claims_sentence(self.linked, self.correct_links, self.n)
 
-    def linked_individuals(self) -> pl.DataFrame:
-        """One row per linked individual: ``original_row`` (position in the original
-        input), ``avatar_row`` (position in the avatars) and the binned profile."""
+    def linked_frame(self, *, codes: bool = False) -> pl.DataFrame:
+        """:meth:`linked_individuals` as a polars frame, whatever the input's library."""
         d = self._detail
         if d is None or d.run.row is None:
             raise ValueError(
                 "row positions are not available for this input (SQL-like engines have "
                 "no row order); evaluate a polars/pandas/pyarrow table or a file instead"
             )
-        return _to_polars(lazy.linked_pairs(d.run, d.kinds))
+        frame = _to_polars(lazy.linked_pairs(d.run, d.kinds))
+        if codes:
+            return frame
+        labels = []
+        for name, kind in d.kinds.items():
+            if kind is not Kind.NUMERIC:
+                continue
+            b = d.run.bins[name]
+            present = frame[name].unique().drop_nulls().to_list()
+            mapping = {c: class_label(int(c), b.lo, b.width) for c in present}
+            labels.append(pl.col(name).replace_strict(mapping, return_dtype=pl.String))
+        return frame.with_columns(labels) if labels else frame
 
-    def by_class(self, name: str) -> pl.DataFrame:
-        """Where the risk sits for one known variable: per class (numeric, with its
-        bounds) or per value (categorical), the number of originals, avatars,
-        unique originals (U) and linked individuals."""
+    def linked_individuals(self, *, codes: bool = False) -> Any:
+        """One row per linked individual: ``original_row`` (position in the original
+        input), ``avatar_row`` (position in the avatars) and the binned profile the
+        attacker matched on: for numerics, the class as an interval such as
+        ``[46.03, 48.78)`` (``codes=True``: the class index of the spec); for
+        categoricals, the value. A frame of the original input's library (pandas in,
+        pandas out; polars for files and other engines)."""
+        return self._native(self.linked_frame(codes=codes))
+
+    def class_table(self, name: str) -> pl.DataFrame:
+        """:meth:`by_class` as a polars frame, whatever the input's library."""
         d = self._detail
         if d is None:
             raise ValueError("this result holds no detail")
@@ -174,10 +191,25 @@ class KprResult:
                 pl.when(regular).then(b.lo + code * b.width).alias("lower"),
                 pl.when(regular).then(b.lo + (code + 1) * b.width).alias("upper"),
                 pl.col("class")
-                .replace_strict(_SPECIAL_LABELS, default=None, return_dtype=pl.String)
+                .replace_strict(SPECIAL_LABELS, default=None, return_dtype=pl.String)
                 .alias("special"),
             )
         return table
+
+    def by_class(self, name: str) -> Any:
+        """Where the risk sits for one known variable: per class (numeric, with its
+        bounds) or per value (categorical), the number of originals, avatars,
+        unique originals (U) and linked individuals. A frame of the original
+        input's library, as :meth:`linked_individuals`."""
+        return self._native(self.class_table(name))
+
+    def _native(self, frame: pl.DataFrame) -> Any:
+        library = self._detail.library if self._detail is not None else "polars"
+        if library == "pandas":
+            return nw.from_native(frame, eager_only=True).to_pandas()
+        if library == "pyarrow":
+            return nw.from_native(frame, eager_only=True).to_arrow()
+        return frame
 
     def to_dict(self) -> dict[str, Any]:
         return {

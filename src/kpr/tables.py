@@ -56,6 +56,7 @@ class Prepared:
     has_rows: bool  # row positions available (not for SQL-like engines)
     #: per known variable, original rows whose value no other row has (filled on demand)
     unique_values: dict[str, int] = field(default_factory=dict)
+    library: str = "polars"  # of the original input (pandas, pyarrow or polars)
 
 
 def _is_path(obj: object) -> bool:

@@ -149,7 +149,7 @@ def test_show_values_adds_the_binned_profile(demo_result: KprResult) -> None:
     document = demo_result.to_html(show_values=True)
     linked = section(document, "linked")
     assert all(f"<th>{n}</th>" in linked for n in demo_result.known)
-    first = demo_result.linked_individuals().row(0, named=True)
+    first = demo_result.linked_individuals(codes=True).row(0, named=True)
     assert f">{first['sex']}</td>" in linked
     age = demo_result.variables["age"]
     assert age.lo is not None and age.width is not None

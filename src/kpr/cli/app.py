@@ -126,7 +126,7 @@ def emit(
 ) -> None:
     """Print the result, write the requested files, apply the release gate."""
     if linked_out is not None:
-        write_csv(result.linked_individuals(), linked_out)
+        write_csv(result.linked_frame(), linked_out)
     if report is not None:
         result.to_html(
             report, threshold=threshold, show_values=show_values, inputs=inputs,

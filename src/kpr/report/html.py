@@ -44,7 +44,8 @@ from kpr.report.risk import (
     interval_label,
     variable_risk,
 )
-from kpr.result import _SPECIAL_LABELS, KprResult, format_rate
+from kpr.labels import SPECIAL_LABELS
+from kpr.result import KprResult, format_rate
 
 #: How many linked individuals the report lists.
 LINKED_ROWS = 20
@@ -311,7 +312,7 @@ def _profile_cell(result: KprResult, name: str, value: object) -> str:
         return f'<span class="missing-value">{MISSING_LABEL}</span>'
     if info.kind is Kind.NUMERIC and isinstance(value, int):
         if value < 0:
-            return esc(_SPECIAL_LABELS.get(value, f"class {value}"))
+            return esc(SPECIAL_LABELS.get(value, f"class {value}"))
         if info.lo is not None and info.width is not None:
             lower = info.lo + value * info.width
             upper = info.lo + (value + 1) * info.width
@@ -328,7 +329,7 @@ def _linked(result: KprResult, show_values: bool) -> str:
         )
     else:
         try:
-            frame = result.linked_individuals().head(LINKED_ROWS)
+            frame = result.linked_frame(codes=True).head(LINKED_ROWS)
         except ValueError as exc:
             frame = None
             intro = f"<p>The linked individuals cannot be listed: {esc(exc)}.</p>"

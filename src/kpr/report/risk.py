@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from kpr.analysis.result import AnalysisResult
+from kpr.labels import interval_label
 from kpr.metric.plan import Kind
 from kpr.result import KprResult
 
@@ -61,21 +62,6 @@ class VariableRisk:
     hotspot: Group | None  # the value holding the most linked beyond its fair share
 
 
-def format_edge(x: float, width: float) -> str:
-    """A class bound with just enough decimals to tell neighbouring bounds apart."""
-    if not (math.isfinite(x) and math.isfinite(width) and width > 0):
-        return f"{x:.6g}"
-    decimals = 2 - math.floor(math.log10(width))
-    if decimals > 10 or abs(x) >= 1e9:
-        return f"{x:.6g}"
-    return f"{x:.{max(decimals, 0)}f}"
-
-
-def interval_label(lower: float, upper: float, width: float) -> str:
-    """``[lower, upper)``: a class holds its lower bound, not its upper one."""
-    return f"[{format_edge(lower, width)}, {format_edge(upper, width)})"
-
-
 def shorten(label: str, limit: int = MAX_LABEL) -> str:
     """A label short enough for a plot axis."""
     return label if len(label) <= limit else label[: limit - 1] + "…"
@@ -112,7 +98,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
     """Classes of a numeric variable, merged into at most MAX_BARS bars."""
     info = result.variables[name]
     width = info.width if info.width is not None else 1.0
-    table = result.by_class(name)
+    table = result.class_table(name)
     rows = table.to_dicts()
     raw: list[Group] = []
     for row in rows:
@@ -150,7 +136,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
 
 def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> VariableRisk:
     """Values of a categorical variable, those with the most linked first."""
-    table = result.by_class(name)
+    table = result.class_table(name)
     values = table.to_series(0).to_list()
     rows = table.to_dicts()
     raw = [
