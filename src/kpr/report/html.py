@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from kpr.errors import InputError
+from kpr.labels import SPECIAL_LABELS
 from kpr.metric.plan import Kind
 from kpr.report.page import (
     CSP,
@@ -44,7 +45,6 @@ from kpr.report.risk import (
     interval_label,
     variable_risk,
 )
-from kpr.labels import SPECIAL_LABELS
 from kpr.result import KprResult, format_rate
 
 #: How many linked individuals the report lists.
