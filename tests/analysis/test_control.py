@@ -164,3 +164,25 @@ def test_evaluate_control_equals_analyze_control(
     via = analyze(o, avatars, KNOWN, control=ctrl, tolerances=None).control
     assert direct is not None and via is not None
     assert direct.to_dict() == via.to_dict()
+
+
+def test_text_and_html_carry_the_comparison(placebo: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    from kpr.cli.analyze import text_report
+    from kpr.cli.render import text_summary
+
+    table, avatars = placebo
+    o, ctrl = table[:1000], table[1000:]
+    r = kpr.evaluate(o, avatars, known=KNOWN, control=ctrl, control_subsets=4)
+    a = analyze(o, avatars, KNOWN, control=ctrl, control_subsets=4, tolerances=None)
+    c = r.control
+    low, high = c.difference_interval
+    expected = [
+        f"compared at n = 500: original {kpr.result.format_rate(c.original_rate)}",
+        "4 random subsets of the original, seed 0",
+        f"control minus original: {c.difference:+.2f} points (95 % CI {low:+.2f} to {high:+.2f})",
+        f"residual risk (anonymeter's (attack - control) / (1 - control)): {c.residual_risk:+.4f}",
+        "rows shared with the original: 0 (0.0 %)",
+    ]
+    for text in (text_summary(r), text_report(a), r.to_html(), a.to_html()):
+        for line in expected:
+            assert line.replace("'", "&#x27;") in text or line in text, line
