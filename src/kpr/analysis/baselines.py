@@ -104,15 +104,22 @@ def whole_table(table: Any, csv: CsvOptions) -> pl.DataFrame | None:
     if isinstance(table, pl.DataFrame):
         return table
     if type(table).__module__.split(".")[0] in ("pandas", "pyarrow"):
-        native = nw.from_native(table, eager_only=True).to_polars()
-        return native
+        try:
+            return nw.from_native(table, eager_only=True).to_polars()
+        except (TypeError, ValueError, pl.exceptions.PolarsError):  # e.g. non-text names
+            return None
     return None
 
 
 def as_text(original: pl.DataFrame, control: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Both tables on the columns they share, as text (a CSV holds text, a Parquet
-    file types: values are compared as written)."""
-    common = [c for c in original.columns if c in control.columns]
+    """Both tables on the columns they share that can be written as text (a CSV
+    holds text, a Parquet file types: values are compared as written)."""
+    common = [
+        c
+        for c in original.columns
+        if c in control.columns
+        and not (original.schema[c].is_nested() or control.schema[c].is_nested())
+    ]
     return (
         original.select(pl.col(common).cast(pl.String)),
         control.select(pl.col(common).cast(pl.String)),
