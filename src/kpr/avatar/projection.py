@@ -448,9 +448,15 @@ class Projection:
                 part = coords[start : start + step] @ vb.T
                 code[start : start + step] = (part * sq + blk.prop).argmax(axis=1)
             block_codes.append(code)
+        return self._assemble(self.numeric_from_coordinates(coords), block_codes)
+
+    def numeric_from_coordinates(self, coordinates: np.ndarray) -> np.ndarray:
+        """The standardised numerics (rows x numeric columns) that ``ncp`` coordinates
+        project back to."""
         q = len(self.numeric)
-        standardised = coords @ v[:q].T if q else np.empty((m, 0))
-        return self._assemble(standardised, block_codes)
+        if not q:
+            return np.empty((coordinates.shape[0], 0))
+        return np.asarray(coordinates @ self.components[:q].T)
 
     def _assemble(self, standardised: np.ndarray, block_codes: list[np.ndarray]) -> Any:
         """The output table from standardised numerics (rows x q) and a code per block."""
