@@ -135,24 +135,24 @@ def test_progress_is_called_before_each_step_and_at_the_end(table: pl.DataFrame)
 
 def test_tune_picks_the_smallest_k_reaching_the_target(table: pl.DataFrame) -> None:
     """The sweep first gives every k's lower bound; each of them, as a target, must make
-    tune stop at the first k reaching it (on this table KPR rises with k up to 16)."""
+    tune stop at the first k reaching it (on this table, with seed 7, KPR rises with k up to 16)."""
     known = ["age", "weight", "smoker", "city"]
     ks = (2, 4, 8, 16, 32)
-    full = sweep(table, known, ks=ks, seed=3)
+    full = sweep(table, known, ks=ks, seed=7)
     lows = [r.low for r in full.rows]
     assert lows[0] < lows[1] < lows[2] < lows[3]  # so the expected ks below differ
     picked = set()
     for target in lows:
         expected = next(r.k for r in full.rows if r.low >= target)
         picked.add(expected)
-        result = tune(table, known, target=target, ks=ks, seed=3)
+        result = tune(table, known, target=target, ks=ks, seed=7)
         assert result.reached and result.k == expected
         assert result.sweep.ks == [k for k in ks if k <= expected]  # stopped there
         assert result.row is not None and result.row.kpr == full.row(expected).kpr
         assert result.row.mean_hellinger == full.row(expected).mean_hellinger
         assert f"k = {expected}" in result.message
     assert picked == {2, 4, 8, 16}
-    just_above = tune(table, known, target=lows[1] + 1e-9, ks=ks, seed=3)
+    just_above = tune(table, known, target=lows[1] + 1e-9, ks=ks, seed=7)
     assert just_above.k == 8
 
 

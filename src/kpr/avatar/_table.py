@@ -43,6 +43,13 @@ def column_names(kind: Kind, df: Any) -> list[Any]:
     return names
 
 
+def drop_columns(kind: Kind, df: Any, names: list[Any]) -> Any:
+    """The table without the given columns."""
+    if kind == "polars":
+        return df.drop(names)
+    return df.drop(columns=names)
+
+
 def n_rows(df: Any) -> int:
     """Number of rows of a polars or pandas table."""
     return int(df.shape[0])

@@ -41,6 +41,7 @@ from scipy.spatial import cKDTree
 
 from kpr.avatar import _table as tb
 from kpr.avatar.projection import Encoded, Projection, _check_int
+from kpr.avatar.roles import Roles, decide_roles, split_identifiers
 from kpr.errors import InputError
 
 Seed = int | np.random.Generator | None
@@ -67,6 +68,7 @@ class Generation:
     pairing: np.ndarray
     projection: Projection
     k: int
+    roles: Roles | None = None  #: each column's role, as decided before generating
 
     @cached_property
     def avatar_coordinates(self) -> np.ndarray:
@@ -209,6 +211,7 @@ def generate(
     categorical: Sequence[Any] | None = None,
     synthesis: Synthesis = "full",
     categorical_decoding: Decoding = "draw",
+    keep_identifiers: Sequence[Any] | None = None,
 ) -> Generation:
     """Make one avatar per individual of a polars or pandas table, keeping the pairing.
 
@@ -219,6 +222,11 @@ def generate(
     kept axes only (see the module docstring). ``categorical_decoding``: "draw" (a
     weighted random draw among the neighbours, the default) or "mode" (the category
     with the largest total weight); see the module docstring.
+
+    Column roles are decided first (:mod:`kpr.avatar.roles`): a column unique or nearly
+    unique on every row (an identifier, free text) is refused with an InputError,
+    unless named in ``keep_identifiers``: then it is left out of the projection and
+    each avatar carries its own individual's value (which links the two).
     """
     kind = tb.frame_kind(df)
     _check_int("k", k, 1)
@@ -237,8 +245,12 @@ def generate(
         raise InputError(
             f"categorical_decoding must be 'draw' or 'mode', got {categorical_decoding!r}"
         )
+    roles = decide_roles(kind, df, categorical, split_identifiers(keep_identifiers))
+    roles.check()
+    passthrough = roles.of("passthrough")
+    fitted = tb.drop_columns(kind, df, passthrough) if passthrough else df
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    projection, enc = Projection._fit(df, ncp, categorical)
+    projection, enc = Projection._fit(fitted, ncp, categorical)
     coords = projection.coordinates
     dist, idx = neighbours(coords, k)
     w = weights(dist, rng)
@@ -252,9 +264,27 @@ def generate(
     codes = _decode(projection, enc, idx, w, categorical_decoding, rng)
     del idx, w, enc
     avatars = projection._assemble(numeric, codes)
+    if passthrough:
+        avatars = _with_passthrough(kind, df, avatars, passthrough, order)
     pairing = np.empty(n, dtype=np.int64)
     pairing[order] = np.arange(n)
-    return Generation(avatars=avatars, pairing=pairing, projection=projection, k=int(k))
+    return Generation(
+        avatars=avatars, pairing=pairing, projection=projection, k=int(k), roles=roles
+    )
+
+
+def _with_passthrough(
+    kind: tb.Kind, df: Any, avatars: Any, names: list[Any], order: np.ndarray
+) -> Any:
+    """The avatar table with the passed-through columns copied from each avatar's own
+    individual (avatar row r comes from individual ``order[r]``), in the original order."""
+    columns = []
+    for name in tb.column_names(kind, df):
+        if name in names:
+            columns.append(tb.take(kind, tb.get_column(kind, df, name), order))
+        else:
+            columns.append(tb.get_column(kind, avatars, name))
+    return tb.assemble(kind, tb.column_names(kind, df), columns)
 
 
 def avatarize(
@@ -266,6 +296,7 @@ def avatarize(
     categorical: Sequence[Any] | None = None,
     synthesis: Synthesis = "full",
     categorical_decoding: Decoding = "draw",
+    keep_identifiers: Sequence[Any] | None = None,
 ) -> Any:
     """The avatar table of ``df``: same type, columns, dtypes and row count; rows shuffled.
 
@@ -273,6 +304,6 @@ def avatarize(
     """
     gen = generate(
         df, k=k, ncp=ncp, seed=seed, categorical=categorical, synthesis=synthesis,
-        categorical_decoding=categorical_decoding,
+        categorical_decoding=categorical_decoding, keep_identifiers=keep_identifiers,
     )  # fmt: skip
     return gen.avatars
