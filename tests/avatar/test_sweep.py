@@ -15,6 +15,7 @@ import kpr
 from kpr.analysis import kpr_interval
 from kpr.avatar import (
     SweepOverK,
+    distance_metrics,
     generate,
     hidden_rate,
     median_local_cloaking,
@@ -65,6 +66,11 @@ def test_every_run_equals_its_direct_computation(
             assert run.control is not None
             assert run.control.control.rate == kpr.evaluate(control, gen.avatars, KNOWN).rate
             assert run.control.original.rate == direct.rate
+            pairs = direct.linked_individuals()
+            own = gen.pairing[pairs["original_row"].to_numpy()] == pairs["avatar_row"].to_numpy()
+            assert run.correct_links == int(own.sum())
+            assert run.reidentification == 100.0 * run.correct_links / direct.n
+            assert run.distance == distance_metrics(table, gen.avatars, control)
 
 
 def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
@@ -218,12 +224,13 @@ def test_html_escapes_column_names(tmp_path: pytest.TempPathFactory) -> None:
 
 def _hand_made(linked: list[int], n: int = 1000) -> SweepOverK:
     from kpr.analysis import AttackRate
-    from kpr.avatar import SweepRow, SweepRun
+    from kpr.avatar import Closeness, DistanceMetrics, SweepRow, SweepRun
 
     rows = []
     for k, count in zip([2, 5, 10, 20], linked, strict=False):
         rate = AttackRate(("a",), 0.05, "bins", n, n, n, count)
-        run = SweepRun(k, 0, rate, None, 50.0, 1.0, 0.1 * k, 0.01, {"a": 0.1}, 0.1)
+        far = DistanceMetrics(Closeness(n, 0, 1.0, 0.8), None, 5, n)
+        run = SweepRun(k, 0, rate, None, 50.0, 1.0, 0.1 * k, 0.01, {"a": 0.1}, 0.1, 0, far)
         rows.append(SweepRow(k, (run,)))
     return SweepOverK(("a",), 0.05, 5, 0, 1, "full", 0.95, n, rows)
 
@@ -234,3 +241,19 @@ def test_summary_says_how_the_rate_moves() -> None:
     assert "drops between some ks, beyond the intervals" in _hand_made([50, 10, 30, 5]).summary()
     assert "falls from" in _hand_made([5, 50]).summary()
     assert _hand_made([5]).summary().startswith("With k = 2, the KPR is 99.50 %")
+
+
+def test_tune_advice_follows_the_measured_sweep() -> None:
+    """A plateau (KPR at the largest k within the previous k's interval) gets no advice
+    to raise k; a KPR still rising beyond the interval does."""
+    from kpr.avatar import TuneResult
+
+    flat = _hand_made([50, 20, 21, 20])  # 95 %, 98 %, 97.9 %, 98 %: stopped rising
+    result = TuneResult(target=99.5, k=None, sweep=flat, ks=(2, 5, 10, 20))
+    assert result.plateau
+    assert "stopped rising" in result.message and "--ks" not in result.message
+    assert json.loads(json.dumps(result.to_dict()))["plateau"] is True
+    rising = _hand_made([200, 150, 100, 40])  # 80 %, 85 %, 90 %, 96 %: still rising
+    result = TuneResult(target=99.5, k=None, sweep=rising, ks=(2, 5, 10, 20))
+    assert not result.plateau
+    assert "still rising" in result.message and "--ks 40,80" in result.message
