@@ -251,7 +251,7 @@ def test_tune_advice_follows_the_measured_sweep() -> None:
     flat = _hand_made([50, 20, 21, 20])  # 95 %, 98 %, 97.9 %, 98 %: stopped rising
     result = TuneResult(target=99.5, k=None, sweep=flat, ks=(2, 5, 10, 20))
     assert result.plateau
-    assert "stopped rising" in result.message and "--ks" not in result.message
+    assert "not rising measurably" in result.message and "--ks" not in result.message
     assert json.loads(json.dumps(result.to_dict()))["plateau"] is True
     rising = _hand_made([200, 150, 100, 40])  # 80 %, 85 %, 90 %, 96 %: still rising
     result = TuneResult(target=99.5, k=None, sweep=rising, ks=(2, 5, 10, 20))

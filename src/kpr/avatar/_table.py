@@ -50,6 +50,13 @@ def drop_columns(kind: Kind, df: Any, names: list[Any]) -> Any:
     return df.drop(columns=names)
 
 
+def select_columns(kind: Kind, df: Any, names: list[Any]) -> Any:
+    """The table with only the given columns, in that order."""
+    if kind == "polars":
+        return df.select(names)
+    return df[names]
+
+
 def n_rows(df: Any) -> int:
     """Number of rows of a polars or pandas table."""
     return int(df.shape[0])

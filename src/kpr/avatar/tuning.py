@@ -91,7 +91,8 @@ EXPLAIN = {
     "(lower = safer).",
     "median_dcr": "DCR: median distance from an avatar to its closest original; NNDR: median "
     "ratio of closest to second-closest (near 0 = points at one real record); in the FAMD "
-    "space fitted on the originals. With a control, its own figures are the baseline.",
+    "space fitted on the originals. A control with every column gives the baseline: its "
+    "own figures.",
     "mean_hellinger": "Mean Hellinger: distance between each column's distribution in the "
     "original and in the avatars, averaged over columns (0 = identical, 1 = disjoint; lower "
     "= more useful).",
@@ -430,9 +431,10 @@ class TuneResult:
         elif self.plateau:
             a, b = self.sweep.rows[-2], self.sweep.rows[-1]
             suggestion = (
-                f"the KPR has stopped rising with k (k = {a.k}: {format_rate(a.kpr)}, "
-                f"k = {b.k}: {format_rate(b.kpr)}, within the interval of k = {a.k}), so a "
-                "larger k is not the remedy: assume fewer known variables, or coarsen them"
+                f"the KPR is not rising measurably with k (k = {a.k}: {format_rate(a.kpr)}, "
+                f"k = {b.k}: {format_rate(b.kpr)}, within the interval of k = {a.k}), so the "
+                "sweep gives no reason to expect a larger k to reach the target: assume fewer "
+                "known variables, or coarsen them"
             )
         elif len(self.sweep.rows) < 2:
             suggestion = "one k cannot show a trend: try several, e.g. --ks 5,10,20,40,80"
@@ -614,8 +616,7 @@ def _run(
     step(_STEPS[1])
     cloaking = local_cloaking(gen)
     distance = distance_metrics(
-        _fitted_columns(plan.original, gen), gen.avatars,
-        None if plan.control is None else _fitted_columns(plan.control, gen),
+        _fitted_columns(plan.original, gen), gen.avatars, _holdout(plan.control, gen),
         projection=gen.projection,
     )  # fmt: skip
     step(_STEPS[2])
@@ -649,6 +650,18 @@ def _run(
         correct_links=correct,
         distance=distance,
     )
+
+
+def _holdout(control: Any, gen: Generation) -> Any:
+    """The control as the distance baseline, when it has every column the space was
+    fitted on (a control may hold only the known variables: then there is none)."""
+    if control is None:
+        return None
+    names = set(tb.column_names(tb.frame_kind(control), control))
+    fitted = [c for c in gen.projection.columns if c not in gen.projection.dropped]
+    if not all(c in names for c in fitted):
+        return None
+    return tb.select_columns(tb.frame_kind(control), control, fitted)
 
 
 def _fitted_columns(table: Any, gen: Generation) -> Any:
