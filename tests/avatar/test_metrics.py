@@ -8,9 +8,9 @@ import polars as pl
 import pytest
 
 from kpr.avatar import (
-    correct_links,
     Generation,
     Projection,
+    correct_links,
     generate,
     hellinger,
     hidden_rate,
