@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -208,8 +209,15 @@ def test_sweep_text_and_report(
     for text in ["KPR and utility of the avatars against k", "95 % CI", "hidden", "Hellinger",
                  "Median local cloaking", f"HTML report written to {report}"]:  # fmt: skip
         assert text in out
+    for text in ["correct", "re-id", "copies", "DCR", "NNDR", "Correct links: linked"]:
+        assert text in out
     html = report.read_text(encoding="utf-8")
     assert "<svg" in html and 'data-kpr-k="5"' in html
+    for text in ["Correct links", "Re-identified", "Exact copies", "Median DCR", "Median NNDR"]:
+        assert text in html
+    direct = sweep(read_original(files["parquet"]), KNOWN.split(","), ks=(2, 5))
+    shown = [float(v) for v in re.findall(r'data-kpr-correct="([^"]+)"', html)]
+    assert shown == [r.correct_links for r in direct.rows]
 
 
 # --- kpr tune --------------------------------------------------------------------------
