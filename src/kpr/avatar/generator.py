@@ -174,7 +174,7 @@ def _weighted_draw(
     is the first neighbour whose running sum exceeds a uniform draw.
     """
     n, k = idx.shape
-    u = rng.random(n)
+    u = np.asarray(rng.random(n), dtype=np.float64)
     pick = np.empty(n, dtype=np.int64)
     step = max(1, _CHUNK_ELEMENTS // k)
     for start in range(0, n, step):

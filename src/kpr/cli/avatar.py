@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
 
@@ -245,7 +246,7 @@ def avatarize_command(
         if roles_out is not None:
             step(f"writing {roles_out}")
             text = roles.to_json() + "\n"
-            write_atomic(roles_out, lambda p: p.write_text(text, encoding="utf-8"))
+            write_atomic(roles_out, lambda p: _write_text(p, text))
     drawn = f"seed {seed}" if seed is not None else "no --seed: a new random draw each run"
     lines = [
         f"Wrote {frame.height:,} avatars ({frame.width} columns) to {output} (k={k}, {drawn}, "
@@ -258,6 +259,10 @@ def avatarize_command(
     if roles_out is not None:
         lines.append(f"Wrote the column roles to {roles_out}.")
     render.print_text(stdout, "\n".join(lines))
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
 
 
 def _check_json_output(path: Path, option: str, inputs: list[str | Path | None]) -> None:
@@ -308,14 +313,12 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
             f"{_num(r.mean_hellinger):>9}  {_num(r.correlation_difference):>9}  {r.seconds:>6.2f}"
         )
         lines.append(line)
-    baseline = [(r.k, r.control_distance) for r in rows if r.control_distance is not None]
-    if baseline:
-        c = baseline[0][1]
-        assert c is not None
+    baseline = next((r.control_distance for r in rows if r.control_distance), None)
+    if baseline is not None:
         lines.append(
             f"  control's own closeness to the originals (baseline): copies "
-            f"{c['exact_copy_share']:.2f} %, DCR {_num(c['median_dcr'], 3)}, NNDR "
-            f"{_num(c['median_nndr'], 2)}"
+            f"{baseline['exact_copy_share']:.2f} %, DCR {_num(baseline['median_dcr'], 3)}, "
+            f"NNDR {_num(baseline['median_nndr'], 2)}"
         )
     return lines
 
@@ -363,7 +366,7 @@ def sweep_text(result: SweepOverK) -> str:
 
 
 def reproduce_command(
-    original: str, k: int, seed: int, params: dict[str, object], csv: dict[str, object]
+    original: str, k: int, seed: int, params: Mapping[str, object], csv: Mapping[str, object]
 ) -> str:
     """The ``kpr avatarize`` command that writes exactly the table measured: the same
     reading of the file (delimiter, encoding, missing markers, kinds) and the same
