@@ -112,18 +112,21 @@ def _as_polars(kind: tb.Kind, df: Any) -> pl.DataFrame:
 
 def exact_copies(original: Any, other: Any) -> int:
     """Rows of ``other`` equal to some row of ``original`` on all of ``original``'s columns
-    (missing equals missing; values compared in the original's dtypes)."""
+    (missing equals missing; a column typed differently on the two sides is compared as
+    numbers when both are numeric, else as text)."""
     kind = tb.frame_kind(original)
     orig = _as_polars(kind, original)
     names = orig.columns
     rows = _as_polars(tb.frame_kind(other), other).select(names)
-    casts = [
-        pl.col(c).cast(orig.schema[c], strict=False)
-        for c in names
-        if rows.schema[c] != orig.schema[c]
-    ]
-    if casts:
-        rows = rows.with_columns(casts)
+    # Values compared in a type both sides hold exactly (never a lossy cast, which
+    # would turn 2.5 into a copy of 2): numbers as Float64, anything else as text.
+    for c in names:
+        left, right = orig.schema[c], rows.schema[c]
+        if left == right:
+            continue
+        common = pl.Float64 if left.is_numeric() and right.is_numeric() else pl.String
+        orig = orig.with_columns(pl.col(c).cast(common))
+        rows = rows.with_columns(pl.col(c).cast(common))
     found = rows.join(orig.unique(), on=names, how="semi", nulls_equal=True)
     return int(found.height)
 
