@@ -1,7 +1,9 @@
 """The Avatar method: synthetic individuals drawn among each individual's neighbours
 in a FAMD space (Guillaudeux et al., npj Digital Medicine 6:37, 2023), with the
+column roles decided before generating (:mod:`kpr.avatar.roles`), the
 pairing-based privacy metrics and distribution-based utility metrics used to judge
-an avatar table, and the choice of k (:func:`sweep`, :func:`tune`).
+an avatar table, distance metrics for any synthetic table (:func:`distance_metrics`),
+and the choice of k (:func:`sweep`, :func:`tune`).
 """
 
 from kpr.avatar.distance import Closeness, DistanceMetrics, distance_metrics, exact_copies

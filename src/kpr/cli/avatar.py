@@ -394,8 +394,10 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
             f"  KPR {format_rate(row.kpr)} ({conf} CI {low:.2f} to {high:.2f} %)",
             f"  utility: mean Hellinger {_num(row.mean_hellinger)}, correlation difference "
             f"{_num(row.correlation_difference)}",
-            f"  privacy: hidden rate {row.hidden_rate:.2f} %, median local cloaking "
-            f"{row.median_local_cloaking:g}",
+            f"  privacy: {row.correct_links:g} correct links (re-identification "
+            f"{row.reidentification:.2f} %), hidden rate {row.hidden_rate:.2f} %, median local "
+            f"cloaking {row.median_local_cloaking:g}, exact copies {row.exact_copy_share:.2f} %, "
+            f"median DCR {_num(row.median_dcr, 3)}",
         ]
     else:
         lines.append(f"Target not reached: {result.message}")
