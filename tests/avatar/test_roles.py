@@ -78,3 +78,4 @@ def test_roles_json_and_text() -> None:
     assert by["note"]["role"] == "passthrough"
     text = "\n".join(roles.text())
     assert "numeric + missingness" in text and "passthrough" in text
+    assert "1 missing (a missingness companion)" in text

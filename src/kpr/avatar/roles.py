@@ -210,6 +210,9 @@ def decide_roles(
                 f"keep-identifiers names {name!r}, which is not an identifier ({reason}); "
                 "it is avatarised like the other columns: remove it from the option"
             )
+        if missing:
+            how = "a missingness companion" if role == "numeric" else "one more category"
+            reason += f", {missing:,} missing ({how})"
         out.append(ColumnRole(name, role, dtype, distinct, missing, reason, tuple(flags)))
     return Roles(tuple(out), n)
 
