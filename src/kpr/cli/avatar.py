@@ -411,7 +411,8 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
         lines += [
             "",
             "KPR usually rises with k but is not guaranteed to: check the table you publish.",
-            f"The table measured for k = {row.k}:",
+            f"The table measured for k = {row.k}"
+            + (f" (first repeat, seed {result.sweep.seed}):" if result.sweep.repeats > 1 else ":"),
             f"  {reproduce}",
         ]
     return "\n".join(lines)
