@@ -19,7 +19,9 @@ and gets a two-category companion variable ("present"/"missing") coded like any
 categorical column, so missingness takes part in the distances. In a categorical
 column, missing is simply one more category. Back from the space, the argmax of
 the companion (or of the categorical's own categories) decides whether the value
-is missing: missingness is synthesised like any other value.
+is missing: missingness is synthesised like any other value. (The generator does not
+use this argmax: it decodes categoricals and missingness from the neighbours' values,
+see :mod:`kpr.avatar.generator`.)
 
 A column that is entirely missing carries no information: it is left out of the
 projection and comes back entirely missing (same dtype).
