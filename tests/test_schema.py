@@ -116,6 +116,9 @@ def test_sweep_json_follows_its_schema(
                  files["control"], "-q"], capsys)  # fmt: skip
     validate("sweep", data)
     assert [r["k"] for r in data["rows"]] == [3, 5]
+    plain = _cli(["sweep", files["original"], "-k", "age,sex", "--k", "3", "-q"], capsys)
+    validate("sweep", plain)
+    assert plain["rows"][0]["control"] is None
 
 
 def test_non_finite_numbers_are_null_everywhere() -> None:

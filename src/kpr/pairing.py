@@ -78,9 +78,9 @@ def read_pairing(pairing: Any, n: int, n_avatars: int) -> np.ndarray:
     return out
 
 
-def count_correct(linked: pl.DataFrame, own: np.ndarray) -> int:
-    """Linked pairs (``original_row``, ``avatar_row``) whose avatar is the individual's own."""
-    if linked.height == 0:
-        return 0
-    rows = linked["original_row"].to_numpy()
-    return int(np.count_nonzero(own[rows] == linked["avatar_row"].to_numpy()))
+def count_correct(linked: Any, own: Any) -> int:
+    """Linked pairs (a frame with ``original_row`` and ``avatar_row``) whose avatar is
+    the individual's own; ``own[i]`` is the avatar row of individual ``i``."""
+    original_row = np.asarray(linked["original_row"], dtype=np.int64)
+    avatar_row = np.asarray(linked["avatar_row"], dtype=np.int64)
+    return int(np.count_nonzero(np.asarray(own, dtype=np.int64)[original_row] == avatar_row))
