@@ -228,7 +228,7 @@ def variable_svg(risk: VariableRisk, overall: float, key: str) -> str | None:
     """The plot of one variable, or None when there is nothing to draw."""
     if not risk.groups:
         return None
-    if risk.kind is Kind.NUMERIC:
+    if risk.kind.binned:
         return numeric_svg(risk, overall, key)
     return categorical_svg(risk, overall, key)
 

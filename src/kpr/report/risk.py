@@ -173,7 +173,7 @@ def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> Var
 
 def variable_risk(result: KprResult, name: str) -> VariableRisk:
     """The risk view of one known variable, by its kind."""
-    if result.variables[name].kind is Kind.NUMERIC:
+    if result.variables[name].kind.binned:
         return numeric_risk(result, name)
     return categorical_risk(result, name)
 

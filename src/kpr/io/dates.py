@@ -1,0 +1,124 @@
+"""Dates, datetimes and durations as the numbers the metric bins (spec, "Dates
+and times"): days since 1970-01-01 00:00 UTC, fractional for datetimes;
+timezone-aware values are converted to UTC first, naive ones are taken as UTC.
+Durations are plain numbers of days.
+
+One narwhals expression serves every backend; CSV text is parsed by polars from
+the ISO 8601 forms listed in ``ISO_FORMATS``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import narwhals as nw
+import polars as pl
+
+#: Microseconds in a day: the unit every backend agrees on exactly.
+US_PER_DAY = 86_400_000_000
+_EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+#: ISO 8601 forms a CSV date column may hold (naive ones are read as UTC).
+ISO_FORMATS = (
+    "%Y-%m-%d",
+    "%Y-%m-%dT%H:%M",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%dT%H:%M:%S%.f",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%dT%H:%M:%S%.fZ",
+    "%Y-%m-%d %H:%M:%S%.fZ",
+)
+_ISO_OFFSET_FORMATS = ("%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z")
+
+
+def is_temporal(dtype: Any) -> bool:
+    """A date or datetime column (binned as a date)."""
+    return dtype == nw.Date or isinstance(dtype, nw.Datetime)
+
+
+def is_duration(dtype: Any) -> bool:
+    """A duration column (binned as a number of days)."""
+    return isinstance(dtype, nw.Duration)
+
+
+def _per_day(us: nw.Expr) -> nw.Expr:
+    """Microseconds to days by true division (a division by a scalar may be done
+    as a multiplication by its reciprocal, which is not correctly rounded)."""
+    x = us.cast(nw.Float64)
+    return x / (x * 0.0 + float(US_PER_DAY))
+
+
+def days_expr(name: str, dtype: Any) -> nw.Expr:
+    """The values of a date, datetime or duration column as float64 days."""
+    col = nw.col(name)
+    if is_duration(dtype):
+        return _per_day(col.dt.total_microseconds())
+    if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
+        # an instant minus the epoch instant: independent of any session time zone
+        epoch = _EPOCH_UTC.astimezone(ZoneInfo(dtype.time_zone))
+        return _per_day((col - nw.lit(epoch)).dt.total_microseconds())
+    naive = col.cast(nw.Datetime("us"))
+    return _per_day((naive - nw.lit(_EPOCH)).dt.total_microseconds())
+
+
+def parse_iso(name: str) -> pl.Expr:
+    """CSV text in one of the ISO 8601 forms as a naive UTC datetime (null when
+    the text is in none of them)."""
+    col = pl.col(name).str.strip_chars()
+    naive = [col.str.strptime(pl.Datetime("us"), f, strict=False, exact=True) for f in ISO_FORMATS]
+    aware = [
+        col.str.strptime(pl.Datetime("us", "UTC"), f, strict=False, exact=True)
+        .dt.replace_time_zone(None)
+        for f in _ISO_OFFSET_FORMATS
+    ]
+    return pl.coalesce([*naive, *aware])
+
+
+def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | None | bool:
+    """Whether a text column holds ISO dates only: False when it holds no value,
+    None when every value parses, else the first value that does not."""
+    col = pl.col(name)
+    present = col.is_not_null()
+    some, bad = (
+        lf.select(
+            present.any().alias("some"),
+            col.filter(present & parse_iso(name).is_null()).first().cast(pl.String).alias("bad"),
+        )
+        .collect()
+        .row(0)
+    )
+    return bad if some else False
+
+
+def text_to_days(name: str) -> pl.Expr:
+    """A CSV text column of ISO dates as float64 days (polars)."""
+    us = parse_iso(name).dt.epoch("us").cast(pl.Float64)
+    return us / (us * 0.0 + float(US_PER_DAY))
+
+
+def _spark_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
+    """Spark has its own epoch functions (narwhals cannot subtract datetimes there)."""
+    from pyspark.sql import functions as F
+
+    q = "`" + name.replace("`", "``") + "`"
+    if dtype == nw.Date:
+        us = f"CAST(unix_date({q}) AS DOUBLE) * {US_PER_DAY}.0"
+    elif isinstance(dtype, nw.Datetime) and dtype.time_zone is None:  # TIMESTAMP_NTZ: wall time
+        us = f"CAST(timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {q}) AS DOUBLE)"
+    elif isinstance(dtype, nw.Datetime):  # TIMESTAMP: an instant
+        us = f"CAST(unix_micros({q}) AS DOUBLE)"
+    else:
+        raise TypeError(f"no date conversion for {dtype} on Spark")
+    native = frame.to_native()
+    days = F.expr(f"({us}) / CAST({US_PER_DAY} AS DOUBLE)").alias(name)
+    return nw.from_native(native.select(*[days if c == name else F.col(f"`{c}`") for c in native.columns]))
+
+
+def to_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
+    """Replace a date, datetime or duration column by its float64 days, on any backend."""
+    if frame.implementation.is_pyspark() and not is_duration(dtype):
+        return _spark_days(frame, name, dtype)
+    return frame.with_columns(days_expr(name, dtype).alias(name))
