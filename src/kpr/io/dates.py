@@ -70,14 +70,15 @@ def parse_iso(name: str) -> pl.Expr:
     col = pl.col(name).str.strip_chars()
     naive = [col.str.strptime(pl.Datetime("us"), f, strict=False, exact=True) for f in ISO_FORMATS]
     aware = [
-        col.str.strptime(pl.Datetime("us", "UTC"), f, strict=False, exact=True)
-        .dt.replace_time_zone(None)
+        col.str.strptime(
+            pl.Datetime("us", "UTC"), f, strict=False, exact=True
+        ).dt.replace_time_zone(None)
         for f in _ISO_OFFSET_FORMATS
     ]
     return pl.coalesce([*naive, *aware])
 
 
-def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | None | bool:
+def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | bool | None:
     """Whether a text column holds ISO dates only: False when it holds no value,
     None when every value parses, else the first value that does not."""
     col = pl.col(name)
@@ -114,7 +115,9 @@ def _spark_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame
         raise TypeError(f"no date conversion for {dtype} on Spark")
     native = frame.to_native()
     days = F.expr(f"({us}) / CAST({US_PER_DAY} AS DOUBLE)").alias(name)
-    return nw.from_native(native.select(*[days if c == name else F.col(f"`{c}`") for c in native.columns]))
+    return nw.from_native(
+        native.select(*[days if c == name else F.col(f"`{c}`") for c in native.columns])
+    )
 
 
 def to_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:

@@ -74,7 +74,9 @@ def table_columns(metadata: Mapping[str, Any], table: str | None) -> Mapping[str
     return columns
 
 
-def sdv_kinds(metadata: Any, known: str | Iterable[str], table: str | None = None) -> dict[str, str]:
+def sdv_kinds(
+    metadata: Any, known: str | Iterable[str], table: str | None = None
+) -> dict[str, str]:
     """The kinds SDV metadata gives the known variables it describes."""
     columns = table_columns(metadata_dict(metadata), table)
     names = [known] if isinstance(known, str) else list(known)

@@ -67,9 +67,7 @@ def check_widths(widths: Mapping[str, object] | None, names: Iterable[str]) -> d
             )
         try:
             width = (
-                value / dt.timedelta(days=1)
-                if isinstance(value, dt.timedelta)
-                else float(value)  # type: ignore[arg-type]
+                value / dt.timedelta(days=1) if isinstance(value, dt.timedelta) else float(value)  # type: ignore[arg-type]
             )
         except (TypeError, ValueError):
             width = math.nan
@@ -110,6 +108,4 @@ def make_attack(
             raise InputError(
                 f"kind of {name!r} must be 'numeric', 'date' or 'categorical', got {kind!r}"
             ) from None
-    return Attack(
-        tuple(names), check_tolerance(tolerance), declared, check_widths(widths, names)
-    )
+    return Attack(tuple(names), check_tolerance(tolerance), declared, check_widths(widths, names))

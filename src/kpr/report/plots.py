@@ -22,7 +22,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
-from kpr.metric.plan import Kind
 from kpr.report.page import percent_text
 from kpr.report.risk import Group, VariableRisk, shorten
 from kpr.result import format_rate
