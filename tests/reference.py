@@ -1,7 +1,7 @@
 """A slow, obviously-correct implementation of the spec, for the tests only.
 
 Plain Python over lists of rows, exact rational statistics, no collapsing of
-codes, a dictionary for every count. Written from SPEC-KPR.md, step by step,
+codes, a dictionary for every count. Written from docs/spec.md, step by step,
 sharing no code with the package.
 """
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from importlib.resources import files
 from pathlib import Path
 
@@ -102,3 +103,12 @@ def test_an_id_cannot_be_known() -> None:
         sdmetrics.single_table.KnowledgeProtectionRate.compute(
             real, synthetic, metadata, known_column_names=["age"]
         )
+
+
+def test_the_readme_example_runs() -> None:
+    """The README's "With SDV / SDMetrics" example (its ``python-sdmetrics`` block)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python-sdmetrics\n(.*?)```", readme, re.S)
+    assert blocks, "the README has an SDMetrics example"
+    for code in blocks:
+        exec(compile(code, "README.md", "exec"), {})
