@@ -54,21 +54,25 @@ def check_tolerance(tolerance: object) -> float:
     return value
 
 
+def _check_known(name: str, known: list[str], what: str) -> None:
+    """A setting (``what``: "a kind is declared", "a width is given") names a known variable."""
+    if name not in known:
+        raise InputError(
+            f"{what} for {name!r}, which is not a known variable; "
+            f"known variables: {', '.join(map(repr, known))}"
+        )
+
+
 def check_widths(widths: Mapping[str, object] | None, names: Iterable[str]) -> dict[str, float]:
     """Absolute widths: known variables only, each a finite number > 0 (a
     ``timedelta`` is a number of days)."""
     known = list(names)
     out: dict[str, float] = {}
     for name, value in (widths or {}).items():
-        if name not in known:
-            raise InputError(
-                f"a width is given for {name!r}, which is not a known variable; "
-                f"known variables: {', '.join(map(repr, known))}"
-            )
+        _check_known(name, known, "a width is given")
         try:
-            width = (
-                value / dt.timedelta(days=1) if isinstance(value, dt.timedelta) else float(value)  # type: ignore[arg-type]
-            )
+            days = value / dt.timedelta(days=1) if isinstance(value, dt.timedelta) else None
+            width = days if days is not None else float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             width = math.nan
         if isinstance(value, bool) or not (math.isfinite(width) and width > 0):
@@ -97,11 +101,7 @@ def make_attack(
         raise InputError(f"known names the same variable twice: {', '.join(map(repr, dupes))}")
     declared: dict[str, Kind] = {}
     for name, kind in (kinds or {}).items():
-        if name not in names:
-            raise InputError(
-                f"a kind is declared for {name!r}, which is not a known variable; "
-                f"known variables: {', '.join(map(repr, names))}"
-            )
+        _check_known(name, names, "a kind is declared")
         try:
             declared[name] = Kind(str(kind).lower())
         except ValueError:
