@@ -223,8 +223,22 @@ def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
 
 def _iso_dates(side: Side, name: str) -> bool:
     """Whether a CSV text column holds ISO dates only (and at least one)."""
+    return _reads_text_dates(side) and _iso_facts(side, name) is None
+
+
+def _reads_text_dates(side: Side) -> bool:
+    """polars and Spark parse ISO text into dates; other backends do not."""
     frame = side.frame
-    return isinstance(frame, pl.LazyFrame) and dates.iso_text_facts(frame, name) is None
+    return isinstance(frame, pl.LazyFrame) or frame.implementation.is_pyspark()
+
+
+def _iso_facts(side: Side, name: str) -> str | bool | None:
+    """None when every value of a text column is an ISO date, False when it has
+    no value, else the first value that is not (polars and Spark)."""
+    frame = side.frame
+    if isinstance(frame, pl.LazyFrame):
+        return dates.iso_text_facts(frame.select(pl.col(name).cast(pl.String)), name)
+    return dates.spark_iso_facts(frame.to_native(), name)
 
 
 def _date_expr(side: Side, name: str, other: Side) -> pl.Expr | _Days:
@@ -233,13 +247,13 @@ def _date_expr(side: Side, name: str, other: Side) -> pl.Expr | _Days:
     if not side.untyped and dates.is_temporal(dtype):
         return _Days(dtype)
     textual = side.untyped or any(dtype == t for t in _TEXT)
-    if textual and isinstance(side.frame, pl.LazyFrame):
-        bad = dates.iso_text_facts(side.frame.select(pl.col(name).cast(pl.String)), name)
+    if textual and _reads_text_dates(side) and (side.is_polars or dtype == nw.String):
+        bad = _iso_facts(side, name)
         if bad is None or bad is False:
-            return dates.text_to_days(name)
+            return dates.text_to_days(name) if side.is_polars else _Days(nw.String)
         hint = f"e.g. {bad!r}"
     elif textual:
-        hint = "text dates are read on polars only"
+        hint = "text dates are read on polars and Spark only"
     else:
         hint = f"e.g. {_example(side, name)}"
     raise InputError(

@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 
 import kpr
+from kpr.engine import backends
 from tests.engines.conftest import Convert
 from tests.reference import reference_kpr
 
@@ -186,3 +187,42 @@ def test_moved_dates_are_riskier_binned_than_as_exact_days() -> None:
     binned = kpr.evaluate(original, avatars, known=["birth"])
     assert binned.variables["birth"].kind is kpr.Kind.DATE
     assert binned.rate < exact.rate
+
+
+def test_dates_through_csv_on_spark(spark: Any, tmp_path: Path) -> None:
+    """Spark reads CSV as text too: ISO dates (with offsets, Z, fractions) are
+    detected and parsed to the same days as polars reads them."""
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    original, avatars = birth_tables(8, datetimes=True)
+    texts = [
+        t.with_columns(pl.col("birth").dt.strftime("%Y-%m-%dT%H:%M:%S"))
+        for t in (original, avatars)
+    ]
+    texts[0] = texts[0].with_columns(
+        pl.when(pl.int_range(pl.len()) == 5).then(pl.lit("1970-01-01T12:00:00.25Z"))
+        .when(pl.int_range(pl.len()) == 6).then(pl.lit("1970-01-02T01:00:00+01:00"))
+        .when(pl.int_range(pl.len()) == 7).then(pl.lit("1999-12-31"))
+        .otherwise(pl.col("birth")).alias("birth")
+    )  # fmt: skip
+    texts[0].write_csv(o)
+    texts[1].write_csv(a)
+    by_polars = kpr.evaluate(o, a, known=["birth", "sex"])
+    read = backends.spark_inputs(spark, str(o), str(a), ["birth", "sex"])
+    by_spark = kpr.evaluate(*read, known=["birth", "sex"])
+    assert by_spark.variables["birth"].kind is kpr.Kind.DATE
+    assert (by_spark.variables["birth"].min, by_spark.variables["birth"].max) == (
+        by_polars.variables["birth"].min, by_polars.variables["birth"].max
+    )  # fmt: skip
+    assert (by_spark.variables["birth"].lo, by_spark.variables["birth"].width) == (
+        by_polars.variables["birth"].lo, by_polars.variables["birth"].width
+    )  # fmt: skip
+    assert (by_spark.unique_originals, by_spark.linked) == (
+        by_polars.unique_originals, by_polars.linked
+    )  # fmt: skip
+    o.write_text("t\n1970-01-01T12:00:00.25Z\n1970-01-02T01:00:00+01:00\n1999-12-31\n")
+    info = kpr.evaluate(*backends.spark_inputs(spark, str(o), str(o), ["t"]), known=["t"])
+    day = exact_days(dt.date(1999, 12, 31))
+    assert (info.variables["t"].min, info.variables["t"].max) == (0.5 + 0.25 / 86_400, day)
+    a.write_text("t\n03/04/2001\n")
+    with pytest.raises(kpr.InputError, match="'03/04/2001'"):
+        kpr.evaluate(*backends.spark_inputs(spark, str(o), str(a), ["t"]), known=["t"])

@@ -32,6 +32,17 @@ ISO_FORMATS = (
     "%Y-%m-%d %H:%M:%S%.fZ",
 )
 _ISO_OFFSET_FORMATS = ("%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z")
+#: The same forms in Spark's patterns (``XXX`` reads ``Z`` and ``+02:00``).
+_SPARK_ISO_FORMATS = (
+    "yyyy-MM-dd",
+    "yyyy-MM-dd'T'HH:mm",
+    "yyyy-MM-dd HH:mm",
+    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]",
+    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]",
+    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]XXX",
+    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]XXX",
+    "yyyy-MM-dd'T'HH:mmXXX",
+)
 
 
 def is_temporal(dtype: Any) -> bool:
@@ -100,24 +111,53 @@ def text_to_days(name: str) -> pl.Expr:
     return us / (us * 0.0 + float(US_PER_DAY))
 
 
+def _spark_quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _spark_iso(col: Any) -> Any:
+    """A Spark column of ISO 8601 text as a timestamp (null when in none of the
+    forms). kpr's Spark sessions are in UTC, so naive text is read as UTC."""
+    from pyspark.sql import functions as F
+
+    text = F.trim(col)
+    return F.coalesce(*(F.try_to_timestamp(text, F.lit(f)) for f in _SPARK_ISO_FORMATS))
+
+
+def spark_iso_facts(frame: Any, name: str) -> str | bool | None:
+    """``iso_text_facts`` for a Spark DataFrame of text."""
+    from pyspark.sql import functions as F
+
+    col = F.col(_spark_quoted(name))
+    present = col.isNotNull()
+    bad = F.when(present & _spark_iso(col).isNull(), col)
+    row = frame.select(
+        F.max(present.cast("int")).alias("some"),
+        F.first(bad, ignorenulls=True).alias("bad"),
+    ).collect()[0]
+    return row["bad"] if row["some"] else False
+
+
 def _spark_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
     """Spark has its own epoch functions (narwhals cannot subtract datetimes there)."""
     from pyspark.sql import functions as F
 
-    q = "`" + name.replace("`", "``") + "`"
-    if dtype == nw.Date:
-        us = f"CAST(unix_date({q}) AS DOUBLE) * {US_PER_DAY}.0"
+    q = _spark_quoted(name)
+    col = F.col(q)
+    if dtype == nw.String:  # CSV text of ISO dates
+        us = F.unix_micros(_spark_iso(col))
+    elif dtype == nw.Date:
+        us = F.unix_date(col).cast("double") * float(US_PER_DAY)
     elif isinstance(dtype, nw.Datetime) and dtype.time_zone is None:  # TIMESTAMP_NTZ: wall time
-        us = f"CAST(timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {q}) AS DOUBLE)"
+        us = F.expr(f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {q})")
     elif isinstance(dtype, nw.Datetime):  # TIMESTAMP: an instant
-        us = f"CAST(unix_micros({q}) AS DOUBLE)"
+        us = F.unix_micros(col)
     else:
         raise TypeError(f"no date conversion for {dtype} on Spark")
     native = frame.to_native()
-    days = F.expr(f"({us}) / CAST({US_PER_DAY} AS DOUBLE)").alias(name)
-    return nw.from_native(
-        native.select(*[days if c == name else F.col(f"`{c}`") for c in native.columns])
-    )
+    days = (us.cast("double") / F.lit(float(US_PER_DAY))).alias(name)
+    others = [days if c == name else F.col(_spark_quoted(c)) for c in native.columns]
+    return nw.from_native(native.select(*others))
 
 
 def to_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
