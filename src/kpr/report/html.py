@@ -305,7 +305,7 @@ def _profile_cell(result: KprResult, name: str, value: object) -> str:
         if info.lo is not None and info.width is not None:
             lower = info.lo + value * info.width
             upper = info.lo + (value + 1) * info.width
-            return esc(interval_label(lower, upper, info.width))
+            return esc(interval_label(lower, upper, info.width, info.kind is Kind.DATE))
     return esc(value)
 
 
