@@ -3,8 +3,10 @@ and times"): days since 1970-01-01 00:00 UTC, fractional for datetimes;
 timezone-aware values are converted to UTC first, naive ones are taken as UTC.
 Durations are plain numbers of days.
 
-One narwhals expression serves every backend; CSV text is parsed by polars from
-the ISO 8601 forms listed in ``ISO_FORMATS``.
+One narwhals expression serves every backend but Spark, which has its own epoch
+functions; CSV text is parsed (by polars or Spark) from the ISO 8601 forms listed
+in ``ISO_FORMATS``. Values are taken to the microsecond, the unit every backend
+shares (nanoseconds are truncated).
 """
 
 from __future__ import annotations
