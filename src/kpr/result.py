@@ -75,7 +75,7 @@ class VariableInfo:
         """JSON form; ``mean``/``std``/``min``/``max`` sit under ``over_unique_originals``
         because they are taken over U only, not over every original row."""
         out: dict[str, Any] = {"kind": self.kind.value, "missing": self.missing}
-        if self.kind is Kind.NUMERIC:
+        if self.kind.binned:
             out["over_unique_originals"] = {
                 key: json_number(getattr(self, key)) for key in ("mean", "std", "min", "max")
             }
@@ -158,11 +158,12 @@ class KprResult:
             return frame
         labels = []
         for name, kind in d.kinds.items():
-            if kind is not Kind.NUMERIC:
+            if not kind.binned:
                 continue
             b = d.run.bins[name]
+            date = kind is Kind.DATE
             present = frame[name].unique().drop_nulls().to_list()
-            mapping = {c: class_label(int(c), b.lo, b.width) for c in present}
+            mapping = {c: class_label(int(c), b.lo, b.width, date) for c in present}
             labels.append(pl.col(name).replace_strict(mapping, return_dtype=pl.String))
         return frame.with_columns(labels) if labels else frame
 
@@ -183,7 +184,7 @@ class KprResult:
         if name not in d.kinds:
             raise ValueError(f"{name!r} is not a known variable of this result: {self.known}")
         table = _to_polars(lazy.class_counts(d.run, d.original, d.kinds, name))
-        if d.kinds[name] is Kind.NUMERIC:
+        if d.kinds[name].binned:
             b = d.run.bins[name]
             code = pl.col("class")
             regular = code >= 0

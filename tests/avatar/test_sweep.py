@@ -3,6 +3,7 @@ tune picks the smallest k reaching the target, bad parameters fail in one line."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -25,6 +26,7 @@ from kpr.avatar import (
 )
 from kpr.avatar.files import read_original
 from kpr.errors import InputError
+from kpr.result import format_rate
 
 from ._tables import mixed_pandas
 
@@ -241,6 +243,17 @@ def test_summary_says_how_the_rate_moves() -> None:
     assert "drops between some ks, beyond the intervals" in _hand_made([50, 10, 30, 5]).summary()
     assert "falls from" in _hand_made([5, 50]).summary()
     assert _hand_made([5]).summary().startswith("With k = 2, the KPR is 99.50 %")
+
+
+def test_jupyter_shows_a_sweep_over_k() -> None:
+    swept = _hand_made([50, 20, 10, 5])
+    view = swept._repr_html_()
+    for row in swept.rows:
+        assert f"{row.mean_hellinger:.4f}" in view and format_rate(row.kpr) in view
+    assert swept.summary() in view
+    assert view.count("<tr>") == 1 + len(swept.rows) and "<svg" not in view
+    hostile = dataclasses.replace(swept, known=("<b>x</b>",))
+    assert "<b>x</b>" not in hostile._repr_html_()
 
 
 def test_tune_advice_follows_the_measured_sweep() -> None:

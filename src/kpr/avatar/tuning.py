@@ -390,6 +390,12 @@ class SweepOverK:
             return render_sweep(self)
         return write_sweep(self, path)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: one row per k (no plot)."""
+        from kpr.report.sweep_page import repr_sweep  # lazy: the report imports this module
+
+        return repr_sweep(self)
+
 
 @dataclass
 class TuneResult:

@@ -98,6 +98,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
     """Classes of a numeric variable, merged into at most MAX_BARS bars."""
     info = result.variables[name]
     width = info.width if info.width is not None else 1.0
+    date = info.kind is Kind.DATE
     table = result.class_table(name)
     rows = table.to_dicts()
     raw: list[Group] = []
@@ -106,7 +107,8 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
             raw.append(_group(str(row["special"]), row))
         else:
             lower, upper = float(row["lower"]), float(row["upper"])
-            raw.append(_group(interval_label(lower, upper, width), row, lower=lower, upper=upper))
+            label = interval_label(lower, upper, width, date)
+            raw.append(_group(label, row, lower=lower, upper=upper))
     score, hotspot = _score(table, raw, result.linked, result.n)
     special = [g for g in raw if g.lower is None]
     regular = table.filter(pl.col("special").is_null())
@@ -127,7 +129,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
         )
         for row in grouped.to_dicts():
             lower, upper = float(row["lower"]), float(row["upper"])
-            label = interval_label(lower, upper, width)
+            label = interval_label(lower, upper, width, date)
             groups.append(_group(label, row, lower=lower, upper=upper))
     return VariableRisk(
         name, Kind.NUMERIC, groups, special, None, len(rows), merged, score, hotspot
@@ -160,7 +162,7 @@ def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> Var
 
 def variable_risk(result: KprResult, name: str) -> VariableRisk:
     """The risk view of one known variable, by its kind."""
-    if result.variables[name].kind is Kind.NUMERIC:
+    if result.variables[name].kind.binned:
         return numeric_risk(result, name)
     return categorical_risk(result, name)
 

@@ -23,6 +23,7 @@ from kpr.report.page import (
     esc,
     footer,
     names_html,
+    notebook_view,
     require_matplotlib,
     sources_line,
     write_document,
@@ -272,3 +273,31 @@ def render_sweep(result: SweepOverK, *, now: datetime | None = None) -> str:
 def write_sweep(result: SweepOverK, path: str | os.PathLike[str]) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
     return write_document(path, lambda: render_sweep(result))
+
+
+def repr_sweep(result: SweepOverK) -> str:
+    """Jupyter's view of a sweep over k: one row per k, no plot."""
+    rows = []
+    for r in result.rows:
+        low, high = r.interval
+        control = "" if r.control_kpr is None else esc(format_rate(r.control_kpr))
+        rows.append(
+            [
+                count_text(r.k),
+                esc(format_rate(r.kpr)),
+                f"{low:.2f} to {high:.2f} %",
+                control,
+                f"{r.mean_hellinger:.4f}",
+            ]
+        )
+    headline_html = (
+        '<span style="font-size:1.4em;font-weight:bold">KPR and utility against k</span> '
+        f"<span>known: {names_html(result.known)}</span>"
+    )
+    return notebook_view(
+        headline_html,
+        result.summary() if result.rows else "No k was evaluated.",
+        ["k", "KPR", f"{result.confidence * 100:g} % interval", "control KPR", "mean Hellinger"],
+        rows,
+        hint='Page with the plot: <code>result.to_html("sweep.html")</code>',
+    )
