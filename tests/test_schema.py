@@ -134,3 +134,16 @@ def test_every_warning_code_is_in_the_schema_and_the_docs() -> None:
     assert sorted(enum) == sorted(CODES)
     documented = re.findall(r"^\| `([a-z-]+)` \|", (DOCS / "warnings.md").read_text("utf-8"), re.M)
     assert sorted(documented) == sorted(CODES)
+
+
+def test_a_date_variable_follows_the_schema() -> None:
+    import datetime as dt
+
+    import kpr
+
+    days = [dt.date(2000, 1, 1) + dt.timedelta(days=9 * i) for i in range(40)]
+    table = pl.DataFrame({"d": days, "s": ["F", "M"] * 20})
+    data = kpr.evaluate(table, table, known=["d", "s"]).to_dict()
+    validate("evaluate", data)
+    assert data["variables"]["d"]["kind"] == "date"
+    assert set(data["variables"]["d"]["over_unique_originals"]) == {"mean", "std", "min", "max"}
