@@ -56,14 +56,27 @@ def _bins(values: list[float], tolerance: float) -> RefBins:
         var = Fraction(0)
     else:
         var = sum(((x - mean_q) ** 2 for x in exact), Fraction(0)) / (len(exact) - 1)
-    mean, std = float(mean_q), math.sqrt(float(var))
+    mean, std = float(mean_q), _sqrt(var)
     lo_v, hi_v = min(finite), max(finite)
     width = tolerance * abs(mean)
     if not (math.isfinite(width) and width > 0):
         width = tolerance * (hi_v - lo_v)
         if not (math.isfinite(width) and width > 0):
             width = 1.0
-    return RefBins(mean, std, lo_v, hi_v, lo_v - std / 10, width)
+    lo = lo_v - std / 10
+    if not math.isfinite(lo):  # std near the float limit: the class grid starts at min
+        lo = float(lo_v)
+    return RefBins(mean, std, lo_v, hi_v, lo, width)
+
+
+def _sqrt(q: Fraction) -> float:
+    """sqrt(float(q)), also for a variance beyond the float range (values near
+    1e308): divide by 4**64 until it fits, multiply the root back by 2**64."""
+    steps = 0
+    while q >= Fraction(2) ** 1024:
+        q /= Fraction(4) ** 64
+        steps += 1
+    return math.sqrt(float(q)) * 2.0 ** (64 * steps)
 
 
 def _code(x: Any, b: RefBins) -> Any:
@@ -71,7 +84,8 @@ def _code(x: Any, b: RefBins) -> Any:
         return MISSING
     if math.isinf(x):
         return ("inf", x > 0)
-    return math.floor((x - b.lo) / b.width)
+    q = (x - b.lo) / b.width
+    return q if math.isinf(q) else math.floor(q)  # x - lo may overflow near 1e308
 
 
 def reference_kpr(
