@@ -79,6 +79,13 @@ def _sqrt(q: Fraction) -> float:
     return math.sqrt(float(q)) * 2.0 ** (64 * steps)
 
 
+def numeric_variables(original: list[dict[str, Any]], typed: set[str]) -> set[str]:
+    """The kind rule, given the variables of a numeric type (not booleans, not
+    category-like): numeric when the original holds some value (not missing)
+    in that column, else categorical, as a CSV file would say."""
+    return {v for v in typed if any(not _is_missing(r[v]) for r in original)}
+
+
 def _code(x: Any, b: RefBins) -> Any:
     if _is_missing(x):
         return MISSING

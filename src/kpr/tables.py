@@ -2,9 +2,9 @@
 narwhals LazyFrames that hold only the known columns, with agreed dtypes and
 kinds, ready for the engine.
 
-Kinds follow the spec: numeric when the original column has a numeric type
-(not boolean), categorical otherwise, unless declared. Both tables must agree;
-a disagreement is an error that names the column and one offending value.
+Kinds follow the one rule of ``kpr.io.kinds`` (decided on the original table).
+Both tables must agree; a disagreement is an error that names the column and
+one offending value.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import polars as pl
 
 from kpr.engine.backends import ReadTable, parse_number, text_facts
 from kpr.errors import InputError
+from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
 from kpr.io.readers import CsvOptions, check_columns, read_table
 from kpr.metric.plan import Attack, Kind
 
@@ -40,6 +41,7 @@ class Side:
     untyped: bool  # every known column is text still to be parsed (CSV)
     label: str
     facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see _text_facts
+    categories: set[str] = field(default_factory=set)  # category-like before conversion
 
     @property
     def is_polars(self) -> bool:
@@ -74,6 +76,7 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
         check_columns(frame.collect_schema().names(), known, obj.label)
         return Side(frame.select(list(known)), obj.untyped, obj.label)
     module = type(obj).__module__.split(".")[0]
+    categories = native_categories(obj, known)
     if module == "pandas":
         columns = [str(c) for c in obj.columns]  # type: ignore[attr-defined]
         check_columns(columns, known, label)
@@ -84,12 +87,12 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
                 f"{label}: a known column mixes value types ({str(exc).splitlines()[0]}); "
                 "give each column one type"
             ) from None
-        return Side(frame.lazy(), False, label)
+        return Side(frame.lazy(), False, label, categories=categories)
     if module == "pyarrow":
         check_columns(list(obj.column_names), known, label)  # type: ignore[attr-defined]
         table = pl.from_arrow(obj.select(list(known)))  # type: ignore[attr-defined]
         assert isinstance(table, pl.DataFrame)
-        return Side(table.lazy(), False, label)
+        return Side(table.lazy(), False, label, categories=categories)
     try:
         with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
             warnings.filterwarnings("ignore", "Dask support", FutureWarning)
@@ -111,11 +114,12 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
     col = pl.col(name)
     present = col.is_not_null()
     textual = isinstance(lf.collect_schema()[name], pl.String)
+    number = _trimmed(name)
     some, not_int, bad = (
         lf.select(
             present.any().alias("some"),
-            (present & col.cast(pl.Int64, strict=False).is_null()).any().alias("not_int"),
-            col.filter(present & col.cast(pl.Float64, strict=False).is_null())
+            (present & number.cast(pl.Int64, strict=False).is_null()).any().alias("not_int"),
+            col.filter(present & number.cast(pl.Float64, strict=False).is_null())
             .first()
             .cast(pl.String)
             .alias("bad"),
@@ -126,15 +130,25 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
     return bool(some), textual and not not_int, bad
 
 
+def _trimmed(name: str) -> pl.Expr:
+    """A text column without surrounding spaces: ``" 30 "`` is the number 30."""
+    return pl.col(name).cast(pl.String).str.strip_chars()
+
+
 def text_to_number(name: str, facts: TextFacts) -> pl.Expr:
     """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
-    return pl.col(name).cast(pl.Int64 if facts[1] else pl.Float64)
+    return _trimmed(name).cast(pl.Int64 if facts[1] else pl.Float64)
+
+
+def text_column_facts(facts: TextFacts) -> ColumnFacts:
+    """What the kind rule needs to know of a CSV text column."""
+    some, _ints, bad = facts
+    return ColumnFacts(TypeClass.UNTYPED, any_value=some, numbers=bad is None)
 
 
 def all_numbers(facts: TextFacts) -> bool:
-    """Whether a text column holds numbers only (and at least one)."""
-    some, _ints, bad = facts
-    return some and bad is None
+    """Whether a CSV text column is numeric by the kind rule (numbers only, at least one)."""
+    return decide_kind(text_column_facts(facts)) is Kind.NUMERIC
 
 
 def _example(side: Side, name: str) -> str:
@@ -194,18 +208,41 @@ def _adopt_null_type(o: Side, a: Side, name: str) -> None:
         _cast(a, name, do)
 
 
-def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
-    if declared is not None:
-        return declared
-    if original.untyped:
-        facts = _text_facts(original, name)
+def _has_value(side: Side, name: str) -> bool:
+    """Whether a typed column holds at least one value (not null, not NaN)."""
+    col = nw.col(name)
+    present = ~col.is_null()
+    if _dtype(side, name).is_float():
+        present = present & ~col.is_nan()
+    frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
+    return bool(_collect_one(frame.select(present.any().alias("v"))))
+
+
+def _collect_one(frame: Any) -> Any:
+    data = frame.collect().to_dict(as_series=False)
+    return next(iter(data.values()))[0]
+
+
+def _column_facts(side: Side, name: str) -> ColumnFacts:
+    if side.untyped:
+        facts = _text_facts(side, name)
         if facts is None:
             raise InputError(
-                f"{original.label}: text columns cannot be parsed as numbers on this engine"
+                f"{side.label}: text columns cannot be parsed as numbers on this engine"
             )
-        return Kind.NUMERIC if all_numbers(facts) else Kind.CATEGORICAL
-    dtype = _dtype(original, name)
-    return Kind.NUMERIC if dtype.is_numeric() else Kind.CATEGORICAL
+        return text_column_facts(facts)
+    cls = TypeClass.CATEGORY if name in side.categories else type_class(_dtype(side, name))
+    if cls is not TypeClass.NUMBER:  # categorical whatever the values: no query
+        return ColumnFacts(cls)
+    return ColumnFacts(cls, any_value=_has_value(side, name))
+
+
+def _decide_kind(original: Side, name: str, declared: Kind | None) -> tuple[Kind, bool]:
+    """The kind (by ``kpr.io.kinds``) and whether the original holds any value."""
+    if declared is not None:
+        return declared, True
+    facts = _column_facts(original, name)
+    return decide_kind(facts), facts.any_value
 
 
 def _describe(side: Side, dtype: Any) -> str:
@@ -236,23 +273,45 @@ def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr
 
 
 def _categorical_target(o: Side, a: Side, name: str) -> Any | None:
-    """The common dtype both sides' values are compared in (None: keep as they are)."""
+    """The common dtype both sides' values are compared in (None: keep as they are).
+
+    Values are compared exactly: integers stay integers (never through float64,
+    which merges values beyond 2**53), decimals stay decimals."""
     do, da = _dtype(o, name), _dtype(a, name)
     to, ta = _describe(o, do), _describe(a, da)
     if to == "text" and ta == "text":
         return nw.String
-    if to == "numeric" and ta == "numeric":
-        return nw.Int64 if do.is_integer() and da.is_integer() else nw.Float64
     if do == da:
         return None
+    if to == "numeric" and ta == "numeric":
+        if do.is_integer() and da.is_integer():
+            return nw.String if nw.UInt64 in (do, da) else nw.Int64
+        if do.is_float() and da.is_float():
+            return nw.Float64
+        if (do.is_integer() or da.is_integer()) and (do.is_float() or da.is_float()):
+            ints = o if do.is_integer() else a
+            if _max_abs(ints, name) <= 2**53:  # every such integer is a float64 exactly
+                return nw.Float64
     if (o.untyped and da.is_integer()) or (a.untyped and do.is_integer()):
         return nw.String
     side, other = a, o  # the original is the reference
     raise InputError(
-        f"column {name!r} is {_describe(other, _dtype(other, name))} in {other.label} but "
-        f"{_describe(side, _dtype(side, name))} in {side.label} "
-        f"(e.g. {_example(side, name)}); give both tables the same type for it"
+        f"column {name!r} is {_describe(other, _dtype(other, name))} ({_dtype(other, name)}) "
+        f"in {other.label} but {_describe(side, _dtype(side, name))} ({_dtype(side, name)}) "
+        f"in {side.label} (e.g. {_example(side, name)}); give both tables the same type for it"
     )
+
+
+def _max_abs(side: Side, name: str) -> int:
+    """The largest magnitude of an integer column (0 when empty)."""
+    col = nw.col(name)
+    frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
+    got = (
+        frame.select(col.max().alias("hi"), col.min().alias("lo"))
+        .collect()
+        .to_dict(as_series=False)
+    )
+    return max(abs(int(got["hi"][0] or 0)), abs(int(got["lo"][0] or 0)))
 
 
 def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw.LazyFrame[Any]:
@@ -308,8 +367,10 @@ def prepare(
     a_casts: dict[str, Any] = {}
     for name in attack.known:
         declared = attack.kinds.get(name)
-        kind = _decide_kind(o, name, declared)
+        kind, any_value = _decide_kind(o, name, declared)
         kinds[name] = kind
+        if not any_value and _dtype(a, name) != _dtype(o, name):
+            _cast(o, name, _dtype(a, name))  # nothing but missing: take the avatars' type
         if kind is Kind.NUMERIC:
             for side, other, casts in ((o, a, o_casts), (a, o, a_casts)):
                 expr = _numeric_expr(side, name, declared is Kind.NUMERIC, other)

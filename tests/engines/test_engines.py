@@ -12,7 +12,7 @@ import pytest
 
 import kpr
 from kpr.metric.plan import Kind
-from tests.reference import reference_kpr
+from tests.reference import numeric_variables, reference_kpr
 
 from .conftest import Convert
 
@@ -168,7 +168,8 @@ CASES = {
 
 def _reference(case: Case) -> Any:
     o, a = case.frames()
-    numeric = {v for v in case.known if o.schema[v].is_numeric() and v not in case.kinds}
+    typed = {v for v in case.known if o.schema[v].is_numeric() and v not in case.kinds}
+    numeric = numeric_variables(o.to_dicts(), typed)
     return reference_kpr(o.to_dicts(), a.to_dicts(), case.known, numeric, case.tolerance)
 
 

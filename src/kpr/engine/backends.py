@@ -466,8 +466,11 @@ def spark_text_checks(frame: SparkFrame, name: str) -> tuple[bool, bool, str | N
 
     col = F.col(_quoted(name))
     present = col.isNotNull()
-    is_float = col.rlike(_FLOAT_RE)
-    is_int = col.rlike(_INT_RE) & F.expr(f"try_cast({_quoted(name)} AS BIGINT)").isNotNull()
+    trimmed = F.trim(col)  # " 30 " is a number, as on polars
+    is_float = trimmed.rlike(_FLOAT_RE)
+    is_int = (
+        trimmed.rlike(_INT_RE) & F.expr(f"try_cast(trim({_quoted(name)}) AS BIGINT)").isNotNull()
+    )
     row = frame.select(
         F.max(present.cast("int")).alias("some"),
         F.min(F.when(present, is_int.cast("int"))).alias("ints"),
@@ -480,10 +483,10 @@ def spark_number(name: str, integer: bool) -> Any:
     """The Spark expression that parses a text column the way polars does."""
     from pyspark.sql import functions as F
 
-    q = _quoted(name)
+    q = f"trim({_quoted(name)})"
     if integer:
         return F.expr(f"try_cast({q} AS BIGINT)").alias(name)
-    lowered = F.lower(F.col(q))
+    lowered = F.lower(F.expr(q))
     special = (
         F.when(lowered.isin("inf", "+inf", "infinity", "+infinity"), F.lit(float("inf")))
         .when(lowered.isin("-inf", "-infinity"), F.lit(float("-inf")))
