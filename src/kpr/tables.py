@@ -21,7 +21,7 @@ import polars as pl
 from kpr.engine.backends import ReadTable, parse_number, text_facts
 from kpr.errors import InputError
 from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
-from kpr.io.readers import CsvOptions, check_columns, read_table
+from kpr.io.readers import CsvOptions, read_table, resolve_columns
 from kpr.metric.plan import Attack, Kind
 
 #: Name of the row-position column the engine carries (never a user column).
@@ -69,30 +69,27 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
         return Side(loaded.frame, loaded.untyped, loaded.label)
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
         lf = obj.lazy()
-        check_columns(lf.collect_schema().names(), known, label)
-        return Side(lf.select(list(known)), False, label)
+        return Side(_select(nw.from_native(lf), known, label).to_native(), False, label)
     if isinstance(obj, ReadTable):  # a file read by another engine (Spark)
         frame = nw.from_native(obj.frame).lazy()
-        check_columns(frame.collect_schema().names(), known, obj.label)
-        return Side(frame.select(list(known)), obj.untyped, obj.label)
+        return Side(_select(frame, known, obj.label), obj.untyped, obj.label)
     module = type(obj).__module__.split(".")[0]
-    categories = native_categories(obj, known)
+    categories = native_categories(obj, _names(obj, known, label))
     if module == "pandas":
-        columns = [str(c) for c in obj.columns]  # type: ignore[attr-defined]
-        check_columns(columns, known, label)
         try:
-            frame = pl.from_pandas(obj[list(known)])  # type: ignore[index]
+            frame = pl.from_pandas(obj[_names(obj, known, label)])  # type: ignore[index]
         except Exception as exc:
             raise InputError(
                 f"{label}: a known column mixes value types ({str(exc).splitlines()[0]}); "
                 "give each column one type"
             ) from None
-        return Side(frame.lazy(), False, label, categories=categories)
+        frame.columns = list(known)
+        return Side(frame.lazy(), False, label, categories=_renamed(categories, obj, known, label))
     if module == "pyarrow":
-        check_columns(list(obj.column_names), known, label)  # type: ignore[attr-defined]
-        table = pl.from_arrow(obj.select(list(known)))  # type: ignore[attr-defined]
+        table = pl.from_arrow(obj.select(_names(obj, known, label)))  # type: ignore[attr-defined]
         assert isinstance(table, pl.DataFrame)
-        return Side(table.lazy(), False, label, categories=categories)
+        table.columns = list(known)
+        return Side(table.lazy(), False, label, categories=_renamed(categories, obj, known, label))
     try:
         with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
             warnings.filterwarnings("ignore", "Dask support", FutureWarning)
@@ -103,9 +100,24 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
             "polars DataFrame, a pyarrow Table, a DuckDB relation, a Spark or Dask DataFrame, "
             "or a CSV/Parquet path"
         ) from None
-    lazy = native.lazy()
-    check_columns(lazy.collect_schema().names(), known, label)
-    return Side(lazy.select(list(known)), False, label)
+    return Side(_select(native.lazy(), known, label), False, label)
+
+
+def _names(obj: Any, known: Sequence[str], label: str) -> list[str]:
+    """The columns of a pandas DataFrame or pyarrow Table that ``known`` designates."""
+    columns = obj.column_names if hasattr(obj, "column_names") else obj.columns
+    return resolve_columns([str(c) for c in columns], known, label)
+
+
+def _renamed(categories: set[str], obj: Any, known: Sequence[str], label: str) -> set[str]:
+    actual = _names(obj, known, label)
+    return {w for a, w in zip(actual, known, strict=True) if a in categories}
+
+
+def _select(frame: nw.LazyFrame[Any], known: Sequence[str], label: str) -> nw.LazyFrame[Any]:
+    """The known columns, under the names the user gave (see ``resolve_columns``)."""
+    actual = resolve_columns(frame.collect_schema().names(), known, label)
+    return frame.select(nw.col(a).alias(w) for a, w in zip(actual, known, strict=True))
 
 
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:

@@ -350,7 +350,7 @@ def read_spark(
     """Read the known columns of a CSV (all as text) or Parquet file with Spark.
 
     Returns the frame and whether its columns are untyped text (CSV)."""
-    from kpr.io.readers import PARQUET_SUFFIXES, check_columns
+    from kpr.io.readers import PARQUET_SUFFIXES, resolve_columns
 
     p = Path(path)
     if not p.exists():
@@ -360,8 +360,8 @@ def read_spark(
     try:
         if p.suffix.lower() in PARQUET_SUFFIXES or p.is_dir():
             frame = session.read.parquet(str(p))
-            check_columns(frame.columns, known, label)
-            return frame.select(*[_quoted(c) for c in known]), False
+            actual = resolve_columns(frame.columns, known, label)
+            return frame.select(*[_quoted(c) for c in actual]), False
         enc, sep = _sniff_csv(p, delimiter, encoding, label)
         reader = (
             session.read.option("header", "true")
@@ -383,7 +383,7 @@ def read_spark(
         raise InputError(f"{label}: could not read with Spark ({first})") from None
     columns = [c.lstrip("\ufeff") if i == 0 else c for i, c in enumerate(frame.columns)]
     frame = frame.toDF(*columns)
-    check_columns(columns, known, label)
+    actual = resolve_columns(columns, known, label)  # kpr.tables renames them to known
     from pyspark.sql import functions as F
 
     na = list(na_values)
@@ -393,7 +393,7 @@ def read_spark(
         .alias(c)
         if na
         else F.col(_quoted(c))
-        for c in known
+        for c in actual
     ]
     return frame.select(*out), True
 
