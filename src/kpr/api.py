@@ -19,7 +19,7 @@ from kpr.errors import InputError
 from kpr.io.readers import CsvOptions
 from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.result import Detail, KprResult, VariableInfo, protection_rate
-from kpr.tables import ROW, Prepared, prepare
+from kpr.tables import Prepared, prepare
 
 Progress = lazy.Progress
 
@@ -79,7 +79,7 @@ def evaluate_loaded(
     if missing:
         raise InputError(f"{missing[0]!r} was not loaded; load it with the other known variables")
     kinds = {n: prepared.kinds[n] for n in attack.known}
-    row = ROW if prepared.has_rows else None
+    row = prepared.row if prepared.has_rows else None
     try:
         run = lazy.run(
             prepared.original,

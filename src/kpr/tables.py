@@ -24,8 +24,18 @@ from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories,
 from kpr.io.readers import CsvOptions, read_table, resolve_columns
 from kpr.metric.plan import Attack, Kind
 
-#: Name of the row-position column the engine carries (never a user column).
+#: Name of the row-position column the engine carries, lengthened with
+#: underscores when a known column has that name.
 ROW = "__kpr_row__"
+
+
+def row_name(known: Sequence[str]) -> str:
+    """A row-position column name that is not a known column's name."""
+    name = ROW
+    while name in known:
+        name += "_"
+    return name
+
 
 _TEXT = (nw.String, nw.Categorical, nw.Enum)
 
@@ -56,6 +66,7 @@ class Prepared:
     avatars: nw.LazyFrame[Any]
     kinds: dict[str, Kind]
     has_rows: bool  # row positions available (not for SQL-like engines)
+    row: str = "__kpr_row__"  # the row-position column: never a known column's name
 
 
 def _is_path(obj: object) -> bool:
@@ -74,7 +85,8 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
         frame = nw.from_native(obj.frame).lazy()
         return Side(_select(frame, known, obj.label), obj.untyped, obj.label)
     module = type(obj).__module__.split(".")[0]
-    categories = native_categories(obj, _names(obj, known, label))
+    if module in ("pandas", "pyarrow"):
+        categories = native_categories(obj, _names(obj, known, label))
     if module == "pandas":
         try:
             frame = pl.from_pandas(obj[_names(obj, known, label)])  # type: ignore[index]
@@ -326,7 +338,9 @@ def _max_abs(side: Side, name: str) -> int:
     return max(abs(int(got["hi"][0] or 0)), abs(int(got["lo"][0] or 0)))
 
 
-def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw.LazyFrame[Any]:
+def _wrap(
+    side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind], row: str
+) -> nw.LazyFrame[Any]:
     """Apply the casts, normalise float missing values, add row positions."""
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
@@ -334,7 +348,7 @@ def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw
         pl_casts = [e.alias(n) for n, e in exprs.items() if isinstance(e, pl.Expr)]
         if pl_casts:
             lf = lf.with_columns(pl_casts)
-        lf = lf.with_row_index(ROW)
+        lf = lf.with_row_index(row)
         frame = nw.from_native(lf)
     else:
         frame = side.frame  # type: ignore[assignment]
@@ -393,11 +407,13 @@ def prepare(
             if target is not None:
                 o_casts[name] = target
                 a_casts[name] = target
+    row = row_name(attack.known)
     return Prepared(
-        original=_wrap(o, o_casts, kinds),
-        avatars=_wrap(a, a_casts, kinds),
+        original=_wrap(o, o_casts, kinds, row),
+        avatars=_wrap(a, a_casts, kinds, row),
         kinds=kinds,
         has_rows=o.is_polars,
+        row=row,
     )
 
 

@@ -238,10 +238,12 @@ def window_counts(
     prepared: Prepared, known: Sequence[str], tolerance: float
 ) -> tuple[int, int, int, int]:
     """(n, m, |U|, linked) of the window attack on loaded inputs (read into memory)."""
-    known = list(known)
-    kinds = {name: prepared.kinds[name] for name in known}
-    original = _to_polars(prepared.original.select(known))
-    avatars = _to_polars(prepared.avatars.select(known))
+    # internal names only (``__kpr_k0__``...), so no user column meets ours
+    aliases = lazy._aliases(known)
+    known = list(aliases.values())
+    kinds = {aliases[name]: prepared.kinds[name] for name in aliases}
+    original = _to_polars(lazy._internal(prepared.original, aliases, None))
+    avatars = _to_polars(lazy._internal(prepared.avatars, aliases, None))
     u = unique_originals(original, known)
     numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
     categorical = [v for v in known if kinds[v] is Kind.CATEGORICAL]

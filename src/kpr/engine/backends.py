@@ -194,8 +194,9 @@ def packed_link(
             digits.append((ids[k] + 1, radix))
         else:
             lo, hi = ranges[f"{k}__lo"], ranges[f"{k}__hi"]
-            if lo is None:
-                digits.append((pl.lit(0, pl.Int64), 1))
+            if lo is None:  # no avatar value: only missing can match (a column, not a
+                # literal, which polars would turn into one row)
+                digits.append((pl.when(pl.col(k).is_null()).then(0).otherwise(-1), 1))
                 continue
             radix = int(hi) - int(lo) + 2
             if radix >= 2**62:

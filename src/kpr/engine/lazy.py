@@ -45,6 +45,7 @@ _N = "__kpr_n__"
 _AV = "__kpr_is_avatar__"
 _AROW = "__kpr_avatar_row__"
 _NAV = "__kpr_n_avatars__"
+_ROW = "__kpr_row__"
 _FLOOR_SAFE = 2.0**52
 
 
@@ -67,6 +68,26 @@ class EngineRun:
     #: per known variable: ``missing`` values in the original (and ``distinct``
     #: values of integer columns)
     profile: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the internal name of each known variable in the coded frames
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def internal_bins(self) -> dict[str, NumericBins]:
+        return {self.aliases[v]: b for v, b in self.bins.items()}
+
+
+def _aliases(known: Sequence[str]) -> dict[str, str]:
+    """Internal names for the known variables. The engine renames every user
+    column first, so its frames hold only names it made: no user column name can
+    collide with an internal one (``__kpr_hash__`` is a valid user name)."""
+    return {v: f"__kpr_k{i}__" for i, v in enumerate(known)}
+
+
+def _internal(frame: Frame, aliases: Mapping[str, str], row: str | None) -> Frame:
+    """The known columns under their internal names (and the row position as ``_ROW``)."""
+    cols = [nw.col(v).alias(a) for v, a in aliases.items()]
+    if row is not None:
+        cols.append(nw.col(row).alias(_ROW))
+    return frame.select(cols)
 
 
 def _noop(_: str) -> None:
@@ -181,9 +202,11 @@ def _stacked(coded_u: Frame, coded_a: Frame, keys: list[str], row: str | None) -
 def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], name: str) -> Frame:
     """Per class (numeric) or value (categorical) of one known variable: how many
     originals, avatars, members of U and linked individuals it holds."""
-    code = _code_name(name)
-    keys = [_code_name(n) for n in kinds]
-    coded_o = code_frame(original, kinds, run.bins, None)
+    aliases = {v: run.aliases[v] for v in kinds}
+    internal = {aliases[v]: k for v, k in kinds.items()}
+    code = _code_name(aliases[name])
+    keys = [_code_name(a) for a in internal]
+    coded_o = code_frame(_internal(original, aliases, None), internal, run.internal_bins(), None)
     parts = {"originals": coded_o, "avatars": run.coded_avatars, "unique_originals": run.coded_u}
     columns = [*parts, "linked"]
     frames = []
@@ -231,9 +254,9 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     """One row per linked individual: original row, avatar row, binned profile."""
     if run.row is None:
         raise ValueError("row positions are not available for this engine")
-    keys = [_code_name(n) for n in kinds]
+    keys = [_code_name(run.aliases[n]) for n in kinds]
     stacked = _stacked(run.coded_u, run.coded_avatars, keys, run.row)
-    renamed = {_code_name(n): n for n in kinds}
+    renamed = {_code_name(run.aliases[n]): n for n in kinds}
     return (
         stacked.with_columns(
             nw.col(_AV).sum().over(*keys).alias(_NAV),
@@ -464,8 +487,12 @@ def run(
 ) -> EngineRun:
     """Compute every count of the metric in three queries (see the module docstring)."""
     hooks = hooks or Hooks()
-    known = list(attack.known)
-    kinds = {v: kinds[v] for v in known}
+    aliases = _aliases(attack.known)
+    original = _internal(original, aliases, row)
+    avatars = _internal(avatars, aliases, row)
+    row = None if row is None else _ROW
+    known = list(aliases.values())
+    kinds = {aliases[v]: kinds[v] for v in attack.known}
     numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
@@ -491,8 +518,9 @@ def run(
             for what in ("missing", "distinct")
             if f"{what}{i}" in first
         }
-        for i, v in enumerate(known)
+        for i, v in enumerate(attack.known)
     }
+    user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
     return EngineRun(
-        n, m, size_u, linked if size_u else 0, bins, coded_u, coded_a, row, profile
+        n, m, size_u, linked if size_u else 0, user_bins, coded_u, coded_a, row, profile, aliases
     )  # fmt: skip
