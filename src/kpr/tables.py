@@ -296,6 +296,20 @@ def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr
     )
 
 
+def _empty_takes_avatar_type(o: Side, a: Side, name: str) -> None:
+    """An original column with no value (categorical by the kind rule) is compared
+    in the avatars' type: its nulls cast to any type on polars; elsewhere two
+    numeric types meet in float64 (NaN is missing there)."""
+    do, da = _dtype(o, name), _dtype(a, name)
+    if do == da:
+        return
+    if o.is_polars:
+        _cast(o, name, da)
+    elif do.is_numeric() and da.is_numeric():
+        _cast(o, name, nw.Float64)
+        _cast(a, name, nw.Float64)
+
+
 def _categorical_target(o: Side, a: Side, name: str) -> Any | None:
     """The common dtype both sides' values are compared in (None: keep as they are).
 
@@ -395,8 +409,8 @@ def prepare(
         declared = attack.kinds.get(name)
         kind, any_value = _decide_kind(o, name, declared)
         kinds[name] = kind
-        if not any_value and _dtype(a, name) != _dtype(o, name):
-            _cast(o, name, _dtype(a, name))  # nothing but missing: take the avatars' type
+        if not any_value:
+            _empty_takes_avatar_type(o, a, name)
         if kind is Kind.NUMERIC:
             for side, other, casts in ((o, a, o_casts), (a, o, a_casts)):
                 expr = _numeric_expr(side, name, declared is Kind.NUMERIC, other)
