@@ -101,13 +101,18 @@ def reference_kpr(
     known: list[str],
     numeric: set[str],
     tolerance: float = 0.05,
+    grid: dict[str, tuple[float, float]] | None = None,
 ) -> RefResult:
-    """The spec, steps 1 to 6."""
+    """The spec, steps 1 to 6. ``grid`` imposes (lo, width) on numeric variables,
+    to check steps 3 to 6 alone on float data whose statistics an engine may
+    round differently in the last bits (the spec allows it)."""
     n = len(original)
     raw = [tuple(_raw(r[k]) for k in known) for r in original]
     count = Counter(raw)
     u = [i for i, t in enumerate(raw) if count[t] == 1]
     bins = {v: _bins([original[i][v] for i in u], tolerance) for v in known if v in numeric}
+    for v, (lo, width) in (grid or {}).items():
+        bins[v] = RefBins(bins[v].mean, bins[v].std, bins[v].minimum, bins[v].maximum, lo, width)
 
     def binned(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(_code(row[k], bins[k]) if k in numeric else _raw(row[k]) for k in known)
