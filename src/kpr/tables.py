@@ -303,8 +303,9 @@ def _empty_takes_avatar_type(o: Side, a: Side, name: str) -> None:
     do, da = _dtype(o, name), _dtype(a, name)
     if do == da:
         return
-    if o.is_polars:
-        _cast(o, name, da)
+    if o.is_polars:  # a typed null column (NaN would become the text "NaN")
+        frame = nw.from_native(o.frame).with_columns(nw.lit(None).cast(da).alias(name))
+        o.frame = frame.to_native()
     elif do.is_numeric() and da.is_numeric():
         _cast(o, name, nw.Float64)
         _cast(a, name, nw.Float64)
