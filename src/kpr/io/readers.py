@@ -170,7 +170,11 @@ def _read_csv(
     delimiter = options.delimiter or _sniff_delimiter(text)
     if len(delimiter) != 1:
         raise InputError(f"the delimiter must be one character, got {delimiter!r}")
-    header = next(csv.reader(io.StringIO(text), delimiter=delimiter), None)
+    first = io.StringIO(text, newline=None)  # any line ending: \n, \r\n or \r alone
+    try:
+        header = next(csv.reader(first, delimiter=delimiter), None)
+    except csv.Error as exc:
+        raise InputError(f"{label}: malformed header row ({exc})") from None
     if not header or all(not h.strip() for h in header):
         raise InputError(f"{label} has no header row; the first line must name the columns")
     wanted = header if columns is None else list(columns)
