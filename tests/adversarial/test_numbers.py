@@ -128,13 +128,27 @@ def test_int64_extremes_as_categories_in_the_packed_path(
     assert r.linked == 2  # lo and lo + 1: hi occurs twice among the avatars
 
 
+@pytest.mark.parametrize("hashed", [False, True], ids=["grouped", "hashed-packed"])
+def test_an_original_outside_the_avatars_int64_range_never_wraps_onto_them(
+    hashed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if hashed:  # main packed 2**63 - 1 into the digit of a missing value: 1 linked
+        monkeypatch.setattr(backends, "HASHED_ROWS", 0)
+    lo, hi = -(2**63), 2**63 - 1
+    o = pl.DataFrame({"c": [hi, 5], "s": ["a", "b"]})
+    a = pl.DataFrame({"c": [None, lo, lo + 1], "s": ["a", "b", "c"]})
+    r = kpr.evaluate(o.lazy(), a.lazy(), known=["c", "s"], kinds={"c": "categorical"})
+    assert_reference(r, rows(o), rows(a), ["c", "s"], set())
+    assert r.linked == 0
+
+
 def test_categorical_integers_beyond_2_53_stay_distinct() -> None:
     big = 2**53
     o = pl.DataFrame({"c": [big, big + 1, big + 2]})
     a = pl.DataFrame({"c": [big + 1, big + 3]})
     r = kpr.evaluate(o, a, known=["c"], kinds={"c": "categorical"})
     assert_reference(r, rows(o), rows(a), ["c"], set())
-    assert r.linked == 1  # through float64 all four values merge and nobody links
+    assert r.linked == 1  # big + 1 only: each integer is its own category
 
 
 def test_categorical_integers_mixed_int_widths_compare_exactly() -> None:

@@ -201,7 +201,10 @@ def packed_link(
             radix = int(hi) - int(lo) + 2
             if radix >= 2**62:
                 return None
-            digits.append((pl.col(k) - int(lo) + 1, radix))
+            # a U value outside the avatars' range is no digit (-1): subtracting first
+            # could wrap around int64 onto a valid digit
+            outside = ~pl.col(k).is_between(int(lo), int(hi))
+            digits.append((pl.when(outside).then(-1).otherwise(pl.col(k) - int(lo) + 1), radix))
     if math.prod(r for _, r in digits) >= 2**63:
         return None
     key: pl.Expr = pl.lit(0, pl.Int64)
