@@ -39,6 +39,7 @@ class Case:
 
 
 AGE_SEX = {"age": pl.Int64, "sex": pl.String}
+_BIG = [(k * 7_919_000_003) % 2_000_000_000_000 - 10**12 for k in range(60)]
 
 CASES = {
     "worked-example": Case(
@@ -155,6 +156,26 @@ CASES = {
         {"age": [None] * 5, "score": [None] * 4 + [0.25]},
         ["age", "score"],
         {"age": pl.Int64, "score": pl.Float64},
+    ),
+    # Integer sums beyond 2**53 (d**2 for d ~ 1e12): exact limb sums on every engine.
+    "integers-near-1e12": Case(
+        {"i": _BIG, "c": ["a", "b"] * 30},
+        {"i": [v + 10**10 for v in _BIG[::3]], "c": ["a", "b"] * 10},
+        ["i", "c"],
+        {"i": pl.Int64, "c": pl.String},
+    ),
+    "int64-extremes": Case(
+        {"i": [-(2**63), 2**63 - 1, 0, 1, -(2**63) + 1]},
+        {"i": [-(2**63), 2**63 - 1, 5, 2**63 - 2]},
+        ["i"],
+        {"i": pl.Int64},
+    ),
+    # Sums overflow float64 unless scaled: statistics of values near 1e308.
+    "near-the-float-limit": Case(
+        {"v": [1e308, 1.2e308, 1.4e308, 1.6e308]},
+        {"v": [9.84e307, 1.203e308, 1.389e308, 1.61e308]},
+        ["v"],
+        {"v": pl.Float64},
     ),
     "booleans-and-wide-tolerance": Case(
         {"b": [True, False, True, None], "v": [1.25, 2.5, 3.75, 5.0]},
