@@ -52,6 +52,7 @@ class Side:
     label: str
     facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see _text_facts
     categories: set[str] = field(default_factory=set)  # category-like before conversion
+    present: dict[str, bool] = field(default_factory=dict)  # see _has_value
 
     @property
     def is_polars(self) -> bool:
@@ -233,18 +234,21 @@ def _adopt_null_type(o: Side, a: Side, name: str) -> None:
 
 
 def _has_value(side: Side, name: str) -> bool:
-    """Whether a typed column holds at least one value (not null, not NaN)."""
-    col = nw.col(name)
-    present = ~col.is_null()
-    if _dtype(side, name).is_float():
-        present = present & ~col.is_nan()
-    frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
-    return bool(_collect_one(frame.select(present.any().alias("v"))))
-
-
-def _collect_one(frame: Any) -> Any:
-    data = frame.collect().to_dict(as_series=False)
-    return next(iter(data.values()))[0]
+    """Whether a typed column holds at least one value (not null, not NaN); one
+    query answers it for every numeric column of the side, the first time."""
+    if name not in side.present:
+        frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
+        schema = frame.collect_schema()
+        numeric = [n for n, t in schema.items() if t.is_numeric()]
+        exprs = []
+        for n in numeric:
+            present = ~nw.col(n).is_null()
+            if schema[n].is_float():
+                present = present & ~nw.col(n).is_nan()
+            exprs.append(present.any().alias(n))
+        got = frame.select(exprs).collect().to_dict(as_series=False)
+        side.present.update({n: bool(v[0]) for n, v in got.items()})
+    return side.present[name]
 
 
 def _column_facts(side: Side, name: str) -> ColumnFacts:

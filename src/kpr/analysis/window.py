@@ -239,11 +239,11 @@ def window_counts(
 ) -> tuple[int, int, int, int]:
     """(n, m, |U|, linked) of the window attack on loaded inputs (read into memory)."""
     # internal names only (``__kpr_k0__``...), so no user column meets ours
-    aliases = lazy._aliases(known)
+    aliases = lazy.internal_names(known)
     known = list(aliases.values())
     kinds = {aliases[name]: prepared.kinds[name] for name in aliases}
-    original = _to_polars(lazy._internal(prepared.original, aliases, None))
-    avatars = _to_polars(lazy._internal(prepared.avatars, aliases, None))
+    original = _to_polars(lazy.internal_frame(prepared.original, aliases, None))
+    avatars = _to_polars(lazy.internal_frame(prepared.avatars, aliases, None))
     u = unique_originals(original, known)
     numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
     categorical = [v for v in known if kinds[v] is Kind.CATEGORICAL]

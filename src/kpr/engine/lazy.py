@@ -75,14 +75,14 @@ class EngineRun:
         return {self.aliases[v]: b for v, b in self.bins.items()}
 
 
-def _aliases(known: Sequence[str]) -> dict[str, str]:
+def internal_names(known: Sequence[str]) -> dict[str, str]:
     """Internal names for the known variables. The engine renames every user
     column first, so its frames hold only names it made: no user column name can
     collide with an internal one (``__kpr_hash__`` is a valid user name)."""
     return {v: f"__kpr_k{i}__" for i, v in enumerate(known)}
 
 
-def _internal(frame: Frame, aliases: Mapping[str, str], row: str | None) -> Frame:
+def internal_frame(frame: Frame, aliases: Mapping[str, str], row: str | None) -> Frame:
     """The known columns under their internal names (and the row position as ``_ROW``)."""
     cols = [nw.col(v).alias(a) for v, a in aliases.items()]
     if row is not None:
@@ -206,7 +206,9 @@ def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], nam
     internal = {aliases[v]: k for v, k in kinds.items()}
     code = _code_name(aliases[name])
     keys = [_code_name(a) for a in internal]
-    coded_o = code_frame(_internal(original, aliases, None), internal, run.internal_bins(), None)
+    coded_o = code_frame(
+        internal_frame(original, aliases, None), internal, run.internal_bins(), None
+    )
     parts = {"originals": coded_o, "avatars": run.coded_avatars, "unique_originals": run.coded_u}
     columns = [*parts, "linked"]
     frames = []
@@ -487,9 +489,9 @@ def run(
 ) -> EngineRun:
     """Compute every count of the metric in three queries (see the module docstring)."""
     hooks = hooks or Hooks()
-    aliases = _aliases(attack.known)
-    original = _internal(original, aliases, row)
-    avatars = _internal(avatars, aliases, row)
+    aliases = internal_names(attack.known)
+    original = internal_frame(original, aliases, row)
+    avatars = internal_frame(avatars, aliases, row)
     row = None if row is None else _ROW
     known = list(aliases.values())
     kinds = {aliases[v]: kinds[v] for v in attack.known}
