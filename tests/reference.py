@@ -1,7 +1,7 @@
 """A slow, obviously-correct implementation of the spec, for the tests only.
 
 Plain Python over lists of rows, exact rational statistics, no collapsing of
-codes, a dictionary for every count. Written from SPEC-KPR.md, step by step,
+codes, a dictionary for every count. Written from docs/spec.md, step by step,
 sharing no code with the package.
 """
 
@@ -46,7 +46,7 @@ class RefResult:
     pairs: dict[int, int]  # original row -> avatar row
 
 
-def _bins(values: list[float], tolerance: float) -> RefBins:
+def _bins(values: list[float], tolerance: float, date: bool = False) -> RefBins:
     finite = [x for x in values if not _is_missing(x) and math.isfinite(x)]
     if not finite:
         return RefBins(None, None, None, None, 0.0, 1.0)
@@ -58,7 +58,7 @@ def _bins(values: list[float], tolerance: float) -> RefBins:
         var = sum(((x - mean_q) ** 2 for x in exact), Fraction(0)) / (len(exact) - 1)
     mean, std = float(mean_q), _sqrt(var)
     lo_v, hi_v = min(finite), max(finite)
-    width = tolerance * abs(mean)
+    width = math.nan if date else tolerance * abs(mean)  # dates: from the range
     if not (math.isfinite(width) and width > 0):
         width = tolerance * (hi_v - lo_v)
         if not (math.isfinite(width) and width > 0):
@@ -101,16 +101,20 @@ def reference_kpr(
     known: list[str],
     numeric: set[str],
     tolerance: float = 0.05,
+    dates: frozenset[str] = frozenset(),
     grid: dict[str, tuple[float, float]] | None = None,
 ) -> RefResult:
-    """The spec, steps 1 to 6. ``grid`` imposes (lo, width) on numeric variables,
-    to check steps 3 to 6 alone on float data whose statistics an engine may
-    round differently in the last bits (the spec allows it)."""
+    """The spec, steps 1 to 6; ``dates`` (also in ``numeric``) are given in days.
+    ``grid`` imposes (lo, width) on numeric variables, to check steps 3 to 6 alone
+    on float data whose statistics an engine may round differently in the last
+    bits (the spec allows it)."""
     n = len(original)
     raw = [tuple(_raw(r[k]) for k in known) for r in original]
     count = Counter(raw)
     u = [i for i, t in enumerate(raw) if count[t] == 1]
-    bins = {v: _bins([original[i][v] for i in u], tolerance) for v in known if v in numeric}
+    bins = {
+        v: _bins([original[i][v] for i in u], tolerance, v in dates) for v in known if v in numeric
+    }
     for v, (lo, width) in (grid or {}).items():
         bins[v] = RefBins(bins[v].mean, bins[v].std, bins[v].minimum, bins[v].maximum, lo, width)
 

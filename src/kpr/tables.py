@@ -2,16 +2,16 @@
 narwhals LazyFrames that hold only the known columns, with agreed dtypes and
 kinds, ready for the engine.
 
-Kinds follow the one rule of ``kpr.io.kinds`` (decided on the original table).
-Both tables must agree; a disagreement is an error that names the column and
-one offending value.
+Kinds follow the one rule of ``kpr.io.kinds`` (decided on the original table):
+numeric, date or categorical. Both tables must agree; a disagreement is an error
+that names the column and one offending value.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,9 @@ import polars as pl
 
 from kpr.engine.backends import ReadTable, parse_number, text_facts
 from kpr.errors import InputError
+from kpr.io import dates
 from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
+from kpr.io.kinds import text_facts as text_facts_of
 from kpr.io.readers import CsvOptions, read_table, resolve_columns
 from kpr.metric.plan import Attack, Kind
 
@@ -165,10 +167,12 @@ def text_to_number(name: str, facts: TextFacts) -> pl.Expr:
     return _trimmed(name).cast(pl.Int64 if facts[1] else pl.Float64)
 
 
-def text_column_facts(facts: TextFacts) -> ColumnFacts:
+def text_column_facts(
+    facts: TextFacts, iso_dates: Callable[[], bool] = lambda: False
+) -> ColumnFacts:
     """What the kind rule needs to know of a CSV text column."""
     some, _ints, bad = facts
-    return ColumnFacts(TypeClass.UNTYPED, any_value=some, numbers=bad is None)
+    return text_facts_of(some, bad is None, iso_dates)
 
 
 def all_numbers(facts: TextFacts) -> bool:
@@ -188,6 +192,13 @@ def _example(side: Side, name: str) -> str:
         return repr(got[name][0]) if len(got) else "?"
     except Exception:  # an example is a nicety
         return "?"
+
+
+@dataclass(frozen=True)
+class _Days:
+    """Replace a typed date, datetime or duration column by its days (``kpr.io.dates``)."""
+
+    dtype: Any
 
 
 @dataclass(frozen=True)
@@ -239,7 +250,7 @@ def _has_value(side: Side, name: str) -> bool:
     if name not in side.present:
         frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
         schema = frame.collect_schema()
-        numeric = [n for n, t in schema.items() if t.is_numeric()]
+        numeric = [n for n, t in schema.items() if t.is_numeric() or t.is_temporal()]
         exprs = []
         for n in numeric:
             present = ~nw.col(n).is_null()
@@ -258,9 +269,9 @@ def _column_facts(side: Side, name: str) -> ColumnFacts:
             raise InputError(
                 f"{side.label}: text columns cannot be parsed as numbers on this engine"
             )
-        return text_column_facts(facts)
+        return text_column_facts(facts, lambda: _iso_dates(side, name))
     cls = TypeClass.CATEGORY if name in side.categories else type_class(_dtype(side, name))
-    if cls is not TypeClass.NUMBER:  # categorical whatever the values: no query
+    if cls in (TypeClass.CATEGORY, TypeClass.TEXT, TypeClass.OTHER):  # no query needed
         return ColumnFacts(cls)
     return ColumnFacts(cls, any_value=_has_value(side, name))
 
@@ -273,6 +284,48 @@ def _decide_kind(original: Side, name: str, declared: Kind | None) -> tuple[Kind
     return decide_kind(facts), facts.any_value
 
 
+def _iso_dates(side: Side, name: str) -> bool:
+    """Whether a CSV text column holds ISO dates only (and at least one)."""
+    return _reads_text_dates(side) and _iso_facts(side, name) is None
+
+
+def _reads_text_dates(side: Side) -> bool:
+    """polars and Spark parse ISO text into dates; other backends do not."""
+    frame = side.frame
+    return isinstance(frame, pl.LazyFrame) or frame.implementation.is_pyspark()
+
+
+def _iso_facts(side: Side, name: str) -> str | bool | None:
+    """None when every value of a text column is an ISO date, False when it has
+    no value, else the first value that is not (polars and Spark)."""
+    frame = side.frame
+    if isinstance(frame, pl.LazyFrame):
+        return dates.iso_text_facts(frame.select(pl.col(name).cast(pl.String)), name)
+    return dates.spark_iso_facts(frame.to_native(), name)
+
+
+def _date_expr(side: Side, name: str, other: Side) -> pl.Expr | _Days:
+    """How to turn one side's column into days, or raise naming an offending value."""
+    dtype = _dtype(side, name)
+    if not side.untyped and dates.is_temporal(dtype):
+        return _Days(dtype)
+    textual = side.untyped or any(dtype == t for t in _TEXT)
+    if textual and _reads_text_dates(side) and (side.is_polars or dtype == nw.String):
+        bad = _iso_facts(side, name)
+        if bad is None or bad is False:
+            return dates.text_to_days(name) if side.is_polars else _Days(nw.String)
+        hint = f"e.g. {bad!r}"
+    elif textual:
+        hint = "text dates are read on polars and Spark only"
+    else:
+        hint = f"e.g. {_example(side, name)}"
+    raise InputError(
+        f"column {name!r} is a date in {other.label} but {_describe(side, dtype)} in "
+        f"{side.label} ({hint}); write dates as ISO 8601 (2024-03-01, 2024-03-01T12:00:00), "
+        f"or declare the column categorical (--categorical / kinds={{{name!r}: 'categorical'}})"
+    )
+
+
 def _describe(side: Side, dtype: Any) -> str:
     if side.untyped:
         return "text"
@@ -283,11 +336,15 @@ def _describe(side: Side, dtype: Any) -> str:
     return str(dtype)
 
 
-def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr | _Parse | None:
+def _numeric_expr(
+    side: Side, name: str, declared: bool, other: Side
+) -> pl.Expr | _Parse | _Days | None:
     """How to make one side's column numeric, or raise naming an offending value."""
     dtype = _dtype(side, name)
     if not side.untyped and dtype.is_numeric():
         return None
+    if not side.untyped and dates.is_duration(dtype):
+        return _Days(dtype)
     textual = side.untyped or any(dtype == t for t in _TEXT)
     facts = _text_facts(side, name) if textual and (side.untyped or declared) else None
     if facts is not None and facts[2] is None:
@@ -374,9 +431,14 @@ def _wrap(
         for n, e in exprs.items():
             if isinstance(e, _Parse):
                 frame = parse_number(frame, n, e.integer)
-    nw_casts = [nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse)]
+    nw_casts = [
+        nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse | _Days)
+    ]
     if nw_casts:
         frame = frame.with_columns(nw_casts)
+    for n, e in exprs.items():
+        if isinstance(e, _Days):
+            frame = dates.to_days(frame, n, e.dtype)
     schema = frame.collect_schema()
     floats = [n for n in kinds if schema[n].is_float()]
     if floats:  # NaN is missing, like null: one class
@@ -416,7 +478,10 @@ def prepare(
         kinds[name] = kind
         if not any_value:
             _empty_takes_avatar_type(o, a, name)
-        if kind is Kind.NUMERIC:
+        if kind is Kind.DATE:
+            o_casts[name] = _date_expr(o, name, a)
+            a_casts[name] = _date_expr(a, name, o)
+        elif kind is Kind.NUMERIC:
             for side, other, casts in ((o, a, o_casts), (a, o, a_casts)):
                 expr = _numeric_expr(side, name, declared is Kind.NUMERIC, other)
                 if expr is not None:

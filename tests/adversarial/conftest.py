@@ -39,7 +39,7 @@ def assert_reference(
     grid = None
     if not exact_bins:
         grid = {v: (got.variables[v].lo, got.variables[v].width) for v in numeric}
-    ref = reference_kpr(list(original), list(avatars), list(known), numeric, tolerance, grid)
+    ref = reference_kpr(list(original), list(avatars), list(known), numeric, tolerance, grid=grid)
     assert (got.n, got.n_avatars, got.unique_originals, got.linked) == (
         ref.n, ref.n_avatars, ref.unique_originals, ref.linked,
     )  # fmt: skip

@@ -227,10 +227,12 @@ def unique_originals(original: pl.DataFrame, known: Sequence[str]) -> pl.DataFra
     return original.filter(pl.len().over(list(known)) == 1)
 
 
-def half_widths(u: pl.DataFrame, numeric: Sequence[str], tolerance: float) -> dict[str, float]:
+def half_widths(
+    u: pl.DataFrame, numeric: Sequence[str], tolerance: float, dates: Sequence[str] = ()
+) -> dict[str, float]:
     """h_v: the class width of the spec over U, collected and computed exactly as
     every engine does (``kpr.engine.lazy.numeric_statistics``)."""
-    bins = lazy.numeric_statistics(nw.from_native(u.lazy()), numeric, tolerance)
+    bins = lazy.numeric_statistics(nw.from_native(u.lazy()), numeric, tolerance, dates)
     return {v: b.width for v, b in bins.items()}
 
 
@@ -245,8 +247,9 @@ def window_counts(
     original = _to_polars(lazy.internal_frame(prepared.original, aliases, None))
     avatars = _to_polars(lazy.internal_frame(prepared.avatars, aliases, None))
     u = unique_originals(original, known)
-    numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
-    categorical = [v for v in known if kinds[v] is Kind.CATEGORICAL]
-    widths = half_widths(u, numeric, tolerance)
+    numeric = [v for v in known if kinds[v].binned]
+    categorical = [v for v in known if not kinds[v].binned]
+    dates = [v for v in known if kinds[v] is Kind.DATE]
+    widths = half_widths(u, numeric, tolerance, dates)
     counts = approach_counts(u, avatars, categorical, numeric, widths)
     return original.height, avatars.height, u.height, int(np.count_nonzero(counts == 1))

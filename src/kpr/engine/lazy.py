@@ -19,7 +19,7 @@ over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,7 +163,7 @@ def code_frame(
 
     Same codes as ``code_expr``, built in steps (cast, rank, class) so each
     intermediate is computed once: fewer expression nodes, less per-call work."""
-    numeric = [n for n, k in kinds.items() if k is Kind.NUMERIC]
+    numeric = [n for n, k in kinds.items() if k.binned]
     schema = frame.collect_schema()
     casts = [nw.col(n).cast(nw.Float64) for n in numeric if schema[n] != nw.Float64]
     if casts:
@@ -174,7 +174,7 @@ def code_frame(
     cols = [
         (
             _classify(nw.col(n), nw.col(_rank_name(n)) if n in ranked else None, bins[n])
-            if k is Kind.NUMERIC
+            if k.binned
             else nw.col(n)
         ).alias(_code_name(n))
         for n, k in kinds.items()
@@ -395,8 +395,11 @@ def _bins_from(
     integers: Sequence[str],
     tolerance: float,
     collect: Callable[[Frame], dict[str, Any]],
+    dates: Collection[str] = (),
+    widths: Mapping[str, float] | None = None,
 ) -> dict[str, NumericBins]:
-    """The second pass over U and the shared rule (``numeric_bins``) on both passes."""
+    """The second pass over U and the shared rule (``numeric_bins``) on both passes
+    (``dates``: binned on days, width from the range; ``widths``: absolute widths)."""
     plans: dict[str, Deviations] = {}
     for i, v in enumerate(numeric):
         count = _int(first[f"c{i}"])
@@ -431,12 +434,12 @@ def _bins_from(
             sum_d2=sum_d2,
             scale_exp=plan.scale_exp,
         )
-        bins[v] = numeric_bins(moments, tolerance)
+        bins[v] = numeric_bins(moments, tolerance, date=v in dates, width=(widths or {}).get(v))
     return bins
 
 
 def numeric_statistics(
-    u: Frame, numeric: Sequence[str], tolerance: float
+    u: Frame, numeric: Sequence[str], tolerance: float, dates: Collection[str] = ()
 ) -> dict[str, NumericBins]:
     """The bins of each numeric column over U (a frame holding U's rows only),
     collected exactly as :func:`run` does (for tools that hold U themselves)."""
@@ -447,7 +450,7 @@ def numeric_statistics(
             *(e for i, v in enumerate(numeric) for e in _stat_exprs(i, nw.col(v).cast(nw.Float64)))
         )
     )
-    return _bins_from(first, u, numeric, exact_integers(u, numeric), tolerance, _collect_row)
+    return _bins_from(first, u, numeric, exact_integers(u, numeric), tolerance, _collect_row, dates)
 
 
 def _link_counts(coded_u: Frame, coded_a: Frame, keys: list[str]) -> Frame:
@@ -495,7 +498,7 @@ def run(
     row = None if row is None else _ROW
     known = list(aliases.values())
     kinds = {aliases[v]: kinds[v] for v in attack.known}
-    numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
+    numeric = [v for v in known if kinds[v].binned]
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
     progress("finding the original records present once (U)")
@@ -507,6 +510,8 @@ def run(
     bins = _bins_from(
         first, u, numeric, exact_integers(original, numeric),
         attack.tolerance, hooks.collect,
+        dates={v for v in numeric if kinds[v] is Kind.DATE},
+        widths={aliases[v]: w for v, w in attack.widths.items()},
     )  # fmt: skip
     progress("linking U to the avatar profiles present once")
     coded_u = code_frame(u, kinds, bins, row)

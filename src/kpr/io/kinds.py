@@ -2,12 +2,13 @@
 ``kpr.tables``), its warnings and ``kpr avatarize``.
 
 Per the spec: a column is *numeric* when its type is a number (integers,
-floats, decimals; not booleans), *categorical* otherwise: strings, booleans,
-and category-like types (a pandas ``category``, an Arrow dictionary, a polars
-``Categorical``/``Enum``) whatever their values. A CSV column is text: it is
-numeric when every present value is a number, surrounding spaces allowed
-(``" 30 "`` is 30). The user's declaration (``kinds=``, ``--categorical``,
-``--numeric``) always wins.
+floats, decimals; not booleans) or a duration, a *date* when it holds dates or
+datetimes, *categorical* otherwise: strings, booleans, and category-like types
+(a pandas ``category``, an Arrow dictionary, a polars ``Categorical``/``Enum``)
+whatever their values. A CSV column is text: numeric when every present value
+is a number, surrounding spaces allowed (``" 30 "`` is 30), else a date when
+every value is an ISO date. The user's declaration (``kinds=``,
+``--categorical``, ``--numeric``) always wins.
 
 A column with no value at all (every value missing, NaN included) is
 *categorical* whatever its source. A CSV file cannot say the type of an empty
@@ -17,19 +18,19 @@ that never fails on the other table's values (any avatar value is accepted),
 and the counts do not depend on it: members of U hold only missing values
 there, and missing matches only missing under both kinds.
 
-Dates are not a kind yet; :class:`TypeClass` and :func:`decide_kind` are the
-one place to extend.
+A new kind is added in :class:`TypeClass` and :func:`decide_kind`, nowhere else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 import narwhals as nw
 
+from kpr.io import dates
 from kpr.metric.plan import Kind
 
 
@@ -37,11 +38,12 @@ class TypeClass(Enum):
     """What a column's storage type says about its kind."""
 
     NUMBER = "number"  #: integers, floats, decimals
+    DURATION = "duration"  #: a number of days
+    TEMPORAL = "temporal"  #: dates, datetimes
     CATEGORY = "category"  #: category-like: categorical whatever the values
     TEXT = "text"  #: typed strings
     UNTYPED = "untyped"  #: CSV text whose values decide
-    TEMPORAL = "temporal"  #: dates, datetimes, durations
-    OTHER = "other"  #: booleans and anything else
+    OTHER = "other"  #: booleans, times of day and anything else
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class ColumnFacts:
     any_value: bool = True
     #: untyped text only: every present value reads as a number (spaces trimmed)
     numbers: bool = False
+    #: untyped text only: every present value is an ISO date
+    iso_dates: bool = False
 
 
 def type_class(dtype: Any) -> TypeClass:
@@ -63,10 +67,12 @@ def type_class(dtype: Any) -> TypeClass:
         return TypeClass.OTHER
     if dtype.is_numeric():
         return TypeClass.NUMBER
+    if dates.is_duration(dtype):
+        return TypeClass.DURATION
+    if dates.is_temporal(dtype):
+        return TypeClass.TEMPORAL
     if dtype == nw.String:
         return TypeClass.TEXT
-    if dtype.is_temporal():
-        return TypeClass.TEMPORAL
     return TypeClass.OTHER
 
 
@@ -77,8 +83,19 @@ def decide_kind(facts: ColumnFacts, declared: Kind | None = None) -> Kind:
     if not facts.any_value:
         return Kind.CATEGORICAL
     if facts.type_class is TypeClass.UNTYPED:
-        return Kind.NUMERIC if facts.numbers else Kind.CATEGORICAL
-    return Kind.NUMERIC if facts.type_class is TypeClass.NUMBER else Kind.CATEGORICAL
+        if facts.numbers:
+            return Kind.NUMERIC
+        return Kind.DATE if facts.iso_dates else Kind.CATEGORICAL
+    if facts.type_class in (TypeClass.NUMBER, TypeClass.DURATION):
+        return Kind.NUMERIC
+    return Kind.DATE if facts.type_class is TypeClass.TEMPORAL else Kind.CATEGORICAL
+
+
+def text_facts(some: bool, numbers: bool, iso_dates: Callable[[], bool]) -> ColumnFacts:
+    """The facts of a CSV text column; ``iso_dates`` (a query) runs only when the
+    column is not numeric."""
+    dated = some and not numbers and iso_dates()
+    return ColumnFacts(TypeClass.UNTYPED, any_value=some, numbers=numbers, iso_dates=dated)
 
 
 def series_facts(series: Any) -> ColumnFacts:

@@ -207,10 +207,17 @@ def _sqrt(q: Fraction) -> float:
     return math.sqrt(_to_float(q / 4**j)) * 2.0**j
 
 
-def numeric_bins(m: Moments, tolerance: float) -> NumericBins:
-    """Apply the spec's rule: mean, std (ddof 1), ``width`` with its fall-backs, ``lo``."""
+def numeric_bins(
+    m: Moments, tolerance: float, *, date: bool = False, width: float | None = None
+) -> NumericBins:
+    """Apply the spec's rule: mean, std (ddof 1), ``width`` with its fall-backs, ``lo``.
+
+    ``date``: the values are days since the epoch, which has no natural zero, so
+    the width comes from the range (spec, "Dates and times"). ``width``: an
+    absolute width given by the user, which replaces the computed one.
+    """
     if m.count == 0 or m.minimum is None or m.maximum is None:
-        return NumericBins(0, None, None, None, None, 0.0, 1.0, None, None)
+        return NumericBins(0, None, None, None, None, 0.0, width or 1.0, None, None)
     mean: float
     std: float
     if _finite(m.sum_d) and _finite(m.sum_d2):
@@ -222,17 +229,25 @@ def numeric_bins(m: Moments, tolerance: float) -> NumericBins:
         std = _sqrt(var * scale * scale)
     else:  # overflowed sums: no finite statistics
         mean, std = math.inf, math.inf
-    width = tolerance * abs(mean)
-    if not (math.isfinite(width) and width > 0):
-        width = tolerance * (m.maximum - m.minimum)
-        if not (math.isfinite(width) and width > 0):
-            width = 1.0
+    if width is None:
+        width = class_width(m, mean, tolerance, date)
     lo = m.minimum - std / 10.0
     if not math.isfinite(lo):
         lo = m.minimum
     code_min = ffloor((m.minimum - lo) / width)
     code_max = ffloor((m.maximum - lo) / width)
     return NumericBins(m.count, mean, std, m.minimum, m.maximum, lo, width, code_min, code_max)
+
+
+def class_width(m: Moments, mean: float, tolerance: float, date: bool) -> float:
+    """``tolerance * |mean|`` (not for dates), else ``tolerance * (max - min)``, else 1."""
+    assert m.minimum is not None and m.maximum is not None
+    width = math.nan if date else tolerance * abs(mean)
+    if not (math.isfinite(width) and width > 0):
+        width = tolerance * (m.maximum - m.minimum)
+        if not (math.isfinite(width) and width > 0):
+            width = 1.0
+    return width
 
 
 def ffloor(q: float) -> float:
