@@ -22,7 +22,7 @@ from kpr.io.readers import CsvOptions
 from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.pairing import count_correct, read_pairing
 from kpr.result import Detail, KprResult, VariableInfo, protection_rate
-from kpr.tables import ROW, Prepared, prepare
+from kpr.tables import Prepared, prepare
 
 Progress = lazy.Progress
 
@@ -112,7 +112,7 @@ def evaluate_loaded(
                 "give widths to numeric or date variables only"
             )
     kinds = {n: prepared.kinds[n] for n in attack.known}
-    row = ROW if prepared.has_rows else None
+    row = prepared.row if prepared.has_rows else None
     try:
         run = lazy.run(
             prepared.original,

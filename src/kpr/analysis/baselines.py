@@ -60,6 +60,7 @@ def worst_case_inputs(prepared: Prepared) -> Prepared:
         avatars=prepared.original,
         kinds=dict(prepared.kinds),
         has_rows=prepared.has_rows,
+        row=prepared.row,
         unique_values=prepared.unique_values,
     )
 
@@ -150,6 +151,7 @@ def _subset(prepared: Prepared, frame: pl.DataFrame, rows: np.ndarray) -> Prepar
         avatars=nw.from_native(_polars(prepared.avatars).lazy()),
         kinds=dict(prepared.kinds),
         has_rows=prepared.has_rows,
+        row=prepared.row,
     )
 
 
