@@ -23,7 +23,16 @@ from kpr.analysis.result import (
     EXPLAIN_METHOD,
     EXPLAIN_SWEEP,
 )
-from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
+from kpr.cli.app import (
+    CONTEXT,
+    check_files,
+    check_report,
+    cli,
+    report_option,
+    stderr,
+    summary_console,
+    written,
+)
 from kpr.cli.options import (
     CSV,
     FORMAT,
@@ -244,7 +253,9 @@ def analyze_command(
     kinds = declared_kinds(categorical, numeric)
     tol = check_tolerance(tolerance)
     tols = _parse_tolerances(tolerances)
-    check_report(report)  # before the work: the folder exists, matplotlib is installed
+    inputs = [original, avatars, *([control] if control else [])]
+    check_files({"--report": report}, inputs, fmt)  # before the work
+    check_report(report)
     with render.progress_bar(stderr, quiet) as progress:
         result = analyze(
             original,
@@ -267,6 +278,4 @@ def analyze_command(
     if fmt == "json":
         sys.stdout.write(result.to_json() + "\n")
     else:
-        render.print_text(stdout, text_report(result, top))
-        if report is not None:
-            render.print_text(stdout, f"\nHTML report written to {report}")
+        render.print_text(summary_console(report), text_report(result, top) + written(report))

@@ -25,7 +25,17 @@ from kpr.avatar.tuning import (
     sweep,
     tune,
 )
-from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
+from kpr.cli.app import (
+    CONTEXT,
+    check_files,
+    check_report,
+    cli,
+    report_option,
+    stderr,
+    stdout,
+    summary_console,
+    written,
+)
 from kpr.cli.options import CSV, FORMAT, QUIET, TOLERANCE, csv_options, options, split_names
 from kpr.errors import InputError
 from kpr.metric.plan import check_tolerance
@@ -174,9 +184,10 @@ def avatarize_command(
     Example:
       kpr avatarize patients.csv -o avatars.csv --k 20 --seed 7
     """
-    check_output(output, "--output", [original])
+    check_output(output, "--output")
     if pairing_out is not None:
-        check_output(pairing_out, "--pairing-out", [original, output])
+        check_output(pairing_out, "--pairing-out")
+    check_files({"--output": output, "--pairing-out": pairing_out}, [original])
     if seed is not None and seed < 0:
         raise InputError(f"--seed must be a whole number >= 0, got {seed}")
     cats = split_names(categorical)
@@ -199,7 +210,7 @@ def avatarize_command(
     ]
     if pairing_out is not None:
         lines.append(f"Wrote the pairing to {pairing_out}: keep it as private as the original.")
-    render.print_text(stdout, "\n".join(lines))
+    render.print_text(summary_console(output, pairing_out), "\n".join(lines))
 
 
 # --- kpr sweep and kpr tune: text output -----------------------------------------------
@@ -364,6 +375,7 @@ def sweep_command(
     names = split_names(known)
     tol = check_tolerance(tolerance)
     wanted = parse_ks(ks, "--k")
+    check_files({"--report": report}, [original, *([control] if control else [])], fmt)
     check_report(report)
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
@@ -383,9 +395,7 @@ def sweep_command(
     if fmt == "json":
         sys.stdout.write(result.to_json() + "\n")
     else:
-        render.print_text(stdout, sweep_text(result))
-        if report is not None:
-            render.print_text(stdout, f"\nHTML report written to {report}")
+        render.print_text(summary_console(report), sweep_text(result) + written(report))
 
 
 # --- kpr tune --------------------------------------------------------------------------
