@@ -40,6 +40,7 @@ from kpr.cli.options import (
     QUIET,
     TOLERANCE,
     declared_kinds,
+    na_markers,
     parse_delimiter,
     split_names,
 )
@@ -271,7 +272,7 @@ def analyze_command(
             progress=progress,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
-            na_values=na_value or ("",),
+            na_values=na_markers(na_value),
         )
     if report is not None:
         result.to_html(report, top=top, inputs=labels)

@@ -33,6 +33,7 @@ from .options import (
     QUIET,
     TOLERANCE,
     declared_kinds,
+    na_markers,
     options,
     parse_delimiter,
     parse_fail_under,
@@ -235,7 +236,7 @@ def evaluate(
                 names,
                 delimiter=parse_delimiter(delimiter),
                 encoding=encoding,
-                na_values=na_value or ("",),
+                na_values=na_markers(na_value),
             )
         result = evaluate_tables(
             *tables,
@@ -244,7 +245,7 @@ def evaluate(
             kinds=kinds,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
-            na_values=na_value or ("",),
+            na_values=na_markers(na_value),
             progress=step,
         )
     emit(result, fmt, threshold, linked_out, report, show_values, (original, avatars))

@@ -62,9 +62,15 @@ def declared_kinds(categorical: Iterable[str], numeric: Iterable[str]) -> dict[s
     return kinds
 
 
+def na_markers(values: Iterable[str]) -> tuple[str, ...]:
+    """``--na-value`` adds markers to "an empty field is missing", so kpr reads back the
+    files it writes (missing values written empty) with the options that made them."""
+    return tuple(dict.fromkeys(("", *values)))
+
+
 def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> CsvOptions:
     """The CSV options of the command line as the readers take them."""
-    return CsvOptions(parse_delimiter(delimiter), encoding, tuple(na) or ("",))
+    return CsvOptions(parse_delimiter(delimiter), encoding, na_markers(na))
 
 
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -91,7 +97,9 @@ CSV = options(
     click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed)."),
     click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed)."),
     click.option(
-        "--na-value", multiple=True, help="CSV text meaning missing (repeatable; default: empty)."
+        "--na-value",
+        multiple=True,
+        help="CSV text meaning missing, besides an empty field (repeatable).",
     ),
 )
 KINDS = options(

@@ -8,12 +8,18 @@ original and a column declared categorical keeps ``01230`` as it is written.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
+import gzip
 import io
 import os
-from collections.abc import Sequence
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import polars as pl
 import pyarrow as pa
@@ -51,19 +57,53 @@ def read_table(
     options: CsvOptions,
     role: str = "",
 ) -> Loaded:
-    """Read ``columns`` (None: all) of a CSV or Parquet file (by extension); ``role``
-    names it in errors."""
-    p = Path(path)
+    """Read ``columns`` (None: all) of a CSV or Parquet file (by extension, or by its
+    first bytes when it comes through a pipe); ``role`` names it in errors."""
     label = f"{role} {path}".strip()
-    if not p.exists():
-        raise InputError(f"{label}: no such file; check the path")
-    if p.is_dir():
+    with _regular_file(Path(path), label) as p:
+        if _is_parquet(p, Path(path)):
+            frame = _read_parquet(p, columns, label)
+            if p != Path(path):  # a spooled pipe: read it before the copy goes
+                frame = frame.collect().lazy()
+            return Loaded(frame, untyped=False, label=label)
+        return Loaded(_read_csv(p, columns, options, label).lazy(), untyped=True, label=label)
+
+
+@contextlib.contextmanager
+def _regular_file(p: Path, label: str) -> Iterator[Path]:
+    """``p`` itself when it is a regular file; a pipe, FIFO or ``/dev/stdin`` (which can
+    be read only once) is first copied to a temporary file, removed afterwards."""
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise InputError(f"{label}: no such file; check the path") from None
+    except OSError as exc:
+        raise InputError(f"{label}: cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
         raise InputError(f"{label} is a directory; give a .csv or .parquet file")
-    if p.stat().st_size == 0:
-        raise InputError(f"{label} is empty (0 bytes); give a table with a header row")
-    if p.suffix.lower() in PARQUET_SUFFIXES:
-        return Loaded(_read_parquet(p, columns, label), untyped=False, label=label)
-    return Loaded(_read_csv(p, columns, options, label).lazy(), untyped=True, label=label)
+    if stat.S_ISREG(st.st_mode):
+        if st.st_size == 0:
+            raise InputError(f"{label} is empty (0 bytes); give a table with a header row")
+        yield p
+        return
+    fd, tmp = tempfile.mkstemp(prefix=".kpr-in-", suffix="".join(p.suffixes[-2:]))
+    try:
+        with os.fdopen(fd, "wb") as out, p.open("rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        if os.stat(tmp).st_size == 0:
+            raise InputError(f"{label} is empty (nothing came through); give a table with a header")
+        yield Path(tmp)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _is_parquet(p: Path, named: Path) -> bool:
+    if named.suffix.lower() in PARQUET_SUFFIXES:
+        return True
+    if p == named:
+        return False
+    with p.open("rb") as fh:
+        return fh.read(4) == b"PAR1"
 
 
 def read_all(path: str | os.PathLike[str], options: CsvOptions, role: str = "") -> Loaded:
@@ -99,7 +139,19 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _sniff_encoding(sample: bytes, label: str) -> str:
+def _is_gzip(p: Path) -> bool:
+    with p.open("rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def _open_bytes(p: Path) -> BinaryIO:
+    """The file's bytes, decompressed when it is gzipped (``.csv.gz``)."""
+    return cast(BinaryIO, gzip.open(p, "rb")) if _is_gzip(p) else p.open("rb")
+
+
+def _sniff_encoding(p: Path, sample: bytes, label: str) -> str:
+    """A BOM decides; otherwise UTF-8 when the whole file decodes as UTF-8, else cp1252
+    (the usual encoding of spreadsheets saved on Windows), else latin-1."""
     if sample.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -109,19 +161,33 @@ def _sniff_encoding(sample: bytes, label: str) -> str:
             f"{label} does not look like a CSV file (binary content); "
             "give a UTF-8 CSV with a header row, or a .parquet file"
         )
-    try:
-        sample.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if len(sample) < _SAMPLE_BYTES or exc.start < len(sample) - 4:  # not a cut character
-            return "cp1252"
-    return "utf-8"
+    for encoding in ("utf-8", "cp1252"):
+        if _decodes(p, encoding):
+            return encoding
+    return "latin-1"
+
+
+def _decodes(p: Path, encoding: str) -> bool:
+    """Whether the whole file decodes (read in blocks: memory stays small)."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    with _open_bytes(p) as fh:
+        try:
+            while block := fh.read(1 << 22):
+                decoder.decode(block)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return False
+    return True
 
 
 def _decode(sample: bytes, encoding: str, label: str) -> str:
     try:
-        return sample.decode(encoding, errors="strict" if len(sample) < _SAMPLE_BYTES else "ignore")
+        return codecs.getincrementaldecoder(encoding)().decode(sample)  # a cut character waits
     except (UnicodeDecodeError, LookupError) as exc:
-        raise InputError(f"{label}: cannot decode as {encoding} ({exc}); pass --encoding") from None
+        raise InputError(
+            f"{label}: cannot decode as {encoding} ({_first_line(exc)}); "
+            "pass the file's encoding with --encoding, e.g. --encoding cp1252"
+        ) from None
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -134,25 +200,74 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts.get(best) else ","
 
 
+def sniff_csv(
+    p: Path, delimiter: str | None, encoding: str | None, label: str
+) -> tuple[str, str, list[str]]:
+    """The encoding, the delimiter and the header of a CSV file (shared with Spark)."""
+    with _open_bytes(p) as fh:
+        sample = fh.read(_SAMPLE_BYTES)
+    if not sample.strip():
+        raise InputError(f"{label} is empty; give a table with a header row")
+    encoding = encoding or _sniff_encoding(p, sample, label)
+    text = _decode(sample, encoding, label)
+    delimiter = delimiter or _sniff_delimiter(text)
+    if len(delimiter) != 1:
+        raise InputError(f"the delimiter must be one character, got {delimiter!r}")
+    first = io.StringIO(text, newline=None)  # any line ending: \n, \r\n or \r alone
+    try:
+        header = next(csv.reader(first, delimiter=delimiter), None)
+    except csv.Error as exc:
+        raise InputError(f"{label}: malformed header row ({exc})") from None
+    if not header or all(not h.strip() for h in header):
+        raise InputError(f"{label} has no header row; the first line must name the columns")
+    return encoding, delimiter, header
+
+
+#: Arrow reads a CSV in blocks; a quoted field holding line breaks must fit in one.
+_BLOCK_BYTES = 1 << 24
+_MAX_BLOCK_BYTES = 1 << 31
+
+
 def _read_csv(
     p: Path, columns: Sequence[str] | None, options: CsvOptions, label: str
 ) -> pl.DataFrame:
-    with p.open("rb") as fh:
-        sample = fh.read(_SAMPLE_BYTES)
-    encoding = options.encoding or _sniff_encoding(sample, label)
-    text = _decode(sample, encoding, label)
-    delimiter = options.delimiter or _sniff_delimiter(text)
-    if len(delimiter) != 1:
-        raise InputError(f"the delimiter must be one character, got {delimiter!r}")
-    header = next(csv.reader(io.StringIO(text), delimiter=delimiter), None)
-    if not header or all(not h.strip() for h in header):
-        raise InputError(f"{label} has no header row; the first line must name the columns")
+    encoding, delimiter, header = sniff_csv(p, options.delimiter, options.encoding, label)
     columns = header if columns is None else columns
     check_columns(header, columns, label)
-    try:
-        table = pa_csv.read_csv(
-            p,
-            read_options=pa_csv.ReadOptions(encoding=encoding),
+    block = _BLOCK_BYTES
+    while True:
+        try:
+            table = _arrow_csv(p, columns, options, encoding, delimiter, block)
+            break
+        except pa.ArrowInvalid as exc:
+            if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
+                block *= 4  # a field larger than a block: read again with larger blocks
+                continue
+            raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise InputError(
+                f"{label}: cannot decode as {encoding} ({_first_line(exc)}); "
+                "pass the file's encoding with --encoding, e.g. --encoding cp1252"
+            ) from None
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _arrow_csv(
+    p: Path,
+    columns: Sequence[str],
+    options: CsvOptions,
+    encoding: str,
+    delimiter: str,
+    block: int,
+) -> pa.Table:
+    """Only ``columns``, as text, read in blocks (Arrow decompresses ``.gz``)."""
+    compression = "gzip" if _is_gzip(p) else None
+    with pa.input_stream(str(p), compression=compression) as fh:
+        return pa_csv.read_csv(
+            fh,
+            read_options=pa_csv.ReadOptions(encoding=encoding, block_size=block),
             parse_options=pa_csv.ParseOptions(
                 delimiter=delimiter, quote_char='"', newlines_in_values=True
             ),
@@ -164,8 +279,3 @@ def _read_csv(
                 quoted_strings_can_be_null=True,
             ),
         )
-    except (pa.ArrowInvalid, UnicodeDecodeError, LookupError) as exc:
-        raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
-    return frame

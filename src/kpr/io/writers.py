@@ -156,15 +156,28 @@ def check_outputs(
 
 
 def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | str:
-    if os.fspath(path) == STDOUT:
+    if _is_stdout(path):
         return STDOUT
     st = _stat(path)
     return (st.st_dev, st.st_ino) if st is not None else str(_final_path(path))
 
 
+def _is_stdout(path: str | os.PathLike[str]) -> bool:
+    """``-``, or a name of the file standard output already goes to (``/dev/stdout``)."""
+    if os.fspath(path) == STDOUT:
+        return True
+    if not os.path.abspath(path).startswith(_SYSTEM_FOLDERS):
+        return False
+    try:
+        st, out = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
+
+
 def writes_to_stdout(*paths: str | os.PathLike[str] | None) -> bool:
     """Whether one of the outputs is standard output (the summary then goes to stderr)."""
-    return any(p is not None and os.fspath(p) == STDOUT for p in paths)
+    return any(p is not None and _is_stdout(p) for p in paths)
 
 
 @contextlib.contextmanager
@@ -206,7 +219,7 @@ def write_atomic(path: str | os.PathLike[str], write: Writer) -> None:
     module's docstring for stdout, links and devices)."""
     target = check_output_path(path)
     given = os.fspath(target)
-    final = None if given == STDOUT else _final_path(given)
+    final = None if _is_stdout(given) else _final_path(given)
     st = None if final is None else _stat(given)
     through = final is None or _is_stream(given, st)
     folder = Path(tempfile.gettempdir()) if through or final is None else final.parent
