@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from kpr.analysis import (
+    DEFAULT_MAX_ATTACKS,
     DEFAULT_TOLERANCES,
     AnalysisResult,
     AttackRate,
@@ -165,6 +166,14 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     help="Largest subset in the sweep (default: 3, or fewer when there are fewer candidates).",
 )
 @click.option(
+    "--max-attacks",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_ATTACKS,
+    show_default=True,
+    help="Refuse a sweep of more attacks than this (subsets of --candidates); raise it "
+    "to run a larger sweep.",
+)
+@click.option(
     "--control",
     type=click.Path(path_type=str),
     help="Individuals of the same population NOT used to train the synthesizer "
@@ -208,6 +217,7 @@ def analyze_command(
     candidates: tuple[str, ...],
     known: tuple[str, ...],
     max_known: int | None,
+    max_attacks: int,
     control: str | None,
     tolerances: str,
     method: str,
@@ -273,6 +283,7 @@ def analyze_command(
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
             na_values=na_markers(na_value),
+            max_attacks=max_attacks,
         )
     if report is not None:
         result.to_html(report, top=top, inputs=labels)
