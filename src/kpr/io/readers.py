@@ -98,12 +98,15 @@ def _regular_file(p: Path, label: str) -> Iterator[Path]:
 
 
 def _is_parquet(p: Path, named: Path) -> bool:
+    """By the extension, else by Parquet's magic bytes at both ends (``/dev/stdin``)."""
     if named.suffix.lower() in PARQUET_SUFFIXES:
         return True
-    if p == named:
+    if p.stat().st_size < 12:
         return False
     with p.open("rb") as fh:
-        return fh.read(4) == b"PAR1"
+        head = fh.read(4)
+        fh.seek(-4, os.SEEK_END)
+        return head == fh.read(4) == b"PAR1"
 
 
 def read_all(path: str | os.PathLike[str], options: CsvOptions, role: str = "") -> Loaded:
@@ -180,14 +183,18 @@ def _decodes(p: Path, encoding: str) -> bool:
     return True
 
 
+def _not_encoded(label: str, encoding: str, exc: Exception) -> InputError:
+    return InputError(
+        f"{label}: cannot decode as {encoding} ({_first_line(exc)}); "
+        "pass the file's encoding with --encoding, e.g. --encoding cp1252"
+    )
+
+
 def _decode(sample: bytes, encoding: str, label: str) -> str:
     try:
         return codecs.getincrementaldecoder(encoding)().decode(sample)  # a cut character waits
     except (UnicodeDecodeError, LookupError) as exc:
-        raise InputError(
-            f"{label}: cannot decode as {encoding} ({_first_line(exc)}); "
-            "pass the file's encoding with --encoding, e.g. --encoding cp1252"
-        ) from None
+        raise _not_encoded(label, encoding, exc) from None
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -243,12 +250,11 @@ def _read_csv(
             if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
                 block *= 4  # a field larger than a block: read again with larger blocks
                 continue
+            if "UTF8" in str(exc):
+                raise _not_encoded(label, encoding, exc) from None
             raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
-            raise InputError(
-                f"{label}: cannot decode as {encoding} ({_first_line(exc)}); "
-                "pass the file's encoding with --encoding, e.g. --encoding cp1252"
-            ) from None
+            raise _not_encoded(label, encoding, exc) from None
     frame = pl.from_arrow(table)
     assert isinstance(frame, pl.DataFrame)
     return frame
