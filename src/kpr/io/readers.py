@@ -231,7 +231,7 @@ def sniff_csv(
 
 
 #: Arrow reads a CSV in blocks; a quoted field holding line breaks must fit in one.
-_BLOCK_BYTES = 1 << 24
+_BLOCK_BYTES = 1 << 20  # Arrow's default
 _MAX_BLOCK_BYTES = 1 << 31
 
 
