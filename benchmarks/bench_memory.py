@@ -2,7 +2,7 @@
 input size (issue: CSV memory must stay within 4x the files it reads).
 
 Each measurement runs in a fresh process, which reports its own peak resident
-set (``ru_maxrss``); the peak of a process that only imports kpr and polars is
+set (``VmHWM``, Linux); the peak of a process that only imports kpr and polars is
 measured the same way and subtracted, so the figure is what reading and
 evaluating cost. With ``--baseline-src`` the same cases also run on another
 checkout's sources (e.g. the main branch) in the same run, for a before/after.
@@ -34,13 +34,16 @@ import polars as pl
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
+#: The child reports VmHWM (its peak resident set): unlike ``ru_maxrss``, it starts
+#: afresh at exec, so the memory of this (parent) process does not count.
 CHILD = """
-import json, resource, sys
+import json, sys
 import polars, kpr
 known = json.loads(sys.argv[3])
 if known:
     kpr.evaluate(sys.argv[1], sys.argv[2], known)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+status = open("/proc/self/status").read().split("VmHWM:")[1].split()
+print(int(status[0]) * 1024)
 """
 
 

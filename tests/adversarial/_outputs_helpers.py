@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from kpr.cli.app import main
 from tests.reference import RefResult, reference_kpr
+from tests.test_cli import run
+
+__all__ = ["run"]
 
 ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
 AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
@@ -38,15 +38,6 @@ def reference(
     original: str = ORIGINAL, avatars: str = AVATARS, known: tuple[str, ...] = ("age", "sex")
 ) -> RefResult:
     return reference_kpr(rows(original), rows(avatars), list(known), {"age"} & set(known))
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """The CLI in this process: exit code, stdout, stderr."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
 
 
 def run_process(

@@ -244,7 +244,7 @@ def _read_csv(
     block = _BLOCK_BYTES
     while True:
         try:
-            table = _arrow_csv(p, columns, options, encoding, delimiter, block)
+            frame = _stream_csv(p, columns, options, encoding, delimiter, block)
             break
         except pa.ArrowInvalid as exc:
             if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
@@ -255,23 +255,24 @@ def _read_csv(
             raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
             raise _not_encoded(label, encoding, exc) from None
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
     return frame
 
 
-def _arrow_csv(
+def _stream_csv(
     p: Path,
     columns: Sequence[str],
     options: CsvOptions,
     encoding: str,
     delimiter: str,
     block: int,
-) -> pa.Table:
-    """Only ``columns``, as text, read in blocks (Arrow decompresses ``.gz``)."""
+) -> pl.DataFrame:
+    """Only ``columns``, as text, parsed one block at a time and moved to polars block
+    by block, so Arrow's copy of the text never exists whole (memory, see
+    benchmarks/bench_memory.py). Arrow decompresses ``.gz``."""
     compression = "gzip" if _is_gzip(p) else None
+    parts: list[pl.DataFrame] = []
     with pa.input_stream(str(p), compression=compression) as fh:
-        return pa_csv.read_csv(
+        reader = pa_csv.open_csv(
             fh,
             read_options=pa_csv.ReadOptions(encoding=encoding, block_size=block),
             parse_options=pa_csv.ParseOptions(
@@ -285,3 +286,13 @@ def _arrow_csv(
                 quoted_strings_can_be_null=True,
             ),
         )
+        schema = reader.schema
+        for batch in reader:
+            part = pl.from_arrow(batch)
+            assert isinstance(part, pl.DataFrame)
+            parts.append(part)
+    if not parts:  # a header and no row
+        empty = pl.from_arrow(schema.empty_table())
+        assert isinstance(empty, pl.DataFrame)
+        return empty
+    return pl.concat(parts, rechunk=False)
