@@ -26,12 +26,20 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q -e '.[test,report,spark,dask]'
 
 echo "== ruff"
-.venv/bin/ruff check src tests benchmarks scripts
-.venv/bin/ruff format --check src tests
+.venv/bin/ruff check src tests tests_sdmetrics benchmarks scripts
+.venv/bin/ruff format --check src tests tests_sdmetrics
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
 .venv/bin/python -m pytest "$@"
+
+# SDMetrics pins pandas < 3: the SDMetrics metric is tested in its own environment,
+# with the latest SDMetrics, as a user installs it (pip install 'kpr[sdmetrics]').
+echo "== sdmetrics (own environment)"
+python3 -m venv .venv-sdmetrics
+.venv-sdmetrics/bin/python -m pip install -q --upgrade pip
+.venv-sdmetrics/bin/python -m pip install -q --upgrade -e '.[sdmetrics]' pytest
+.venv-sdmetrics/bin/python -m pytest -p no:cacheprovider tests_sdmetrics
 
 # The bounds in pyproject.toml must be true: the suite (engines but Spark) also runs
 # with every direct dependency at the lowest version pyproject allows, and on the

@@ -32,11 +32,13 @@ from .options import (
     KINDS,
     QUIET,
     TOLERANCE,
+    WIDTHS,
     declared_kinds,
     na_markers,
     options,
     parse_delimiter,
     parse_fail_under,
+    parse_widths,
     split_names,
 )
 
@@ -174,6 +176,7 @@ def emit(
 )
 @TOLERANCE
 @KINDS
+@WIDTHS
 @CSV
 @click.option(
     "--engine",
@@ -198,6 +201,10 @@ def evaluate(
     tolerance: str,
     categorical: tuple[str, ...],
     numeric: tuple[str, ...],
+    date: tuple[str, ...],
+    width: tuple[str, ...],
+    metadata: str | None,
+    table: str | None,
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -217,7 +224,8 @@ def evaluate(
       kpr evaluate original.csv avatars.csv --known age,sex,region --fail-under 90
     """
     names = split_names(known)
-    kinds = declared_kinds(categorical, numeric)
+    kinds = declared_kinds(categorical, numeric, date)
+    widths = parse_widths(width)
     tol = check_tolerance(tolerance)
     threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
     if engine == "spark" and linked_out is not None:
@@ -243,6 +251,9 @@ def evaluate(
             known=names,
             tolerance=tol,
             kinds=kinds,
+            widths=widths,
+            metadata=metadata,
+            table=table,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
             na_values=na_markers(na_value),
