@@ -81,6 +81,47 @@ def _is_path(obj: object) -> bool:
 
 def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
     """Read one input, keep only the known columns."""
+    side = _load_side(obj, known, label, csv)
+    if side.is_polars:
+        assert isinstance(side.frame, pl.LazyFrame)
+        check_column_types(side.frame.collect_schema(), side.label)
+    return side
+
+
+#: The widest decimal the engines compute with (narwhals and Arrow's decimal128).
+MAX_DECIMAL_DIGITS = 38
+
+
+def check_column_types(schema: Mapping[str, pl.DataType], label: str) -> None:
+    """Refuse, in one line, the column types no engine can compare."""
+    for name, dtype in schema.items():
+        if isinstance(dtype, pl.Object):
+            raise InputError(
+                f"{label}: column {name!r} holds Python objects; convert it to numbers or "
+                "text first (e.g. .cast(pl.String))"
+            )
+        if isinstance(dtype, pl.Decimal) and (dtype.precision or 0) > MAX_DECIMAL_DIGITS:
+            raise InputError(
+                f"{label}: column {name!r} is a decimal of {dtype.precision} digits, more "
+                f"than the {MAX_DECIMAL_DIGITS} kpr computes with; cast it to float64 (numbers) "
+                "or to text (codes)"
+            )
+
+
+def _is_series(obj: object) -> bool:
+    kind = type(obj).__name__
+    module = type(obj).__module__.split(".")[0]
+    return (module in ("polars", "pandas", "pyarrow") and kind in (
+        "Series", "Array", "ChunkedArray", "Expr",
+    )) or (module == "pyarrow" and kind.endswith("Array"))  # fmt: skip
+
+
+def _load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
+    if _is_series(obj):
+        raise InputError(
+            f"{label} is a single column ({type(obj).__name__}), not a table; give a "
+            "DataFrame, e.g. series.to_frame()"
+        )
     if _is_path(obj):
         loaded = read_table(obj, known, csv, label)  # type: ignore[arg-type]
         return Side(loaded.frame, loaded.untyped, loaded.label)

@@ -43,6 +43,7 @@ from kpr.analysis.result import (
     SweepResult,
 )
 from kpr.analysis.sweep import (
+    DEFAULT_MAX_ATTACKS,
     SweepProgress,
     attack_count,
     check_candidates,
@@ -62,6 +63,7 @@ from kpr.metric.plan import DEFAULT_TOLERANCE, make_attack
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "DEFAULT_MAX_ATTACKS",
     "DEFAULT_SUBSETS",
     "DEFAULT_TOLERANCES",
     "METHODS",
@@ -111,6 +113,7 @@ def analyze(
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
+    max_attacks: int | None = DEFAULT_MAX_ATTACKS,
 ) -> AnalysisResult:
     """Examine the attack with ``known`` variables (default: all ``candidates``).
 
@@ -120,7 +123,8 @@ def analyze(
     of ``tolerances`` (None: no curve beyond ``tolerance``), and, when
     ``candidates`` are given, the sweep over their subsets of up to
     ``max_known`` variables. ``progress(done, total, label)`` is called before
-    each attack.
+    each attack. A sweep of more than ``max_attacks`` attacks is refused before it
+    starts (None lifts the cap).
 
     The control is compared at the smaller side's size: ``control_subsets``
     random subsets of the larger side, drawn with ``seed``, are averaged (see
@@ -130,7 +134,7 @@ def analyze(
     method = check_method(method)
     cands: list[str] | None = None
     if candidates is not None:
-        cands, max_known = check_candidates(candidates, max_known)
+        cands, max_known = check_candidates(candidates, max_known, max_attacks)
     if known is None:
         if cands is None:
             raise InputError("name the known variables, or the candidates to sweep over")
@@ -199,7 +203,7 @@ def analyze(
     if cands is not None:
         result_sweep = sweep_loaded(
             prepared, cands, max_known, tolerance=attack.tolerance, progress=progress,
-            offset=done, total=total, **opts,
+            offset=done, total=total, max_attacks=max_attacks, **opts,
         )  # fmt: skip
     elif progress is not None:
         progress(total, total, "done")

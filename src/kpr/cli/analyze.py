@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from kpr.analysis import (
+    DEFAULT_MAX_ATTACKS,
     DEFAULT_TOLERANCES,
     AnalysisResult,
     AttackRate,
@@ -23,7 +24,16 @@ from kpr.analysis.result import (
     EXPLAIN_METHOD,
     EXPLAIN_SWEEP,
 )
-from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
+from kpr.cli.app import (
+    CONTEXT,
+    check_files,
+    check_report,
+    cli,
+    report_option,
+    stderr,
+    summary_console,
+    written,
+)
 from kpr.cli.options import (
     CONTROL,
     CSV,
@@ -34,6 +44,7 @@ from kpr.cli.options import (
     QUIET,
     TOLERANCE,
     declared_kinds,
+    na_markers,
     parse_delimiter,
     split_names,
 )
@@ -155,6 +166,14 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     type=int,
     help="Largest subset in the sweep (default: 3, or fewer when there are fewer candidates).",
 )
+@click.option(
+    "--max-attacks",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_ATTACKS,
+    show_default=True,
+    help="Refuse a sweep of more attacks than this (subsets of --candidates); raise it "
+    "to run a larger sweep.",
+)
 @CONTROL
 @PAIRING
 @KPR_AVATARS
@@ -196,6 +215,7 @@ def analyze_command(
     candidates: tuple[str, ...],
     known: tuple[str, ...],
     max_known: int | None,
+    max_attacks: int,
     control: str | None,
     control_subsets: int,
     seed: int,
@@ -247,7 +267,9 @@ def analyze_command(
     kinds = declared_kinds(categorical, numeric, date)
     tol = check_tolerance(tolerance)
     tols = _parse_tolerances(tolerances)
-    check_report(report)  # before the work: the folder exists, matplotlib is installed
+    inputs = [original, avatars, *([control] if control else [])]
+    check_files({"--report": report}, inputs, fmt)  # before the work
+    check_report(report)
     with render.progress_bar(stderr, quiet) as progress:
         result = analyze(
             original,
@@ -266,13 +288,14 @@ def analyze_command(
             progress=progress,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
-            na_values=na_value or ("",),
+            na_values=na_markers(na_value),
+            max_attacks=max_attacks,
         )
     if report is not None:
         result.to_html(report, top=top, inputs=labels, kpr_avatars=kpr_avatars)
     if fmt == "json":
         sys.stdout.write(result.to_json() + "\n")
     else:
-        render.print_text(stdout, text_report(result, top, kpr_avatars))
-        if report is not None:
-            render.print_text(stdout, f"\nHTML report written to {report}")
+        render.print_text(
+            summary_console(report), text_report(result, top, kpr_avatars) + written(report)
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,8 @@ from kpr.api import evaluate as evaluate_tables
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.engine import backends
 from kpr.errors import KprError
-from kpr.io.writers import check_output_path, write_csv
+from kpr.io.writers import check_outputs as check_output_files
+from kpr.io.writers import write_csv, writes_to_stdout
 from kpr.metric.plan import check_tolerance
 from kpr.result import KprResult
 
@@ -36,6 +37,7 @@ from .options import (
     TOLERANCE,
     WIDTHS,
     declared_kinds,
+    na_markers,
     options,
     parse_delimiter,
     parse_fail_under,
@@ -87,24 +89,45 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def check_report(report: Path | None, show_values: bool = False) -> None:
-    """Before any work: the report can be written and matplotlib is there."""
+    """Before any work: ``--show-values`` has a report to go to, matplotlib is there."""
     if report is None:
         if show_values:
             raise click.UsageError("--show-values applies to the HTML report: add --report PATH")
         return
     from kpr.report import require_matplotlib
 
-    check_output_path(report)
     require_matplotlib()
 
 
+def check_files(outputs: dict[str, Path | None], inputs: Iterable[Any], fmt: str = "text") -> None:
+    """Before any work: every output can be written safely and overwrites no input."""
+    json_out = "--format json" if fmt == "json" else None
+    check_output_files(outputs, inputs, stdout_taken=json_out)
+
+
+def summary_console(*outputs: Path | None) -> Console:
+    """Where the text summary goes: stderr when a file is written to standard output."""
+    return stderr if writes_to_stdout(*outputs) else stdout
+
+
+def written(report: Path | None) -> str:
+    """The line saying where the report went (nothing when it went to standard output)."""
+    if report is None or writes_to_stdout(report):
+        return ""
+    return f"\nHTML report written to {report}"
+
+
 def check_outputs(
-    fail_under: str | None, linked_out: Path | None, report: Path | None, show_values: bool
+    fail_under: str | None,
+    linked_out: Path | None,
+    report: Path | None,
+    show_values: bool,
+    inputs: Iterable[Any] = (),
+    fmt: str = "text",
 ) -> float | None:
     """Before any work: the ``--fail-under`` threshold, and the files to write can be."""
     threshold = parse_fail_under(fail_under)
-    if linked_out is not None:
-        check_output_path(linked_out)
+    check_files({"--linked-out": linked_out, "--report": report}, inputs, fmt)
     check_report(report, show_values)
     return threshold
 
@@ -141,9 +164,10 @@ def emit(
             payload["passed"] = result.rate >= threshold
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
-        render.print_text(stdout, render.text_summary(result, threshold, kpr_avatars))
-        if report is not None:
-            render.print_text(stdout, f"\nHTML report written to {report}")
+        console = summary_console(linked_out, report)
+        render.print_text(
+            console, render.text_summary(result, threshold, kpr_avatars) + written(report)
+        )
     if threshold is not None and result.rate < threshold:
         sys.exit(1)
 
@@ -220,7 +244,7 @@ def evaluate(
     kinds = declared_kinds(categorical, numeric, date)
     widths = parse_widths(width)
     tol = check_tolerance(tolerance)
-    threshold = check_outputs(fail_under, linked_out, report, show_values)
+    threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
     if engine == "spark" and (linked_out or pairing or control) is not None:
         raise KprError(
             "--linked-out, --pairing and --control need row positions, which Spark does not "
@@ -237,7 +261,7 @@ def evaluate(
                 names,
                 delimiter=parse_delimiter(delimiter),
                 encoding=encoding,
-                na_values=na_value or ("",),
+                na_values=na_markers(na_value),
             )
         result = evaluate_tables(
             *tables,
@@ -249,7 +273,7 @@ def evaluate(
             table=table,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
-            na_values=na_value or ("",),
+            na_values=na_markers(na_value),
             progress=step,
             pairing=pairing,
             control=control,
@@ -276,8 +300,8 @@ def demo(
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
     education and native country."""
-    threshold = check_outputs(fail_under, linked_out, report, show_values)
     original, avatars = demo_paths()
+    threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
     with render.progress(stderr, quiet) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)
     labels = (f"{original.name} (bundled demo)", f"{avatars.name} (bundled demo)")

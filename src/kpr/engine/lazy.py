@@ -258,7 +258,9 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
         raise ValueError("row positions are not available for this engine")
     keys = [_code_name(run.aliases[n]) for n in kinds]
     stacked = _stacked(run.coded_u, run.coded_avatars, keys, run.row)
-    renamed = {_code_name(run.aliases[n]): n for n in kinds}
+    positions = ("original_row", "avatar_row")
+    # a known variable may itself be called original_row: its class gets a suffix
+    renamed = {_code_name(run.aliases[n]): f"{n} (class)" if n in positions else n for n in kinds}
     return (
         stacked.with_columns(
             nw.col(_AV).sum().over(*keys).alias(_NAV),
