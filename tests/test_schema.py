@@ -113,9 +113,19 @@ def test_sweep_json_follows_its_schema(
     files: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = _cli(["sweep", files["original"], "-k", "age,sex", "--k", "3,5", "--control",
-                 files["control"], "-q"], capsys)  # fmt: skip
+                 files["control"], "--control-subsets", "2", "--repeats", "2", "-q"],
+                capsys)  # fmt: skip
     validate("sweep", data)
     assert [r["k"] for r in data["rows"]] == [3, 5]
+    for row in data["rows"]:  # the size-fair comparison, summarised over the repeats
+        control, runs = row["control"], [run["control"] for run in row["runs"]]
+        assert control["seeds"] == [run["seed"] for run in row["runs"]] == [0, 1]
+        assert [run["seed"] for run in runs] == [0, 1] and control["subsets"] == 2
+        assert control["shared_rows"] == 10 == runs[0]["shared_rows"]
+        assert control["difference"] == pytest.approx(sum(r["difference"] for r in runs) / 2)
+        assert control["difference_interval"]["low"] == min(
+            r["difference_interval"]["low"] for r in runs
+        )
     plain = _cli(["sweep", files["original"], "-k", "age,sex", "--k", "3", "-q"], capsys)
     validate("sweep", plain)
     assert plain["rows"][0]["control"] is None

@@ -191,7 +191,7 @@ def test_sweep_json_equals_the_api_and_evaluate(
     api = sweep(original, KNOWN.split(","), ks=(3, 6), repeats=2, seed=2, control=control)
     for row, want in zip(d["rows"], api.rows, strict=True):
         assert row["kpr"] == want.kpr and row["interval"]["low"] == want.interval[0]
-        assert row["control"]["kpr"] == want.control_kpr
+        assert row["control"] == want.control_dict()
         assert row["mean_hellinger"] == want.mean_hellinger
         for run_ in row["runs"]:
             gen = generate(original, k=row["k"], seed=run_["seed"])

@@ -67,12 +67,49 @@ def test_every_run_equals_its_direct_computation(
             assert run.correlation_difference == use.correlation_difference
             assert run.control is not None
             assert run.control.control.rate == kpr.evaluate(control, gen.avatars, KNOWN).rate
-            assert run.control.original.rate == direct.rate
+            assert run.control.original == dataclasses.replace(run.kpr, known=tuple(direct.known))
             pairs = direct.linked_individuals()
             own = gen.pairing[pairs["original_row"].to_numpy()] == pairs["avatar_row"].to_numpy()
             assert run.correct_links == int(own.sum())
             assert run.reidentification == 100.0 * run.correct_links / direct.n
             assert run.distance == distance_metrics(table, gen.avatars, control)
+
+
+def test_control_comparison_equals_evaluates_for_the_same_seed(
+    table: pl.DataFrame, control: pl.DataFrame, swept: SweepOverK
+) -> None:
+    """Per k and repeat: the same size-fair comparison as ``kpr.evaluate(control=...)``,
+    its subsets drawn with the run's seed (the one that generated the avatars)."""
+    for row in swept.rows:
+        for run in row.runs:
+            avatars_at_k = generate(table, k=row.k, seed=run.seed).avatars
+            direct = kpr.evaluate(table, avatars_at_k, KNOWN, control=control, seed=run.seed)
+            assert run.control is not None and run.control == direct.control
+            assert run.control.subsampled == "original" and len(run.control.subsets) == 20
+            assert run.control.to_dict() == direct.control.to_dict()
+
+
+def test_control_subsets_and_a_larger_control(table: pl.DataFrame) -> None:
+    """control_subsets reaches the comparison; a larger control is the side subsampled;
+    tune carries the same comparison."""
+    bigger = pl.from_pandas(mixed_pandas(200, seed=13, missing=True))
+    result = sweep(table, KNOWN, ks=(4,), seed=3, control=bigger, control_subsets=3)
+    run = result.rows[0].runs[0]
+    avatars_at_k = generate(table, k=4, seed=3).avatars
+    direct = kpr.evaluate(
+        table, avatars_at_k, KNOWN, control=bigger, control_subsets=3, seed=3
+    ).control
+    assert run.control == direct and direct.subsampled == "control"
+    assert len(direct.subsets) == 3 and direct.size == table.height
+    d = result.to_dict()["rows"][0]["control"]
+    assert d["compared_at_size"] == table.height and d["seeds"] == [3]
+    assert d["difference"] == direct.difference
+    assert d["control_kpr_at_size"] == direct.control_rate != direct.control.rate
+    assert d["difference_interval"]["low"] == direct.difference_interval[0]
+    picked = tune(table, KNOWN, target=1, ks=(4,), seed=3, control=bigger, control_subsets=3)
+    assert picked.sweep.rows[0].runs[0].control == direct
+    with pytest.raises(InputError, match="control_subsets"):
+        sweep(table, KNOWN, ks=(4,), control=bigger, control_subsets=0)
 
 
 def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
@@ -86,7 +123,13 @@ def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
         )
         assert row.low == row.interval[0]
         assert row.hidden_rate == pytest.approx(np.mean([r.hidden_rate for r in row.runs]))
-        assert row.control_kpr is not None
+        controls = [r.control for r in row.runs if r.control is not None]
+        assert row.control_kpr == pytest.approx(np.mean([c.control_rate for c in controls]))
+        assert row.control_difference == pytest.approx(np.mean([c.difference for c in controls]))
+        assert row.control_difference_interval == (
+            min(c.difference_interval[0] for c in controls),
+            max(c.difference_interval[1] for c in controls),
+        )
     assert swept.row(8).k == 8
     with pytest.raises(KeyError):
         swept.row(4)
@@ -98,7 +141,9 @@ def test_to_dict_is_json(swept: SweepOverK) -> None:
     row = d["rows"][0]
     assert row["kpr"] == swept.rows[0].kpr
     assert len(row["runs"]) == 2 and row["runs"][0]["seed"] == 5
-    assert row["control"]["kpr"] == swept.rows[0].control_kpr
+    assert row["control"]["control_kpr_at_size"] == swept.rows[0].control_kpr
+    assert row["control"]["difference"] == swept.rows[0].control_difference
+    assert row["control"]["compared_at_size"] == 90 and row["control"]["seeds"] == [5, 6]
     assert set(d["explanations"]) >= {"kpr", "interval", "hidden_rate", "mean_hellinger"}
 
 
@@ -209,7 +254,20 @@ def test_html_page(swept: SweepOverK) -> None:
     assert html.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in html
     assert html.count("<svg") == 1 and 'data-kpr-k="3"' in html and 'data-kpr-k="8"' in html
     assert f'data-kpr-rate="{swept.rows[0].kpr!r}"' in html
-    assert "Control KPR" in html and "Repeats, low to high" in html
+    assert "Original / control KPR at n = 90" in html and "Repeats, low to high" in html
+    for row in swept.rows:  # the size-fair difference, not the control's own rate
+        assert f'data-kpr-control-difference="{row.control_difference!r}"' in html
+
+
+def test_text_shows_the_size_fair_control(swept: SweepOverK) -> None:
+    from kpr.cli.avatar import sweep_text
+
+    text = sweep_text(swept)
+    for row in swept.rows:
+        low, high = row.control_difference_interval or (0.0, 0.0)
+        assert f"k = {row.k}: compared at n = 90, 20 random subsets of the original" in text
+        assert f"control minus original {row.control_difference:+.2f} points" in text
+        assert f"(95 % CI {low:+.2f} to {high:+.2f})" in text
 
 
 def test_html_escapes_column_names(tmp_path: pytest.TempPathFactory) -> None:

@@ -225,23 +225,26 @@ def compare_control(
     *,
     subsets: int = DEFAULT_SUBSETS,
     seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
 ) -> ControlComparison:
-    """The size-fair control comparison of an evaluation (``kpr.evaluate(control=...)``)."""
+    """The size-fair control comparison of an evaluation (``kpr.evaluate(control=...)``;
+    ``kpr.avatar.sweep`` calls it for each avatar table it generates)."""
     loaded = load_control(
         control, avatars, prepared, result.known, delimiter=delimiter, encoding=encoding,
         na_values=na_values,
     )  # fmt: skip
     main = AttackRate(
         result.known, result.tolerance, "bins", result.n, result.n_avatars,
-        result.unique_originals, result.linked,
+        result.unique_originals, result.linked, confidence,
     )  # fmt: skip
     csv = CsvOptions(delimiter, encoding, tuple(na_values))
     return control_comparison(
         prepared, loaded, result.known, tolerance=result.tolerance, original_rate=main,
-        subsets=subsets, seed=seed, tables=(whole_table(original, csv), whole_table(control, csv)),
+        subsets=subsets, seed=seed, confidence=confidence,
+        tables=(whole_table(original, csv), whole_table(control, csv)),
     )  # fmt: skip
 
 

@@ -7,8 +7,9 @@ k (and each repeat, seeds ``seed``, ``seed + 1``, ...) it generates avatars and
 reports
 
 * the KPR of the attack on ``known`` (``kpr.evaluate``, bit for bit) with its
-  Wilson interval, and optionally the KPR of a control group against the same
-  avatars (``kpr.analysis``'s control comparison);
+  Wilson interval, and optionally the size-fair comparison with a control group
+  attacked through the same avatars (``kpr.evaluate(control=...)``'s, bit for
+  bit: the same function, seeded with the run's seed);
 * the pairing-based metrics of the Avatar paper: hidden rate and median local
   cloaking (authors' definitions: ties count as closer);
 * correct links: of the individuals the attack links, those linked to their own
@@ -41,7 +42,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from kpr.analysis.baselines import control_comparison, load_control
+from kpr.analysis.baselines import DEFAULT_SUBSETS, compare_control
 from kpr.analysis.interval import DEFAULT_CONFIDENCE
 from kpr.analysis.result import AttackRate, ControlComparison
 from kpr.api import evaluate_loaded, load
@@ -77,8 +78,12 @@ EXPLAIN = {
     "interval": "Interval: the {conf:g} % Wilson interval of the KPR (the n individuals as "
     "trials); over several repeats, the lowest low and highest high of the repeats' "
     "intervals, so it covers the synthesis' randomness too.",
-    "control": "Control: the KPR of individuals not used to make the avatars, attacked "
-    "through the same avatars; what the population structure alone gives an attacker.",
+    "control": "Control: individuals not used to make the avatars, attacked through the same "
+    "avatars (what the population structure alone gives an attacker), compared with the "
+    "original at the smaller table's size (random subsets of the larger one, each its own "
+    "attack, averaged); difference = control KPR minus original KPR at that size, the risk "
+    "the synthesis adds; its interval (the envelope over the repeats) includes the subsets' "
+    "spread.",
     "correct_links": "Correct links: linked individuals whose unique approaching avatar is "
     "really their own (kpr knows the pairing); re-identification rate = 100 x correct / n "
     "(lower = safer). The other linked individuals are claimed wrongly.",
@@ -189,17 +194,67 @@ class SweepRow:
         return self.interval[0]
 
     @property
-    def control_kpr(self) -> float | None:
-        """Mean KPR of the control group, None without a control."""
-        rates = [r.control.control.rate for r in self.runs if r.control is not None]
-        return _mean(rates) if rates else None
+    def controls(self) -> list[ControlComparison]:
+        """Each repeat's size-fair control comparison (empty without a control)."""
+        return [r.control for r in self.runs if r.control is not None]
 
     @property
-    def control_interval(self) -> tuple[float, float] | None:
-        controls = [r.control.control for r in self.runs if r.control is not None]
-        if not controls:
+    def control_kpr(self) -> float | None:
+        """Mean KPR of the control group at the compared size, None without a control."""
+        controls = self.controls
+        return _mean(c.control_rate for c in controls) if controls else None
+
+    @property
+    def original_kpr_at_size(self) -> float | None:
+        """Mean KPR of the original at the compared size, None without a control."""
+        controls = self.controls
+        return _mean(c.original_rate for c in controls) if controls else None
+
+    @property
+    def control_difference(self) -> float | None:
+        """Mean of the repeats' control minus original KPR at the same size, in points."""
+        controls = self.controls
+        return _mean(c.difference for c in controls) if controls else None
+
+    @property
+    def control_difference_interval(self) -> tuple[float, float] | None:
+        """The difference's interval (one repeat), or the envelope of the repeats'."""
+        spans = [c.difference_interval for c in self.controls]
+        if not spans:
             return None
-        return min(c.interval[0] for c in controls), max(c.interval[1] for c in controls)
+        return min(s[0] for s in spans), max(s[1] for s in spans)
+
+    def control_dict(self) -> dict[str, Any] | None:
+        """The comparison at this k, with the names of ``kpr.evaluate``'s ``control``
+        object: means over the repeats, intervals as their envelope."""
+        controls = self.controls
+        diff, span = self.control_difference, self.control_difference_interval
+        if not controls or diff is None or span is None:
+            return None
+        first, conf = controls[0], controls[0].original.confidence
+        risks = [c.residual_risk for c in controls]
+        risk_spans = [c.residual_risk_interval for c in controls]
+        risk_span = None
+        if all(s is not None for s in risk_spans):
+            lows = [s[0] for s in risk_spans if s is not None]
+            highs = [s[1] for s in risk_spans if s is not None]
+            risk_span = {"low": min(lows), "high": max(highs), "confidence": conf}
+        return {
+            "compared_at_size": first.size,
+            "subsampled": first.subsampled,
+            "subsets": len(first.subsets),
+            "seeds": [c.seed for c in controls],
+            "original_kpr_at_size": self.original_kpr_at_size,
+            "control_kpr_at_size": self.control_kpr,
+            "difference": diff,
+            "difference_interval": {"low": span[0], "high": span[1], "confidence": conf},
+            "residual_risk": None
+            if any(r is None for r in risks)
+            else _mean(r for r in risks if r is not None),
+            "residual_risk_interval": risk_span,
+            "shared_rows": first.shared_rows,
+            "shared_share": first.shared_share,
+        }
 
     @property
     def hidden_rate(self) -> float:
@@ -258,21 +313,13 @@ class SweepRow:
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.interval
-        control: dict[str, Any] | None = None
-        if self.control_kpr is not None and self.control_interval is not None:
-            c_low, c_high = self.control_interval
-            control = {
-                "kpr": self.control_kpr,
-                "interval": {"low": c_low, "high": c_high},
-                "difference": self.control_kpr - self.kpr,
-            }
         return {
             "k": self.k,
             "kpr": self.kpr,
             "kpr_min": self.kpr_min,
             "kpr_max": self.kpr_max,
             "interval": {"low": low, "high": high},
-            "control": control,
+            "control": self.control_dict(),
             "correct_links": self.correct_links,
             "reidentification_rate": self.reidentification,
             "hidden_rate": self.hidden_rate,
@@ -545,6 +592,7 @@ class _Plan:
     categorical: list[str]
     inputs: dict[str, str]
     keep_identifiers: list[str] = field(default_factory=list)
+    control_subsets: int = DEFAULT_SUBSETS
     roles: dict[str, Any] | None = None
 
 
@@ -559,11 +607,13 @@ def _plan(
     seed: object,
     ncp: object,
     keep_identifiers: Iterable[str] | None = None,
+    control_subsets: object = DEFAULT_SUBSETS,
 ) -> _Plan:
     """Check everything before the first (slow) generation, each problem in one line."""
     attack = make_attack(known, tolerance)
     _check_int("repeats", repeats, 1)
     _check_int("ncp", ncp, 1)
+    _check_int("control_subsets", control_subsets, 1)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise InputError(f"seed must be a whole number >= 0, got {seed!r}")
     cats = [categorical] if isinstance(categorical, str) else list(categorical or [])
@@ -588,7 +638,8 @@ def _plan(
     # A column the user declares categorical is compared as categorical by the attack too.
     kinds = {c: "categorical" for c in cats if c in attack.known}
     keep = [keep_identifiers] if isinstance(keep_identifiers, str) else list(keep_identifiers or [])
-    return _Plan(original, control, attack.known, kinds, checked_ks, cats, inputs, keep)
+    subsets = int(control_subsets)  # type: ignore[call-overload]  # checked above
+    return _Plan(original, control, attack.known, kinds, checked_ks, cats, inputs, keep, subsets)
 
 
 def _label(table: Any, role: str) -> str:
@@ -636,11 +687,10 @@ def _run(
     )  # fmt: skip
     correct = correct_links(result.linked_individuals(), gen.pairing)
     comparison = None
-    if plan.control is not None:
-        control = load_control(plan.control, gen.avatars, prepared, plan.known)
-        comparison = control_comparison(
-            prepared, control, plan.known, tolerance=tolerance, confidence=confidence,
-            original_rate=rate,
+    if plan.control is not None:  # kpr.evaluate(original, avatars, control=..., seed=seed)'s
+        comparison = compare_control(
+            result, prepared, plan.original, plan.control, gen.avatars,
+            subsets=plan.control_subsets, seed=seed, confidence=confidence,
         )  # fmt: skip
     return SweepRun(
         k=k,
@@ -740,6 +790,7 @@ def sweep(
     confidence: float = DEFAULT_CONFIDENCE,
     categorical_decoding: Decoding = "draw",
     keep_identifiers: Iterable[str] | None = None,
+    control_subsets: int = DEFAULT_SUBSETS,
 ) -> SweepOverK:
     """KPR, pairing metrics and utility of the avatars of ``original`` for each k.
 
@@ -750,11 +801,17 @@ def sweep(
     generator and for the attack. ``progress(done, total, label)`` is called before
     each step. ``categorical_decoding`` and ``keep_identifiers`` as in
     :func:`kpr.avatar.generate`.
+
+    With ``control`` (individuals not used to make the avatars), each run also holds
+    the size-fair control comparison, equal to ``kpr.evaluate(original, avatars,
+    known, control=control, control_subsets=control_subsets, seed=s).control``; it
+    costs ``control_subsets`` extra attacks per run when the tables differ in size.
     """
     tolerance = make_attack(known, tolerance).tolerance
     plan = _plan(
-        original, known, ks, control, tolerance, categorical, repeats, seed, ncp, keep_identifiers
-    )
+        original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
+        keep_identifiers, control_subsets,
+    )  # fmt: skip
     return _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
         synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,
@@ -778,6 +835,8 @@ def tune(
     confidence: float = DEFAULT_CONFIDENCE,
     categorical_decoding: Decoding = "draw",
     keep_identifiers: Iterable[str] | None = None,
+    control: Any = None,
+    control_subsets: int = DEFAULT_SUBSETS,
 ) -> TuneResult:
     """The smallest k of ``ks`` whose KPR lower bound (``confidence`` interval; with
     repeats, the lowest over them) reaches ``target`` percent, with its utility.
@@ -786,13 +845,16 @@ def tune(
     reaches the target: KPR usually, but not necessarily, rises with k, so a larger k
     is not promised to reach it too. ``result.k`` is None when none does; then
     ``result.message`` gives the highest lower bound reached. The avatars measured for
-    the picked k are those of ``avatarize(original, k=k, seed=seed, ...)``.
+    the picked k are those of ``avatarize(original, k=k, seed=seed, ...)``. ``control``
+    and ``control_subsets`` add the size-fair control comparison as in :func:`sweep`
+    (it informs; the pick depends on the KPR lower bound only).
     """
     goal = check_target(target)
     tolerance = make_attack(known, tolerance).tolerance
     plan = _plan(
-        original, known, ks, None, tolerance, categorical, repeats, seed, ncp, keep_identifiers
-    )
+        original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
+        keep_identifiers, control_subsets,
+    )  # fmt: skip
     result = _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
         synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,

@@ -40,7 +40,16 @@ from kpr.cli.app import (
     summary_console,
     written,
 )
-from kpr.cli.options import CSV, FORMAT, QUIET, TOLERANCE, csv_options, options, split_names
+from kpr.cli.options import (
+    CONTROL_SUBSETS,
+    CSV,
+    FORMAT,
+    QUIET,
+    TOLERANCE,
+    csv_options,
+    options,
+    split_names,
+)
 from kpr.errors import InputError
 from kpr.io.readers import check_columns
 from kpr.io.writers import STDOUT, write_text
@@ -296,7 +305,7 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
     if spread:
         head += f" {'min to max':<18}"
     if control:
-        head += f" {'control':>9}"
+        head += f" {'control-orig':>12}"
     head += (
         f"  {'correct':>7}  {'re-id':>7}  {'hidden':>8}  {'med LC':>6}  {'copies':>8}  "
         f"{'DCR':>7}  {'NNDR':>5}  {'Hellinger':>9}  {'corr diff':>9}  {'gen s':>6}"
@@ -308,8 +317,8 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
         if spread:
             line += f" {f'{r.kpr_min:.2f} to {r.kpr_max:.2f} %':<18}"
         if control:
-            c = r.control_kpr
-            line += f" {format_rate(c) if c is not None else '-':>9}"
+            d = r.control_difference
+            line += f" {f'{d:+.2f} pts' if d is not None else '-':>12}"
         line += (
             f"  {r.correct_links:>7g}  {r.reidentification:>5.2f} %  {r.hidden_rate:>6.2f} %  "
             f"{r.median_local_cloaking:>6g}  {r.exact_copy_share:>6.2f} %  "
@@ -317,12 +326,40 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
             f"{_num(r.mean_hellinger):>9}  {_num(r.correlation_difference):>9}  {r.seconds:>6.2f}"
         )
         lines.append(line)
+    if control:
+        lines += _control_lines(rows, conf)
     baseline = next((r.control_distance for r in rows if r.control_distance), None)
     if baseline is not None:
         lines.append(
             f"  control's own closeness to the originals (baseline): copies "
             f"{baseline['exact_copy_share']:.2f} %, DCR {_num(baseline['median_dcr'], 3)}, "
             f"NNDR {_num(baseline['median_nndr'], 2)}"
+        )
+    return lines
+
+
+def _control_lines(rows: list[SweepRow], conf: str) -> list[str]:
+    """Each k's size-fair control comparison (as ``kpr evaluate --control`` words it)."""
+    lines = []
+    for r in rows:
+        c = r.control_dict()
+        if c is None:
+            continue
+        span = c["difference_interval"]
+        drawn = (
+            f", {c['subsets']} random subsets of the {c['subsampled']}" if c["subsampled"] else ""
+        )
+        lines.append(
+            f"  k = {r.k}: compared at n = {c['compared_at_size']:,}{drawn}: original "
+            f"{format_rate(c['original_kpr_at_size'])}, control "
+            f"{format_rate(c['control_kpr_at_size'])}; control minus original "
+            f"{c['difference']:+.2f} points ({conf} {span['low']:+.2f} to {span['high']:+.2f})"
+        )
+    shared = next((r.control_dict() for r in rows if r.controls), None)
+    if shared is not None and shared["shared_rows"]:
+        lines.append(
+            f"  warning: {shared['shared_rows']:,} control rows "
+            f"({100 * shared['shared_share']:.1f} %) are also rows of the original: remove them"
         )
     return lines
 
@@ -440,8 +477,10 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
     "--control",
     type=click.Path(path_type=str),
     help="Individuals of the same population NOT in ORIGINAL (CSV or Parquet): their KPR "
-    "against the same avatars shows what population structure alone gives an attacker.",
+    "against the same avatars, compared with the original's at the same size, shows what "
+    "population structure alone gives an attacker.",
 )
+@CONTROL_SUBSETS
 @report_option
 @generator_options
 def sweep_command(
@@ -454,6 +493,7 @@ def sweep_command(
     quiet: bool,
     ks: str,
     control: str | None,
+    control_subsets: int,
     report: Path | None,
     ncp: int,
     categorical: tuple[str, ...],
@@ -495,7 +535,7 @@ def sweep_command(
             frame, names, ks=wanted, repeats=repeats, seed=seed, control=control_frame,
             ncp=ncp, tolerance=tol, categorical=cats, progress=progress,
             synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
-            keep_identifiers=split_names(keep_identifiers),
+            keep_identifiers=split_names(keep_identifiers), control_subsets=control_subsets,
         )  # fmt: skip
     result.inputs = {"original": original, **({"control": control} if control else {})}
     if report is not None:

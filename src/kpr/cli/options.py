@@ -139,6 +139,14 @@ KINDS = options(
         "--date", multiple=True, help="Known variables to treat as dates (ISO 8601 text in CSV)."
     ),
 )
+CONTROL_SUBSETS = click.option(
+    "--control-subsets",
+    type=click.IntRange(min=1),
+    default=20,  # DEFAULT_SUBSETS of kpr.analysis.baselines (not imported: CLI start-up)
+    show_default=True,
+    help="Random subsets of the larger side (original or control), of the smaller "
+    "side's size, averaged by the control comparison.",
+)
 CONTROL = options(
     click.option(
         "--control",
@@ -147,14 +155,7 @@ CONTROL = options(
         "Parquet): compared with the original at the same size, their rate shows what "
         "population structure alone gives.",
     ),
-    click.option(
-        "--control-subsets",
-        type=click.IntRange(min=1),
-        default=20,
-        show_default=True,
-        help="Random subsets of the larger side (original or control), of the smaller "
-        "side's size, averaged by the control comparison.",
-    ),
+    CONTROL_SUBSETS,
     click.option(
         "--seed",
         type=int,

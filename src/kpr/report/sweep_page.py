@@ -78,12 +78,18 @@ def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
                 fmt="none", ecolor=plots.GREY, elinewidth=1, capsize=3,
                 label="lowest and highest repeat",
             )  # fmt: skip
-        controlled = [r for r in rows if r.control_kpr is not None]
+        controlled = [r for r in rows if r.controls]
         if controlled:
+            size = controlled[0].controls[0].size
             top.plot(
                 [r.k for r in controlled], [r.control_kpr or 0.0 for r in controlled],
                 color=plots.BLUISH_GREEN, marker="s", markersize=4, linewidth=1.5,
-                linestyle="--", label="Control individuals",
+                linestyle="--", label=f"Control individuals, at n = {size:,}",
+            )  # fmt: skip
+            top.plot(
+                [r.k for r in controlled], [r.original_kpr_at_size or 0.0 for r in controlled],
+                color=plots.BLUE, marker="D", markersize=3, linewidth=1, linestyle=":",
+                label=f"KPR at n = {size:,} (compared with the control)",
             )  # fmt: skip
         for r in rows:
             top.annotate(
@@ -158,11 +164,17 @@ def _row(r: SweepRow, repeats: int, control: bool) -> str:
     spread = f'<td class="num">{r.kpr_min:.2f} to {r.kpr_max:.2f} %</td>' if repeats > 1 else ""
     ctrl = ""
     if control:
-        ctrl = (
-            f'<td class="num">{esc(format_rate(r.control_kpr))}</td>'
-            if r.control_kpr is not None
-            else '<td class="num">&ndash;</td>'
-        )
+        c = r.control_dict()
+        if c is None:
+            ctrl = '<td class="num">&ndash;</td>' * 2
+        else:
+            span = c["difference_interval"]
+            ctrl = (
+                f'<td class="num">{esc(format_rate(c["original_kpr_at_size"]))} / '
+                f"{esc(format_rate(c['control_kpr_at_size']))}</td>"
+                f'<td class="num" data-kpr-control-difference="{c["difference"]!r}">'
+                f"{c['difference']:+.2f} ({span['low']:+.2f} to {span['high']:+.2f})</td>"
+            )
     return (
         f'  <tr data-kpr-k="{r.k}"><td class="num">{r.k}</td>'
         f'<td class="num" data-kpr-rate="{r.kpr!r}">{esc(format_rate(r.kpr))}</td>'
@@ -180,6 +192,11 @@ def _row(r: SweepRow, repeats: int, control: bool) -> str:
     )
 
 
+def _control_size(result: SweepOverK) -> int:
+    """The size the control comparison is made at (the smaller table's, every k)."""
+    return next(r.controls[0].size for r in result.rows if r.controls)
+
+
 def _table(result: SweepOverK) -> str:
     conf = f"{result.confidence * 100:g} %"
     control = result.has_control
@@ -187,7 +204,12 @@ def _table(result: SweepOverK) -> str:
         '<th class="num">k</th><th class="num">KPR</th>'
         f'<th class="num">{conf} interval</th>'
         + ('<th class="num">Repeats, low to high</th>' if result.repeats > 1 else "")
-        + ('<th class="num">Control KPR</th>' if control else "")
+        + (
+            f'<th class="num">Original / control KPR at n = {_control_size(result):,}</th>'
+            f'<th class="num">Control minus original, points ({conf} interval)</th>'
+            if control
+            else ""
+        )
         + '<th class="num">Correct links</th><th class="num">Re-identified</th>'
         '<th class="num">Hidden rate</th><th class="num">Median cloaking</th>'
         '<th class="num">Exact copies</th><th class="num">Median DCR</th>'
@@ -280,7 +302,8 @@ def repr_sweep(result: SweepOverK) -> str:
     rows = []
     for r in result.rows:
         low, high = r.interval
-        control = "" if r.control_kpr is None else esc(format_rate(r.control_kpr))
+        diff = r.control_difference
+        control = "" if diff is None else f"{diff:+.2f} points"
         rows.append(
             [
                 count_text(r.k),
@@ -297,7 +320,13 @@ def repr_sweep(result: SweepOverK) -> str:
     return notebook_view(
         headline_html,
         result.summary() if result.rows else "No k was evaluated.",
-        ["k", "KPR", f"{result.confidence * 100:g} % interval", "control KPR", "mean Hellinger"],
+        [
+            "k",
+            "KPR",
+            f"{result.confidence * 100:g} % interval",
+            "control minus original (same n)",
+            "mean Hellinger",
+        ],
         rows,
         hint='Page with the plot: <code>result.to_html("sweep.html")</code>',
     )
