@@ -29,7 +29,8 @@ def _persist_polars(frame: lazy.Frame) -> lazy.Frame:
     return frame.collect().lazy()
 
 
-def _polars_errors_as_input_errors(exc: Exception) -> InputError:
+def polars_error(exc: Exception) -> InputError:
+    """A polars error while reading the inputs, as one line for the user."""
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     return InputError(f"could not read the input data: {first}")
@@ -61,7 +62,7 @@ def load(
             prepared.original = _persist_polars(prepared.original)
             prepared.avatars = _persist_polars(prepared.avatars)
     except pl.exceptions.PolarsError as exc:
-        raise _polars_errors_as_input_errors(exc) from None
+        raise polars_error(exc) from None
     return prepared
 
 
@@ -96,7 +97,7 @@ def evaluate_loaded(
                 "give a table with at least one row"
             )
     except pl.exceptions.PolarsError as exc:
-        raise _polars_errors_as_input_errors(exc) from None
+        raise polars_error(exc) from None
     except Exception as exc:
         if "different connections" in str(exc):  # DuckDB relations of two connections
             raise InputError(

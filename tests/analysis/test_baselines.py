@@ -111,10 +111,11 @@ def test_analyze_with_a_sweep_and_progress(
     )  # fmt: skip
     assert r.attack.known == ("age", "sex", "region")
     assert r.sweep is not None and len(r.sweep.entries) == 6
-    # attack, worst case, control, one extra tolerance, six subsets; then "done"
-    assert [c[0] for c in calls] == [*range(10), 10]
+    # attack, worst case, control, one extra tolerance; then the sweep's six
+    # subsets, counted as they finish, after encoding the candidates
+    assert [c[0] for c in calls] == [*range(11)]
     assert {c[1] for c in calls} == {10}
-    assert calls[-1][2] == "sweep done"
+    assert calls[4][2] == "encoding the candidates once"
 
 
 def test_control_missing_column_names_the_control(

@@ -103,8 +103,8 @@ def analyze(
     individuals not used to train the synthesizer) is given, the rate at each
     of ``tolerances`` (None: no curve beyond ``tolerance``), and, when
     ``candidates`` are given, the sweep over their subsets of up to
-    ``max_known`` variables. ``progress(done, total, label)`` is called before
-    each attack.
+    ``max_known`` variables. ``progress(done, total, label)`` is called as
+    the work advances, the last time with ``done == total``.
     """
     method = check_method(method)
     cands: list[str] | None = None
