@@ -87,9 +87,10 @@ def test_missing_signed_zero_negative_and_huge_values() -> None:
 def test_keys_renumbered_before_overflow_and_counted_by_sorting(
     monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
-    """The slow paths (dense renumbering, sort and hash counts) on small data."""
+    """The other paths (dense renumbering, links counted by sorting) on small data."""
     monkeypatch.setattr(encoded, "_KEY_LIMIT", 64)
     monkeypatch.setattr(encoded, "_BINCOUNT_KEYS", 0)
+    monkeypatch.setattr(encoded, "_BINCOUNT_PER_ROW", 0)
     original, avatars = _outliers()
     _assert_each_subset_equals_evaluate(original, avatars, ["x", "neg", "cat", "big"], 4, 0.1,
                                         workers=workers)  # fmt: skip

@@ -47,13 +47,16 @@ from kpr.metric.plan import Kind
 #: A packed key is re-numbered densely before its radix would pass this.
 _KEY_LIMIT = 2**62
 #: Counting by ``np.bincount`` (no sort, no hash) up to this many possible keys.
-_BINCOUNT_KEYS = 1 << 24
+_BINCOUNT_KEYS = 1 << 20
+_BINCOUNT_PER_ROW = 2  #: ... or up to this many per row counted
 #: Specials are -1..-4: digit ``code + 4`` puts them in 0..3, before the classes.
 _SPECIALS = 4
 #: Float codes below this are exact integers, so offsets between them are exact.
 _EXACT_CODES = 2.0**52
 
 Ints = np.ndarray  # int64 codes or keys
+#: packed keys of the raw codes of a prefix of known variables: key, radix, renumbered
+KeyCache = dict[tuple[str, ...], tuple[Ints, int, bool]]
 
 
 @dataclass(frozen=True)
@@ -87,17 +90,26 @@ class _Column:
     a_values: np.ndarray | None = None
 
 
-def _dense(series: pl.Series) -> tuple[Ints, int]:
-    """Dense codes of a column's values, null = 0; and how many codes there are."""
-    codes = series.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()
-    return codes, int(codes.max(initial=0)) + 1
+def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
+    """Dense codes of a column's values (null = 0, values 1, 2, ... in sorted
+    order), the sorted distinct values, and how many codes there are."""
+    present = series.is_not_null().to_numpy()
+    values = series.drop_nulls()
+    if isinstance(values.dtype, pl.String | pl.Categorical | pl.Enum):
+        values = values.cast(pl.Categorical).to_physical()  # a hash, no sort of text
+    distinct, inverse = np.unique(values.to_numpy(), return_inverse=True)
+    codes = np.zeros(len(series), dtype=np.int64)
+    codes[present] = inverse + 1
+    return codes, distinct, len(distinct) + 1
 
 
-def _values(series: pl.Series, codes: Ints, radix: int) -> np.ndarray:
-    """The float value behind each code (NaN for missing)."""
+def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray]:
+    """A numeric column's codes, their number, and the float value behind each
+    code (NaN for missing): equal values share a code, -0.0 and 0.0 included."""
+    codes, distinct, radix = _dense(series)
     values = np.full(radix, np.nan)
-    values[codes] = series.cast(pl.Float64).fill_null(np.nan).to_numpy()
-    return values
+    values[1:] = pl.Series(distinct).cast(pl.Float64).to_numpy()
+    return codes, radix, values
 
 
 def _comparable(series: pl.Series) -> pl.Series:
@@ -109,15 +121,11 @@ def _comparable(series: pl.Series) -> pl.Series:
 
 def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
     if kind is Kind.NUMERIC:
-        o_codes, o_radix = _dense(o)
-        a_codes, a_radix = _dense(a)
-        return _Column(
-            kind, o_codes, a_codes, o_radix,
-            _values(o, o_codes, o_radix), _values(a, a_codes, a_radix),
-        )  # fmt: skip
+        o_codes, o_radix, o_values = _values(o)
+        a_codes, _, a_values = _values(a)
+        return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values)
     o, a = _comparable(o), _comparable(a)
-    both = pl.concat([o, a if a.dtype == o.dtype else a.cast(o.dtype)])
-    codes, radix = _dense(both)
+    codes, _, radix = _dense(pl.concat([o, a if a.dtype == o.dtype else a.cast(o.dtype)]))
     return _Column(kind, codes[: len(o)], codes[len(o) :], radix)
 
 
@@ -159,43 +167,59 @@ def _renumber(key: Ints) -> tuple[Ints, int]:
 
 
 def _extend(
-    keys: list[Ints], radix: int, digits: list[Ints], digit_radix: int
-) -> tuple[list[Ints], int]:
-    """``key * digit_radix + digit`` for several arrays packed alike, renumbered
-    densely (jointly) first when the product could overflow."""
-    if radix * digit_radix >= _KEY_LIMIT:
+    keys: list[Ints] | None, radix: int, digits: list[Ints], digit_radix: int
+) -> tuple[list[Ints], int, bool]:
+    """``key * digit_radix + digit`` for several arrays packed alike (new arrays;
+    no keys yet: the digits), renumbered densely (jointly) first when the
+    product could overflow (then True)."""
+    if keys is None:
+        return [d.astype(np.int64) for d in digits], digit_radix, False
+    renumbered = radix * digit_radix >= _KEY_LIMIT
+    if renumbered:
         joint, radix = _renumber(np.concatenate(keys))
         bounds = np.cumsum([len(k) for k in keys])[:-1]
         keys = np.split(joint, bounds)
-    return [k * digit_radix + d for k, d in zip(keys, digits, strict=True)], radix * digit_radix
+    packed = []
+    for key, digit in zip(keys, digits, strict=True):
+        out = key * digit_radix
+        out += digit
+        packed.append(out)
+    return packed, radix * digit_radix, renumbered
 
 
-def _once(key: Ints, radix: int) -> np.ndarray:
-    """Which entries of ``key`` occur exactly once."""
-    if radix <= max(_BINCOUNT_KEYS, 4 * len(key)):
-        counts = np.bincount(key, minlength=radix)
-        return counts[key] == 1
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    single = np.ones(len(key), dtype=bool)
+def _singles(ordered: Ints) -> np.ndarray:
+    """Which entries of a sorted array hold a value that occurs once."""
+    single = np.ones(len(ordered), dtype=bool)
     same = ordered[1:] == ordered[:-1]
     single[1:] &= ~same
     single[:-1] &= ~same
-    out = np.empty(len(key), dtype=bool)
-    out[order] = single
-    return out
+    return single
+
+
+def _once(key: Ints) -> np.ndarray:
+    """Which entries of ``key`` occur exactly once (in the key's own order)."""
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    return counts[inverse] == 1
 
 
 def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
-    """|S|: members of U whose profile occurs exactly once among the avatars."""
+    """|S|: members of U whose profile occurs exactly once among the avatars.
+
+    Few possible profiles: one ``bincount``. Otherwise B1 (the sorted avatar
+    profiles present once) and U's profiles are sorted together, each tagged in
+    its lowest bit (B1 even, so first in its run): a run of one profile that
+    starts with B1 holds the members of U linked through it."""
     if len(u_key) == 0 or len(a_key) == 0:
         return 0
-    if radix <= max(_BINCOUNT_KEYS, 4 * (len(u_key) + len(a_key))):
-        counts = np.bincount(a_key, minlength=radix)
-        return int(np.count_nonzero(counts[u_key] == 1))
-    avatar = pl.Series(a_key)
-    once = avatar.filter(avatar.is_unique())
-    return int(pl.Series(u_key).is_in(once).sum())
+    if radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * (len(u_key) + len(a_key))):
+        return int(np.count_nonzero(np.bincount(a_key, minlength=radix)[u_key] == 1))
+    ordered = np.sort(a_key)
+    once = ordered[_singles(ordered)]
+    merged = np.sort(np.concatenate([once * 2, u_key * 2 + 1]))
+    profile = merged >> 1
+    starts = np.flatnonzero(np.r_[True, profile[1:] != profile[:-1]])
+    lengths = np.diff(np.r_[starts, len(merged)])
+    return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
 
 
 def _sum(values: np.ndarray) -> float:
@@ -228,50 +252,59 @@ class EncodedTables:
             for name, kind in kinds.items()
         }
 
-    def _unique_mask(
-        self, known: Sequence[str], cache: dict[tuple[str, ...], tuple[Ints, int]]
-    ) -> np.ndarray:
-        """U: original rows whose codes are unique; prefix keys kept in ``cache``."""
-        key, radix = np.zeros(self.n, dtype=np.int64), 1
+    def _u_codes(self, known: Sequence[str], cache: KeyCache) -> list[Ints]:
+        """Each known variable's codes over U (the original rows whose codes are
+        unique), from the packed key of the raw codes; prefix keys are cached.
+
+        The sorted keys that occur once are U's keys, and each one decodes
+        into its codes, so no per-row mask is needed (unless the key had to be
+        renumbered)."""
+        key: Ints | None = None
+        radix, renumbered, start = 1, False, 0
         for i in range(len(known), 0, -1):
             if tuple(known[:i]) in cache:
-                key, radix = cache[tuple(known[:i])]
+                key, radix, renumbered = cache[tuple(known[:i])]
                 start = i
                 break
-        else:
-            start = 0
         for i in range(start, len(known)):
             col = self.columns[known[i]]
-            [key], radix = _extend([key], radix, [col.o], col.radix)
-            cache[tuple(known[: i + 1])] = (key, radix)
-        return _once(key, radix)
+            [key], radix, again = _extend(None if key is None else [key], radix, [col.o], col.radix)
+            renumbered = renumbered or again
+            cache[tuple(known[: i + 1])] = (key, radix, renumbered)
+        assert key is not None
+        if renumbered:
+            rows = np.flatnonzero(_once(key))
+            return [self.columns[name].o[rows] for name in known]
+        ordered = np.sort(key)
+        rest = ordered[_singles(ordered)]
+        codes: list[Ints] = []
+        for name in reversed(known):
+            rest, code = np.divmod(rest, self.columns[name].radix)
+            codes.append(code)
+        return codes[::-1]
 
     def attack(
-        self,
-        known: Sequence[str],
-        tolerance: float,
-        cache: dict[tuple[str, ...], tuple[Ints, int]] | None = None,
+        self, known: Sequence[str], tolerance: float, cache: KeyCache | None = None
     ) -> SubsetCounts:
         """The counts and bins of one attack, equal to ``kpr.evaluate``'s."""
-        in_u = self._unique_mask(known, {} if cache is None else cache)
-        rows = np.flatnonzero(in_u)
-        u_key, a_key = np.zeros(len(rows), dtype=np.int64), np.zeros(self.m, dtype=np.int64)
+        u_codes = self._u_codes(known, {} if cache is None else cache)
+        size_u = len(u_codes[0])
+        keys: list[Ints] | None = None
         radix = 1
         bins: dict[str, NumericBins] = {}
-        for name in known:
+        for name, codes in zip(known, u_codes, strict=True):
             col = self.columns[name]
-            u_codes = col.o[rows]
             if col.kind is Kind.NUMERIC:
                 assert col.o_values is not None
-                bins[name] = _bins(col.o_values[u_codes], tolerance)
+                bins[name] = _bins(col.o_values[codes], tolerance)
                 do, da, digit_radix = _digits(col, bins[name])
-                u_digit, a_digit = do[u_codes], da[col.a]
+                u_digit, a_digit = do[codes], da[col.a]
             else:
-                u_digit, a_digit, digit_radix = u_codes, col.a, col.radix
-            (u_key, a_key), radix = _extend([u_key, a_key], radix, [u_digit, a_digit], digit_radix)
-        return SubsetCounts(
-            tuple(known), self.n, self.m, len(rows), _linked(u_key, a_key, radix), bins
-        )
+                u_digit, a_digit, digit_radix = codes, col.a, col.radix
+            keys, radix, _ = _extend(keys, radix, [u_digit, a_digit], digit_radix)
+        assert keys is not None
+        linked = _linked(keys[0], keys[1], radix)
+        return SubsetCounts(tuple(known), self.n, self.m, size_u, linked, bins)
 
 
 def _chains(subsets: Sequence[tuple[str, ...]]) -> list[list[int]]:
@@ -303,7 +336,7 @@ def sweep_counts(
     lock = threading.Lock()
 
     def run(chain: list[int]) -> None:
-        cache: dict[tuple[str, ...], tuple[Ints, int]] = {}
+        cache: KeyCache = {}
         for i in chain:
             subset = subsets[i]
             for k in [k for k in cache if k != subset[: len(k)]]:
