@@ -47,18 +47,19 @@ def load(
     na_values: Iterable[str] = ("",),
     materialize: bool = False,
     role: str = "original",
+    row_id: str | None = None,
 ) -> Prepared:
     """Read both inputs (only the ``known`` columns) and agree on kinds and dtypes.
 
     With ``materialize``, polars-backed inputs are collected into memory once,
     which pays off when many attacks are evaluated on them. ``role`` names the
-    first table in errors (e.g. "control").
+    first table in errors (e.g. "control"). ``row_id``: see ``evaluate``.
     """
     attack = make_attack(known, DEFAULT_TOLERANCE, kinds)
     csv = CsvOptions(delimiter, encoding, tuple(na_values))
     try:
-        prepared = prepare(original, avatars, attack, csv, (role, "avatars"))
-        if materialize and prepared.has_rows:
+        prepared = prepare(original, avatars, attack, csv, (role, "avatars"), row_id)
+        if materialize and prepared.original.implementation.is_polars():
             prepared.original = _persist_polars(prepared.original)
             prepared.avatars = _persist_polars(prepared.avatars)
     except pl.exceptions.PolarsError as exc:
@@ -151,6 +152,7 @@ def evaluate(
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
     progress: Progress | None = None,
+    row_id: str | None = None,
 ) -> KprResult:
     """Knowledge Protection Rate of ``avatars`` against ``original``.
 
@@ -158,6 +160,9 @@ def evaluate(
     Tables, DuckDB relations, or paths to CSV/Parquet files. ``known`` lists the
     variables the attacker knows; ``kinds`` overrides the inferred kind of any of
     them (``{"zip": "categorical"}``). The CSV options apply to path inputs.
+    ``row_id`` names a column of integer ids, in both tables, that
+    ``linked_individuals()`` reports as ``original_row``/``avatar_row``; without
+    it they are row positions, which Spark, Dask and DuckDB inputs do not have.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -168,6 +173,6 @@ def evaluate(
     check = make_attack(known, tolerance, kinds)
     prepared = load(
         original, avatars, check.known, kinds=kinds, delimiter=delimiter,
-        encoding=encoding, na_values=na_values,
+        encoding=encoding, na_values=na_values, row_id=row_id,
     )  # fmt: skip
     return evaluate_loaded(prepared, check.known, tolerance=check.tolerance, progress=progress)

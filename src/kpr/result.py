@@ -113,12 +113,13 @@ class KprResult:
 
     def linked_individuals(self) -> pl.DataFrame:
         """One row per linked individual: ``original_row`` (position in the original
-        input), ``avatar_row`` (position in the avatars) and the binned profile."""
+        input, or its ``row_id``), ``avatar_row`` (likewise in the avatars) and the
+        binned profile. Computed where the tables are; only these rows come back."""
         d = self._detail
         if d is None or d.run.row is None:
             raise ValueError(
-                "row positions are not available for this input (SQL-like engines have "
-                "no row order); evaluate a polars/pandas/pyarrow table or a file instead"
+                "row positions are not available for this input (Spark, Dask and DuckDB "
+                "keep no row order); name a column of row ids with row_id=..."
             )
         return _to_polars(lazy.linked_pairs(d.run, d.kinds))
 

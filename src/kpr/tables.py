@@ -40,6 +40,7 @@ class Side:
     untyped: bool  # every known column is text still to be parsed (CSV)
     label: str
     facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see _text_facts
+    row: str | None = None  # the column that identifies rows (else positions, polars only)
 
     @property
     def is_polars(self) -> bool:
@@ -53,15 +54,21 @@ class Prepared:
     original: nw.LazyFrame[Any]
     avatars: nw.LazyFrame[Any]
     kinds: dict[str, Kind]
-    has_rows: bool  # row positions available (not for SQL-like engines)
+    has_rows: bool  # row ids in column ROW: positions (polars, files) or a row_id column
 
 
 def _is_path(obj: object) -> bool:
     return isinstance(obj, str | os.PathLike)
 
 
-def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
-    """Read one input, keep only the known columns."""
+def load_side(
+    obj: object, known: Sequence[str], label: str, csv: CsvOptions, row_id: str | None = None
+) -> Side:
+    """Read one input, keep only the known columns (and the ``row_id`` column)."""
+    if row_id is not None:
+        side = load_side(obj, [*known, *([row_id] if row_id not in known else [])], label, csv)
+        side.row = row_id
+        return side
     if _is_path(obj):
         loaded = read_table(obj, known, csv, label)  # type: ignore[arg-type]
         return Side(loaded.frame, loaded.untyped, loaded.label)
@@ -72,7 +79,8 @@ def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) ->
     if isinstance(obj, ReadTable):  # a file read by another engine (Spark)
         frame = nw.from_native(obj.frame).lazy()
         check_columns(frame.collect_schema().names(), known, obj.label)
-        return Side(frame.select(list(known)), obj.untyped, obj.label)
+        columns = [*known, *([obj.row] if obj.row and obj.row not in known else [])]
+        return Side(frame.select(columns), obj.untyped, obj.label, row=obj.row)
     module = type(obj).__module__.split(".")[0]
     if module == "pandas":
         columns = [str(c) for c in obj.columns]  # type: ignore[attr-defined]
@@ -255,15 +263,44 @@ def _categorical_target(o: Side, a: Side, name: str) -> Any | None:
     )
 
 
+def _row_ids(side: Side) -> nw.Expr:
+    """The ``row_id`` column as Int64, or an error naming a value that is not a whole number."""
+    assert side.row is not None
+    name = side.row
+    if side.untyped and any(_dtype(side, name) == t for t in _TEXT):
+        facts = _text_facts(side, name)
+        ok = facts is not None and facts[1] and facts[2] is None
+    else:
+        ok = _dtype(side, name).is_integer()
+    if not ok:
+        raise InputError(
+            f"{side.label}: the row id column {name!r} must hold whole numbers "
+            f"(e.g. {_example(side, name)}); name a column of integer ids"
+        )
+    return nw.col(name).cast(nw.Int64).alias(ROW)
+
+
 def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw.LazyFrame[Any]:
-    """Apply the casts, normalise float missing values, add row positions."""
+    """Apply the casts, normalise float missing values, add row ids (positions, or
+    the ``row_id`` column)."""
+    rows = _row_ids(side) if side.row is not None else None
+    if (
+        rows is not None
+        and side.untyped
+        and not side.is_polars
+        and _dtype(side, side.row) == nw.String
+    ):
+        side.frame = parse_number(side.frame, side.row, integer=True)  # type: ignore[arg-type]
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         lf = side.frame
         pl_casts = [e.alias(n) for n, e in exprs.items() if isinstance(e, pl.Expr)]
+        if rows is not None:
+            pl_casts.append(pl.col(side.row).cast(pl.Int64, strict=True).alias(ROW))
         if pl_casts:
             lf = lf.with_columns(pl_casts)
-        lf = lf.with_row_index(ROW)
+        if rows is None:
+            lf = lf.with_row_index(ROW)
         frame = nw.from_native(lf)
     else:
         frame = side.frame  # type: ignore[assignment]
@@ -271,8 +308,12 @@ def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw
             if isinstance(e, _Parse):
                 frame = parse_number(frame, n, e.integer)
     nw_casts = [nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse)]
+    if rows is not None and not side.is_polars:
+        nw_casts.append(rows)
     if nw_casts:
         frame = frame.with_columns(nw_casts)
+    if side.row is not None and side.row not in kinds:
+        frame = frame.drop(side.row)
     schema = frame.collect_schema()
     floats = [n for n in kinds if schema[n].is_float()]
     if floats:  # NaN is missing, like null: one class
@@ -286,11 +327,16 @@ def prepare(
     attack: Attack,
     csv: CsvOptions | None = None,
     roles: tuple[str, str] = ("original", "avatars"),
+    row_id: str | None = None,
 ) -> Prepared:
-    """Load both inputs and agree on kinds and dtypes."""
+    """Load both inputs and agree on kinds and dtypes. ``row_id`` names a column of
+    integer ids in both tables that identifies rows (default: positions, which
+    only polars-backed inputs and files read by polars have)."""
     csv = csv or CsvOptions()
-    o = load_side(original, attack.known, roles[0], csv)
-    a = load_side(avatars, attack.known, roles[1], csv)
+    o = load_side(original, attack.known, roles[0], csv, row_id)
+    a = load_side(avatars, attack.known, roles[1], csv, row_id)
+    if (o.row is None) != (a.row is None):
+        raise InputError("only one table was read with row positions; read both the same way")
     if o.is_polars != a.is_polars:
         raise InputError(
             "original and avatars must come from the same engine; convert one of them "
@@ -324,7 +370,7 @@ def prepare(
         original=_wrap(o, o_casts, kinds),
         avatars=_wrap(a, a_casts, kinds),
         kinds=kinds,
-        has_rows=o.is_polars,
+        has_rows=o.is_polars or o.row is not None,
     )
 
 

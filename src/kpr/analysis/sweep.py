@@ -112,7 +112,6 @@ def sweep_loaded(
     if method == "bins" and prepared.original.implementation.is_polars():
         entries = _shared_sweep(prepared, names, todo, tol, confidence, progress, offset, total)
     else:  # one attack after another, each named before it runs
-
         entries = []
         for i, subset in enumerate(todo):
             if progress is not None:

@@ -167,6 +167,12 @@ def emit(
     show_default=True,
     help="Spark master URL for --engine spark, e.g. spark://host:7077.",
 )
+@click.option(
+    "--row-id",
+    metavar="COLUMN",
+    help="A column of integer ids in both files that --linked-out reports instead of row "
+    "positions.",
+)
 @output_options
 @report_options
 def evaluate(
@@ -181,6 +187,7 @@ def evaluate(
     na_value: tuple[str, ...],
     engine: str,
     spark_master: str,
+    row_id: str | None,
     fmt: str,
     fail_under: str | None,
     linked_out: Path | None,
@@ -198,11 +205,6 @@ def evaluate(
     kinds = declared_kinds(categorical, numeric)
     tol = check_tolerance(tolerance)
     threshold = check_outputs(fail_under, linked_out, report, show_values)
-    if engine == "spark" and linked_out is not None:
-        raise KprError(
-            "--linked-out needs row positions, which Spark does not keep; "
-            "drop --linked-out or use --engine polars"
-        )
     with render.progress(stderr, quiet) as step:
         tables: tuple[Any, Any] = (original, avatars)
         if engine == "spark":
@@ -215,6 +217,8 @@ def evaluate(
                 delimiter=parse_delimiter(delimiter),
                 encoding=encoding,
                 na_values=na_value or ("",),
+                row_id=row_id,
+                positions=linked_out is not None and row_id is None,
             )
         result = evaluate_tables(
             *tables,
@@ -225,6 +229,7 @@ def evaluate(
             encoding=encoding,
             na_values=na_value or ("",),
             progress=step,
+            row_id=row_id,
         )
     emit(result, fmt, threshold, linked_out, report, show_values, (original, avatars))
 

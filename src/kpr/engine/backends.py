@@ -407,13 +407,35 @@ def spark_inputs(
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Sequence[str] = ("",),
+    row_id: str | None = None,
+    positions: bool = False,
 ) -> tuple[ReadTable, ReadTable]:
-    """Both files read by Spark, ready for ``kpr.evaluate``."""
-    read = [
-        read_spark(session, path, known, path, delimiter, encoding, na_values)
-        for path in (original, avatars)
-    ]
-    return ReadTable(*read[0], original), ReadTable(*read[1], avatars)
+    """Both files read by Spark, ready for ``kpr.evaluate``: with the ``row_id``
+    column, or with ``positions`` (each row's position in its file, numbered in
+    the cluster), so that linked individuals can be reported."""
+    columns = [*known, *([row_id] if row_id is not None and row_id not in known else [])]
+    tables = []
+    for path in (original, avatars):
+        frame, untyped = read_spark(session, path, columns, path, delimiter, encoding, na_values)
+        if positions:
+            frame = with_positions(frame, FILE_ROW)
+        tables.append(ReadTable(frame, untyped, path, FILE_ROW if positions else None))
+    return tables[0], tables[1]
+
+
+#: The column of file positions that ``spark_inputs`` adds.
+FILE_ROW = "__kpr_file_row__"
+
+
+def with_positions(frame: SparkFrame, name: str) -> SparkFrame:
+    """Each row's position in the frame's order (the file's, for a file read in
+    order), numbered by the executors: ``zipWithIndex`` counts each partition's
+    rows, then numbers them; nothing but those counts reaches the driver."""
+    from pyspark.sql import types as T
+
+    schema = T.StructType([*frame.schema.fields, T.StructField(name, T.LongType(), False)])
+    rows = frame.rdd.zipWithIndex().map(lambda pair: (*pair[0], pair[1]))
+    return frame.sparkSession.createDataFrame(rows, schema)
 
 
 def _sniff_csv(p: Any, delimiter: str | None, encoding: str | None, label: str) -> tuple[str, str]:
@@ -443,6 +465,7 @@ class ReadTable:
     frame: Any  # a native lazy frame (a Spark DataFrame)
     untyped: bool
     label: str
+    row: str | None = None  #: the column of row positions in the file, when read with them
 
 
 def text_facts(frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:

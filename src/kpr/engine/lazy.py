@@ -162,17 +162,10 @@ def code_frame(
 
 
 def _stacked(coded_u: Frame, coded_a: Frame, keys: list[str], row: str | None) -> Frame:
-    u = coded_u.with_columns(nw.lit(0, nw.Int64).alias(_AV))
-    a = coded_a.with_columns(nw.lit(1, nw.Int64).alias(_AV))
-    if row is not None:
-        u = u.with_columns(nw.lit(None, nw.Int64).alias(_AROW)).with_columns(
-            nw.col(row).cast(nw.Int64)
-        )
-        a = a.with_columns(nw.col(row).cast(nw.Int64).alias(_AROW)).with_columns(
-            nw.lit(None, nw.Int64).alias(row)
-        )
-        order = [row, _AROW, *keys, _AV]
-        u, a = u.select(order), a.select(order)
+    """U's and the avatars' codes (and row ids) in one frame, ``_AV`` telling them apart."""
+    columns = [*([nw.col(row).cast(nw.Int64)] if row is not None else []), *keys]
+    u = coded_u.select(columns).with_columns(nw.lit(0, nw.Int64).alias(_AV))
+    a = coded_a.select(columns).with_columns(nw.lit(1, nw.Int64).alias(_AV))
     return nw.concat([u, a], how="vertical")
 
 
@@ -225,22 +218,48 @@ def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], nam
     )
 
 
+def _null_safe(frame: Frame, keys: list[str]) -> tuple[Frame, list[str]]:
+    """Join columns for ``keys`` that match missing with missing: each key with
+    its nulls filled, and a flag saying it was null (SQL joins never match NULL)."""
+    schema = frame.collect_schema()
+    cols, names = [], []
+    for k in keys:
+        dtype = schema[k]
+        if dtype.is_numeric():
+            filled = nw.col(k).fill_null(0)
+        elif dtype == nw.Boolean:
+            filled = nw.col(k).fill_null(False)
+        else:
+            filled = nw.col(k).cast(nw.String).fill_null("")
+        cols += [filled.alias(f"{k}__fill"), nw.col(k).is_null().alias(f"{k}__null")]
+        names += [f"{k}__fill", f"{k}__null"]
+    return frame.with_columns(cols), names
+
+
 def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
-    """One row per linked individual: original row, avatar row, binned profile."""
+    """One row per linked individual: original row, avatar row, binned profile.
+
+    Computed where the tables are: the profiles held by exactly one avatar
+    (with that avatar's row), joined to U; only the linked rows are collected."""
     if run.row is None:
         raise ValueError("row positions are not available for this engine")
     keys = [_code_name(n) for n in kinds]
-    stacked = _stacked(run.coded_u, run.coded_avatars, keys, run.row)
+    once = (
+        _stacked(run.coded_u, run.coded_avatars, keys, run.row)
+        # summed over a profile held by one avatar: that avatar's row
+        .with_columns((nw.col(_AV) * nw.col(run.row)).alias(_AROW))
+        .group_by(*keys, drop_null_keys=False)
+        .agg(nw.col(_AV).sum().alias(_NAV), nw.col(_AROW).sum())
+        .filter(nw.col(_NAV) == 1)
+    )
+    u, on = _null_safe(run.coded_u.select(run.row, *keys), keys)
+    once, _ = _null_safe(once.select(_AROW, *keys), keys)
     renamed = {_code_name(n): n for n in kinds}
     return (
-        stacked.with_columns(
-            nw.col(_AV).sum().over(*keys).alias(_NAV),
-            nw.col(_AROW).max().over(*keys),
-        )
-        .filter((nw.col(_AV) == 0) & (nw.col(_NAV) == 1))
+        u.join(once.select(_AROW, *on), on=on, how="inner")
         .select(
-            nw.col(run.row).alias("original_row"),
-            nw.col(_AROW).alias("avatar_row"),
+            nw.col(run.row).cast(nw.Int64).alias("original_row"),
+            nw.col(_AROW).cast(nw.Int64).alias("avatar_row"),
             *(nw.col(k).alias(renamed[k]) for k in keys),
         )
         .sort("original_row")
