@@ -283,20 +283,16 @@ def _row_ids(side: Side) -> nw.Expr:
 def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw.LazyFrame[Any]:
     """Apply the casts, normalise float missing values, add row ids (positions, or
     the ``row_id`` column)."""
-    rows = _row_ids(side) if side.row is not None else None
-    if (
-        rows is not None
-        and side.untyped
-        and not side.is_polars
-        and _dtype(side, side.row) == nw.String
-    ):
-        side.frame = parse_number(side.frame, side.row, integer=True)  # type: ignore[arg-type]
+    row = side.row
+    rows = _row_ids(side) if row is not None else None
+    if row is not None and side.untyped and not side.is_polars and _dtype(side, row) == nw.String:
+        side.frame = parse_number(side.frame, row, integer=True)  # type: ignore[arg-type]
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         lf = side.frame
         pl_casts = [e.alias(n) for n, e in exprs.items() if isinstance(e, pl.Expr)]
-        if rows is not None:
-            pl_casts.append(pl.col(side.row).cast(pl.Int64, strict=True).alias(ROW))
+        if row is not None:
+            pl_casts.append(pl.col(row).cast(pl.Int64, strict=True).alias(ROW))
         if pl_casts:
             lf = lf.with_columns(pl_casts)
         if rows is None:

@@ -4,12 +4,16 @@ scheduler's address as a user's would be with ``--dask-scheduler``."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
+
+from tests.engines.test_engines import CASES
 
 from .processes import HOST
 from .slice import check_cases, check_hypothesis_sample, check_row_ids
@@ -55,3 +59,38 @@ def test_row_ids_match_polars(client: Any) -> None:
 
 def test_hypothesis_sample_matches_the_reference(client: Any) -> None:
     check_hypothesis_sample(_to_dask)
+
+
+def test_cli_on_the_scheduler_address(
+    client: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``kpr evaluate --dask-scheduler ADDRESS --row-id id --linked-out``: Dask
+    reads the Parquet files on the cluster; same result and linked rows as polars."""
+    import distributed
+
+    from kpr.cli.app import main
+
+    case = CASES["missing-values"]
+    paths = []
+    for name, frame in zip(("o", "a"), case.frames(), strict=True):
+        path = tmp_path / f"{name}.parquet"
+        frame.with_row_index("id").with_columns(pl.col("id").cast(pl.Int64) + 10).write_parquet(
+            path
+        )
+        paths.append(str(path))
+    outputs = []
+    for extra in (["--dask-scheduler", client.scheduler.address], []):
+        linked = tmp_path / f"linked{len(outputs)}.csv"
+        argv = ["evaluate", *paths, "-k", ",".join(case.known), "--row-id", "id", "-f", "json",
+                "-q", "--linked-out", str(linked), *extra]  # fmt: skip
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code in (0, None)
+        outputs.append((json.loads(capsys.readouterr().out), pl.read_csv(linked).to_dicts()))
+        if extra:
+            used = distributed.default_client()
+            assert used.scheduler.address == client.scheduler.address
+            if used is not client:
+                used.close()
+    assert outputs[0] == outputs[1]
+    assert outputs[0][1] and all(r["original_row"] >= 10 for r in outputs[0][1])

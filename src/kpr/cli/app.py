@@ -155,17 +155,23 @@ def emit(
 @CSV
 @click.option(
     "--engine",
-    type=click.Choice(["polars", "spark"]),
+    type=click.Choice(["polars", "spark", "dask"]),
     default="polars",
     show_default=True,
-    help="polars on this machine (streams large Parquet files), or Spark: the files are read "
-    "and evaluated by Spark (pip install 'kpr[spark]').",
+    help="polars on this machine (streams large Parquet files); Spark: the files are read "
+    "and evaluated by Spark (pip install 'kpr[spark]'); Dask: Parquet files read and "
+    "evaluated by Dask (pip install 'kpr[dask]').",
 )
 @click.option(
     "--spark-master",
     default="local[*]",
     show_default=True,
     help="Spark master URL for --engine spark, e.g. spark://host:7077.",
+)
+@click.option(
+    "--dask-scheduler",
+    metavar="ADDRESS",
+    help="Address of a running Dask scheduler, e.g. tcp://host:8786 (implies --engine dask).",
 )
 @click.option(
     "--row-id",
@@ -187,6 +193,7 @@ def evaluate(
     na_value: tuple[str, ...],
     engine: str,
     spark_master: str,
+    dask_scheduler: str | None,
     row_id: str | None,
     fmt: str,
     fail_under: str | None,
@@ -205,8 +212,19 @@ def evaluate(
     kinds = declared_kinds(categorical, numeric)
     tol = check_tolerance(tolerance)
     threshold = check_outputs(fail_under, linked_out, report, show_values)
+    if dask_scheduler is not None:
+        engine = "dask"
+    if engine == "dask" and linked_out is not None and row_id is None:
+        raise KprError(
+            "--linked-out with --engine dask needs --row-id COLUMN (Dask keeps no row order)"
+        )
     with render.progress(stderr, quiet) as step:
         tables: tuple[Any, Any] = (original, avatars)
+        if dask_scheduler is not None:
+            step("connecting to the Dask scheduler")
+            backends.dask_client(dask_scheduler)
+        if engine == "dask":
+            tables = backends.dask_inputs(original, avatars, names, row_id)
         if engine == "spark":
             step("starting Spark")
             tables = backends.spark_inputs(

@@ -513,3 +513,47 @@ def spark_number(name: str, integer: bool) -> Any:
         .when(lowered.rlike(r"^[+-]?nan$"), F.lit(None).cast("double"))
     )
     return special.otherwise(F.expr(f"try_cast({q} AS DOUBLE)")).alias(name)
+
+
+# --------------------------------------------------------------------------- Dask glue
+
+
+def dask_client(address: str) -> Any:
+    """A ``distributed`` client of the scheduler at ``address`` (``tcp://host:8786``):
+    Dask computations of this process then run on that cluster."""
+    try:
+        import distributed
+    except ImportError:
+        raise MissingDependencyError("distributed", "dask", "--dask-scheduler") from None
+    try:
+        return distributed.Client(address, timeout="30s", set_as_default=True)
+    except (OSError, TimeoutError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"could not reach the Dask scheduler {address!r}: {first}") from None
+
+
+def dask_inputs(
+    original: str, avatars: str, known: Sequence[str], row_id: str | None = None
+) -> tuple[ReadTable, ReadTable]:
+    """Both Parquet files read by Dask (only the known columns and ``row_id``)."""
+    from kpr.io.readers import PARQUET_SUFFIXES, check_columns
+
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        raise MissingDependencyError("dask", "dask", "--engine dask") from None
+    columns = [*known, *([row_id] if row_id is not None and row_id not in known else [])]
+    tables = []
+    for path in (original, avatars):
+        p = Path(path)
+        if not p.exists():
+            raise InputError(f"{path}: no such file; check the path")
+        if p.suffix.lower() not in PARQUET_SUFFIXES and not p.is_dir():
+            raise InputError(
+                f"{path}: --engine dask reads Parquet files; convert the CSV to Parquet "
+                "or use --engine polars or spark"
+            )
+        frame = dd.read_parquet(str(p))
+        check_columns(list(frame.columns), columns, path)
+        tables.append(ReadTable(frame[columns], False, path))
+    return tables[0], tables[1]

@@ -163,7 +163,7 @@ def code_frame(
 
 def _stacked(coded_u: Frame, coded_a: Frame, keys: list[str], row: str | None) -> Frame:
     """U's and the avatars' codes (and row ids) in one frame, ``_AV`` telling them apart."""
-    columns = [*([nw.col(row).cast(nw.Int64)] if row is not None else []), *keys]
+    columns: list[nw.Expr | str] = [*([nw.col(row).cast(nw.Int64)] if row else []), *keys]
     u = coded_u.select(columns).with_columns(nw.lit(0, nw.Int64).alias(_AV))
     a = coded_a.select(columns).with_columns(nw.lit(1, nw.Int64).alias(_AV))
     return nw.concat([u, a], how="vertical")
