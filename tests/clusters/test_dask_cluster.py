@@ -5,7 +5,6 @@ scheduler's address as a user's would be with ``--dask-scheduler``."""
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from tests.engines.conftest import _to_dask
 from tests.engines.test_engines import CASES
 
 from .processes import HOST
@@ -31,14 +31,6 @@ def client() -> Iterator[Any]:
             yield c
     finally:
         cluster.close()
-
-
-def _to_dask(frame: pl.DataFrame) -> Any:
-    import dask.dataframe as dd
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dd.from_pandas(frame.to_pandas(), npartitions=2)
 
 
 def test_the_cluster_has_worker_processes(client: Any) -> None:
