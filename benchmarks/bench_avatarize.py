@@ -1,4 +1,6 @@
-"""Time ``kpr.avatar.avatarize`` and report peak memory.
+"""Time ``kpr.avatar.avatarize`` with the weighted draw (default) against the weighted
+mode, in the same process (runs interleaved: mode, draw, mode, draw...), and report
+peak memory.
 
     python benchmarks/bench_avatarize.py                      # Adult table, k=20, 3 repeats
     python benchmarks/bench_avatarize.py --rows 1000000 --repeats 1   # synthetic, 10 columns
@@ -20,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from kpr.avatar import avatarize, generate, hidden_rate, median_local_cloaking, utility
-from kpr.avatar.generator import Synthesis
+from kpr.avatar.generator import Decoding, Synthesis
 
 ADULT = Path(__file__).resolve().parents[1] / "src" / "kpr" / "data" / "adult.parquet"
 
@@ -72,14 +74,19 @@ def synthetic(rows: int, seed: int = 0) -> pl.DataFrame:
 
 def time_runs(
     df: pl.DataFrame, k: int, ncp: int, repeats: int, seed: int, synthesis: Synthesis
-) -> list[float]:
-    times = []
+) -> dict[Decoding, list[float]]:
+    """Seconds per run of each decoding, the two interleaved so load affects both alike."""
+    times: dict[Decoding, list[float]] = {"mode": [], "draw": []}
     for r in range(repeats):
-        start = time.perf_counter()
-        out = avatarize(df, k=k, ncp=ncp, seed=seed + r, synthesis=synthesis)
-        times.append(time.perf_counter() - start)
-        assert out.shape == df.shape
-        del out
+        for decoding in times:
+            start = time.perf_counter()
+            out = avatarize(
+                df, k=k, ncp=ncp, seed=seed + r, synthesis=synthesis,
+                categorical_decoding=decoding,
+            )  # fmt: skip
+            times[decoding].append(time.perf_counter() - start)
+            assert out.shape == df.shape
+            del out
     return times
 
 
@@ -149,10 +156,15 @@ def main() -> None:
         label = f"synthetic {df.shape[0]} x {df.shape[1]}"
     rss_before = peak_rss_mib()
     times = time_runs(df, args.k, args.ncp, args.repeats, args.seed, args.synthesis)
+    medians = {d: statistics.median(t) for d, t in times.items()}
+    for decoding, runs in times.items():
+        print(
+            f"{label}, k={args.k}, ncp={args.ncp}, synthesis={args.synthesis}, "
+            f"decoding={decoding}: median {medians[decoding]:.2f} s "
+            f"over {len(runs)} run(s) {[round(t, 2) for t in runs]}"
+        )
     print(
-        f"{label}, k={args.k}, ncp={args.ncp}, synthesis={args.synthesis}: "
-        f"median {statistics.median(times):.2f} s "
-        f"over {len(times)} run(s) {[round(t, 2) for t in times]}; "
+        f"draw / mode: {medians['draw'] / medians['mode']:.3f}; "
         f"peak RSS {peak_rss_mib():.0f} MiB (after loading data: {rss_before:.0f} MiB)"
     )
 

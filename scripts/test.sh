@@ -26,9 +26,17 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q -e '.[test,report,spark,dask]'
 
 echo "== ruff"
-.venv/bin/ruff check src tests benchmarks scripts
-.venv/bin/ruff format --check src tests
+.venv/bin/ruff check src tests tests_sdmetrics benchmarks scripts
+.venv/bin/ruff format --check src tests tests_sdmetrics
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
 .venv/bin/python -m pytest "$@"
+
+# SDMetrics pins pandas < 3: the SDMetrics metric is tested in its own environment,
+# with the latest SDMetrics, as a user installs it (pip install 'kpr[sdmetrics]').
+echo "== sdmetrics (own environment)"
+python3 -m venv .venv-sdmetrics
+.venv-sdmetrics/bin/python -m pip install -q --upgrade pip
+.venv-sdmetrics/bin/python -m pip install -q --upgrade -e '.[sdmetrics]' pytest
+.venv-sdmetrics/bin/python -m pytest -p no:cacheprovider tests_sdmetrics

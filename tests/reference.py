@@ -1,7 +1,7 @@
 """A slow, obviously-correct implementation of the spec, for the tests only.
 
 Plain Python over lists of rows, exact rational statistics, no collapsing of
-codes, a dictionary for every count. Written from SPEC-KPR.md, step by step,
+codes, a dictionary for every count. Written from docs/spec.md, step by step,
 sharing no code with the package.
 """
 
@@ -46,7 +46,7 @@ class RefResult:
     pairs: dict[int, int]  # original row -> avatar row
 
 
-def _bins(values: list[float], tolerance: float) -> RefBins:
+def _bins(values: list[float], tolerance: float, date: bool = False) -> RefBins:
     finite = [x for x in values if not _is_missing(x) and math.isfinite(x)]
     if not finite:
         return RefBins(None, None, None, None, 0.0, 1.0)
@@ -58,7 +58,7 @@ def _bins(values: list[float], tolerance: float) -> RefBins:
         var = sum(((x - mean_q) ** 2 for x in exact), Fraction(0)) / (len(exact) - 1)
     mean, std = float(mean_q), math.sqrt(float(var))
     lo_v, hi_v = min(finite), max(finite)
-    width = tolerance * abs(mean)
+    width = math.nan if date else tolerance * abs(mean)  # dates: from the range
     if not (math.isfinite(width) and width > 0):
         width = tolerance * (hi_v - lo_v)
         if not (math.isfinite(width) and width > 0):
@@ -80,13 +80,16 @@ def reference_kpr(
     known: list[str],
     numeric: set[str],
     tolerance: float = 0.05,
+    dates: frozenset[str] = frozenset(),
 ) -> RefResult:
-    """The spec, steps 1 to 6."""
+    """The spec, steps 1 to 6; ``dates`` (also in ``numeric``) are given in days."""
     n = len(original)
     raw = [tuple(_raw(r[k]) for k in known) for r in original]
     count = Counter(raw)
     u = [i for i, t in enumerate(raw) if count[t] == 1]
-    bins = {v: _bins([original[i][v] for i in u], tolerance) for v in known if v in numeric}
+    bins = {
+        v: _bins([original[i][v] for i in u], tolerance, v in dates) for v in known if v in numeric
+    }
 
     def binned(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(_code(row[k], bins[k]) if k in numeric else _raw(row[k]) for k in known)

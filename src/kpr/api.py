@@ -16,6 +16,7 @@ from kpr.diagnostics import warnings_for
 from kpr.engine import lazy
 from kpr.engine.backends import hooks_for
 from kpr.errors import InputError
+from kpr.io.metadata import sdv_kinds
 from kpr.io.readers import CsvOptions
 from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.result import Detail, KprResult, VariableInfo, protection_rate
@@ -72,14 +73,21 @@ def evaluate_loaded(
     known: str | Iterable[str] | None = None,
     *,
     tolerance: float = DEFAULT_TOLERANCE,
+    widths: Mapping[str, object] | None = None,
     progress: Progress | None = None,
 ) -> KprResult:
     """Run one attack on loaded inputs; ``known`` defaults to every loaded column."""
     names = list(prepared.kinds) if known is None else known
-    attack = make_attack(names, tolerance)
+    attack = make_attack(names, tolerance, widths=widths)
     missing = [n for n in attack.known if n not in prepared.kinds]
     if missing:
         raise InputError(f"{missing[0]!r} was not loaded; load it with the other known variables")
+    for name in attack.widths:
+        if not prepared.kinds[name].binned:
+            raise InputError(
+                f"a width is given for {name!r}, which is categorical (compared as it is); "
+                "give widths to numeric or date variables only"
+            )
     kinds = {n: prepared.kinds[n] for n in attack.known}
     row = ROW if prepared.has_rows else None
     try:
@@ -119,7 +127,7 @@ def _result(
     variables: dict[str, VariableInfo] = {}
     for name, kind in kinds.items():
         prof = profile[name]
-        if kind is Kind.NUMERIC:
+        if kind.binned:
             b = run.bins[name]
             variables[name] = VariableInfo(
                 name, kind, prof["missing"], b.mean, b.std, b.minimum, b.maximum,
@@ -148,6 +156,9 @@ def evaluate(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
     kinds: Mapping[str, str] | None = None,
+    widths: Mapping[str, object] | None = None,
+    metadata: Any = None,
+    table: str | None = None,
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
@@ -159,10 +170,15 @@ def evaluate(
     ``original`` and ``avatars`` are pandas or polars (Lazy)DataFrames, pyarrow
     Tables, DuckDB relations, or paths to CSV/Parquet files. ``known`` lists the
     variables the attacker knows; ``kinds`` overrides the inferred kind of any of
-    them (``{"zip": "categorical"}``). The CSV options apply to path inputs.
-    ``row_id`` names a column of integer ids, in both tables, that
-    ``linked_individuals()`` reports as ``original_row``/``avatar_row``; without
-    it they are row positions, which Spark, Dask and DuckDB inputs do not have.
+    them (``{"zip": "categorical"}``, ``{"admission": "date"}``). ``widths`` gives
+    a variable an absolute class width instead of the one computed from U (in its
+    unit; days, or a ``timedelta``, for a date). ``metadata`` (SDV metadata: a
+    dict, a JSON path or an object with ``to_dict()``; ``table`` names the table of
+    multi-table metadata) declares kinds from its sdtypes; ``kinds`` wins over it.
+    The CSV options apply to path inputs. ``row_id`` names a column of integer ids,
+    in both tables, that ``linked_individuals()`` reports as
+    ``original_row``/``avatar_row``; without it they are row positions, which
+    Spark, Dask and DuckDB inputs do not have.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -170,9 +186,13 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    check = make_attack(known, tolerance, kinds)
+    if metadata is not None:
+        kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
+    check = make_attack(known, tolerance, kinds, widths)
     prepared = load(
         original, avatars, check.known, kinds=kinds, delimiter=delimiter,
         encoding=encoding, na_values=na_values, row_id=row_id,
     )  # fmt: skip
-    return evaluate_loaded(prepared, check.known, tolerance=check.tolerance, progress=progress)
+    return evaluate_loaded(
+        prepared, check.known, tolerance=check.tolerance, widths=widths, progress=progress
+    )

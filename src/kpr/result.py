@@ -56,7 +56,7 @@ class VariableInfo:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind.value, "missing": self.missing}
-        if self.kind is Kind.NUMERIC:
+        if self.kind.binned:
             for key in ("mean", "std", "min", "max", "lo", "width", "classes"):
                 out[key] = _json_number(getattr(self, key))
         return out
@@ -133,7 +133,7 @@ class KprResult:
         if name not in d.kinds:
             raise ValueError(f"{name!r} is not a known variable of this result: {self.known}")
         table = _to_polars(lazy.class_counts(d.run, d.original, d.kinds, name))
-        if d.kinds[name] is Kind.NUMERIC:
+        if d.kinds[name].binned:
             b = d.run.bins[name]
             code = pl.col("class")
             regular = code >= 0

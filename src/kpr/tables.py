@@ -3,7 +3,8 @@ narwhals LazyFrames that hold only the known columns, with agreed dtypes and
 kinds, ready for the engine.
 
 Kinds follow the spec: numeric when the original column has a numeric type
-(not boolean), categorical otherwise, unless declared. Both tables must agree;
+(not boolean) or is a duration, date when it holds dates or datetimes (or CSV
+text of ISO dates), categorical otherwise, unless declared. Both tables must agree;
 a disagreement is an error that names the column and one offending value.
 """
 
@@ -20,6 +21,7 @@ import polars as pl
 
 from kpr.engine.backends import ReadTable, parse_number, text_facts
 from kpr.errors import InputError
+from kpr.io import dates
 from kpr.io.readers import CsvOptions, check_columns, read_table
 from kpr.metric.plan import Attack, Kind
 
@@ -160,6 +162,13 @@ def _example(side: Side, name: str) -> str:
 
 
 @dataclass(frozen=True)
+class _Days:
+    """Replace a typed date, datetime or duration column by its days (``kpr.io.dates``)."""
+
+    dtype: Any
+
+
+@dataclass(frozen=True)
 class _Parse:
     """Parse a text column of a non-polars side into numbers (``integer``: Int64)."""
 
@@ -211,9 +220,55 @@ def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
             raise InputError(
                 f"{original.label}: text columns cannot be parsed as numbers on this engine"
             )
-        return Kind.NUMERIC if all_numbers(facts) else Kind.CATEGORICAL
+        if all_numbers(facts):
+            return Kind.NUMERIC
+        return Kind.DATE if _iso_dates(original, name) else Kind.CATEGORICAL
     dtype = _dtype(original, name)
-    return Kind.NUMERIC if dtype.is_numeric() else Kind.CATEGORICAL
+    if dates.is_temporal(dtype):
+        return Kind.DATE
+    return Kind.NUMERIC if dtype.is_numeric() or dates.is_duration(dtype) else Kind.CATEGORICAL
+
+
+def _iso_dates(side: Side, name: str) -> bool:
+    """Whether a CSV text column holds ISO dates only (and at least one)."""
+    return _reads_text_dates(side) and _iso_facts(side, name) is None
+
+
+def _reads_text_dates(side: Side) -> bool:
+    """polars and Spark parse ISO text into dates; other backends do not."""
+    frame = side.frame
+    return isinstance(frame, pl.LazyFrame) or frame.implementation.is_pyspark()
+
+
+def _iso_facts(side: Side, name: str) -> str | bool | None:
+    """None when every value of a text column is an ISO date, False when it has
+    no value, else the first value that is not (polars and Spark)."""
+    frame = side.frame
+    if isinstance(frame, pl.LazyFrame):
+        return dates.iso_text_facts(frame.select(pl.col(name).cast(pl.String)), name)
+    return dates.spark_iso_facts(frame.to_native(), name)
+
+
+def _date_expr(side: Side, name: str, other: Side) -> pl.Expr | _Days:
+    """How to turn one side's column into days, or raise naming an offending value."""
+    dtype = _dtype(side, name)
+    if not side.untyped and dates.is_temporal(dtype):
+        return _Days(dtype)
+    textual = side.untyped or any(dtype == t for t in _TEXT)
+    if textual and _reads_text_dates(side) and (side.is_polars or dtype == nw.String):
+        bad = _iso_facts(side, name)
+        if bad is None or bad is False:
+            return dates.text_to_days(name) if side.is_polars else _Days(nw.String)
+        hint = f"e.g. {bad!r}"
+    elif textual:
+        hint = "text dates are read on polars and Spark only"
+    else:
+        hint = f"e.g. {_example(side, name)}"
+    raise InputError(
+        f"column {name!r} is a date in {other.label} but {_describe(side, dtype)} in "
+        f"{side.label} ({hint}); write dates as ISO 8601 (2024-03-01, 2024-03-01T12:00:00), "
+        f"or declare the column categorical (--categorical / kinds={{{name!r}: 'categorical'}})"
+    )
 
 
 def _describe(side: Side, dtype: Any) -> str:
@@ -226,11 +281,15 @@ def _describe(side: Side, dtype: Any) -> str:
     return str(dtype)
 
 
-def _numeric_expr(side: Side, name: str, declared: bool, other: Side) -> pl.Expr | _Parse | None:
+def _numeric_expr(
+    side: Side, name: str, declared: bool, other: Side
+) -> pl.Expr | _Parse | _Days | None:
     """How to make one side's column numeric, or raise naming an offending value."""
     dtype = _dtype(side, name)
     if not side.untyped and dtype.is_numeric():
         return None
+    if not side.untyped and dates.is_duration(dtype):
+        return _Days(dtype)
     textual = side.untyped or any(dtype == t for t in _TEXT)
     facts = _text_facts(side, name) if textual and (side.untyped or declared) else None
     if facts is not None and facts[2] is None:
@@ -303,13 +362,18 @@ def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw
         for n, e in exprs.items():
             if isinstance(e, _Parse):
                 frame = parse_number(frame, n, e.integer)
-    nw_casts = [nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse)]
+    nw_casts = [
+        nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse | _Days)
+    ]
     if rows is not None and not side.is_polars:
         nw_casts.append(rows)
     if nw_casts:
         frame = frame.with_columns(nw_casts)
     if side.row is not None and side.row not in kinds:
         frame = frame.drop(side.row)
+    for n, e in exprs.items():
+        if isinstance(e, _Days):
+            frame = dates.to_days(frame, n, e.dtype)
     schema = frame.collect_schema()
     floats = [n for n in kinds if schema[n].is_float()]
     if floats:  # NaN is missing, like null: one class
@@ -352,7 +416,10 @@ def prepare(
         declared = attack.kinds.get(name)
         kind = _decide_kind(o, name, declared)
         kinds[name] = kind
-        if kind is Kind.NUMERIC:
+        if kind is Kind.DATE:
+            o_casts[name] = _date_expr(o, name, a)
+            a_casts[name] = _date_expr(a, name, o)
+        elif kind is Kind.NUMERIC:
             for side, other, casts in ((o, a, o_casts), (a, o, a_casts)):
                 expr = _numeric_expr(side, name, declared is Kind.NUMERIC, other)
                 if expr is not None:

@@ -133,3 +133,21 @@ def test_hypothesis_tables_every_subset(case: Case) -> None:
     original, avatars = case.frames()
     names = list(SCHEMA)
     _assert_each_subset_equals_evaluate(original, avatars, names, len(names), case.tolerance)
+
+
+def test_dates_every_subset() -> None:
+    """Dates are binned on their days with the range rule, like ``kpr.evaluate``."""
+    original, avatars = tables()
+    rng = np.random.default_rng(5)
+
+    def born(k: int) -> pl.Series:
+        days = rng.integers(0, 3000, k).tolist()
+        return (
+            pl.Series("born", days, dtype=pl.Int32)
+            .cast(pl.Date)
+            .set(pl.Series(rng.random(k) < 0.05), None)
+        )
+
+    original = original.with_columns(born(original.height))
+    avatars = avatars.with_columns(born(avatars.height))
+    _assert_each_subset_equals_evaluate(original, avatars, ["born", "age", "sex", "height"], 3)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ import kpr
 from kpr.avatar import generate, sweep
 from kpr.avatar.files import read_original
 from kpr.cli.app import main
+from kpr.io.readers import CsvOptions
 
 from ._tables import mixed_pandas
 
@@ -206,8 +209,15 @@ def test_sweep_text_and_report(
     for text in ["KPR and utility of the avatars against k", "95 % CI", "hidden", "Hellinger",
                  "Median local cloaking", f"HTML report written to {report}"]:  # fmt: skip
         assert text in out
+    for text in ["correct", "re-id", "copies", "DCR", "NNDR", "Correct links: linked"]:
+        assert text in out
     html = report.read_text(encoding="utf-8")
     assert "<svg" in html and 'data-kpr-k="5"' in html
+    for text in ["Correct links", "Re-identified", "Exact copies", "Median DCR", "Median NNDR"]:
+        assert text in html
+    direct = sweep(read_original(files["parquet"]), KNOWN.split(","), ks=(2, 5))
+    shown = [float(v) for v in re.findall(r'data-kpr-correct="([^"]+)"', html)]
+    assert shown == [r.correct_links for r in direct.rows]
 
 
 # --- kpr tune --------------------------------------------------------------------------
@@ -240,7 +250,8 @@ def test_tune_unreachable_exits_1(
     code, out, _ = run(argv, capsys)
     assert code == 1
     assert "Target not reached" in out and "highest lower bound is" in out
-    assert "try larger k" in out
+    # KPR 78.75 % at k = 2, 82.50 % at k = 5: within k = 2's interval, no advice to raise k.
+    assert "not rising measurably with k" in out and "--ks" not in out.split("\n\n")[0]
     code, out, _ = run([*argv, "-f", "json"], capsys)
     assert code == 1 and json.loads(out)["k"] is None
 
@@ -313,3 +324,141 @@ def test_progress_on_a_terminal_unless_quiet(
         # Both refresh on a timer, so only the state they stop in is sure to be drawn.
         assert "━" in shown and "done" in shown  # the sweep's bar, completed
         assert "writing " in shown  # the spinner of avatarize, at its last step
+
+
+# --- column roles, identifiers, rebuild command, kpr distance --------------------------
+
+
+def _with_identifier(n: int = 160) -> pl.DataFrame:
+    return _table(n).with_columns(pl.Series("email", [f"person{i}@mail.org" for i in range(n)]))
+
+
+def test_identifier_column_exit_2_names_it_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "in.csv"
+    _with_identifier().write_csv(source)
+    out, pairs, roles = tmp_path / "a.csv", tmp_path / "p.csv", tmp_path / "roles.json"
+    argv = ["avatarize", str(source), "-o", str(out), "--pairing-out", str(pairs)]
+    code, stdout, stderr = run([*argv, "--roles-out", str(roles)], capsys)
+    assert code == 2 and stdout == ""
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "email" in lines[0]
+    assert "--drop email" in lines[0] and "--keep-identifiers email" in lines[0]
+    assert "Traceback" not in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]  # nothing written
+    code, _, stderr = run(["sweep", str(source), "-k", KNOWN, "--k", "3"], capsys)
+    assert code == 2 and "--drop email" in stderr
+
+
+def test_drop_and_keep_identifiers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "in.parquet"
+    df = _with_identifier()
+    df.write_parquet(source)
+    out, pairs, roles = tmp_path / "a.parquet", tmp_path / "p.parquet", tmp_path / "roles.json"
+    code, stdout, err = run(
+        ["avatarize", str(source), "-o", str(out), "--drop", "email", "--seed", "1",
+         "--roles-out", str(roles)], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "email" not in pl.read_parquet(out).columns
+    assert "Column roles:" in stdout and "city" in stdout
+    described = json.loads(roles.read_text(encoding="utf-8"))
+    by_name = {c["column"]: c for c in described["columns"]}
+    assert by_name["city"]["role"] == "categorical" and by_name["height"]["role"] == "numeric"
+    assert by_name["height"]["missingness"] == (df["height"].null_count() > 0)
+    assert "email" not in by_name
+    code, stdout, err = run(
+        ["avatarize", str(source), "-o", str(out), "--keep-identifiers", "email", "--seed", "1",
+         "--pairing-out", str(pairs)], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    avatars, pairing = pl.read_parquet(out), pl.read_parquet(pairs)
+    assert avatars.columns == df.columns
+    # Pass-through: each avatar carries its own individual's value.
+    own = avatars["email"].gather(pairing["avatar_row"].to_numpy())
+    assert own.to_list() == df["email"].to_list()
+    assert "passthrough" in stdout
+
+
+def test_roles_flag_codes_and_high_cardinality() -> None:
+    from kpr.avatar.roles import decide_roles
+
+    rng = np.random.default_rng(3)
+    n = 600
+    df = pl.DataFrame(
+        {
+            "zip": rng.integers(10000, 10900, n),  # fixed-width integer codes
+            "age": rng.integers(18, 90, n),
+            "job": [f"j{i}" for i in rng.integers(0, 300, n)],  # 300 categories, not unique
+            "x": rng.normal(size=n),
+        }
+    )
+    roles = decide_roles("polars", df)
+    by = {c.name: c for c in roles.columns}
+    assert by["zip"].role == "numeric" and "looks like a code" in by["zip"].flags[0]
+    assert not by["age"].flags
+    assert by["job"].role == "categorical" and "group rare values" in by["job"].flags[0]
+    assert by["x"].role == "numeric" and "unique on every row" in by["x"].flags[0]
+    assert "dtype" in by["age"].reason and "distinct values" in by["age"].reason
+
+
+def test_tune_rebuild_command_reproduces_the_measured_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every option that shapes the data goes into the printed command: running it gives
+    the very table tune measured (same KPR, same linked individuals, same rows)."""
+    df = _with_identifier().with_columns(
+        pl.col("weight").cast(pl.String).fill_null("N/A"), pl.lit("x").alias("junk")
+    )
+    source = tmp_path / "in data.csv"
+    df.write_csv(source, separator=";")
+    known = ["age", "city", "smoker"]
+    argv = ["tune", str(source), "-k", ",".join(known), "--ks", "2,4", "--target", "50",
+            "--delimiter", ";", "--na-value", "N/A", "--categorical", "code", "--drop", "junk",
+            "--keep-identifiers", "email", "--categorical-decoding", "mode", "--ncp", "4",
+            "--seed", "9", "-f", "json"]  # fmt: skip
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    measured = json.loads(out)
+    command = measured["reproduce"]
+    parts = ["--na-value N/A", "--delimiter ';'", "--drop junk", "--keep-identifiers email"]
+    parts += ["--categorical-decoding mode", "--ncp 4", "--seed 9", "--categorical code"]
+    for part in parts:
+        assert part in command
+    args = shlex.split(command)
+    assert args[:2] == ["kpr", "avatarize"]
+    rebuilt = tmp_path / "rebuilt.parquet"
+    args[args.index("-o") + 1] = str(rebuilt)
+    code, _, err = run(args[1:], capsys)
+    assert code == 0, err
+    avatars = pl.read_parquet(rebuilt)
+    original = read_original(source, categorical=["code"], csv=CsvOptions(";", None, ("N/A",)))
+    original = original.drop("junk")
+    result = kpr.evaluate(original, avatars, known, kinds=None)
+    assert result.rate == measured["row"]["kpr"]
+    assert result.linked == measured["row"]["runs"][0]["linked"]
+    gen = generate(
+        original, k=measured["k"], ncp=4, seed=9, categorical=["code"],
+        categorical_decoding="mode", keep_identifiers=["email"],
+    )  # fmt: skip
+    assert avatars.equals(gen.avatars)
+
+
+def test_distance_verb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    df = _table(200)
+    original, synthetic, holdout = (tmp_path / f"{n}.parquet" for n in ("o", "s", "h"))
+    df.head(150).write_parquet(original)
+    df.head(100).write_parquet(synthetic)  # 100 exact copies of originals
+    df.tail(50).write_parquet(holdout)
+    code, out, err = run(
+        ["distance", str(original), str(synthetic), "--holdout", str(holdout), "-f", "json"],
+        capsys,
+    )
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["synthetic"]["exact_copies"] == 100 and d["synthetic"]["median_dcr"] == 0.0
+    assert d["holdout"]["rows"] == 50 and d["holdout"]["median_dcr"] > 0
+    assert "FAMD" in d["space"]
+    code, out, _ = run(["distance", str(original), str(synthetic)], capsys)
+    assert code == 0 and "100.00 %" in out and "holdout" in out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import polars as pl
@@ -95,7 +97,8 @@ def test_pairing_points_to_the_mix_of_the_neighbours() -> None:
     assert sorted(gen.pairing) == list(range(150))
 
 
-def test_full_synthesis_is_the_weighted_mean_and_mode_of_the_neighbours() -> None:
+def _reference_case(decoding: str) -> tuple[pl.DataFrame, Any, np.ndarray, np.ndarray, Any]:
+    """A small mixed table, its avatars and the neighbours and weights rebuilt by hand."""
     rng = np.random.default_rng(7)
     n, k, seed = 120, 5, 3
     df = pl.DataFrame(
@@ -105,18 +108,52 @@ def test_full_synthesis_is_the_weighted_mean_and_mode_of_the_neighbours() -> Non
             "c": rng.choice(["a", "b", "c"], n),
         }
     )
-    gen = generate(df, k=k, ncp=2, seed=seed)
+    gen = generate(df, k=k, ncp=2, seed=seed, categorical_decoding=decoding)  # type: ignore[arg-type]
     gen_rng = np.random.default_rng(seed)
     dist, idx = neighbours(gen.projection.coordinates, k)
     w = weights(dist, gen_rng)
+    return df, gen, idx, w, gen_rng
+
+
+def test_full_synthesis_is_the_weighted_mean_and_mode_of_the_neighbours() -> None:
+    df, gen, idx, w, _ = _reference_case("mode")
     x, y, c = df["x"].to_numpy(), df["y"].to_numpy(), df["c"].to_numpy()
     out = gen.avatars
-    for i in range(n):
+    for i in range(df.height):
         row = out.row(int(gen.pairing[i]), named=True)
         assert row["x"] == pytest.approx(w[i] @ x[idx[i]], rel=1e-12)
         assert row["y"] == pytest.approx(w[i] @ y[idx[i]], rel=1e-12)
         votes = {cat: w[i][c[idx[i]] == cat].sum() for cat in ("a", "b", "c")}
         assert row["c"] == max(votes, key=votes.__getitem__)
+
+
+def test_draw_takes_the_neighbour_whose_cumulative_weight_covers_a_uniform_draw() -> None:
+    df, gen, idx, w, gen_rng = _reference_case("draw")
+    n = df.height
+    order = gen_rng.permutation(n)  # the generator's next draw: the output order
+    u = gen_rng.random(n)  # then one uniform per avatar row for the one categorical
+    c = df["c"].to_numpy()
+    out = gen.avatars
+    for r in range(n):
+        i = order[r]
+        pick = int(np.searchsorted(np.cumsum(w[i]), u[r], side="right"))
+        row = out.row(r, named=True)
+        assert row["c"] == c[idx[i][min(pick, w.shape[1] - 1)]]
+        assert row["x"] == pytest.approx(w[i] @ df["x"].to_numpy()[idx[i]], rel=1e-12)
+
+
+def test_draw_follows_the_weights_in_distribution() -> None:
+    """Over many rows, the share drawn from each neighbour rank is its mean weight."""
+    rng = np.random.default_rng(0)
+    n, k = 200_000, 4
+    w = np.tile(np.array([0.6, 0.25, 0.1, 0.05]), (n, 1))
+    idx = np.tile(np.arange(k), (n, 1))
+    codes = np.arange(k, dtype=np.int64)
+    from kpr.avatar.generator import _weighted_draw
+
+    drawn = _weighted_draw(codes, idx, np.cumsum(w, axis=1), rng)
+    share = np.bincount(drawn, minlength=k) / n
+    np.testing.assert_allclose(share, w[0], atol=0.005)
 
 
 def test_weighted_mode_same_by_vote_table_and_by_sorting(

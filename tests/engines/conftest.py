@@ -61,6 +61,9 @@ def _to_spark(session: Any, frame: pl.DataFrame) -> Any:
         pl.Float64: T.DoubleType(),
         pl.String: T.StringType(),
         pl.Boolean: T.BooleanType(),
+        pl.Date: T.DateType(),
+        pl.Datetime("us"): T.TimestampNTZType(),
+        pl.Datetime("us", "UTC"): T.TimestampType(),
     }
     schema = T.StructType(
         [T.StructField(name, spark_types[dtype], True) for name, dtype in frame.schema.items()]
@@ -73,6 +76,12 @@ def _to_dask(frame: pl.DataFrame) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return dd.from_pandas(frame.to_pandas(), npartitions=2)
+
+
+def _duckdb_convert() -> Convert:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    return lambda f: con.from_arrow(f.to_arrow())
 
 
 @pytest.fixture(params=ENGINES)
@@ -91,9 +100,7 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> C
     if name == "pyarrow":
         return lambda f: f.to_arrow()
     if name == "duckdb":
-        duckdb = pytest.importorskip("duckdb")
-        con = duckdb.connect()
-        return lambda f: con.from_arrow(f.to_arrow())
+        return _duckdb_convert()
     if name == "spark":
         session = request.getfixturevalue("spark")
         return lambda f: _to_spark(session, f)

@@ -386,3 +386,23 @@ def test_interval_bounds_near_100_are_not_rounded_up() -> None:
     assert high < 100.0
     assert interval_text(one_in_many) == f"{low:.2f} to {format_rate(high)}"
     assert interval_text(AttackRate(("age",), 0.05, "bins", 10, 10, 0, 0)).endswith(" to 100.00 %")
+
+
+def test_jupyter_shows_an_analysis(demo_analysis: AnalysisResult) -> None:
+    view = demo_analysis._repr_html_()
+    a = demo_analysis.attack
+    assert f'data-kpr-rate="{a.rate!r}"' in view and esc(format_rate(a.rate)) in view
+    assert esc(format_rate(demo_analysis.worst_case.rate)) in view
+    assert demo_analysis.sweep is not None
+    for entry in demo_analysis.sweep.top(5):
+        assert esc(format_rate(entry.rate)) in view
+    assert view.count("riskiest subset") == 5
+    assert "<svg" not in view and "<style" not in view  # compact: no plots, no stylesheet
+
+
+def test_jupyter_view_of_an_analysis_escapes() -> None:
+    original, avatars = tables()
+    hostile = original.rename({original.columns[0]: SCRIPT})
+    hostile_avatars = avatars.rename({avatars.columns[0]: SCRIPT})
+    view = analyze(hostile, hostile_avatars, [SCRIPT])._repr_html_()
+    assert SCRIPT not in view and esc(SCRIPT) in view

@@ -123,3 +123,19 @@ def test_interval_labels_tell_neighbours_apart(width: float, lower: float, upper
 def test_shorten() -> None:
     assert risk.shorten("abc", 5) == "abc"
     assert risk.shorten("abcdefgh", 5) == "abcd…"
+
+
+def test_date_classes_are_labelled_as_dates() -> None:
+    import datetime as dt
+
+    import polars as pl
+
+    import kpr
+    from kpr.report.risk import interval_label, numeric_risk
+
+    assert interval_label(0.0, 30.0, 30.0, date=True) == "[1970-01-01, 1970-01-31)"
+    assert interval_label(-0.25, 0.25, 0.5, date=True) == "[1969-12-31 18:00, 1970-01-01 06:00)"
+    days = [dt.date(2000, 1, 1) + dt.timedelta(days=9 * i) for i in range(40)]
+    result = kpr.evaluate(pl.DataFrame({"d": days}), pl.DataFrame({"d": days}), known="d")
+    labels = [g.label for g in numeric_risk(result, "d").groups]
+    assert labels and all(label.startswith("[19") or label.startswith("[20") for label in labels)

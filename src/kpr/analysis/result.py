@@ -267,3 +267,9 @@ class AnalysisResult:
         if path is None:
             return render_analysis(self, top=top, inputs=inputs)
         return write_analysis(self, path, top=top, inputs=inputs)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the attack, its baselines, the riskiest subsets (no plots)."""
+        from kpr.report.analysis import repr_analysis  # lazy: the report imports this module
+
+        return repr_analysis(self)

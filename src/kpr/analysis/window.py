@@ -226,7 +226,9 @@ def unique_originals(original: pl.DataFrame, known: Sequence[str]) -> pl.DataFra
     return original.filter(pl.len().over(list(known)) == 1)
 
 
-def half_widths(u: pl.DataFrame, numeric: Sequence[str], tolerance: float) -> dict[str, float]:
+def half_widths(
+    u: pl.DataFrame, numeric: Sequence[str], tolerance: float, dates: Sequence[str] = ()
+) -> dict[str, float]:
     """h_v: the class width of the spec over U, by the shared ``numeric_bins``.
 
     The moments are collected as every engine does (count/sum/min/max over the
@@ -272,7 +274,7 @@ def half_widths(u: pl.DataFrame, numeric: Sequence[str], tolerance: float) -> di
             sum_d=float(second[f"d{i}"] or 0.0),
             sum_d2=float(second[f"dd{i}"] or 0.0),
         )
-        out[v] = numeric_bins(moments, tolerance).width
+        out[v] = numeric_bins(moments, tolerance, date=v in dates).width
     return out
 
 
@@ -285,8 +287,9 @@ def window_counts(
     original = _to_polars(prepared.original.select(known))
     avatars = _to_polars(prepared.avatars.select(known))
     u = unique_originals(original, known)
-    numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
-    categorical = [v for v in known if kinds[v] is Kind.CATEGORICAL]
-    widths = half_widths(u, numeric, tolerance)
+    numeric = [v for v in known if kinds[v].binned]
+    categorical = [v for v in known if not kinds[v].binned]
+    dates = [v for v in known if kinds[v] is Kind.DATE]
+    widths = half_widths(u, numeric, tolerance, dates)
     counts = approach_counts(u, avatars, categorical, numeric, widths)
     return original.height, avatars.height, u.height, int(np.count_nonzero(counts == 1))

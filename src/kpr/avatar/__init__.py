@@ -1,12 +1,17 @@
 """The Avatar method: synthetic individuals drawn among each individual's neighbours
 in a FAMD space (Guillaudeux et al., npj Digital Medicine 6:37, 2023), with the
+column roles decided before generating (:mod:`kpr.avatar.roles`), the
 pairing-based privacy metrics and distribution-based utility metrics used to judge
-an avatar table, and the choice of k (:func:`sweep`, :func:`tune`).
+an avatar table, distance metrics for any synthetic table (:func:`distance_metrics`),
+and the choice of k (:func:`sweep`, :func:`tune`).
 """
 
+from kpr.avatar.distance import Closeness, DistanceMetrics, distance_metrics, exact_copies
 from kpr.avatar.generator import Generation, avatarize, generate, neighbours, weights
 from kpr.avatar.metrics import (
+    PAIRING_SPACE,
     Utility,
+    correct_links,
     hellinger,
     hidden_rate,
     local_cloaking,
@@ -18,6 +23,9 @@ from kpr.avatar.tuning import SweepOverK, SweepRow, SweepRun, TuneResult, sweep,
 
 __all__ = [
     "CATEGORICAL_MAX_DISTINCT",
+    "PAIRING_SPACE",
+    "Closeness",
+    "DistanceMetrics",
     "Generation",
     "Projection",
     "SweepOverK",
@@ -27,6 +35,9 @@ __all__ = [
     "Utility",
     "avatarize",
     "column_roles",
+    "correct_links",
+    "distance_metrics",
+    "exact_copies",
     "generate",
     "hellinger",
     "hidden_rate",

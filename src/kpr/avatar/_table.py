@@ -43,6 +43,20 @@ def column_names(kind: Kind, df: Any) -> list[Any]:
     return names
 
 
+def drop_columns(kind: Kind, df: Any, names: list[Any]) -> Any:
+    """The table without the given columns."""
+    if kind == "polars":
+        return df.drop(names)
+    return df.drop(columns=names)
+
+
+def select_columns(kind: Kind, df: Any, names: list[Any]) -> Any:
+    """The table with only the given columns, in that order."""
+    if kind == "polars":
+        return df.select(names)
+    return df[names]
+
+
 def n_rows(df: Any) -> int:
     """Number of rows of a polars or pandas table."""
     return int(df.shape[0])

@@ -19,7 +19,9 @@ and gets a two-category companion variable ("present"/"missing") coded like any
 categorical column, so missingness takes part in the distances. In a categorical
 column, missing is simply one more category. Back from the space, the argmax of
 the companion (or of the categorical's own categories) decides whether the value
-is missing: missingness is synthesised like any other value.
+is missing: missingness is synthesised like any other value. (The generator does not
+use this argmax: it decodes categoricals and missingness from the neighbours' values,
+see :mod:`kpr.avatar.generator`.)
 
 A column that is entirely missing carries no information: it is left out of the
 projection and comes back entirely missing (same dtype).
@@ -448,9 +450,15 @@ class Projection:
                 part = coords[start : start + step] @ vb.T
                 code[start : start + step] = (part * sq + blk.prop).argmax(axis=1)
             block_codes.append(code)
+        return self._assemble(self.numeric_from_coordinates(coords), block_codes)
+
+    def numeric_from_coordinates(self, coordinates: np.ndarray) -> np.ndarray:
+        """The standardised numerics (rows x numeric columns) that ``ncp`` coordinates
+        project back to."""
         q = len(self.numeric)
-        standardised = coords @ v[:q].T if q else np.empty((m, 0))
-        return self._assemble(standardised, block_codes)
+        if not q:
+            return np.empty((coordinates.shape[0], 0))
+        return np.asarray(coordinates @ self.components[:q].T)
 
     def _assemble(self, standardised: np.ndarray, block_codes: list[np.ndarray]) -> Any:
         """The output table from standardised numerics (rows x q) and a code per block."""

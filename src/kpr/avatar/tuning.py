@@ -10,13 +10,22 @@ reports
   Wilson interval, and optionally the KPR of a control group against the same
   avatars (``kpr.analysis``'s control comparison);
 * the pairing-based metrics of the Avatar paper: hidden rate and median local
-  cloaking;
+  cloaking (authors' definitions: ties count as closer);
+* correct links: of the individuals the attack links, those linked to their own
+  avatar (kpr made the avatars, so it knows the pairing), and the
+  re-identification rate 100 x correct / n;
+* distances to the originals: exact-copy share, median DCR and NNDR
+  (:mod:`kpr.avatar.distance`; the control, when given, is the holdout baseline);
 * utility: mean Hellinger distance and mean correlation difference.
 
 :func:`tune` walks the ks in increasing order and stops at the first whose KPR
 lower bound reaches a target. KPR is not guaranteed to rise with k (each k is
 its own random draw), so the answer is "the smallest k of the list that
 reaches it", not a statement about the ks after it, which are not evaluated.
+When no k reaches it, the advice follows from the measured sweep: a larger k
+is suggested only while the KPR is still rising beyond its interval; on a
+plateau (the KPR at the largest k within the interval of the previous k, or
+below it) more k is not the remedy, and tune says so.
 """
 
 from __future__ import annotations
@@ -32,14 +41,21 @@ from typing import Any, overload
 
 import numpy as np
 
-from kpr.analysis.attacks import run_attack
 from kpr.analysis.baselines import control_comparison, load_control
 from kpr.analysis.interval import DEFAULT_CONFIDENCE
 from kpr.analysis.result import AttackRate, ControlComparison
-from kpr.api import load
+from kpr.api import evaluate_loaded, load
 from kpr.avatar import _table as tb
-from kpr.avatar.generator import Synthesis, generate
-from kpr.avatar.metrics import hidden_rate, local_cloaking, median_local_cloaking, utility
+from kpr.avatar.distance import DistanceMetrics, distance_metrics
+from kpr.avatar.generator import Decoding, Generation, Synthesis, generate
+from kpr.avatar.metrics import (
+    PAIRING_SPACE,
+    correct_links,
+    hidden_rate,
+    local_cloaking,
+    median_local_cloaking,
+    utility,
+)
 from kpr.avatar.projection import _check_int
 from kpr.errors import InputError
 from kpr.io.readers import check_columns
@@ -63,11 +79,20 @@ EXPLAIN = {
     "intervals, so it covers the synthesis' randomness too.",
     "control": "Control: the KPR of individuals not used to make the avatars, attacked "
     "through the same avatars; what the population structure alone gives an attacker.",
-    "hidden_rate": "Hidden rate: share of individuals whose nearest avatar (in the FAMD "
-    "space) is not their own (higher = safer).",
-    "median_local_cloaking": "Median local cloaking: median number of avatars closer to an "
-    "individual than its own avatar (higher = safer; the Avatar paper deems above ~5 "
-    "protective).",
+    "correct_links": "Correct links: linked individuals whose unique approaching avatar is "
+    "really their own (kpr knows the pairing); re-identification rate = 100 x correct / n "
+    "(lower = safer). The other linked individuals are claimed wrongly.",
+    "hidden_rate": "Hidden rate: share of individuals whose own avatar is not strictly their "
+    f"nearest (higher = safer); in the {PAIRING_SPACE}.",
+    "median_local_cloaking": "Median local cloaking: median number of other avatars at most "
+    "as far from an individual as its own avatar (ties count; higher = safer; the Avatar "
+    "paper deems above ~5 protective).",
+    "exact_copy_share": "Copies: share of avatars equal to a real record on every column "
+    "(lower = safer).",
+    "median_dcr": "DCR: median distance from an avatar to its closest original; NNDR: median "
+    "ratio of closest to second-closest (near 0 = points at one real record); in the FAMD "
+    "space fitted on the originals. A control with every column gives the baseline: its "
+    "own figures.",
     "mean_hellinger": "Mean Hellinger: distance between each column's distribution in the "
     "original and in the avatars, averaged over columns (0 = identical, 1 = disjoint; lower "
     "= more useful).",
@@ -101,6 +126,13 @@ class SweepRun:
     correlation_difference: float
     hellinger: dict[str, float]
     seconds: float  #: generation time (avatars only, not the metrics)
+    correct_links: int  #: linked individuals linked to their own avatar
+    distance: DistanceMetrics
+
+    @property
+    def reidentification(self) -> float:
+        """Correct links per 100 individuals."""
+        return 100.0 * self.correct_links / self.kpr.n
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.kpr.interval
@@ -109,10 +141,13 @@ class SweepRun:
             "kpr": self.kpr.rate,
             "interval": {"low": low, "high": high},
             "linked": self.kpr.linked,
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification,
             "unique_originals": self.kpr.unique_originals,
             "control": None if self.control is None else self.control.to_dict(),
             "hidden_rate": self.hidden_rate,
             "median_local_cloaking": self.median_local_cloaking,
+            "distance": self.distance.to_dict(),
             "mean_hellinger": _json_float(self.mean_hellinger),
             "correlation_difference": _json_float(self.correlation_difference),
             "hellinger": {str(c): _json_float(v) for c, v in self.hellinger.items()},
@@ -175,6 +210,40 @@ class SweepRow:
         return _mean(r.median_local_cloaking for r in self.runs)
 
     @property
+    def correct_links(self) -> float:
+        """Mean number of correct links over the repeats."""
+        return _mean(r.correct_links for r in self.runs)
+
+    @property
+    def reidentification(self) -> float:
+        """Mean re-identification rate (100 x correct links / n) over the repeats."""
+        return _mean(r.reidentification for r in self.runs)
+
+    @property
+    def exact_copy_share(self) -> float:
+        return _mean(r.distance.synthetic.exact_copy_share for r in self.runs)
+
+    @property
+    def median_dcr(self) -> float:
+        return _mean(r.distance.synthetic.median_dcr for r in self.runs)
+
+    @property
+    def median_nndr(self) -> float:
+        return _mean(r.distance.synthetic.median_nndr for r in self.runs)
+
+    @property
+    def control_distance(self) -> dict[str, float] | None:
+        """The control's own copies, DCR and NNDR (the holdout baseline), None without."""
+        held = [r.distance.holdout for r in self.runs if r.distance.holdout is not None]
+        if not held:
+            return None
+        return {
+            "exact_copy_share": _mean(h.exact_copy_share for h in held),
+            "median_dcr": _mean(h.median_dcr for h in held),
+            "median_nndr": _mean(h.median_nndr for h in held),
+        }
+
+    @property
     def mean_hellinger(self) -> float:
         return _mean(r.mean_hellinger for r in self.runs)
 
@@ -204,8 +273,14 @@ class SweepRow:
             "kpr_max": self.kpr_max,
             "interval": {"low": low, "high": high},
             "control": control,
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification,
             "hidden_rate": self.hidden_rate,
             "median_local_cloaking": self.median_local_cloaking,
+            "exact_copy_share": self.exact_copy_share,
+            "median_dcr": _json_float(self.median_dcr),
+            "median_nndr": _json_float(self.median_nndr),
+            "control_distance": self.control_distance,
             "mean_hellinger": _json_float(self.mean_hellinger),
             "correlation_difference": _json_float(self.correlation_difference),
             "generation_seconds": self.seconds,
@@ -227,6 +302,9 @@ class SweepOverK:
     n: int
     rows: list[SweepRow] = field(default_factory=list)
     inputs: dict[str, str] = field(default_factory=dict)  #: labels of the tables, for reports
+    decoding: Decoding = "draw"
+    roles: dict[str, Any] | None = None  #: the column roles (``Roles.to_dict()``)
+    keep_identifiers: tuple[str, ...] = ()
 
     @property
     def ks(self) -> list[int]:
@@ -277,6 +355,10 @@ class SweepOverK:
             "confidence": self.confidence,
             "ncp": self.ncp,
             "synthesis": self.synthesis,
+            "categorical_decoding": self.decoding,
+            "keep_identifiers": list(self.keep_identifiers),
+            "pairing_space": PAIRING_SPACE,
+            "roles": self.roles,
             "seed": self.seed,
             "repeats": self.repeats,
             "seeds": [self.seed + i for i in range(self.repeats)],
@@ -307,6 +389,12 @@ class SweepOverK:
         if path is None:
             return render_sweep(self)
         return write_sweep(self, path)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: one row per k (no plot)."""
+        from kpr.report.sweep_page import repr_sweep  # lazy: the report imports this module
+
+        return repr_sweep(self)
 
 
 @dataclass
@@ -344,22 +432,42 @@ class TuneResult:
                 f"{format_rate(self.row.kpr)} ({low:.2f} to {high:.2f} %)."
             )
         best = self.best
-        larger = [max(self.ks) * 2, max(self.ks) * 4]
-        hint = ",".join(str(k) for k in larger if k < self.sweep.n)
-        suggestion = (
-            f"try larger k (e.g. --ks {hint}; k must stay below n = {self.sweep.n:,})"
-            if hint
-            else f"k cannot grow much more (n = {self.sweep.n:,})"
-        )
         if self.target >= 100.0:
             suggestion = "a lower bound is always below 100 %: aim lower, e.g. 95"
+        elif self.plateau:
+            a, b = self.sweep.rows[-2], self.sweep.rows[-1]
+            suggestion = (
+                f"the KPR is not rising measurably with k (k = {a.k}: {format_rate(a.kpr)}, "
+                f"k = {b.k}: {format_rate(b.kpr)}, within the interval of k = {a.k}), so the "
+                "sweep gives no reason to expect a larger k to reach the target: assume fewer "
+                "known variables, or coarsen them"
+            )
+        elif len(self.sweep.rows) < 2:
+            suggestion = "one k cannot show a trend: try several, e.g. --ks 5,10,20,40,80"
         else:
+            larger = [max(self.ks) * 2, max(self.ks) * 4]
+            hint = ",".join(str(k) for k in larger if k < self.sweep.n)
+            suggestion = (
+                f"the KPR was still rising at the largest k: try larger k (e.g. --ks {hint}; "
+                f"k must stay below n = {self.sweep.n:,})"
+                if hint
+                else f"k cannot grow much more (n = {self.sweep.n:,})"
+            )
             suggestion += ", or assume fewer known variables"
         return (
             f"no k of {_ks_text(self.ks)} reaches a KPR lower bound ({conf} interval) of "
             f"{self.target:g} %: the highest lower bound is {best.low:.2f} % (k = {best.k}); "
             f"{suggestion}."
         )
+
+    @property
+    def plateau(self) -> bool:
+        """The KPR stopped rising: at the largest evaluated k it is not above the
+        previous k's interval (False with fewer than two ks)."""
+        rows = self.sweep.rows
+        if len(rows) < 2:
+            return False
+        return rows[-1].kpr <= rows[-2].interval[1]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -369,6 +477,7 @@ class TuneResult:
             "row": None if self.row is None else self.row.to_dict(),
             "highest_low": self.best.low,
             "highest_low_k": self.best.k,
+            "plateau": self.plateau,
             "message": self.message,
             "ks": list(self.ks),
             "evaluated": self.sweep.ks,
@@ -435,6 +544,8 @@ class _Plan:
     ks: tuple[int, ...]
     categorical: list[str]
     inputs: dict[str, str]
+    keep_identifiers: list[str] = field(default_factory=list)
+    roles: dict[str, Any] | None = None
 
 
 def _plan(
@@ -447,6 +558,7 @@ def _plan(
     repeats: object,
     seed: object,
     ncp: object,
+    keep_identifiers: Iterable[str] | None = None,
 ) -> _Plan:
     """Check everything before the first (slow) generation, each problem in one line."""
     attack = make_attack(known, tolerance)
@@ -475,7 +587,8 @@ def _plan(
         check_columns([str(c) for c in tb.column_names(kind, control)], attack.known, "control")
     # A column the user declares categorical is compared as categorical by the attack too.
     kinds = {c: "categorical" for c in cats if c in attack.known}
-    return _Plan(original, control, attack.known, kinds, checked_ks, cats, inputs)
+    keep = [keep_identifiers] if isinstance(keep_identifiers, str) else list(keep_identifiers or [])
+    return _Plan(original, control, attack.known, kinds, checked_ks, cats, inputs, keep)
 
 
 def _label(table: Any, role: str) -> str:
@@ -492,6 +605,7 @@ def _run(
     ncp: int,
     tolerance: float,
     synthesis: Synthesis,
+    decoding: Decoding,
     confidence: float,
     step: Callable[[str], None],
 ) -> SweepRun:
@@ -499,17 +613,28 @@ def _run(
     step(_STEPS[0])
     start = time.perf_counter()
     gen = generate(
-        plan.original, k=k, ncp=ncp, seed=seed, categorical=plan.categorical, synthesis=synthesis
-    )
+        plan.original, k=k, ncp=ncp, seed=seed, categorical=plan.categorical, synthesis=synthesis,
+        categorical_decoding=decoding, keep_identifiers=plan.keep_identifiers,
+    )  # fmt: skip
     seconds = time.perf_counter() - start
+    if plan.roles is None and gen.roles is not None:
+        plan.roles = gen.roles.to_dict()
     step(_STEPS[1])
-    hidden = hidden_rate(gen)
     cloaking = local_cloaking(gen)
+    distance = distance_metrics(
+        _fitted_columns(plan.original, gen), gen.avatars, _holdout(plan.control, gen),
+        projection=gen.projection,
+    )  # fmt: skip
     step(_STEPS[2])
     use = utility(plan.original, gen.avatars, plan.categorical)
     step(_STEPS[3])
     prepared = load(plan.original, gen.avatars, plan.known, kinds=plan.kinds, materialize=True)
-    rate = run_attack(prepared, plan.known, tolerance=tolerance, confidence=confidence)
+    result = evaluate_loaded(prepared, plan.known, tolerance=tolerance)
+    rate = AttackRate(
+        result.known, tolerance, "bins", result.n, result.n_avatars, result.unique_originals,
+        result.linked, confidence,
+    )  # fmt: skip
+    correct = correct_links(result.linked_individuals(), gen.pairing)
     comparison = None
     if plan.control is not None:
         control = load_control(plan.control, gen.avatars, prepared, plan.known)
@@ -522,13 +647,35 @@ def _run(
         seed=seed,
         kpr=rate,
         control=comparison,
-        hidden_rate=hidden,
+        hidden_rate=hidden_rate(cloaking),
         median_local_cloaking=median_local_cloaking(cloaking),
         mean_hellinger=use.mean_hellinger,
         correlation_difference=use.correlation_difference,
         hellinger={str(c): v for c, v in use.hellinger.items()},
         seconds=seconds,
+        correct_links=correct,
+        distance=distance,
     )
+
+
+def _holdout(control: Any, gen: Generation) -> Any:
+    """The control as the distance baseline, when it has every column the space was
+    fitted on (a control may hold only the known variables: then there is none)."""
+    if control is None:
+        return None
+    names = set(tb.column_names(tb.frame_kind(control), control))
+    fitted = [c for c in gen.projection.columns if c not in gen.projection.dropped]
+    if not all(c in names for c in fitted):
+        return None
+    return tb.select_columns(tb.frame_kind(control), control, fitted)
+
+
+def _fitted_columns(table: Any, gen: Generation) -> Any:
+    """The columns the generation's space was fitted on (passed-through ones left out)."""
+    passthrough = [] if gen.roles is None else gen.roles.of("passthrough")
+    if not passthrough:
+        return table
+    return tb.drop_columns(tb.frame_kind(table), table, passthrough)
 
 
 def _walk(
@@ -539,6 +686,7 @@ def _walk(
     ncp: int,
     tolerance: float,
     synthesis: Synthesis,
+    decoding: Decoding,
     confidence: float,
     progress: Progress | None,
     stop: Callable[[SweepRow], bool],
@@ -547,7 +695,7 @@ def _walk(
     result = SweepOverK(
         known=plan.known, tolerance=tolerance, ncp=ncp, seed=seed, repeats=repeats,
         synthesis=synthesis, confidence=confidence, n=tb.n_rows(plan.original),
-        inputs=plan.inputs,
+        decoding=decoding, inputs=plan.inputs, keep_identifiers=tuple(plan.keep_identifiers),
     )  # fmt: skip
     total = len(plan.ks) * repeats * len(_STEPS)
     done = 0
@@ -564,7 +712,7 @@ def _walk(
 
             run = _run(
                 plan, k, seed + r, ncp=ncp, tolerance=tolerance, synthesis=synthesis,
-                confidence=confidence, step=step,
+                decoding=decoding, confidence=confidence, step=step,
             )  # fmt: skip
             runs.append(run)
         result.rows.append(SweepRow(k, tuple(runs)))
@@ -572,6 +720,7 @@ def _walk(
             break
     if progress is not None:
         progress(total, total, "done")
+    result.roles = plan.roles
     return result
 
 
@@ -589,6 +738,8 @@ def sweep(
     *,
     synthesis: Synthesis = "full",
     confidence: float = DEFAULT_CONFIDENCE,
+    categorical_decoding: Decoding = "draw",
+    keep_identifiers: Iterable[str] | None = None,
 ) -> SweepOverK:
     """KPR, pairing metrics and utility of the avatars of ``original`` for each k.
 
@@ -597,13 +748,17 @@ def sweep(
     KPR of a run equals ``kpr.evaluate(original, generate(original, k=k, seed=s,
     ...).avatars, known)``. Columns in ``categorical`` are categorical both for the
     generator and for the attack. ``progress(done, total, label)`` is called before
-    each step.
+    each step. ``categorical_decoding`` and ``keep_identifiers`` as in
+    :func:`kpr.avatar.generate`.
     """
     tolerance = make_attack(known, tolerance).tolerance
-    plan = _plan(original, known, ks, control, tolerance, categorical, repeats, seed, ncp)
+    plan = _plan(
+        original, known, ks, control, tolerance, categorical, repeats, seed, ncp, keep_identifiers
+    )
     return _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
-        synthesis=synthesis, confidence=confidence, progress=progress, stop=lambda _row: False,
+        synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,
+        progress=progress, stop=lambda _row: False,
     )  # fmt: skip
 
 
@@ -621,6 +776,8 @@ def tune(
     *,
     synthesis: Synthesis = "full",
     confidence: float = DEFAULT_CONFIDENCE,
+    categorical_decoding: Decoding = "draw",
+    keep_identifiers: Iterable[str] | None = None,
 ) -> TuneResult:
     """The smallest k of ``ks`` whose KPR lower bound (``confidence`` interval; with
     repeats, the lowest over them) reaches ``target`` percent, with its utility.
@@ -633,11 +790,13 @@ def tune(
     """
     goal = check_target(target)
     tolerance = make_attack(known, tolerance).tolerance
-    plan = _plan(original, known, ks, None, tolerance, categorical, repeats, seed, ncp)
+    plan = _plan(
+        original, known, ks, None, tolerance, categorical, repeats, seed, ncp, keep_identifiers
+    )
     result = _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
-        synthesis=synthesis, confidence=confidence, progress=progress,
-        stop=lambda row: row.low >= goal,
+        synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,
+        progress=progress, stop=lambda row: row.low >= goal,
     )  # fmt: skip
     last = result.rows[-1]
     return TuneResult(target=goal, k=last.k if last.low >= goal else None, sweep=result, ks=plan.ks)

@@ -204,6 +204,7 @@ def analyze_command(
     tolerance: str,
     categorical: tuple[str, ...],
     numeric: tuple[str, ...],
+    date: tuple[str, ...],
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -241,7 +242,7 @@ def analyze_command(
         raise InputError("give --candidates: the variables an attacker might know")
     if max_known is None:
         max_known = min(3, len(names)) if names else 3
-    kinds = declared_kinds(categorical, numeric)
+    kinds = declared_kinds(categorical, numeric, date)
     tol = check_tolerance(tolerance)
     tols = _parse_tolerances(tolerances)
     check_report(report)  # before the work: the folder exists, matplotlib is installed

@@ -31,10 +31,12 @@ from .options import (
     KINDS,
     QUIET,
     TOLERANCE,
+    WIDTHS,
     declared_kinds,
     options,
     parse_delimiter,
     parse_fail_under,
+    parse_widths,
     split_names,
 )
 
@@ -152,6 +154,7 @@ def emit(
 )
 @TOLERANCE
 @KINDS
+@WIDTHS
 @CSV
 @click.option(
     "--engine",
@@ -188,6 +191,10 @@ def evaluate(
     tolerance: str,
     categorical: tuple[str, ...],
     numeric: tuple[str, ...],
+    date: tuple[str, ...],
+    width: tuple[str, ...],
+    metadata: str | None,
+    table: str | None,
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -209,7 +216,8 @@ def evaluate(
       kpr evaluate original.csv avatars.csv --known age,sex,region --fail-under 90
     """
     names = split_names(known)
-    kinds = declared_kinds(categorical, numeric)
+    kinds = declared_kinds(categorical, numeric, date)
+    widths = parse_widths(width)
     tol = check_tolerance(tolerance)
     threshold = check_outputs(fail_under, linked_out, report, show_values)
     if dask_scheduler is not None:
@@ -243,6 +251,9 @@ def evaluate(
             known=names,
             tolerance=tol,
             kinds=kinds,
+            widths=widths,
+            metadata=metadata,
+            table=table,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
             na_values=na_value or ("",),

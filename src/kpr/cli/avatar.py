@@ -8,13 +8,17 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
 
 import click
+import polars as pl
 
+from kpr.avatar.distance import distance_metrics
 from kpr.avatar.files import check_output, pairing_frame, read_original, write_table
-from kpr.avatar.generator import Synthesis, generate
+from kpr.avatar.generator import Decoding, Synthesis, generate
+from kpr.avatar.roles import Roles
 from kpr.avatar.tuning import (
     DEFAULT_KS,
     DEFAULT_TUNE_KS,
@@ -28,6 +32,8 @@ from kpr.avatar.tuning import (
 from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
 from kpr.cli.options import CSV, FORMAT, QUIET, TOLERANCE, csv_options, options, split_names
 from kpr.errors import InputError
+from kpr.io.readers import check_columns
+from kpr.io.writers import check_output_path, write_atomic
 from kpr.metric.plan import check_tolerance
 from kpr.result import format_rate
 
@@ -85,8 +91,37 @@ generator_options = options(
         show_default=True,
         help="Mix the neighbours over every FAMD axis, or only over the --ncp kept ones.",
     ),
+    click.option(
+        "--categorical-decoding",
+        "decoding",
+        type=click.Choice(["draw", "mode"]),
+        default="draw",
+        show_default=True,
+        help="Each categorical value and missingness: a weighted random draw among the "
+        "neighbours, or their weighted mode (copies whole real profiles; not private).",
+    ),
+    click.option(
+        "--drop",
+        multiple=True,
+        help="Columns to leave out of the avatars entirely (comma-separated), e.g. "
+        "identifiers or free text.",
+    ),
+    click.option(
+        "--keep-identifiers",
+        multiple=True,
+        help="Identifier columns to pass through knowingly (comma-separated): left out of "
+        "the mix, each avatar carries its own individual's value, which links the two.",
+    ),
     CSV,
 )
+
+
+def drop_columns(frame: pl.DataFrame, drop: list[str], label: str) -> pl.DataFrame:
+    """The table without the --drop columns (each must exist in it)."""
+    if not drop:
+        return frame
+    check_columns(frame.columns, drop, label)
+    return frame.drop(drop)
 
 
 #: The attack and the output options of ``sweep`` and ``tune``.
@@ -150,6 +185,11 @@ attack_options = options(
     help="Also write which avatar row each original row became (original_row, avatar_row; "
     ".csv or .parquet). Never written otherwise: keep it with the original.",
 )
+@click.option(
+    "--roles-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write each column's role (numeric, categorical, identifier...) and why, as JSON.",
+)
 @generator_options
 @QUIET
 def avatarize_command(
@@ -158,9 +198,13 @@ def avatarize_command(
     k: int,
     seed: int | None,
     pairing_out: Path | None,
+    roles_out: Path | None,
     ncp: int,
     categorical: tuple[str, ...],
     synthesis: str,
+    decoding: str,
+    drop: tuple[str, ...],
+    keep_identifiers: tuple[str, ...],
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -177,6 +221,8 @@ def avatarize_command(
     check_output(output, "--output", [original])
     if pairing_out is not None:
         check_output(pairing_out, "--pairing-out", [original, output])
+    if roles_out is not None:
+        _check_json_output(roles_out, "--roles-out", [original, output, pairing_out])
     if seed is not None and seed < 0:
         raise InputError(f"--seed must be a whole number >= 0, got {seed}")
     cats = split_names(categorical)
@@ -184,22 +230,49 @@ def avatarize_command(
     with render.progress(stderr, quiet) as step:
         step(f"reading {original}")
         frame = read_original(original, categorical=cats, csv=csv)
+        frame = drop_columns(frame, split_names(drop), original)
         step(f"generating {frame.height:,} avatars (k={k})")
         gen = generate(
-            frame, k=k, ncp=ncp, seed=seed, categorical=cats, synthesis=cast(Synthesis, synthesis)
-        )
+            frame, k=k, ncp=ncp, seed=seed, categorical=cats, synthesis=cast(Synthesis, synthesis),
+            categorical_decoding=cast(Decoding, decoding),
+            keep_identifiers=split_names(keep_identifiers),
+        )  # fmt: skip
         step(f"writing {output}")
         write_table(gen.avatars, output)
         if pairing_out is not None:
             step(f"writing {pairing_out}")
             write_table(pairing_frame(gen.pairing), pairing_out)
+        roles = cast(Roles, gen.roles)
+        if roles_out is not None:
+            step(f"writing {roles_out}")
+            text = roles.to_json() + "\n"
+            write_atomic(roles_out, lambda p: _write_text(p, text))
     drawn = f"seed {seed}" if seed is not None else "no --seed: a new random draw each run"
     lines = [
-        f"Wrote {frame.height:,} avatars ({frame.width} columns) to {output} (k={k}, {drawn})."
+        f"Wrote {frame.height:,} avatars ({frame.width} columns) to {output} (k={k}, {drawn}, "
+        f"categoricals decoded by {decoding}).",
+        "Column roles:",
+        *roles.text(),
     ]
     if pairing_out is not None:
         lines.append(f"Wrote the pairing to {pairing_out}: keep it as private as the original.")
+    if roles_out is not None:
+        lines.append(f"Wrote the column roles to {roles_out}.")
     render.print_text(stdout, "\n".join(lines))
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def _check_json_output(path: Path, option: str, inputs: list[str | Path | None]) -> None:
+    """A JSON output: writable, named .json, overwriting no input or other output."""
+    target = check_output_path(path)
+    if target.suffix.lower() != ".json":
+        raise InputError(f"{option} {str(path)!r} must end in .json")
+    for other in inputs:
+        if other is not None and Path(other).resolve() == target.resolve():
+            raise InputError(f"{option} {str(path)!r} is also an input or output; use another")
 
 
 # --- kpr sweep and kpr tune: text output -----------------------------------------------
@@ -220,7 +293,10 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
         head += f" {'min to max':<18}"
     if control:
         head += f" {'control':>9}"
-    head += f"  {'hidden':>8}  {'med LC':>6}  {'Hellinger':>9}  {'corr diff':>9}  {'gen s':>6}"
+    head += (
+        f"  {'correct':>7}  {'re-id':>7}  {'hidden':>8}  {'med LC':>6}  {'copies':>8}  "
+        f"{'DCR':>7}  {'NNDR':>5}  {'Hellinger':>9}  {'corr diff':>9}  {'gen s':>6}"
+    )
     lines = [head]
     for r in rows:
         low, high = r.interval
@@ -231,10 +307,19 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
             c = r.control_kpr
             line += f" {format_rate(c) if c is not None else '-':>9}"
         line += (
-            f"  {r.hidden_rate:>6.2f} %  {r.median_local_cloaking:>6g}  "
+            f"  {r.correct_links:>7g}  {r.reidentification:>5.2f} %  {r.hidden_rate:>6.2f} %  "
+            f"{r.median_local_cloaking:>6g}  {r.exact_copy_share:>6.2f} %  "
+            f"{_num(r.median_dcr, 3):>7}  {_num(r.median_nndr, 2):>5}  "
             f"{_num(r.mean_hellinger):>9}  {_num(r.correlation_difference):>9}  {r.seconds:>6.2f}"
         )
         lines.append(line)
+    baseline = next((r.control_distance for r in rows if r.control_distance), None)
+    if baseline is not None:
+        lines.append(
+            f"  control's own closeness to the originals (baseline): copies "
+            f"{baseline['exact_copy_share']:.2f} %, DCR {_num(baseline['median_dcr'], 3)}, "
+            f"NNDR {_num(baseline['median_nndr'], 2)}"
+        )
     return lines
 
 
@@ -247,8 +332,22 @@ def _header(result: SweepOverK) -> list[str]:
     return [
         f"Known variables: {', '.join(result.known)} (tolerance {result.tolerance:g}; "
         f"n {result.n:,})",
-        f"Avatar method: ncp {result.ncp}, synthesis {result.synthesis}, {seeds}",
+        f"Avatar method: ncp {result.ncp}, synthesis {result.synthesis}, categoricals "
+        f"decoded by {result.decoding}, {seeds}",
     ]
+
+
+def _roles_lines(result: SweepOverK) -> list[str]:
+    if not result.roles:
+        return []
+    columns = result.roles["columns"]
+    parts = [
+        f"{c['column']} {c['role']}" + (" + missingness" if c["missingness"] else "")
+        for c in columns
+    ]
+    lines = ["Column roles: " + ", ".join(parts)]
+    lines += [f"  warning: {c['column']}: {f}" for c in columns for f in c["flags"]]
+    return lines
 
 
 def _explanations(result: SweepOverK) -> list[str]:
@@ -258,23 +357,28 @@ def _explanations(result: SweepOverK) -> list[str]:
 
 def sweep_text(result: SweepOverK) -> str:
     """The sweep as plain text: parameters, the table, what each column means."""
-    lines = ["KPR and utility of the avatars against k", *_header(result), ""]
+    lines = ["KPR and utility of the avatars against k", *_header(result), *_roles_lines(result)]
+    lines.append("")
     lines += [result.summary(), ""]
     lines += sweep_table(result)
     lines += ["", *_explanations(result)]
     return "\n".join(lines)
 
 
-def _reproduce(original: str, result: TuneResult, ncp: int, synthesis: str, cats: list[str]) -> str:
-    """The ``kpr avatarize`` command that writes exactly the table measured for the picked k."""
-    args = ["kpr", "avatarize", original, "-o", "avatars.parquet", "--k", str(result.k)]
-    args += ["--seed", str(result.sweep.seed)]
-    if ncp != 5:
-        args += ["--ncp", str(ncp)]
-    if synthesis != "full":
-        args += ["--synthesis", synthesis]
-    if cats:
-        args += ["--categorical", ",".join(cats)]
+def reproduce_command(
+    original: str, k: int, seed: int, params: Mapping[str, object], csv: Mapping[str, object]
+) -> str:
+    """The ``kpr avatarize`` command that writes exactly the table measured: the same
+    reading of the file (delimiter, encoding, missing markers, kinds) and the same
+    generator options (ncp, synthesis, decoding, dropped and passed-through columns)."""
+    args = ["kpr", "avatarize", original, "-o", "avatars.parquet", "--k", str(k)]
+    args += ["--seed", str(seed)]
+    for option, value in {**params, **csv}.items():
+        if isinstance(value, list | tuple):
+            for v in value:
+                args += [option, str(v)]
+        elif value is not None:
+            args += [option, str(value)]
     return shlex.join(args)
 
 
@@ -290,8 +394,10 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
             f"  KPR {format_rate(row.kpr)} ({conf} CI {low:.2f} to {high:.2f} %)",
             f"  utility: mean Hellinger {_num(row.mean_hellinger)}, correlation difference "
             f"{_num(row.correlation_difference)}",
-            f"  privacy: hidden rate {row.hidden_rate:.2f} %, median local cloaking "
-            f"{row.median_local_cloaking:g}",
+            f"  privacy: {row.correct_links:g} correct links (re-identification "
+            f"{row.reidentification:.2f} %), hidden rate {row.hidden_rate:.2f} %, median local "
+            f"cloaking {row.median_local_cloaking:g}, exact copies {row.exact_copy_share:.2f} %, "
+            f"median DCR {_num(row.median_dcr, 3)}",
         ]
     else:
         lines.append(f"Target not reached: {result.message}")
@@ -305,7 +411,8 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
         lines += [
             "",
             "KPR usually rises with k but is not guaranteed to: check the table you publish.",
-            f"The table measured for k = {row.k}:",
+            f"The table measured for k = {row.k}"
+            + (f" (first repeat, seed {result.sweep.seed}):" if result.sweep.repeats > 1 else ":"),
             f"  {reproduce}",
         ]
     return "\n".join(lines)
@@ -347,13 +454,18 @@ def sweep_command(
     ncp: int,
     categorical: tuple[str, ...],
     synthesis: str,
+    decoding: str,
+    drop: tuple[str, ...],
+    keep_identifiers: tuple[str, ...],
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
 ) -> None:
     """For each k, generate avatars of ORIGINAL and report the KPR (with its interval),
-    the hidden rate, the median local cloaking and the utility (mean Hellinger,
-    correlation difference): the privacy/utility trade-off of k on your own data.
+    the correct links (linked to their own avatar) and re-identification rate, the
+    hidden rate, the median local cloaking, the exact copies, DCR and NNDR, and the
+    utility (mean Hellinger, correlation difference): the privacy/utility trade-off
+    of k on your own data.
 
     \b
     Examples:
@@ -367,15 +479,18 @@ def sweep_command(
     check_report(report)
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
-    frame = read_original(original, categorical=cats, csv=csv)
+    dropped = split_names(drop)
+    frame = drop_columns(read_original(original, categorical=cats, csv=csv), dropped, original)
     control_frame = None
     if control is not None:
         control_frame = read_original(control, categorical=cats, csv=csv, role="control")
+        control_frame = control_frame.drop([c for c in dropped if c in control_frame.columns])
     with render.progress_bar(stderr, quiet) as progress:
         result = sweep(
             frame, names, ks=wanted, repeats=repeats, seed=seed, control=control_frame,
             ncp=ncp, tolerance=tol, categorical=cats, progress=progress,
-            synthesis=cast(Synthesis, synthesis),
+            synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
+            keep_identifiers=split_names(keep_identifiers),
         )  # fmt: skip
     result.inputs = {"original": original, **({"control": control} if control else {})}
     if report is not None:
@@ -421,6 +536,9 @@ def tune_command(
     ncp: int,
     categorical: tuple[str, ...],
     synthesis: str,
+    decoding: str,
+    drop: tuple[str, ...],
+    keep_identifiers: tuple[str, ...],
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -444,14 +562,23 @@ def tune_command(
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
     frame = read_original(original, categorical=cats, csv=csv)
+    frame = drop_columns(frame, split_names(drop), original)
     with render.progress_bar(stderr, quiet) as progress:
         result = tune(
             frame, names, target=goal, ks=wanted, repeats=repeats, seed=seed, ncp=ncp,
             tolerance=tol, categorical=cats, progress=progress,
-            synthesis=cast(Synthesis, synthesis),
+            synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
+            keep_identifiers=split_names(keep_identifiers),
         )  # fmt: skip
     result.sweep.inputs = {"original": original}
-    reproduce = _reproduce(original, result, ncp, synthesis, cats) if result.reached else ""
+    reproduce = ""
+    if result.k is not None:
+        params: dict[str, object] = {
+            "--ncp": ncp, "--synthesis": synthesis, "--categorical-decoding": decoding,
+            "--categorical": categorical, "--drop": drop, "--keep-identifiers": keep_identifiers,
+        }  # fmt: skip
+        reading = {"--delimiter": delimiter, "--encoding": encoding, "--na-value": na_value}
+        reproduce = reproduce_command(original, result.k, seed, params, reading)
     if fmt == "json":
         payload = result.to_dict()
         payload["reproduce"] = reproduce or None
@@ -460,3 +587,64 @@ def tune_command(
         render.print_text(stdout, tune_text(result, reproduce))
     if not result.reached:
         sys.exit(1)
+
+
+# --- kpr distance ----------------------------------------------------------------------
+
+
+@cli.command("distance", context_settings=CONTEXT)
+@click.argument("original", type=click.Path(path_type=str))
+@click.argument("synthetic", type=click.Path(path_type=str))
+@click.option(
+    "--holdout",
+    type=click.Path(path_type=str),
+    help="Real individuals NOT used to make SYNTHETIC (CSV or Parquet): their own "
+    "closeness to ORIGINAL is the baseline.",
+)
+@click.option(
+    "--ncp",
+    type=int,
+    default=5,
+    show_default=True,
+    help="FAMD axes of the space fitted on ORIGINAL in which distances are measured.",
+)
+@click.option(
+    "--categorical",
+    multiple=True,
+    help="Columns to treat as categorical (comma-separated; e.g. integer codes).",
+)
+@CSV
+@FORMAT
+def distance_command(
+    original: str,
+    synthetic: str,
+    holdout: str | None,
+    ncp: int,
+    categorical: tuple[str, ...],
+    delimiter: str | None,
+    encoding: str | None,
+    na_value: tuple[str, ...],
+    fmt: str,
+) -> None:
+    """How close the rows of any SYNTHETIC table sit to the real records of ORIGINAL:
+    share of exact copies, median distance to the closest record (DCR) and median
+    nearest/second-nearest ratio (NNDR), in the FAMD space fitted on ORIGINAL.
+
+    \b
+    Example:
+      kpr distance patients.csv synthetic.csv --holdout holdout.csv
+    """
+    cats = split_names(categorical)
+    csv = csv_options(delimiter, encoding, na_value)
+    frame = read_original(original, categorical=cats, csv=csv)
+    other = read_original(synthetic, categorical=cats, csv=csv, role="synthetic")
+    check_columns(other.columns, frame.columns, synthetic)
+    held = None
+    if holdout is not None:
+        held = read_original(holdout, categorical=cats, csv=csv, role="holdout")
+        check_columns(held.columns, frame.columns, holdout)
+    result = distance_metrics(frame, other, held, ncp=ncp, categorical=cats)
+    if fmt == "json":
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        render.print_text(stdout, result.text())

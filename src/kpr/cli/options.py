@@ -52,14 +52,44 @@ def parse_delimiter(value: str | None) -> str | None:
     return value
 
 
-def declared_kinds(categorical: Iterable[str], numeric: Iterable[str]) -> dict[str, str]:
-    """``--categorical`` and ``--numeric`` as the ``kinds`` mapping of the API."""
+def declared_kinds(
+    categorical: Iterable[str], numeric: Iterable[str], date: Iterable[str] = ()
+) -> dict[str, str]:
+    """``--categorical``, ``--numeric`` and ``--date`` as the ``kinds`` mapping of the API."""
     kinds = {n: "categorical" for n in split_names(categorical)}
-    for n in split_names(numeric):
-        if n in kinds:
-            raise InputError(f"{n!r} is declared both --categorical and --numeric; pick one")
-        kinds[n] = "numeric"
+    for kind, names in (("numeric", numeric), ("date", date)):
+        for n in split_names(names):
+            if n in kinds:
+                raise InputError(f"{n!r} is declared both --{kinds[n]} and --{kind}; pick one")
+            kinds[n] = kind
     return kinds
+
+
+#: Units an absolute width may carry (in days, the unit of dates).
+_WIDTH_UNITS = {"d": 1.0, "h": 1.0 / 24.0, "min": 1.0 / 1440.0, "s": 1.0 / 86400.0}
+
+
+def parse_widths(values: Iterable[str]) -> dict[str, float]:
+    """``--width age=2 --width birth_date=30d``: absolute class widths (days for a
+    unit d, h, min or s)."""
+    widths: dict[str, float] = {}
+    for value in values:
+        name, sep, text = value.rpartition("=")
+        text = text.strip()
+        unit = next(
+            (u for u in sorted(_WIDTH_UNITS, key=len, reverse=True) if text.endswith(u)), ""
+        )
+        try:
+            width = float(text[: len(text) - len(unit)]) * _WIDTH_UNITS.get(unit, 1.0)
+        except ValueError:
+            width = math.nan
+        if not sep or not name.strip() or not (math.isfinite(width) and width > 0):
+            raise InputError(
+                f"--width must be NAME=WIDTH with a width > 0, such as age=2 or "
+                f"birth_date=30d (units d, h, min, s), got {value!r}"
+            )
+        widths[name.strip()] = width
+    return widths
 
 
 def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> CsvOptions:
@@ -97,4 +127,19 @@ CSV = options(
 KINDS = options(
     click.option("--categorical", multiple=True, help="Known variables to treat as categorical."),
     click.option("--numeric", multiple=True, help="Known variables to treat as numeric."),
+    click.option(
+        "--date", multiple=True, help="Known variables to treat as dates (ISO 8601 text in CSV)."
+    ),
 )
+WIDTHS = options(
+    click.option(
+        "--width", multiple=True,
+        help="Absolute class width of a variable instead of the one computed from the data, "
+        "e.g. age=2 or birth_date=30d (repeatable).",
+    ),
+    click.option(
+        "--metadata", type=click.Path(path_type=str),
+        help="SDV metadata JSON: kinds from its sdtypes (numerical, datetime, categorical).",
+    ),
+    click.option("--table", help="The table of multi-table SDV metadata."),
+)  # fmt: skip

@@ -36,8 +36,12 @@ def text_summary(result: KprResult, threshold: float | None = None) -> str:
     ]
     width = max(len(name) for name in result.known)
     for name, v in result.variables.items():
-        if v.kind is Kind.NUMERIC:
-            detail = f"numeric      width {v.width:.6g}, {v.classes} classes from lo {v.lo:.6g}"
+        if v.kind.binned:
+            unit = " days" if v.kind is Kind.DATE else ""
+            detail = (
+                f"{v.kind.value:<12} width {v.width:.6g}{unit}, {v.classes} classes "
+                f"from lo {v.lo:.6g}{unit}"
+            )
         else:
             detail = "categorical  values compared as they are"
         lines.append(f"  {name:<{width}}  {detail}")

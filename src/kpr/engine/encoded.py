@@ -120,7 +120,7 @@ def _comparable(series: pl.Series) -> pl.Series:
 
 
 def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
-    if kind is Kind.NUMERIC:
+    if kind.binned:  # numeric, or a date as float days
         o_codes, o_radix, o_values = _values(o)
         a_codes, _, a_values = _values(a)
         return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values)
@@ -226,18 +226,20 @@ def _sum(values: np.ndarray) -> float:
     return float(pl.Series(values).sum()) if len(values) else 0.0
 
 
-def _bins(values: np.ndarray, tolerance: float) -> NumericBins:
+def _bins(values: np.ndarray, tolerance: float, date: bool) -> NumericBins:
     """The spec's bins from the finite values of U (``kpr.metric.binning``)."""
     finite = values[np.isfinite(values)]
     count = len(finite)
     if count == 0:
-        return numeric_bins(Moments(0, None, None, 0.0, 0.0, 0.0), tolerance)
+        return numeric_bins(Moments(0, None, None, 0.0, 0.0, 0.0), tolerance, date=date)
     minimum, maximum = float(finite.min()), float(finite.max())
     shift = shift_for(count, _sum(finite), minimum)
     with np.errstate(over="ignore", invalid="ignore"):  # overflows: see numeric_bins
         d = finite - shift
         d2 = d * d
-    return numeric_bins(Moments(count, minimum, maximum, shift, _sum(d), _sum(d2)), tolerance)
+    return numeric_bins(
+        Moments(count, minimum, maximum, shift, _sum(d), _sum(d2)), tolerance, date=date
+    )
 
 
 class EncodedTables:
@@ -294,9 +296,9 @@ class EncodedTables:
         bins: dict[str, NumericBins] = {}
         for name, codes in zip(known, u_codes, strict=True):
             col = self.columns[name]
-            if col.kind is Kind.NUMERIC:
+            if col.kind.binned:
                 assert col.o_values is not None
-                bins[name] = _bins(col.o_values[codes], tolerance)
+                bins[name] = _bins(col.o_values[codes], tolerance, col.kind is Kind.DATE)
                 do, da, digit_radix = _digits(col, bins[name])
                 u_digit, a_digit = do[codes], da[col.a]
             else:

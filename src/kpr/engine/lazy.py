@@ -140,7 +140,7 @@ def code_frame(
 
     Same codes as ``code_expr``, built in steps (cast, rank, class) so each
     intermediate is computed once: fewer expression nodes, less per-call work."""
-    numeric = [n for n, k in kinds.items() if k is Kind.NUMERIC]
+    numeric = [n for n, k in kinds.items() if k.binned]
     schema = frame.collect_schema()
     casts = [nw.col(n).cast(nw.Float64) for n in numeric if schema[n] != nw.Float64]
     if casts:
@@ -151,7 +151,7 @@ def code_frame(
     cols = [
         (
             _classify(nw.col(n), nw.col(_rank_name(n)) if n in ranked else None, bins[n])
-            if k is Kind.NUMERIC
+            if k.binned
             else nw.col(n)
         ).alias(_code_name(n))
         for n, k in kinds.items()
@@ -382,7 +382,7 @@ def run(
     hooks = hooks or Hooks()
     known = list(attack.known)
     kinds = {v: kinds[v] for v in known}
-    numeric = [v for v in known if kinds[v] is Kind.NUMERIC]
+    numeric = [v for v in known if kinds[v].binned]
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
     progress("finding the original records present once (U)")
@@ -409,6 +409,8 @@ def run(
                 sum_d2=_float(second.get(f"dd{i}")),
             ),
             attack.tolerance,
+            date=kinds[v] is Kind.DATE,
+            width=attack.widths.get(v),
         )
     progress("linking U to the avatar profiles present once")
     coded_u = code_frame(u, kinds, bins, row)

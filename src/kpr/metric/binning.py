@@ -111,10 +111,17 @@ def _finite(x: float | None) -> bool:
     return x is not None and math.isfinite(x)
 
 
-def numeric_bins(m: Moments, tolerance: float) -> NumericBins:
-    """Apply the spec's rule: mean, std (ddof 1), ``width`` with its fall-backs, ``lo``."""
+def numeric_bins(
+    m: Moments, tolerance: float, *, date: bool = False, width: float | None = None
+) -> NumericBins:
+    """Apply the spec's rule: mean, std (ddof 1), ``width`` with its fall-backs, ``lo``.
+
+    ``date``: the values are days since the epoch, which has no natural zero, so
+    the width comes from the range (spec, "Dates and times"). ``width``: an
+    absolute width given by the user, which replaces the computed one.
+    """
     if m.count == 0 or m.minimum is None or m.maximum is None:
-        return NumericBins(0, None, None, None, None, 0.0, 1.0, None, None)
+        return NumericBins(0, None, None, None, None, 0.0, width or 1.0, None, None)
     mean: float
     var: float
     if math.isfinite(m.sum_d) and math.isfinite(m.sum_d2):
@@ -125,17 +132,25 @@ def numeric_bins(m: Moments, tolerance: float) -> NumericBins:
     else:  # overflowed sums (values near the float limit): no finite statistics
         mean, var = math.inf, math.inf
     std = math.sqrt(var)
-    width = tolerance * abs(mean)
-    if not (math.isfinite(width) and width > 0):
-        width = tolerance * (m.maximum - m.minimum)
-        if not (math.isfinite(width) and width > 0):
-            width = 1.0
+    if width is None:
+        width = class_width(m, mean, tolerance, date)
     lo = m.minimum - std / 10.0
     if not math.isfinite(lo):
         lo = m.minimum
     code_min = ffloor((m.minimum - lo) / width)
     code_max = ffloor((m.maximum - lo) / width)
     return NumericBins(m.count, mean, std, m.minimum, m.maximum, lo, width, code_min, code_max)
+
+
+def class_width(m: Moments, mean: float, tolerance: float, date: bool) -> float:
+    """``tolerance * |mean|`` (not for dates), else ``tolerance * (max - min)``, else 1."""
+    assert m.minimum is not None and m.maximum is not None
+    width = math.nan if date else tolerance * abs(mean)
+    if not (math.isfinite(width) and width > 0):
+        width = tolerance * (m.maximum - m.minimum)
+        if not (math.isfinite(width) and width > 0):
+            width = 1.0
+    return width
 
 
 def ffloor(q: float) -> float:

@@ -6,6 +6,7 @@ agrees on what is a valid attack.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,12 @@ DEFAULT_TOLERANCE = 0.05
 class Kind(StrEnum):
     NUMERIC = "numeric"
     CATEGORICAL = "categorical"
+    DATE = "date"  # binned on days since the epoch, width from the range (spec: dates)
+
+    @property
+    def binned(self) -> bool:
+        """Whether values are put in classes (numeric, date) rather than compared as they are."""
+        return self is not Kind.CATEGORICAL
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,8 @@ class Attack:
     known: tuple[str, ...]
     tolerance: float = DEFAULT_TOLERANCE
     kinds: Mapping[str, Kind] = field(default_factory=dict)  # declared overrides only
+    #: absolute class widths (days for dates) that replace the spec's ``width_v``
+    widths: Mapping[str, float] = field(default_factory=dict)
 
 
 def check_tolerance(tolerance: object) -> float:
@@ -45,10 +54,40 @@ def check_tolerance(tolerance: object) -> float:
     return value
 
 
+def _check_known(name: str, known: list[str], what: str) -> None:
+    """A setting (``what``: "a kind is declared", "a width is given") names a known variable."""
+    if name not in known:
+        raise InputError(
+            f"{what} for {name!r}, which is not a known variable; "
+            f"known variables: {', '.join(map(repr, known))}"
+        )
+
+
+def check_widths(widths: Mapping[str, object] | None, names: Iterable[str]) -> dict[str, float]:
+    """Absolute widths: known variables only, each a finite number > 0 (a
+    ``timedelta`` is a number of days)."""
+    known = list(names)
+    out: dict[str, float] = {}
+    for name, value in (widths or {}).items():
+        _check_known(name, known, "a width is given")
+        try:
+            days = value / dt.timedelta(days=1) if isinstance(value, dt.timedelta) else None
+            width = days if days is not None else float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            width = math.nan
+        if isinstance(value, bool) or not (math.isfinite(width) and width > 0):
+            raise InputError(
+                f"the width of {name!r} must be a number > 0 (days for a date), got {value!r}"
+            )
+        out[name] = width
+    return out
+
+
 def make_attack(
     known: str | Iterable[str],
     tolerance: object = DEFAULT_TOLERANCE,
     kinds: Mapping[str, str] | None = None,
+    widths: Mapping[str, object] | None = None,
 ) -> Attack:
     """Validate and normalise the parameters of an evaluation."""
     names = [known] if isinstance(known, str) else list(known)
@@ -62,15 +101,11 @@ def make_attack(
         raise InputError(f"known names the same variable twice: {', '.join(map(repr, dupes))}")
     declared: dict[str, Kind] = {}
     for name, kind in (kinds or {}).items():
-        if name not in names:
-            raise InputError(
-                f"a kind is declared for {name!r}, which is not a known variable; "
-                f"known variables: {', '.join(map(repr, names))}"
-            )
+        _check_known(name, names, "a kind is declared")
         try:
             declared[name] = Kind(str(kind).lower())
         except ValueError:
             raise InputError(
-                f"kind of {name!r} must be 'numeric' or 'categorical', got {kind!r}"
+                f"kind of {name!r} must be 'numeric', 'date' or 'categorical', got {kind!r}"
             ) from None
-    return Attack(tuple(names), check_tolerance(tolerance), declared)
+    return Attack(tuple(names), check_tolerance(tolerance), declared, check_widths(widths, names))

@@ -34,6 +34,7 @@ from kpr.report.page import (
     footer,
     headline,
     names_html,
+    notebook_view,
     require_matplotlib,
     sources_line,
     warnings_section,
@@ -428,3 +429,37 @@ def write_analysis(
 ) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
     return write_document(path, lambda: render_analysis(result, top=top, inputs=inputs))
+
+
+def _rate_cells(a: AttackRate) -> list[str]:
+    low, high = a.interval
+    return [esc(format_rate(a.rate)), f"{low:.2f} to {high:.2f} %", count_text(a.linked)]
+
+
+def repr_analysis(result: AnalysisResult, top: int = 5) -> str:
+    """Jupyter's view of an analysis: the attack, its baselines and the riskiest
+    subsets of the sweep, as one table; no plots."""
+    a = result.attack
+    rows = [["the avatars", names_html(a.known), *_rate_cells(a)]]
+    rows.append(
+        ["worst case (the originals)", names_html(a.known), *_rate_cells(result.worst_case)]
+    )
+    if result.control is not None:
+        rows.append(["control", names_html(a.known), *_rate_cells(result.control.control)])
+    if result.sweep is not None:
+        rows += [
+            ["riskiest subset", names_html(e.known), *_rate_cells(e)] for e in result.sweep.top(top)
+        ]
+    headline_html = (
+        f'<span style="font-size:1.8em;font-weight:bold" data-kpr-rate="{a.rate!r}">'
+        f"{esc(format_rate(a.rate))}</span> "
+        f"<span>Knowledge Protection Rate ({esc(a.method)})</span>"
+    )
+    return notebook_view(
+        headline_html,
+        meaning(a.rate),
+        ["attack", "known", "KPR", f"{a.confidence * 100:g} % interval", "linked"],
+        rows,
+        result.warnings,
+        'Full report with plots: <code>result.to_html("analysis.html")</code>',
+    )

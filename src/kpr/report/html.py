@@ -151,7 +151,7 @@ def _assumptions(result: KprResult) -> str:
     rows = []
     for name in result.known:
         v = result.variables[name]
-        if v.kind is Kind.NUMERIC:
+        if v.kind.binned:
             how = "they fall in the same class"
             lo = f"{v.lo:.6g}" if v.lo is not None else "&ndash;"
             width = f"{v.width:.6g}" if v.width is not None else "&ndash;"
@@ -199,7 +199,7 @@ def _group_row(g: Group, css: str = "") -> str:
 
 
 def _group_table(risk: VariableRisk) -> str:
-    first = "Class" if risk.kind is Kind.NUMERIC else "Value"
+    first = "Class" if risk.kind.binned else "Value"
     rows = [_group_row(g) for g in risk.groups]
     rows += [_group_row(g) for g in risk.special]
     if risk.rest is not None:
@@ -234,7 +234,7 @@ def _variable_section(result: KprResult, risk: VariableRisk, index: int, svg: st
              "</span></h3>"]  # fmt: skip
     parts.append(f"<p>{_hotspot_sentence(risk, overall)}</p>")
     if svg is not None:
-        if risk.kind is Kind.NUMERIC:
+        if risk.kind.binned:
             merged = (
                 f" Each bar merges {risk.merged} neighbouring classes to keep the plot readable."
                 if risk.merged > 1
@@ -299,13 +299,13 @@ def _profile_cell(result: KprResult, name: str, value: object) -> str:
     info = result.variables[name]
     if value is None:
         return f'<span class="missing-value">{MISSING_LABEL}</span>'
-    if info.kind is Kind.NUMERIC and isinstance(value, int):
+    if info.kind.binned and isinstance(value, int):
         if value < 0:
             return esc(_SPECIAL_LABELS.get(value, f"class {value}"))
         if info.lo is not None and info.width is not None:
             lower = info.lo + value * info.width
             upper = info.lo + (value + 1) * info.width
-            return esc(interval_label(lower, upper, info.width))
+            return esc(interval_label(lower, upper, info.width, info.kind is Kind.DATE))
     return esc(value)
 
 

@@ -166,3 +166,33 @@ def write_document(path: str | os.PathLike[str], render: Callable[[], str]) -> P
 
     write_atomic(path, write)
     return Path(path)
+
+
+def notebook_view(
+    headline_html: str,
+    sentence: str,
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    warnings: Sequence[str] = (),
+    hint: str = "",
+) -> str:
+    """The compact view Jupyter shows for a result: a headline, one sentence, one
+    table (cells already escaped), the warnings; no plots, no stylesheet."""
+    cell = 'style="padding:.15em .8em .15em 0;text-align:right"'
+    head = "".join(f"<th {cell}>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td {cell}>{c}</td>" for c in row) + "</tr>" for row in rows)
+    items = "".join(f'<li style="margin:.2em 0">{esc(w)}</li>' for w in warnings)
+    warned = (
+        '<div style="margin-top:.4em"><b>Warnings</b>'
+        f'<ul style="margin:.2em 0;padding-left:1.2em">{items}</ul></div>'
+        if warnings
+        else ""
+    )
+    return (
+        '<div class="kpr-result" style="line-height:1.4">'
+        f"<div>{headline_html}</div><div>{esc(sentence)}</div>"
+        f'<table style="margin:.4em 0;border-collapse:collapse"><tr>{head}</tr>{body}</table>'
+        f"{warned}"
+        + (f'<div style="opacity:.7;font-size:.9em;margin-top:.3em">{hint}</div>' if hint else "")
+        + "</div>"
+    )

@@ -22,7 +22,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
-from kpr.metric.plan import Kind
 from kpr.report.page import percent_text
 from kpr.report.risk import Group, VariableRisk, shorten
 from kpr.result import format_rate
@@ -228,7 +227,7 @@ def variable_svg(risk: VariableRisk, overall: float, key: str) -> str | None:
     """The plot of one variable, or None when there is nothing to draw."""
     if not risk.groups:
         return None
-    if risk.kind is Kind.NUMERIC:
+    if risk.kind.binned:
         return numeric_svg(risk, overall, key)
     return categorical_svg(risk, overall, key)
 

@@ -6,6 +6,7 @@ Pure polars and no matplotlib, so it can be tested (and reused) without the
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,8 @@ import polars as pl
 
 from kpr.metric.plan import Kind
 from kpr.result import KprResult
+
+_EPOCH = dt.datetime(1970, 1, 1)
 
 #: At most this many bars per numeric plot: beyond, adjacent classes are merged.
 MAX_BARS = 60
@@ -70,9 +73,20 @@ def format_edge(x: float, width: float) -> str:
     return f"{x:.{max(decimals, 0)}f}"
 
 
-def interval_label(lower: float, upper: float, width: float) -> str:
+def date_edge(days: float, width: float) -> str:
+    """A class bound of a date (days since the epoch) as an ISO date, with the
+    time when classes are shorter than a day."""
+    try:
+        moment = _EPOCH + dt.timedelta(days=days)
+    except OverflowError:  # beyond year 9999: the number of days
+        return f"{days:.6g} days"
+    return moment.strftime("%Y-%m-%d" if width >= 1.0 else "%Y-%m-%d %H:%M")
+
+
+def interval_label(lower: float, upper: float, width: float, date: bool = False) -> str:
     """``[lower, upper)``: a class holds its lower bound, not its upper one."""
-    return f"[{format_edge(lower, width)}, {format_edge(upper, width)})"
+    edge = date_edge if date else format_edge
+    return f"[{edge(lower, width)}, {edge(upper, width)})"
 
 
 def shorten(label: str, limit: int = MAX_LABEL) -> str:
@@ -111,6 +125,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
     """Classes of a numeric variable, merged into at most MAX_BARS bars."""
     info = result.variables[name]
     width = info.width if info.width is not None else 1.0
+    date = info.kind is Kind.DATE
     table = result.by_class(name)
     rows = table.to_dicts()
     raw: list[Group] = []
@@ -119,7 +134,8 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
             raw.append(_group(str(row["special"]), row))
         else:
             lower, upper = float(row["lower"]), float(row["upper"])
-            raw.append(_group(interval_label(lower, upper, width), row, lower=lower, upper=upper))
+            label = interval_label(lower, upper, width, date)
+            raw.append(_group(label, row, lower=lower, upper=upper))
     score, hotspot = _score(table, raw, result.linked, result.n)
     special = [g for g in raw if g.lower is None]
     regular = table.filter(pl.col("special").is_null())
@@ -140,7 +156,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
         )
         for row in grouped.to_dicts():
             lower, upper = float(row["lower"]), float(row["upper"])
-            label = interval_label(lower, upper, width)
+            label = interval_label(lower, upper, width, date)
             groups.append(_group(label, row, lower=lower, upper=upper))
     return VariableRisk(
         name, Kind.NUMERIC, groups, special, None, len(rows), merged, score, hotspot
@@ -173,7 +189,7 @@ def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> Var
 
 def variable_risk(result: KprResult, name: str) -> VariableRisk:
     """The risk view of one known variable, by its kind."""
-    if result.variables[name].kind is Kind.NUMERIC:
+    if result.variables[name].kind.binned:
         return numeric_risk(result, name)
     return categorical_risk(result, name)
 

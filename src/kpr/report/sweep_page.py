@@ -23,6 +23,7 @@ from kpr.report.page import (
     esc,
     footer,
     names_html,
+    notebook_view,
     require_matplotlib,
     sources_line,
     write_document,
@@ -147,7 +148,7 @@ def _headline(result: SweepOverK) -> str:
  <p class="inputs">The attacker knows: {names_html(result.known)} · tolerance
   {result.tolerance * 100:g} % for numeric values · n = {count_text(result.n)} individuals</p>
  <p class="inputs">Avatar method: {result.ncp} FAMD axes for the neighbours, synthesis
-  {esc(result.synthesis)}, {esc(seeds)}</p>
+  {esc(result.synthesis)}, categoricals decoded by {esc(result.decoding)}, {esc(seeds)}</p>
  {sources_line(labels)}
 </section>"""
 
@@ -166,8 +167,13 @@ def _row(r: SweepRow, repeats: int, control: bool) -> str:
         f'  <tr data-kpr-k="{r.k}"><td class="num">{r.k}</td>'
         f'<td class="num" data-kpr-rate="{r.kpr!r}">{esc(format_rate(r.kpr))}</td>'
         f'<td class="num">{low:.2f} to {high:.2f} %</td>{spread}{ctrl}'
+        f'<td class="num" data-kpr-correct="{r.correct_links:g}">{r.correct_links:g}</td>'
+        f'<td class="num">{r.reidentification:.2f} %</td>'
         f'<td class="num">{r.hidden_rate:.2f} %</td>'
         f'<td class="num">{r.median_local_cloaking:g}</td>'
+        f'<td class="num">{r.exact_copy_share:.2f} %</td>'
+        f'<td class="num">{_number(r.median_dcr, 3)}</td>'
+        f'<td class="num">{_number(r.median_nndr, 2)}</td>'
         f'<td class="num">{_number(r.mean_hellinger)}</td>'
         f'<td class="num">{_number(r.correlation_difference)}</td>'
         f'<td class="num">{r.seconds:.2f}</td></tr>'
@@ -182,17 +188,29 @@ def _table(result: SweepOverK) -> str:
         f'<th class="num">{conf} interval</th>'
         + ('<th class="num">Repeats, low to high</th>' if result.repeats > 1 else "")
         + ('<th class="num">Control KPR</th>' if control else "")
-        + '<th class="num">Hidden rate</th><th class="num">Median cloaking</th>'
+        + '<th class="num">Correct links</th><th class="num">Re-identified</th>'
+        '<th class="num">Hidden rate</th><th class="num">Median cloaking</th>'
+        '<th class="num">Exact copies</th><th class="num">Median DCR</th>'
+        '<th class="num">Median NNDR</th>'
         '<th class="num">Hellinger</th><th class="num">Corr. diff.</th>'
         '<th class="num">Time (s)</th>'
     )
     rows = "\n".join(_row(r, result.repeats, control) for r in result.rows)
+    baseline = next((r.control_distance for r in result.rows if r.control_distance), None)
+    note = ""
+    if baseline is not None:
+        note = (
+            f'\n <p class="small">The control\'s own closeness to the originals (baseline): '
+            f"exact copies {baseline['exact_copy_share']:.2f} %, median DCR "
+            f"{_number(baseline['median_dcr'], 3)}, median NNDR "
+            f"{_number(baseline['median_nndr'], 2)}.</p>"
+        )
     return f"""<div class="table-wrap"><table>
   <thead><tr>{head}</tr></thead>
   <tbody>
 {rows}
   </tbody>
- </table></div>"""
+ </table></div>{note}"""
 
 
 def _explanations(result: SweepOverK) -> str:
@@ -255,3 +273,31 @@ def render_sweep(result: SweepOverK, *, now: datetime | None = None) -> str:
 def write_sweep(result: SweepOverK, path: str | os.PathLike[str]) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
     return write_document(path, lambda: render_sweep(result))
+
+
+def repr_sweep(result: SweepOverK) -> str:
+    """Jupyter's view of a sweep over k: one row per k, no plot."""
+    rows = []
+    for r in result.rows:
+        low, high = r.interval
+        control = "" if r.control_kpr is None else esc(format_rate(r.control_kpr))
+        rows.append(
+            [
+                count_text(r.k),
+                esc(format_rate(r.kpr)),
+                f"{low:.2f} to {high:.2f} %",
+                control,
+                f"{r.mean_hellinger:.4f}",
+            ]
+        )
+    headline_html = (
+        '<span style="font-size:1.4em;font-weight:bold">KPR and utility against k</span> '
+        f"<span>known: {names_html(result.known)}</span>"
+    )
+    return notebook_view(
+        headline_html,
+        result.summary() if result.rows else "No k was evaluated.",
+        ["k", "KPR", f"{result.confidence * 100:g} % interval", "control KPR", "mean Hellinger"],
+        rows,
+        hint='Page with the plot: <code>result.to_html("sweep.html")</code>',
+    )

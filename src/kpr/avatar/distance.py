@@ -1,0 +1,184 @@
+"""Distance-based privacy metrics for any synthetic table (kpr's avatars or another
+generator's): how close synthetic rows sit to real records.
+
+* exact copies: synthetic rows equal, on every column, to some original row
+  (missing equals missing);
+* DCR (distance to closest record): per synthetic row, the distance to its nearest
+  original; the median is reported (0 = a copy in the space);
+* NNDR (nearest neighbour distance ratio): nearest over second-nearest original
+  distance, in [0, 1]; near 0 the synthetic row points at one real record, near 1
+  it sits as close to two of them (1 when both distances are 0: a copy of a record
+  that is itself duplicated singles out no one).
+
+Distances are measured in the FAMD space fitted on the originals (on its ``ncp``
+first axes, the space where the Avatar generator searches neighbours); synthetic
+and holdout rows are projected into it. A holdout (real individuals of the same
+population NOT used to make the synthetic table) gives the baseline: the same
+figures for real newcomers, i.e. how close an honest sample already sits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy.spatial import cKDTree
+
+from kpr.avatar import _table as tb
+from kpr.avatar.metrics import locality_order
+from kpr.avatar.projection import Projection
+from kpr.errors import InputError
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """How close one table's rows sit to the originals."""
+
+    rows: int
+    exact_copies: int  #: rows equal to some original row on every column
+    median_dcr: float
+    median_nndr: float
+
+    @property
+    def exact_copy_share(self) -> float:
+        """Percentage of rows that copy an original row exactly."""
+        return 100.0 * self.exact_copies / self.rows if self.rows else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "exact_copies": self.exact_copies,
+            "exact_copy_share": self.exact_copy_share,
+            "median_dcr": self.median_dcr,
+            "median_nndr": self.median_nndr,
+        }
+
+
+@dataclass(frozen=True)
+class DistanceMetrics:
+    """Closeness of a synthetic table (and of a holdout, the baseline) to the originals."""
+
+    synthetic: Closeness
+    holdout: Closeness | None
+    ncp: int
+    n_original: int
+
+    @property
+    def space(self) -> str:
+        return f"FAMD space fitted on the originals ({self.ncp} axes)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_original": self.n_original,
+            "space": self.space,
+            "synthetic": self.synthetic.to_dict(),
+            "holdout": None if self.holdout is None else self.holdout.to_dict(),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def text(self) -> str:
+        """A small table: synthetic (and holdout) rows' copies, DCR and NNDR."""
+        lines = [
+            f"Closeness to the {self.n_original:,} originals, in the {self.space}:",
+            f"  {'':<10} {'rows':>10} {'exact copies':>14} {'median DCR':>11} {'median NNDR':>11}",
+        ]
+        for label, c in (("synthetic", self.synthetic), ("holdout", self.holdout)):
+            if c is None:
+                continue
+            lines.append(
+                f"  {label:<10} {c.rows:>10,} {c.exact_copy_share:>12.2f} % "
+                f"{c.median_dcr:>11.4f} {c.median_nndr:>11.4f}"
+            )
+        lines.append(
+            "  DCR: distance to the closest original; NNDR: closest over second-closest "
+            "(near 0 = points at one real record)."
+        )
+        if self.holdout is None:
+            lines.append("  Give a holdout (real rows not used to synthesise) for a baseline.")
+        return "\n".join(lines)
+
+
+def _as_polars(kind: tb.Kind, df: Any) -> pl.DataFrame:
+    frame = df if kind == "polars" else pl.from_pandas(df)
+    # NaN and null both mean missing: make them one value so they compare equal.
+    return frame.with_columns(pl.col(pl.Float32, pl.Float64).fill_nan(None))
+
+
+def exact_copies(original: Any, other: Any) -> int:
+    """Rows of ``other`` equal to some row of ``original`` on all of ``original``'s columns
+    (missing equals missing; a column typed differently on the two sides is compared as
+    numbers when both are numeric, else as text)."""
+    kind = tb.frame_kind(original)
+    orig = _as_polars(kind, original)
+    names = orig.columns
+    rows = _as_polars(tb.frame_kind(other), other).select(names)
+    # Values compared in a type both sides hold exactly (never a lossy cast, which
+    # would turn 2.5 into a copy of 2): numbers as Float64, anything else as text.
+    for c in names:
+        left, right = orig.schema[c], rows.schema[c]
+        if left == right:
+            continue
+        common = pl.Float64 if left.is_numeric() and right.is_numeric() else pl.String
+        orig = orig.with_columns(pl.col(c).cast(common))
+        rows = rows.with_columns(pl.col(c).cast(common))
+    found = rows.join(orig.unique(), on=names, how="semi", nulls_equal=True)
+    return int(found.height)
+
+
+def _closeness(
+    tree: cKDTree, coords: np.ndarray, original: Any, table: Any, n_original: int
+) -> Closeness:
+    m = coords.shape[0]
+    if m == 0:
+        return Closeness(0, 0, float("nan"), float("nan"))
+    order = locality_order(coords)
+    k = 2 if n_original >= 2 else 1
+    dist, _ = tree.query(coords[order], k=k, workers=-1)
+    dist = np.asarray(dist, dtype=np.float64).reshape(m, k)
+    d1 = dist[:, 0]
+    if k == 2:
+        d2 = dist[:, 1]
+        nndr = np.divide(d1, d2, out=np.ones_like(d1), where=d2 > 0)
+        median_nndr = float(np.median(nndr))
+    else:
+        median_nndr = float("nan")
+    return Closeness(
+        rows=m,
+        exact_copies=exact_copies(original, table),
+        median_dcr=float(np.median(d1)),
+        median_nndr=median_nndr,
+    )
+
+
+def distance_metrics(
+    original: Any,
+    synthetic: Any,
+    holdout: Any = None,
+    *,
+    ncp: int = 5,
+    categorical: Sequence[Any] | None = None,
+    projection: Projection | None = None,
+) -> DistanceMetrics:
+    """Exact-copy share, median DCR and median NNDR of ``synthetic`` against
+    ``original`` (polars or pandas tables with the original's columns), and the same
+    for ``holdout`` when given, in the FAMD space fitted on ``original``.
+
+    ``projection``: a space already fitted on ``original`` (e.g. a generation's), to
+    avoid fitting it again.
+    """
+    proj = projection if projection is not None else Projection.fit(original, ncp, categorical)
+    n = tb.n_rows(original)
+    if n == 0:
+        raise InputError("the original table is empty; give at least one row")
+    tree = cKDTree(proj.coordinates, balanced_tree=False, compact_nodes=False)
+    syn = _closeness(tree, proj.transform(synthetic), original, synthetic, n)
+    hold = None
+    if holdout is not None:
+        hold = _closeness(tree, proj.transform(holdout), original, holdout, n)
+    return DistanceMetrics(synthetic=syn, holdout=hold, ncp=proj.ncp, n_original=n)

@@ -1,0 +1,169 @@
+"""Dates, datetimes and durations as the numbers the metric bins (spec, "Dates
+and times"): days since 1970-01-01 00:00 UTC, fractional for datetimes;
+timezone-aware values are converted to UTC first, naive ones are taken as UTC.
+Durations are plain numbers of days.
+
+One narwhals expression serves every backend but Spark, which has its own epoch
+functions; CSV text is parsed (by polars or Spark) from the ISO 8601 forms listed
+in ``ISO_FORMATS``. Values are taken to the microsecond, the unit every backend
+shares (nanoseconds are truncated).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import narwhals as nw
+import polars as pl
+
+#: Microseconds in a day: the unit every backend agrees on exactly.
+US_PER_DAY = 86_400_000_000
+_EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+#: ISO 8601 forms a CSV date column may hold (naive ones are read as UTC).
+ISO_FORMATS = (
+    "%Y-%m-%d",
+    "%Y-%m-%dT%H:%M",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%dT%H:%M:%S%.f",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%dT%H:%M:%S%.fZ",
+    "%Y-%m-%d %H:%M:%S%.fZ",
+)
+_ISO_OFFSET_FORMATS = ("%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z")
+#: The same forms in Spark's patterns (``XXX`` reads ``Z`` and ``+02:00``).
+_SPARK_ISO_FORMATS = (
+    "yyyy-MM-dd",
+    "yyyy-MM-dd'T'HH:mm",
+    "yyyy-MM-dd HH:mm",
+    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]",
+    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]",
+    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]XXX",
+    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]XXX",
+    "yyyy-MM-dd'T'HH:mmXXX",
+)
+
+
+def is_temporal(dtype: Any) -> bool:
+    """A date or datetime column (binned as a date)."""
+    return dtype == nw.Date or isinstance(dtype, nw.Datetime)
+
+
+def is_duration(dtype: Any) -> bool:
+    """A duration column (binned as a number of days)."""
+    return isinstance(dtype, nw.Duration)
+
+
+def _per_day(us: nw.Expr) -> nw.Expr:
+    """Microseconds to days by true division (a division by a scalar may be done
+    as a multiplication by its reciprocal, which is not correctly rounded)."""
+    x = us.cast(nw.Float64)
+    return x / (x * 0.0 + float(US_PER_DAY))
+
+
+def days_expr(name: str, dtype: Any) -> nw.Expr:
+    """The values of a date, datetime or duration column as float64 days."""
+    col = nw.col(name)
+    if is_duration(dtype):
+        return _per_day(col.dt.total_microseconds())
+    if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
+        # an instant minus the epoch instant: independent of any session time zone
+        epoch = _EPOCH_UTC.astimezone(ZoneInfo(dtype.time_zone))
+        return _per_day((col - nw.lit(epoch)).dt.total_microseconds())
+    naive = col.cast(nw.Datetime("us"))
+    return _per_day((naive - nw.lit(_EPOCH)).dt.total_microseconds())
+
+
+def parse_iso(name: str) -> pl.Expr:
+    """CSV text in one of the ISO 8601 forms as a naive UTC datetime (null when
+    the text is in none of them)."""
+    col = pl.col(name).str.strip_chars()
+    naive = [col.str.strptime(pl.Datetime("us"), f, strict=False, exact=True) for f in ISO_FORMATS]
+    aware = [
+        col.str.strptime(
+            pl.Datetime("us", "UTC"), f, strict=False, exact=True
+        ).dt.replace_time_zone(None)
+        for f in _ISO_OFFSET_FORMATS
+    ]
+    return pl.coalesce([*naive, *aware])
+
+
+def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | bool | None:
+    """Whether a text column holds ISO dates only: False when it holds no value,
+    None when every value parses, else the first value that does not."""
+    col = pl.col(name)
+    present = col.is_not_null()
+    some, bad = (
+        lf.select(
+            present.any().alias("some"),
+            col.filter(present & parse_iso(name).is_null()).first().cast(pl.String).alias("bad"),
+        )
+        .collect()
+        .row(0)
+    )
+    return bad if some else False
+
+
+def text_to_days(name: str) -> pl.Expr:
+    """A CSV text column of ISO dates as float64 days (polars)."""
+    us = parse_iso(name).dt.epoch("us").cast(pl.Float64)
+    return us / (us * 0.0 + float(US_PER_DAY))
+
+
+def _spark_quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _spark_iso(col: Any) -> Any:
+    """A Spark column of ISO 8601 text as a timestamp (null when in none of the
+    forms). kpr's Spark sessions are in UTC, so naive text is read as UTC."""
+    from pyspark.sql import functions as F
+
+    text = F.trim(col)
+    return F.coalesce(*(F.try_to_timestamp(text, F.lit(f)) for f in _SPARK_ISO_FORMATS))
+
+
+def spark_iso_facts(frame: Any, name: str) -> str | bool | None:
+    """``iso_text_facts`` for a Spark DataFrame of text."""
+    from pyspark.sql import functions as F
+
+    col = F.col(_spark_quoted(name))
+    present = col.isNotNull()
+    bad = F.when(present & _spark_iso(col).isNull(), col)
+    row = frame.select(
+        F.max(present.cast("int")).alias("some"),
+        F.first(bad, ignorenulls=True).alias("bad"),
+    ).collect()[0]
+    return row["bad"] if row["some"] else False
+
+
+def _spark_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
+    """Spark has its own epoch functions (narwhals cannot subtract datetimes there)."""
+    from pyspark.sql import functions as F
+
+    q = _spark_quoted(name)
+    col = F.col(q)
+    if dtype == nw.String:  # CSV text of ISO dates
+        us = F.unix_micros(_spark_iso(col))
+    elif dtype == nw.Date:
+        us = F.unix_date(col).cast("double") * float(US_PER_DAY)
+    elif isinstance(dtype, nw.Datetime) and dtype.time_zone is None:  # TIMESTAMP_NTZ: wall time
+        us = F.expr(f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {q})")
+    elif isinstance(dtype, nw.Datetime):  # TIMESTAMP: an instant
+        us = F.unix_micros(col)
+    else:
+        raise TypeError(f"no date conversion for {dtype} on Spark")
+    native = frame.to_native()
+    days = (us.cast("double") / F.lit(float(US_PER_DAY))).alias(name)
+    others = [days if c == name else F.col(_spark_quoted(c)) for c in native.columns]
+    return nw.from_native(native.select(*others))
+
+
+def to_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
+    """Replace a date, datetime or duration column by its float64 days, on any backend."""
+    if frame.implementation.is_pyspark() and not is_duration(dtype):
+        return _spark_days(frame, name, dtype)
+    return frame.with_columns(days_expr(name, dtype).alias(name))
