@@ -56,14 +56,34 @@ def _bins(values: list[float], tolerance: float, date: bool = False) -> RefBins:
         var = Fraction(0)
     else:
         var = sum(((x - mean_q) ** 2 for x in exact), Fraction(0)) / (len(exact) - 1)
-    mean, std = float(mean_q), math.sqrt(float(var))
+    mean, std = float(mean_q), _sqrt(var)
     lo_v, hi_v = min(finite), max(finite)
     width = math.nan if date else tolerance * abs(mean)  # dates: from the range
     if not (math.isfinite(width) and width > 0):
         width = tolerance * (hi_v - lo_v)
         if not (math.isfinite(width) and width > 0):
             width = 1.0
-    return RefBins(mean, std, lo_v, hi_v, lo_v - std / 10, width)
+    lo = lo_v - std / 10
+    if not math.isfinite(lo):  # std near the float limit: the class grid starts at min
+        lo = float(lo_v)
+    return RefBins(mean, std, lo_v, hi_v, lo, width)
+
+
+def _sqrt(q: Fraction) -> float:
+    """sqrt(float(q)), also for a variance beyond the float range (values near
+    1e308): divide by 4**64 until it fits, multiply the root back by 2**64."""
+    steps = 0
+    while q >= Fraction(2) ** 1024:
+        q /= Fraction(4) ** 64
+        steps += 1
+    return math.sqrt(float(q)) * 2.0 ** (64 * steps)
+
+
+def numeric_variables(original: list[dict[str, Any]], typed: set[str]) -> set[str]:
+    """The kind rule, given the variables of a numeric type (not booleans, not
+    category-like): numeric when the original holds some value (not missing)
+    in that column, else categorical, as a CSV file would say."""
+    return {v for v in typed if any(not _is_missing(r[v]) for r in original)}
 
 
 def _code(x: Any, b: RefBins) -> Any:
@@ -71,7 +91,8 @@ def _code(x: Any, b: RefBins) -> Any:
         return MISSING
     if math.isinf(x):
         return ("inf", x > 0)
-    return math.floor((x - b.lo) / b.width)
+    q = (x - b.lo) / b.width
+    return q if math.isinf(q) else math.floor(q)  # x - lo may overflow near 1e308
 
 
 def reference_kpr(
@@ -81,8 +102,12 @@ def reference_kpr(
     numeric: set[str],
     tolerance: float = 0.05,
     dates: frozenset[str] = frozenset(),
+    grid: dict[str, tuple[float, float]] | None = None,
 ) -> RefResult:
-    """The spec, steps 1 to 6; ``dates`` (also in ``numeric``) are given in days."""
+    """The spec, steps 1 to 6; ``dates`` (also in ``numeric``) are given in days.
+    ``grid`` imposes (lo, width) on numeric variables, to check steps 3 to 6 alone
+    on float data whose statistics an engine may round differently in the last
+    bits (the spec allows it)."""
     n = len(original)
     raw = [tuple(_raw(r[k]) for k in known) for r in original]
     count = Counter(raw)
@@ -90,6 +115,8 @@ def reference_kpr(
     bins = {
         v: _bins([original[i][v] for i in u], tolerance, v in dates) for v in known if v in numeric
     }
+    for v, (lo, width) in (grid or {}).items():
+        bins[v] = RefBins(bins[v].mean, bins[v].std, bins[v].minimum, bins[v].maximum, lo, width)
 
     def binned(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(_code(row[k], bins[k]) if k in numeric else _raw(row[k]) for k in known)

@@ -15,7 +15,7 @@ import polars as pl
 from hypothesis import strategies as st
 
 import kpr
-from tests.reference import RefResult, reference_kpr
+from tests.reference import RefResult, numeric_variables, reference_kpr
 
 SCHEMA = {"age": pl.Int64, "score": pl.Float64, "sex": pl.String, "region": pl.String}
 NUMERIC = {"age", "score"}
@@ -71,7 +71,11 @@ def cases(draw: st.DrawFn, min_avatars: int = 0) -> Case:
 def assert_matches_reference(got: kpr.KprResult, case: Case) -> RefResult:
     """The engine's counts, rate and class grid equal the reference's, bit for bit."""
     ref = reference_kpr(
-        case.original, case.avatars, case.known, NUMERIC & set(case.known), case.tolerance
+        case.original,
+        case.avatars,
+        case.known,
+        numeric_variables(case.original, NUMERIC & set(case.known)),
+        case.tolerance,
     )
     assert (got.n, got.n_avatars, got.unique_originals, got.linked) == (
         ref.n, ref.n_avatars, ref.unique_originals, ref.linked,

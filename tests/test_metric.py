@@ -148,16 +148,19 @@ def test_huge_values_never_overflow() -> None:
     assert r.linked == 1
 
 
-def test_all_missing_numeric_column_is_computed_with_a_warning() -> None:
+def test_all_missing_column_is_categorical_with_a_warning() -> None:
     o = pl.DataFrame(
         {"x": [None, None, None], "c": ["a", "b", "b"]}, schema={"x": pl.Float64, "c": pl.String}
     )
     a = pl.DataFrame({"x": [None, 1.0], "c": ["a", "a"]}, schema={"x": pl.Float64, "c": pl.String})
     r = kpr.evaluate(o, a, known=["x", "c"])
-    v = r.variables["x"]
-    assert (v.lo, v.width, v.mean) == (0.0, 1.0, None)
+    assert r.variables["x"].kind is kpr.Kind.CATEGORICAL  # as from a CSV file
     assert r.unique_originals == 1 and r.linked == 1
     assert any("'x' is missing in 100 %" in w for w in r.warnings)
+    declared = kpr.evaluate(o, a, known=["x", "c"], kinds={"x": "numeric"})
+    v = declared.variables["x"]
+    assert (v.kind, v.lo, v.width, v.mean) == (kpr.Kind.NUMERIC, 0.0, 1.0, None)
+    assert (declared.unique_originals, declared.linked) == (1, 1)
 
 
 def test_no_unique_original_warns() -> None:

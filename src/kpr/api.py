@@ -20,7 +20,7 @@ from kpr.io.metadata import sdv_kinds
 from kpr.io.readers import CsvOptions
 from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.result import Detail, KprResult, VariableInfo, protection_rate
-from kpr.tables import ROW, Prepared, prepare
+from kpr.tables import Prepared, prepare
 
 Progress = lazy.Progress
 
@@ -89,7 +89,7 @@ def evaluate_loaded(
                 "give widths to numeric or date variables only"
             )
     kinds = {n: prepared.kinds[n] for n in attack.known}
-    row = ROW if prepared.has_rows else None
+    row = prepared.row if prepared.has_rows else None
     try:
         run = lazy.run(
             prepared.original,

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kpr.io.kinds import looks_like_codes
 from kpr.metric.plan import Kind
 from kpr.result import VariableInfo
 
-#: A numeric column with at most this many distinct values may be a coded category
-#: (the Avatar method's own threshold).
-FEW_DISTINCT = 10
 #: ... but only in tables large enough for few distinct values to be telling.
 MIN_ROWS_FOR_CODES = 100
 #: At most this many classes over its range: the width swallows the column.
@@ -49,7 +47,7 @@ def warnings_for(
                 f"range in {v.classes} class(es): if it is a code (zip, year, id), declare "
                 f"it categorical (--categorical {name})"
             )
-        elif v.distinct is not None and v.distinct <= FEW_DISTINCT and n >= MIN_ROWS_FOR_CODES:
+        elif v.distinct is not None and looks_like_codes(v.distinct) and n >= MIN_ROWS_FOR_CODES:
             out.append(
                 f"{name!r} is an integer column with only {v.distinct} distinct values: "
                 f"if it codes categories, declare it categorical (--categorical {name})"

@@ -2,17 +2,16 @@
 narwhals LazyFrames that hold only the known columns, with agreed dtypes and
 kinds, ready for the engine.
 
-Kinds follow the spec: numeric when the original column has a numeric type
-(not boolean) or is a duration, date when it holds dates or datetimes (or CSV
-text of ISO dates), categorical otherwise, unless declared. Both tables must agree;
-a disagreement is an error that names the column and one offending value.
+Kinds follow the one rule of ``kpr.io.kinds`` (decided on the original table):
+numeric, date or categorical. Both tables must agree; a disagreement is an error
+that names the column and one offending value.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,11 +21,23 @@ import polars as pl
 from kpr.engine.backends import ReadTable, parse_number, text_facts
 from kpr.errors import InputError
 from kpr.io import dates
-from kpr.io.readers import CsvOptions, check_columns, read_table
+from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
+from kpr.io.kinds import text_facts as text_facts_of
+from kpr.io.readers import CsvOptions, read_table, resolve_columns
 from kpr.metric.plan import Attack, Kind
 
-#: Name of the row-position column the engine carries (never a user column).
+#: Name of the row-position column the engine carries, lengthened with
+#: underscores when a known column has that name.
 ROW = "__kpr_row__"
+
+
+def row_name(known: Sequence[str]) -> str:
+    """A row-position column name that is not a known column's name."""
+    name = ROW
+    while name in known:
+        name += "_"
+    return name
+
 
 _TEXT = (nw.String, nw.Categorical, nw.Enum)
 
@@ -42,6 +53,8 @@ class Side:
     untyped: bool  # every known column is text still to be parsed (CSV)
     label: str
     facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see _text_facts
+    categories: set[str] = field(default_factory=set)  # category-like before conversion
+    present: dict[str, bool] = field(default_factory=dict)  # see _has_value
     row: str | None = None  # the column that identifies rows (else positions, polars only)
 
     @property
@@ -56,7 +69,8 @@ class Prepared:
     original: nw.LazyFrame[Any]
     avatars: nw.LazyFrame[Any]
     kinds: dict[str, Kind]
-    has_rows: bool  # row ids in column ROW: positions (polars, files) or a row_id column
+    has_rows: bool  # row ids in column ``row``: positions (polars, files) or a row_id column
+    row: str = "__kpr_row__"  # the row-id column: never a known column's name
 
 
 def _is_path(obj: object) -> bool:
@@ -76,30 +90,29 @@ def load_side(
         return Side(loaded.frame, loaded.untyped, loaded.label)
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
         lf = obj.lazy()
-        check_columns(lf.collect_schema().names(), known, label)
-        return Side(lf.select(list(known)), False, label)
+        return Side(_select(nw.from_native(lf), known, label).to_native(), False, label)
     if isinstance(obj, ReadTable):  # a file read by another engine (Spark)
         frame = nw.from_native(obj.frame).lazy()
-        check_columns(frame.collect_schema().names(), known, obj.label)
-        columns = [*known, *([obj.row] if obj.row and obj.row not in known else [])]
-        return Side(frame.select(columns), obj.untyped, obj.label, row=obj.row)
+        extra = obj.row if obj.row and obj.row not in known else None
+        return Side(_select(frame, known, obj.label, extra), obj.untyped, obj.label, row=obj.row)
     module = type(obj).__module__.split(".")[0]
+    if module in ("pandas", "pyarrow"):
+        categories = native_categories(obj, _names(obj, known, label))
     if module == "pandas":
-        columns = [str(c) for c in obj.columns]  # type: ignore[attr-defined]
-        check_columns(columns, known, label)
         try:
-            frame = pl.from_pandas(obj[list(known)])  # type: ignore[index]
+            frame = pl.from_pandas(obj[_names(obj, known, label)])  # type: ignore[index]
         except Exception as exc:
             raise InputError(
                 f"{label}: a known column mixes value types ({str(exc).splitlines()[0]}); "
                 "give each column one type"
             ) from None
-        return Side(frame.lazy(), False, label)
+        frame.columns = list(known)
+        return Side(frame.lazy(), False, label, categories=_renamed(categories, obj, known, label))
     if module == "pyarrow":
-        check_columns(list(obj.column_names), known, label)  # type: ignore[attr-defined]
-        table = pl.from_arrow(obj.select(list(known)))  # type: ignore[attr-defined]
+        table = pl.from_arrow(obj.select(_names(obj, known, label)))  # type: ignore[attr-defined]
         assert isinstance(table, pl.DataFrame)
-        return Side(table.lazy(), False, label)
+        table.columns = list(known)
+        return Side(table.lazy(), False, label, categories=_renamed(categories, obj, known, label))
     try:
         with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
             warnings.filterwarnings("ignore", "Dask support", FutureWarning)
@@ -110,9 +123,28 @@ def load_side(
             "polars DataFrame, a pyarrow Table, a DuckDB relation, a Spark or Dask DataFrame, "
             "or a CSV/Parquet path"
         ) from None
-    lazy = native.lazy()
-    check_columns(lazy.collect_schema().names(), known, label)
-    return Side(lazy.select(list(known)), False, label)
+    return Side(_select(native.lazy(), known, label), False, label)
+
+
+def _names(obj: Any, known: Sequence[str], label: str) -> list[str]:
+    """The columns of a pandas DataFrame or pyarrow Table that ``known`` designates."""
+    columns = obj.column_names if hasattr(obj, "column_names") else obj.columns
+    return resolve_columns([str(c) for c in columns], known, label)
+
+
+def _renamed(categories: set[str], obj: Any, known: Sequence[str], label: str) -> set[str]:
+    actual = _names(obj, known, label)
+    return {w for a, w in zip(actual, known, strict=True) if a in categories}
+
+
+def _select(
+    frame: nw.LazyFrame[Any], known: Sequence[str], label: str, extra: str | None = None
+) -> nw.LazyFrame[Any]:
+    """The known columns, under the names the user gave (see ``resolve_columns``),
+    and the ``extra`` column (file row positions) as it is."""
+    actual = resolve_columns(frame.collect_schema().names(), known, label)
+    cols = [nw.col(a).alias(w) for a, w in zip(actual, known, strict=True)]
+    return frame.select(*cols, *([nw.col(extra)] if extra else []))
 
 
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
@@ -121,11 +153,12 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
     col = pl.col(name)
     present = col.is_not_null()
     textual = isinstance(lf.collect_schema()[name], pl.String)
+    number = _trimmed(name)
     some, not_int, bad = (
         lf.select(
             present.any().alias("some"),
-            (present & col.cast(pl.Int64, strict=False).is_null()).any().alias("not_int"),
-            col.filter(present & col.cast(pl.Float64, strict=False).is_null())
+            (present & number.cast(pl.Int64, strict=False).is_null()).any().alias("not_int"),
+            col.filter(present & number.cast(pl.Float64, strict=False).is_null())
             .first()
             .cast(pl.String)
             .alias("bad"),
@@ -136,15 +169,27 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
     return bool(some), textual and not not_int, bad
 
 
+def _trimmed(name: str) -> pl.Expr:
+    """A text column without surrounding spaces: ``" 30 "`` is the number 30."""
+    return pl.col(name).cast(pl.String).str.strip_chars()
+
+
 def text_to_number(name: str, facts: TextFacts) -> pl.Expr:
     """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
-    return pl.col(name).cast(pl.Int64 if facts[1] else pl.Float64)
+    return _trimmed(name).cast(pl.Int64 if facts[1] else pl.Float64)
+
+
+def text_column_facts(
+    facts: TextFacts, iso_dates: Callable[[], bool] = lambda: False
+) -> ColumnFacts:
+    """What the kind rule needs to know of a CSV text column."""
+    some, _ints, bad = facts
+    return text_facts_of(some, bad is None, iso_dates)
 
 
 def all_numbers(facts: TextFacts) -> bool:
-    """Whether a text column holds numbers only (and at least one)."""
-    some, _ints, bad = facts
-    return some and bad is None
+    """Whether a CSV text column is numeric by the kind rule (numbers only, at least one)."""
+    return decide_kind(text_column_facts(facts)) is Kind.NUMERIC
 
 
 def _example(side: Side, name: str) -> str:
@@ -211,22 +256,44 @@ def _adopt_null_type(o: Side, a: Side, name: str) -> None:
         _cast(a, name, do)
 
 
-def _decide_kind(original: Side, name: str, declared: Kind | None) -> Kind:
-    if declared is not None:
-        return declared
-    if original.untyped:
-        facts = _text_facts(original, name)
+def _has_value(side: Side, name: str) -> bool:
+    """Whether a typed column holds at least one value (not null, not NaN); one
+    query answers it for every numeric column of the side, the first time."""
+    if name not in side.present:
+        frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
+        schema = frame.collect_schema()
+        numeric = [n for n, t in schema.items() if t.is_numeric() or t.is_temporal()]
+        exprs = []
+        for n in numeric:
+            present = ~nw.col(n).is_null()
+            if schema[n].is_float():
+                present = present & ~nw.col(n).is_nan()
+            exprs.append(present.any().alias(n))
+        got = frame.select(exprs).collect().to_dict(as_series=False)
+        side.present.update({n: bool(v[0]) for n, v in got.items()})
+    return side.present[name]
+
+
+def _column_facts(side: Side, name: str) -> ColumnFacts:
+    if side.untyped:
+        facts = _text_facts(side, name)
         if facts is None:
             raise InputError(
-                f"{original.label}: text columns cannot be parsed as numbers on this engine"
+                f"{side.label}: text columns cannot be parsed as numbers on this engine"
             )
-        if all_numbers(facts):
-            return Kind.NUMERIC
-        return Kind.DATE if _iso_dates(original, name) else Kind.CATEGORICAL
-    dtype = _dtype(original, name)
-    if dates.is_temporal(dtype):
-        return Kind.DATE
-    return Kind.NUMERIC if dtype.is_numeric() or dates.is_duration(dtype) else Kind.CATEGORICAL
+        return text_column_facts(facts, lambda: _iso_dates(side, name))
+    cls = TypeClass.CATEGORY if name in side.categories else type_class(_dtype(side, name))
+    if cls in (TypeClass.CATEGORY, TypeClass.TEXT, TypeClass.OTHER):  # no query needed
+        return ColumnFacts(cls)
+    return ColumnFacts(cls, any_value=_has_value(side, name))
+
+
+def _decide_kind(original: Side, name: str, declared: Kind | None) -> tuple[Kind, bool]:
+    """The kind (by ``kpr.io.kinds``) and whether the original holds any value."""
+    if declared is not None:
+        return declared, True
+    facts = _column_facts(original, name)
+    return decide_kind(facts), facts.any_value
 
 
 def _iso_dates(side: Side, name: str) -> bool:
@@ -302,27 +369,64 @@ def _numeric_expr(
     )
 
 
+def _empty_takes_avatar_type(o: Side, a: Side, name: str) -> None:
+    """An original column with no value (categorical by the kind rule) is compared
+    in the avatars' type: its nulls cast to any type on polars; elsewhere two
+    numeric types meet in float64 (NaN is missing there)."""
+    do, da = _dtype(o, name), _dtype(a, name)
+    if do == da:
+        return
+    if o.is_polars:  # a typed null column (NaN would become the text "NaN")
+        frame = nw.from_native(o.frame).with_columns(nw.lit(None).cast(da).alias(name))
+        o.frame = frame.to_native()
+    elif do.is_numeric() and da.is_numeric():
+        _cast(o, name, nw.Float64)
+        _cast(a, name, nw.Float64)
+
+
 def _categorical_target(o: Side, a: Side, name: str) -> Any | None:
-    """The common dtype both sides' values are compared in (None: keep as they are)."""
+    """The common dtype both sides' values are compared in (None: keep as they are).
+
+    Values are compared exactly: integers stay integers (never through float64,
+    which merges values beyond 2**53), decimals stay decimals."""
     do, da = _dtype(o, name), _dtype(a, name)
     to, ta = _describe(o, do), _describe(a, da)
     if to == "text" and ta == "text":
         return nw.String
-    if to == "numeric" and ta == "numeric":
-        return nw.Int64 if do.is_integer() and da.is_integer() else nw.Float64
     if do == da:
         return None
+    if to == "numeric" and ta == "numeric":
+        if do.is_integer() and da.is_integer():
+            return nw.String if nw.UInt64 in (do, da) else nw.Int64
+        if do.is_float() and da.is_float():
+            return nw.Float64
+        if (do.is_integer() or da.is_integer()) and (do.is_float() or da.is_float()):
+            ints = o if do.is_integer() else a
+            if _max_abs(ints, name) <= 2**53:  # every such integer is a float64 exactly
+                return nw.Float64
     if (o.untyped and da.is_integer()) or (a.untyped and do.is_integer()):
         return nw.String
     side, other = a, o  # the original is the reference
     raise InputError(
-        f"column {name!r} is {_describe(other, _dtype(other, name))} in {other.label} but "
-        f"{_describe(side, _dtype(side, name))} in {side.label} "
-        f"(e.g. {_example(side, name)}); give both tables the same type for it"
+        f"column {name!r} is {_describe(other, _dtype(other, name))} ({_dtype(other, name)}) "
+        f"in {other.label} but {_describe(side, _dtype(side, name))} ({_dtype(side, name)}) "
+        f"in {side.label} (e.g. {_example(side, name)}); give both tables the same type for it"
     )
 
 
-def _row_ids(side: Side) -> nw.Expr:
+def _max_abs(side: Side, name: str) -> int:
+    """The largest magnitude of an integer column (0 when empty)."""
+    col = nw.col(name)
+    frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
+    got = (
+        frame.select(col.max().alias("hi"), col.min().alias("lo"))
+        .collect()
+        .to_dict(as_series=False)
+    )
+    return max(abs(int(got["hi"][0] or 0)), abs(int(got["lo"][0] or 0)))
+
+
+def _row_ids(side: Side, row: str) -> nw.Expr:
     """The ``row_id`` column as Int64, or an error naming a value that is not a whole number."""
     assert side.row is not None
     name = side.row
@@ -336,26 +440,33 @@ def _row_ids(side: Side) -> nw.Expr:
             f"{side.label}: the row id column {name!r} must hold whole numbers "
             f"(e.g. {_example(side, name)}); name a column of integer ids"
         )
-    return nw.col(name).cast(nw.Int64).alias(ROW)
+    return nw.col(name).cast(nw.Int64).alias(row)
 
 
-def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw.LazyFrame[Any]:
-    """Apply the casts, normalise float missing values, add row ids (positions, or
-    the ``row_id`` column)."""
-    row = side.row
-    rows = _row_ids(side) if row is not None else None
-    if row is not None and side.untyped and not side.is_polars and _dtype(side, row) == nw.String:
-        side.frame = parse_number(side.frame, row, integer=True)  # type: ignore[arg-type]
+def _wrap(
+    side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind], row: str
+) -> nw.LazyFrame[Any]:
+    """Apply the casts, normalise float missing values, add row ids in column ``row``
+    (positions, or the ``row_id`` column)."""
+    source = side.row
+    rows = _row_ids(side, row) if source is not None else None
+    if (
+        source is not None
+        and side.untyped
+        and not side.is_polars
+        and _dtype(side, source) == nw.String
+    ):
+        side.frame = parse_number(side.frame, source, integer=True)  # type: ignore[arg-type]
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         lf = side.frame
         pl_casts = [e.alias(n) for n, e in exprs.items() if isinstance(e, pl.Expr)]
-        if row is not None:
-            pl_casts.append(pl.col(row).cast(pl.Int64, strict=True).alias(ROW))
+        if source is not None:
+            pl_casts.append(pl.col(source).cast(pl.Int64, strict=True).alias(row))
         if pl_casts:
             lf = lf.with_columns(pl_casts)
         if rows is None:
-            lf = lf.with_row_index(ROW)
+            lf = lf.with_row_index(row)
         frame = nw.from_native(lf)
     else:
         frame = side.frame  # type: ignore[assignment]
@@ -369,8 +480,8 @@ def _wrap(side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind]) -> nw
         nw_casts.append(rows)
     if nw_casts:
         frame = frame.with_columns(nw_casts)
-    if side.row is not None and side.row not in kinds:
-        frame = frame.drop(side.row)
+    if source is not None and source not in kinds and source != row:
+        frame = frame.drop(source)
     for n, e in exprs.items():
         if isinstance(e, _Days):
             frame = dates.to_days(frame, n, e.dtype)
@@ -414,8 +525,10 @@ def prepare(
     a_casts: dict[str, Any] = {}
     for name in attack.known:
         declared = attack.kinds.get(name)
-        kind = _decide_kind(o, name, declared)
+        kind, any_value = _decide_kind(o, name, declared)
         kinds[name] = kind
+        if not any_value:
+            _empty_takes_avatar_type(o, a, name)
         if kind is Kind.DATE:
             o_casts[name] = _date_expr(o, name, a)
             a_casts[name] = _date_expr(a, name, o)
@@ -429,11 +542,13 @@ def prepare(
             if target is not None:
                 o_casts[name] = target
                 a_casts[name] = target
+    row = row_name(attack.known)
     return Prepared(
-        original=_wrap(o, o_casts, kinds),
-        avatars=_wrap(a, a_casts, kinds),
+        original=_wrap(o, o_casts, kinds, row),
+        avatars=_wrap(a, a_casts, kinds, row),
         kinds=kinds,
         has_rows=o.is_polars or o.row is not None,
+        row=row,
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import kpr
 from kpr.metric.plan import Kind
-from tests.reference import reference_kpr
+from tests.reference import numeric_variables, reference_kpr
 
 from .conftest import Convert
 
@@ -39,6 +39,7 @@ class Case:
 
 
 AGE_SEX = {"age": pl.Int64, "sex": pl.String}
+_BIG = [(k * 7_919_000_003) % 2_000_000_000_000 - 10**12 for k in range(60)]
 
 CASES = {
     "worked-example": Case(
@@ -156,6 +157,26 @@ CASES = {
         ["age", "score"],
         {"age": pl.Int64, "score": pl.Float64},
     ),
+    # Integer sums beyond 2**53 (d**2 for d ~ 1e12): exact limb sums on every engine.
+    "integers-near-1e12": Case(
+        {"i": _BIG, "c": ["a", "b"] * 30},
+        {"i": [v + 10**10 for v in _BIG[::3]], "c": ["a", "b"] * 10},
+        ["i", "c"],
+        {"i": pl.Int64, "c": pl.String},
+    ),
+    "int64-extremes": Case(
+        {"i": [-(2**63), 2**63 - 1, 0, 1, -(2**63) + 1]},
+        {"i": [-(2**63), 2**63 - 1, 5, 2**63 - 2]},
+        ["i"],
+        {"i": pl.Int64},
+    ),
+    # Sums overflow float64 unless scaled: statistics of values near 1e308.
+    "near-the-float-limit": Case(
+        {"v": [1e308, 1.2e308, 1.4e308, 1.6e308]},
+        {"v": [9.84e307, 1.203e308, 1.389e308, 1.61e308]},
+        ["v"],
+        {"v": pl.Float64},
+    ),
     "booleans-and-wide-tolerance": Case(
         {"b": [True, False, True, None], "v": [1.25, 2.5, 3.75, 5.0]},
         {"b": [True, False, None, True], "v": [1.0, 2.5, 5.0, 3.5]},
@@ -168,7 +189,8 @@ CASES = {
 
 def _reference(case: Case) -> Any:
     o, a = case.frames()
-    numeric = {v for v in case.known if o.schema[v].is_numeric() and v not in case.kinds}
+    typed = {v for v in case.known if o.schema[v].is_numeric() and v not in case.kinds}
+    numeric = numeric_variables(o.to_dicts(), typed)
     return reference_kpr(o.to_dicts(), a.to_dicts(), case.known, numeric, case.tolerance)
 
 

@@ -19,7 +19,6 @@ from .conftest import _to_dask, _to_spark
 SETTINGS: dict[str, Any] = {
     "deadline": None,
     "suppress_health_check": list(HealthCheck),
-    "derandomize": True,
 }
 
 

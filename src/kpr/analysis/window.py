@@ -37,11 +37,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import narwhals as nw
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from kpr.metric.binning import Moments, numeric_bins, shift_for
+from kpr.engine import lazy
 from kpr.metric.plan import Kind
 from kpr.tables import Prepared
 
@@ -229,63 +230,22 @@ def unique_originals(original: pl.DataFrame, known: Sequence[str]) -> pl.DataFra
 def half_widths(
     u: pl.DataFrame, numeric: Sequence[str], tolerance: float, dates: Sequence[str] = ()
 ) -> dict[str, float]:
-    """h_v: the class width of the spec over U, by the shared ``numeric_bins``.
-
-    The moments are collected as every engine does (count/sum/min/max over the
-    finite values, then sums shifted by ``shift_for``), exact for integer data.
-    """
-    if not numeric:
-        return {}
-
-    def finite(v: str) -> pl.Expr:
-        x = pl.col(v).cast(pl.Float64)
-        return pl.when(x.is_finite()).then(x)
-
-    first = u.select(
-        e
-        for i, v in enumerate(numeric)
-        for e in (
-            finite(v).count().alias(f"c{i}"),
-            finite(v).sum().alias(f"s{i}"),
-            finite(v).min().alias(f"lo{i}"),
-            finite(v).max().alias(f"hi{i}"),
-        )
-    ).row(0, named=True)
-    shifts = [
-        shift_for(int(first[f"c{i}"] or 0), float(first[f"s{i}"] or 0.0), first[f"lo{i}"])
-        for i in range(len(numeric))
-    ]
-    second = u.select(
-        e
-        for i, v in enumerate(numeric)
-        for e in (
-            (finite(v) - shifts[i]).sum().alias(f"d{i}"),
-            ((finite(v) - shifts[i]) ** 2).sum().alias(f"dd{i}"),
-        )
-    ).row(0, named=True)
-    out = {}
-    for i, v in enumerate(numeric):
-        count = int(first[f"c{i}"] or 0)
-        moments = Moments(
-            count=count,
-            minimum=None if count == 0 else float(first[f"lo{i}"]),
-            maximum=None if count == 0 else float(first[f"hi{i}"]),
-            shift=shifts[i],
-            sum_d=float(second[f"d{i}"] or 0.0),
-            sum_d2=float(second[f"dd{i}"] or 0.0),
-        )
-        out[v] = numeric_bins(moments, tolerance, date=v in dates).width
-    return out
+    """h_v: the class width of the spec over U, collected and computed exactly as
+    every engine does (``kpr.engine.lazy.numeric_statistics``)."""
+    bins = lazy.numeric_statistics(nw.from_native(u.lazy()), numeric, tolerance, dates)
+    return {v: b.width for v, b in bins.items()}
 
 
 def window_counts(
     prepared: Prepared, known: Sequence[str], tolerance: float
 ) -> tuple[int, int, int, int]:
     """(n, m, |U|, linked) of the window attack on loaded inputs (read into memory)."""
-    known = list(known)
-    kinds = {name: prepared.kinds[name] for name in known}
-    original = _to_polars(prepared.original.select(known))
-    avatars = _to_polars(prepared.avatars.select(known))
+    # internal names only (``__kpr_k0__``...), so no user column meets ours
+    aliases = lazy.internal_names(known)
+    known = list(aliases.values())
+    kinds = {aliases[name]: prepared.kinds[name] for name in aliases}
+    original = _to_polars(lazy.internal_frame(prepared.original, aliases, None))
+    avatars = _to_polars(lazy.internal_frame(prepared.avatars, aliases, None))
     u = unique_originals(original, known)
     numeric = [v for v in known if kinds[v].binned]
     categorical = [v for v in known if not kinds[v].binned]

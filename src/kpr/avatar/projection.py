@@ -51,9 +51,10 @@ import numpy as np
 
 from kpr.avatar import _table as tb
 from kpr.errors import InputError
+from kpr.io.kinds import FEW_DISTINCT, TypeClass, decide_kind, looks_like_codes, series_facts
 
 #: A numeric column with at most this many distinct values is treated as categorical.
-CATEGORICAL_MAX_DISTINCT = 10
+CATEGORICAL_MAX_DISTINCT = FEW_DISTINCT
 #: Numerics are rounded to the coarsest precision (decimals from -15 to this) that represents
 #: every original value; a float column that needs more decimals is not rounded.
 MAX_DECIMALS = 8
@@ -131,13 +132,19 @@ def column_roles(
         if tb.missing_mask(kind, s).all():
             roles[name] = "empty"
             continue
-        ctype = tb.column_type(kind, s)
-        if name in declared or not ctype.numeric:
+        ctype = tb.column_type(kind, s)  # refuses nested and object columns
+        # kpr's kind rule first (numbers, durations, dates); the projection also
+        # carries times of day as numbers
+        facts = series_facts(s)
+        numeric = decide_kind(facts).binned or (
+            facts.type_class is TypeClass.OTHER and ctype.numeric
+        )
+        if name in declared or not numeric:
             roles[name] = "categorical"
             continue
         values = tb.to_float(kind, s)
         distinct = np.unique(values[~np.isnan(values)]).size
-        roles[name] = "categorical" if distinct <= CATEGORICAL_MAX_DISTINCT else "numeric"
+        roles[name] = "categorical" if looks_like_codes(distinct) else "numeric"
     return roles
 
 

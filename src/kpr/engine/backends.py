@@ -194,13 +194,17 @@ def packed_link(
             digits.append((ids[k] + 1, radix))
         else:
             lo, hi = ranges[f"{k}__lo"], ranges[f"{k}__hi"]
-            if lo is None:
-                digits.append((pl.lit(0, pl.Int64), 1))
+            if lo is None:  # no avatar value: only missing can match (a column, not a
+                # literal, which polars would turn into one row)
+                digits.append((pl.when(pl.col(k).is_null()).then(0).otherwise(-1), 1))
                 continue
             radix = int(hi) - int(lo) + 2
             if radix >= 2**62:
                 return None
-            digits.append((pl.col(k) - int(lo) + 1, radix))
+            # a U value outside the avatars' range is no digit (-1): subtracting first
+            # could wrap around int64 onto a valid digit
+            outside = ~pl.col(k).is_between(int(lo), int(hi))
+            digits.append((pl.when(outside).then(-1).otherwise(pl.col(k) - int(lo) + 1), radix))
     if math.prod(r for _, r in digits) >= 2**63:
         return None
     key: pl.Expr = pl.lit(0, pl.Int64)
@@ -350,7 +354,7 @@ def read_spark(
     """Read the known columns of a CSV (all as text) or Parquet file with Spark.
 
     Returns the frame and whether its columns are untyped text (CSV)."""
-    from kpr.io.readers import PARQUET_SUFFIXES, check_columns
+    from kpr.io.readers import PARQUET_SUFFIXES, resolve_columns
 
     p = Path(path)
     if not p.exists():
@@ -360,8 +364,8 @@ def read_spark(
     try:
         if p.suffix.lower() in PARQUET_SUFFIXES or p.is_dir():
             frame = session.read.parquet(str(p))
-            check_columns(frame.columns, known, label)
-            return frame.select(*[_quoted(c) for c in known]), False
+            actual = resolve_columns(frame.columns, known, label)
+            return frame.select(*[_quoted(c) for c in actual]), False
         enc, sep = _sniff_csv(p, delimiter, encoding, label)
         reader = (
             session.read.option("header", "true")
@@ -383,7 +387,7 @@ def read_spark(
         raise InputError(f"{label}: could not read with Spark ({first})") from None
     columns = [c.lstrip("\ufeff") if i == 0 else c for i, c in enumerate(frame.columns)]
     frame = frame.toDF(*columns)
-    check_columns(columns, known, label)
+    actual = resolve_columns(columns, known, label)  # kpr.tables renames them to known
     from pyspark.sql import functions as F
 
     na = list(na_values)
@@ -393,7 +397,7 @@ def read_spark(
         .alias(c)
         if na
         else F.col(_quoted(c))
-        for c in known
+        for c in actual
     ]
     return frame.select(*out), True
 
@@ -489,8 +493,11 @@ def spark_text_checks(frame: SparkFrame, name: str) -> tuple[bool, bool, str | N
 
     col = F.col(_quoted(name))
     present = col.isNotNull()
-    is_float = col.rlike(_FLOAT_RE)
-    is_int = col.rlike(_INT_RE) & F.expr(f"try_cast({_quoted(name)} AS BIGINT)").isNotNull()
+    trimmed = F.trim(col)  # " 30 " is a number, as on polars
+    is_float = trimmed.rlike(_FLOAT_RE)
+    is_int = (
+        trimmed.rlike(_INT_RE) & F.expr(f"try_cast(trim({_quoted(name)}) AS BIGINT)").isNotNull()
+    )
     row = frame.select(
         F.max(present.cast("int")).alias("some"),
         F.min(F.when(present, is_int.cast("int"))).alias("ints"),
@@ -503,10 +510,10 @@ def spark_number(name: str, integer: bool) -> Any:
     """The Spark expression that parses a text column the way polars does."""
     from pyspark.sql import functions as F
 
-    q = _quoted(name)
+    q = f"trim({_quoted(name)})"
     if integer:
         return F.expr(f"try_cast({q} AS BIGINT)").alias(name)
-    lowered = F.lower(F.col(q))
+    lowered = F.lower(F.expr(q))
     special = (
         F.when(lowered.isin("inf", "+inf", "infinity", "+infinity"), F.lit(float("inf")))
         .when(lowered.isin("-inf", "-infinity"), F.lit(float("-inf")))

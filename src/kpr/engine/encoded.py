@@ -29,19 +29,12 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.metric.binning import (
-    MISSING,
-    NEG_INF,
-    OUTSIDE,
-    POS_INF,
-    Moments,
-    NumericBins,
-    numeric_bins,
-    shift_for,
-)
+from kpr.engine.lazy import numeric_statistics
+from kpr.metric.binning import MISSING, NEG_INF, OUTSIDE, POS_INF, NumericBins
 from kpr.metric.plan import Kind
 
 #: A packed key is re-numbered densely before its radix would pass this.
@@ -88,6 +81,7 @@ class _Column:
     radix: int
     o_values: np.ndarray | None = None
     a_values: np.ndarray | None = None
+    o_raw: pl.Series | None = None  #: ``o_values`` in the column's own dtype
 
 
 def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
@@ -103,13 +97,16 @@ def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
     return codes, distinct, len(distinct) + 1
 
 
-def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray]:
-    """A numeric column's codes, their number, and the float value behind each
-    code (NaN for missing): equal values share a code, -0.0 and 0.0 included."""
+def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray, pl.Series]:
+    """A numeric column's codes, their number, the float value behind each code
+    (NaN for missing), and the value itself in the column's dtype (null for
+    missing; integers stay exact for the statistics): equal values share a
+    code, -0.0 and 0.0 included."""
     codes, distinct, radix = _dense(series)
+    raw = pl.concat([pl.Series([None], dtype=series.dtype), pl.Series(distinct).cast(series.dtype)])
     values = np.full(radix, np.nan)
-    values[1:] = pl.Series(distinct).cast(pl.Float64).to_numpy()
-    return codes, radix, values
+    values[1:] = raw[1:].cast(pl.Float64).to_numpy()
+    return codes, radix, values, raw
 
 
 def _comparable(series: pl.Series) -> pl.Series:
@@ -121,9 +118,9 @@ def _comparable(series: pl.Series) -> pl.Series:
 
 def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
     if kind.binned:  # numeric, or a date as float days
-        o_codes, o_radix, o_values = _values(o)
-        a_codes, _, a_values = _values(a)
-        return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values)
+        o_codes, o_radix, o_values, o_raw = _values(o)
+        a_codes, _, a_values, _ = _values(a)
+        return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values, o_raw)
     o, a = _comparable(o), _comparable(a)
     codes, _, radix = _dense(pl.concat([o, a if a.dtype == o.dtype else a.cast(o.dtype)]))
     return _Column(kind, codes[: len(o)], codes[len(o) :], radix)
@@ -222,24 +219,11 @@ def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
     return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
 
 
-def _sum(values: np.ndarray) -> float:
-    return float(pl.Series(values).sum()) if len(values) else 0.0
-
-
-def _bins(values: np.ndarray, tolerance: float, date: bool) -> NumericBins:
-    """The spec's bins from the finite values of U (``kpr.metric.binning``)."""
-    finite = values[np.isfinite(values)]
-    count = len(finite)
-    if count == 0:
-        return numeric_bins(Moments(0, None, None, 0.0, 0.0, 0.0), tolerance, date=date)
-    minimum, maximum = float(finite.min()), float(finite.max())
-    shift = shift_for(count, _sum(finite), minimum)
-    with np.errstate(over="ignore", invalid="ignore"):  # overflows: see numeric_bins
-        d = finite - shift
-        d2 = d * d
-    return numeric_bins(
-        Moments(count, minimum, maximum, shift, _sum(d), _sum(d2)), tolerance, date=date
-    )
+def _bins(values: pl.Series, tolerance: float, date: bool) -> NumericBins:
+    """The spec's bins from the values over U, collected by the very function
+    every engine uses (exact integer sums, scaled float moments)."""
+    u = nw.from_native(values.alias("x").to_frame().lazy())
+    return numeric_statistics(u, ["x"], tolerance, ["x"] if date else ())["x"]
 
 
 class EncodedTables:
@@ -297,8 +281,8 @@ class EncodedTables:
         for name, codes in zip(known, u_codes, strict=True):
             col = self.columns[name]
             if col.kind.binned:
-                assert col.o_values is not None
-                bins[name] = _bins(col.o_values[codes], tolerance, col.kind is Kind.DATE)
+                assert col.o_raw is not None
+                bins[name] = _bins(col.o_raw.gather(codes), tolerance, col.kind is Kind.DATE)
                 do, da, digit_radix = _digits(col, bins[name])
                 u_digit, a_digit = do[codes], da[col.a]
             else:

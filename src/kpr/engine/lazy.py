@@ -19,7 +19,7 @@ over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +30,11 @@ from kpr.metric.binning import (
     NEG_INF,
     OUTSIDE,
     POS_INF,
+    Deviations,
     Moments,
     NumericBins,
+    deviations,
     numeric_bins,
-    shift_for,
 )
 from kpr.metric.plan import Attack, Kind
 
@@ -44,6 +45,7 @@ _N = "__kpr_n__"
 _AV = "__kpr_is_avatar__"
 _AROW = "__kpr_avatar_row__"
 _NAV = "__kpr_n_avatars__"
+_ROW = "__kpr_row__"
 _FLOOR_SAFE = 2.0**52
 
 
@@ -66,6 +68,26 @@ class EngineRun:
     #: per known variable: ``missing`` values in the original (and ``distinct``
     #: values of integer columns)
     profile: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the internal name of each known variable in the coded frames
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def internal_bins(self) -> dict[str, NumericBins]:
+        return {self.aliases[v]: b for v, b in self.bins.items()}
+
+
+def internal_names(known: Sequence[str]) -> dict[str, str]:
+    """Internal names for the known variables. The engine renames every user
+    column first, so its frames hold only names it made: no user column name can
+    collide with an internal one (``__kpr_hash__`` is a valid user name)."""
+    return {v: f"__kpr_k{i}__" for i, v in enumerate(known)}
+
+
+def internal_frame(frame: Frame, aliases: Mapping[str, str], row: str | None) -> Frame:
+    """The known columns under their internal names (and the row position as ``_ROW``)."""
+    cols = [nw.col(v).alias(a) for v, a in aliases.items()]
+    if row is not None:
+        cols.append(nw.col(row).alias(_ROW))
+    return frame.select(cols)
 
 
 def _noop(_: str) -> None:
@@ -90,7 +112,8 @@ def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     # ``width`` for every finite value and leaves the rest to ``_classify``.
     r = d / (d * 0.0 + bins.width)
     if bins.int_codes:
-        return r.clip(bins.code_min - 1.0, bins.code_max + 1.0).floor()
+        below, above = bins.clip
+        return r.clip(below, above).floor()
     # codes beyond 2**62: every float beyond 2**52 is already an integer
     return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
 
@@ -172,9 +195,13 @@ def _stacked(coded_u: Frame, coded_a: Frame, keys: list[str], row: str | None) -
 def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], name: str) -> Frame:
     """Per class (numeric) or value (categorical) of one known variable: how many
     originals, avatars, members of U and linked individuals it holds."""
-    code = _code_name(name)
-    keys = [_code_name(n) for n in kinds]
-    coded_o = code_frame(original, kinds, run.bins, None)
+    aliases = {v: run.aliases[v] for v in kinds}
+    internal = {aliases[v]: k for v, k in kinds.items()}
+    code = _code_name(aliases[name])
+    keys = [_code_name(a) for a in internal]
+    coded_o = code_frame(
+        internal_frame(original, aliases, None), internal, run.internal_bins(), None
+    )
     parts = {"originals": coded_o, "avatars": run.coded_avatars, "unique_originals": run.coded_u}
     columns = [*parts, "linked"]
     frames = []
@@ -243,7 +270,7 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     (with that avatar's row), joined to U; only the linked rows are collected."""
     if run.row is None:
         raise ValueError("row positions are not available for this engine")
-    keys = [_code_name(n) for n in kinds]
+    keys = [_code_name(run.aliases[n]) for n in kinds]
     once = (
         _stacked(run.coded_u, run.coded_avatars, keys, run.row)
         # summed over a profile held by one avatar: that avatar's row
@@ -254,7 +281,7 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     )
     u, on = _null_safe(run.coded_u.select(run.row, *keys), keys)
     once, _ = _null_safe(once.select(_AROW, *keys), keys)
-    renamed = {_code_name(n): n for n in kinds}
+    renamed = {_code_name(run.aliases[n]): n for n in kinds}
     return (
         u.join(once.select(_AROW, *on), on=on, how="inner")
         .select(
@@ -309,6 +336,17 @@ def original_groups(original: Frame, known: Sequence[str], row: str | None) -> F
     )
 
 
+def _stat_exprs(i: int, x: nw.Expr) -> list[nw.Expr]:
+    """First-pass aggregates of one numeric column (``x``: its values over U)."""
+    f = nw.when(x.is_finite()).then(x)
+    return [
+        f.count().alias(f"c{i}"),
+        f.sum().alias(f"s{i}"),
+        f.min().alias(f"lo{i}"),
+        f.max().alias(f"hi{i}"),
+    ]
+
+
 def _first_pass(
     groups: Frame, kinds: Mapping[str, Kind], numeric: Sequence[str], integers: Sequence[str]
 ) -> Frame:
@@ -319,14 +357,7 @@ def _first_pass(
     in_u = n == 1
     exprs: list[nw.Expr] = [n.sum().alias("n"), in_u.cast(nw.Int64).sum().alias("u")]
     for i, name in enumerate(numeric):
-        x = nw.col(name).cast(nw.Float64)
-        f = nw.when(in_u & x.is_finite()).then(x)
-        exprs += [
-            f.count().alias(f"c{i}"),
-            f.sum().alias(f"s{i}"),
-            f.min().alias(f"lo{i}"),
-            f.max().alias(f"hi{i}"),
-        ]
+        exprs += _stat_exprs(i, nw.when(in_u).then(nw.col(name).cast(nw.Float64)))
     for i, name in enumerate(kinds):
         col = nw.col(name)
         exprs.append(nw.when(col.is_null()).then(n).otherwise(0).sum().alias(f"missing{i}"))
@@ -337,13 +368,108 @@ def _first_pass(
     return groups.select(*exprs)
 
 
-def _second_pass(u: Frame, numeric: Sequence[str], shifts: Mapping[str, float]) -> Frame:
+def _limbs(x: nw.Expr, plan: Deviations) -> list[nw.Expr]:
+    """``x - shift`` (int64) split into limbs, lowest first: ``d = sum(limb_i * 2**(bits*i))``.
+
+    Each limb is the floor of the rest over its weight, computed in float64
+    (an approximation is fine: the exact remainder goes to the next limb), and
+    each weight is subtracted in two halves so that int64 never overflows."""
+    rest = x.cast(nw.Int64) - int(plan.shift)
+    out: list[nw.Expr] = []
+    for j in range(plan.limbs - 1, 0, -1):
+        half = 2 ** (plan.bits * j - 1)
+        limb = (rest.cast(nw.Float64) / float(2 * half)).floor().cast(nw.Int64)
+        rest = rest - limb * half - limb * half
+        out.append(limb)
+    return [rest, *reversed(out)]
+
+
+def _second_pass(u: Frame, numeric: Sequence[str], plans: Mapping[str, Deviations]) -> Frame:
     exprs: list[nw.Expr] = []
     for i, name in enumerate(numeric):
+        plan = plans[name]
+        if plan.integer:
+            limbs = _limbs(nw.col(name), plan)
+            exprs += [limb.sum().alias(f"d{i}_{k}") for k, limb in enumerate(limbs)]
+            exprs += [(limbs[a] * limbs[b]).sum().alias(f"dd{i}_{a}_{b}") for a, b in plan.pairs()]
+            continue
         x = nw.col(name).cast(nw.Float64)
-        d = nw.when(x.is_finite()).then(x - shifts[name])
+        if plan.scale_exp:
+            x = x * 2.0**-plan.scale_exp
+        d = nw.when(x.is_finite()).then(x - plan.shift)
         exprs += [d.sum().alias(f"d{i}"), (d * d).sum().alias(f"dd{i}")]
     return u.select(*exprs)
+
+
+def exact_integers(frame: Frame, numeric: Sequence[str]) -> list[str]:
+    """Numeric columns of an integer type whose sums are taken exactly (in limbs)."""
+    schema = frame.collect_schema()
+    return [v for v in numeric if schema[v].is_integer() and schema[v] != nw.UInt64]
+
+
+def _bins_from(
+    first: Mapping[str, Any],
+    u: Frame,
+    numeric: Sequence[str],
+    integers: Sequence[str],
+    tolerance: float,
+    collect: Callable[[Frame], dict[str, Any]],
+    dates: Collection[str] = (),
+    widths: Mapping[str, float] | None = None,
+) -> dict[str, NumericBins]:
+    """The second pass over U and the shared rule (``numeric_bins``) on both passes
+    (``dates``: binned on days, width from the range; ``widths``: absolute widths)."""
+    plans: dict[str, Deviations] = {}
+    for i, v in enumerate(numeric):
+        count = _int(first[f"c{i}"])
+        lo, hi = first[f"lo{i}"], first[f"hi{i}"]
+        span = None
+        if v in integers and count:
+            span = (_clamp64(lo), _clamp64(hi))
+        plans[v] = deviations(count, _float(first[f"s{i}"]), lo, hi, span)
+    second = (
+        collect(_second_pass(u, numeric, plans))
+        if any(first[f"c{i}"] for i in range(len(numeric)))
+        else {}
+    )
+    bins: dict[str, NumericBins] = {}
+    for i, v in enumerate(numeric):
+        count, plan = _int(first[f"c{i}"]), plans[v]
+        sum_d: float | int
+        sum_d2: float | int
+        if plan.integer and count:
+            sum_d, sum_d2 = plan.combine(
+                [_int(second[f"d{i}_{k}"]) for k in range(plan.limbs)],
+                [_int(second[f"dd{i}_{a}_{b}"]) for a, b in plan.pairs()],
+            )
+        else:
+            sum_d, sum_d2 = _float(second.get(f"d{i}")), _float(second.get(f"dd{i}"))
+        moments = Moments(
+            count=count,
+            minimum=None if count == 0 else float(first[f"lo{i}"]),
+            maximum=None if count == 0 else float(first[f"hi{i}"]),
+            shift=plan.shift,
+            sum_d=sum_d,
+            sum_d2=sum_d2,
+            scale_exp=plan.scale_exp,
+        )
+        bins[v] = numeric_bins(moments, tolerance, date=v in dates, width=(widths or {}).get(v))
+    return bins
+
+
+def numeric_statistics(
+    u: Frame, numeric: Sequence[str], tolerance: float, dates: Collection[str] = ()
+) -> dict[str, NumericBins]:
+    """The bins of each numeric column over U (a frame holding U's rows only),
+    collected exactly as :func:`run` does (for tools that hold U themselves)."""
+    if not numeric:
+        return {}
+    first = _collect_row(
+        u.select(
+            *(e for i, v in enumerate(numeric) for e in _stat_exprs(i, nw.col(v).cast(nw.Float64)))
+        )
+    )
+    return _bins_from(first, u, numeric, exact_integers(u, numeric), tolerance, _collect_row, dates)
 
 
 def _link_counts(coded_u: Frame, coded_a: Frame, keys: list[str]) -> Frame:
@@ -368,6 +494,11 @@ def _float(value: Any) -> float:
     return 0.0 if value is None else float(value)
 
 
+def _clamp64(value: float) -> int:
+    """An int64 near a float bound (a base for exact integer sums)."""
+    return max(-(2**63), min(2**63 - 1, int(value)))
+
+
 def run(
     original: Frame,
     avatars: Frame,
@@ -380,8 +511,12 @@ def run(
 ) -> EngineRun:
     """Compute every count of the metric in three queries (see the module docstring)."""
     hooks = hooks or Hooks()
-    known = list(attack.known)
-    kinds = {v: kinds[v] for v in known}
+    aliases = internal_names(attack.known)
+    original = internal_frame(original, aliases, row)
+    avatars = internal_frame(avatars, aliases, row)
+    row = None if row is None else _ROW
+    known = list(aliases.values())
+    kinds = {aliases[v]: kinds[v] for v in attack.known}
     numeric = [v for v in known if kinds[v].binned]
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
@@ -391,27 +526,12 @@ def run(
     first = hooks.collect(_first_pass(groups, kinds, numeric, integers))
     n, size_u = _int(first["n"]), _int(first["u"])
     u = groups.filter(nw.col(_N) == 1).drop(_N)
-    shifts = {
-        v: shift_for(_int(first[f"c{i}"]), _float(first[f"s{i}"]), first[f"lo{i}"])
-        for i, v in enumerate(numeric)
-    }
-    second = hooks.collect(_second_pass(u, numeric, shifts)) if numeric and size_u else {}
-    bins: dict[str, NumericBins] = {}
-    for i, v in enumerate(numeric):
-        count = _int(first[f"c{i}"])
-        bins[v] = numeric_bins(
-            Moments(
-                count=count,
-                minimum=None if count == 0 else float(first[f"lo{i}"]),
-                maximum=None if count == 0 else float(first[f"hi{i}"]),
-                shift=shifts[v],
-                sum_d=_float(second.get(f"d{i}")),
-                sum_d2=_float(second.get(f"dd{i}")),
-            ),
-            attack.tolerance,
-            date=kinds[v] is Kind.DATE,
-            width=attack.widths.get(v),
-        )
+    bins = _bins_from(
+        first, u, numeric, exact_integers(original, numeric),
+        attack.tolerance, hooks.collect,
+        dates={v for v in numeric if kinds[v] is Kind.DATE},
+        widths={aliases[v]: w for v, w in attack.widths.items()},
+    )  # fmt: skip
     progress("linking U to the avatar profiles present once")
     coded_u = code_frame(u, kinds, bins, row)
     coded_a = code_frame(avatars, kinds, bins, row)
@@ -424,8 +544,9 @@ def run(
             for what in ("missing", "distinct")
             if f"{what}{i}" in first
         }
-        for i, v in enumerate(known)
+        for i, v in enumerate(attack.known)
     }
+    user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
     return EngineRun(
-        n, m, size_u, linked if size_u else 0, bins, coded_u, coded_a, row, profile
+        n, m, size_u, linked if size_u else 0, user_bins, coded_u, coded_a, row, profile, aliases
     )  # fmt: skip

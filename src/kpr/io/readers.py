@@ -74,15 +74,41 @@ def read_all(path: str | os.PathLike[str], options: CsvOptions, role: str = "") 
 
 def check_columns(available: Sequence[str], wanted: Sequence[str], label: str) -> None:
     """Each wanted column must exist; suggest the closest name when it does not."""
+    resolve_columns(available, wanted, label, trim=False)
+
+
+def resolve_columns(
+    available: Sequence[str], wanted: Sequence[str], label: str, trim: bool = True
+) -> list[str]:
+    """The column each wanted name designates: the column of that exact name, else
+    (``trim``) the only one equal once surrounding spaces are trimmed (a CSV header
+    ``age, sex`` has a column ``" sex"``, named ``sex`` on the command line)."""
     dupes = sorted({c for c in available if list(available).count(c) > 1})
     if dupes:
         raise InputError(
             f"{label}: duplicate column name(s) {', '.join(map(repr, dupes))}; "
             "rename them so each column has its own name"
         )
+    out = []
     for name in wanted:
-        if name not in available:
+        if name in available:
+            out.append(name)
+            continue
+        near = [c for c in available if c.strip() == name.strip()] if trim else []
+        if len(near) > 1:
+            raise InputError(
+                f"{label}: {name!r} matches several columns once spaces are trimmed "
+                f"({', '.join(map(repr, near))}); give the exact name of one of them"
+            )
+        if not near:
             raise InputError(f"{label}: no column {name!r}{suggest(name, available)}")
+        out.append(near[0])
+    return out
+
+
+def _renamed(frame: pl.LazyFrame, actual: Sequence[str], wanted: Sequence[str]) -> pl.LazyFrame:
+    """Select the actual columns under the names the user gave."""
+    return frame.select(pl.col(a).alias(w) for a, w in zip(actual, wanted, strict=True))
 
 
 def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.LazyFrame:
@@ -90,8 +116,8 @@ def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.Lazy
         schema = pl.read_parquet_schema(p)
     except Exception as exc:  # polars raises several types for garbage
         raise InputError(f"{label} is not a readable Parquet file ({_first_line(exc)})") from None
-    check_columns(list(schema), list(schema) if columns is None else columns, label)
-    return pl.scan_parquet(p).select(list(schema) if columns is None else list(columns))
+    wanted = list(schema) if columns is None else list(columns)
+    return _renamed(pl.scan_parquet(p), resolve_columns(list(schema), wanted, label), wanted)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -144,11 +170,15 @@ def _read_csv(
     delimiter = options.delimiter or _sniff_delimiter(text)
     if len(delimiter) != 1:
         raise InputError(f"the delimiter must be one character, got {delimiter!r}")
-    header = next(csv.reader(io.StringIO(text), delimiter=delimiter), None)
+    first = io.StringIO(text, newline=None)  # any line ending: \n, \r\n or \r alone
+    try:
+        header = next(csv.reader(first, delimiter=delimiter), None)
+    except csv.Error as exc:
+        raise InputError(f"{label}: malformed header row ({exc})") from None
     if not header or all(not h.strip() for h in header):
         raise InputError(f"{label} has no header row; the first line must name the columns")
-    columns = header if columns is None else columns
-    check_columns(header, columns, label)
+    wanted = header if columns is None else list(columns)
+    columns = resolve_columns(header, wanted, label)
     try:
         table = pa_csv.read_csv(
             p,
@@ -168,4 +198,4 @@ def _read_csv(
         raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
     frame = pl.from_arrow(table)
     assert isinstance(frame, pl.DataFrame)
-    return frame
+    return _renamed(frame.lazy(), columns, wanted).collect()

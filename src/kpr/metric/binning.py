@@ -31,18 +31,91 @@ _INT_SAFE = 2.0**62
 class Moments:
     """Aggregates an engine collects over the finite values of one column of U.
 
-    ``shift`` is any finite float the engine was told to subtract (chosen
-    near the mean); ``sum_d`` and ``sum_d2`` are the sums of ``x - shift`` and
-    ``(x - shift) ** 2``. For integer-valued columns all of them are exact
-    integers in float64, whatever the summation order.
+    ``sum_d`` and ``sum_d2`` are the sums of ``d`` and ``d ** 2`` where
+    ``d = x * 2 ** -scale_exp - shift`` (see :class:`Deviations`): exact Python
+    integers for integer columns, float64 sums otherwise.
     """
 
     count: int
     minimum: float | None
     maximum: float | None
-    shift: float
-    sum_d: float
-    sum_d2: float
+    shift: float | int
+    sum_d: float | int
+    sum_d2: float | int
+    scale_exp: int = 0
+
+
+#: Float columns are scaled by a power of two so that the largest scaled value
+#: stays below 2**_SCALED_EXP: its square times any row count is then finite.
+_SCALED_EXP = 480
+#: Integer deviations are split into limbs whose pairwise products, summed over
+#: every row, stay below 2**_LIMB_BUDGET: exact int64 sums on every engine.
+_LIMB_BUDGET = 60
+
+
+@dataclass(frozen=True)
+class Deviations:
+    """What the second pass over U sums, decided from the first pass.
+
+    Float columns: ``d = x * 2 ** -scale_exp - shift`` summed in float64 (the
+    scale is a power of two, so exact, and keeps sums of values near the float
+    limit finite). Integer columns (``limbs > 0``): ``d = x - shift`` in int64,
+    split into ``limbs`` limbs of ``bits`` bits; the engine sums each limb and
+    each product of two limbs in int64, which never overflows, and
+    :meth:`combine` rebuilds the exact sums of ``d`` and ``d ** 2``, so every
+    engine and row order gets the same integers whatever the magnitude.
+    """
+
+    shift: float | int
+    scale_exp: int = 0
+    bits: int = 0
+    limbs: int = 0
+
+    @property
+    def integer(self) -> bool:
+        return self.limbs > 0
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """The limb products the engine sums (i <= j)."""
+        return [(i, j) for i in range(self.limbs) for j in range(i, self.limbs)]
+
+    def combine(self, linear: list[int], products: list[int]) -> tuple[int, int]:
+        """Exact ``(sum d, sum d**2)`` from the limb sums, in :meth:`pairs` order."""
+        w = self.bits
+        sum_d = sum(s << (w * i) for i, s in enumerate(linear))
+        sum_d2 = sum(
+            (s << (w * (i + j))) * (1 if i == j else 2)
+            for (i, j), s in zip(self.pairs(), products, strict=True)
+        )
+        return sum_d, sum_d2
+
+
+def deviations(
+    count: int,
+    total: float,
+    minimum: float | None,
+    maximum: float | None,
+    int_range: tuple[int, int] | None = None,
+) -> Deviations:
+    """Plan the second pass of one column from its first-pass aggregates.
+
+    ``int_range`` (integer columns): the exact smallest and largest value."""
+    if int_range is not None and count > 0:
+        lo, hi = int_range
+        base = lo if hi - lo < 2**62 else 0  # x - base never overflows int64
+        span = max(abs(lo - base), abs(hi - base), 1)
+        bits = max(1, (_LIMB_BUDGET - 2 - count.bit_length()) // 2)
+        limbs = max(1, -(-span.bit_length() // bits))
+        return Deviations(base, 0, bits, limbs)
+    if count == 0 or minimum is None or maximum is None:
+        return Deviations(0.0)
+    top = max(abs(minimum), abs(maximum))
+    exp = math.frexp(top)[1] if math.isfinite(top) else 0
+    k = max(0, exp - _SCALED_EXP)
+    if k == 0:
+        return Deviations(shift_for(count, total, minimum))
+    scale = 2.0**-k
+    return Deviations(minimum * scale / 2 + maximum * scale / 2, k)
 
 
 @dataclass(frozen=True)
@@ -72,6 +145,19 @@ class NumericBins:
     def int_codes(self) -> bool:
         """Whether codes fit int64 exactly (the usual case); else engines keep float64."""
         return self.code_max is None or self.code_max < _INT_SAFE
+
+    @property
+    def clip(self) -> tuple[float, float]:
+        """Bounds strictly outside U's codes, to clip a quotient to before ``floor``.
+
+        The next floats below ``code_min`` and above ``code_max``: ``code_max +
+        1.0`` rounds back to ``code_max`` from 2**53 on, which would put a value
+        above every member of U in the top class."""
+        assert self.code_min is not None and self.code_max is not None
+        return (
+            min(self.code_min - 1.0, math.nextafter(self.code_min, -math.inf)),
+            max(self.code_max + 1.0, math.nextafter(self.code_max, math.inf)),
+        )
 
     def code(self, x: float | None) -> float:
         """The class of one value, as every engine must compute it (float-valued code)."""
@@ -108,7 +194,17 @@ def _to_float(q: Fraction) -> float:
 
 
 def _finite(x: float | None) -> bool:
-    return x is not None and math.isfinite(x)
+    """Finite number (exact integer sums always are, however large)."""
+    return isinstance(x, int) or (x is not None and math.isfinite(x))
+
+
+def _sqrt(q: Fraction) -> float:
+    """``sqrt(float(q))``, also when ``q`` itself exceeds the float range (scaled
+    by a power of four, which is exact)."""
+    j = 0
+    while _to_float(q / 4**j) == math.inf:
+        j += 64
+    return math.sqrt(_to_float(q / 4**j)) * 2.0**j
 
 
 def numeric_bins(
@@ -123,15 +219,16 @@ def numeric_bins(
     if m.count == 0 or m.minimum is None or m.maximum is None:
         return NumericBins(0, None, None, None, None, 0.0, width or 1.0, None, None)
     mean: float
-    var: float
-    if math.isfinite(m.sum_d) and math.isfinite(m.sum_d2):
+    std: float
+    if _finite(m.sum_d) and _finite(m.sum_d2):
         # Exact rational arithmetic on the collected sums, one rounding at the end.
         s1, s2, n = Fraction(m.sum_d), Fraction(m.sum_d2), m.count
-        mean = _to_float(Fraction(m.shift) + s1 / n)
-        var = 0.0 if n < 2 else max(0.0, _to_float((s2 - s1 * s1 / n) / (n - 1)))
-    else:  # overflowed sums (values near the float limit): no finite statistics
-        mean, var = math.inf, math.inf
-    std = math.sqrt(var)
+        scale = Fraction(2) ** m.scale_exp
+        mean = _to_float((Fraction(m.shift) + s1 / n) * scale)
+        var = Fraction(0) if n < 2 else max(Fraction(0), (s2 - s1 * s1 / n) / (n - 1))
+        std = _sqrt(var * scale * scale)
+    else:  # overflowed sums: no finite statistics
+        mean, std = math.inf, math.inf
     if width is None:
         width = class_width(m, mean, tolerance, date)
     lo = m.minimum - std / 10.0

@@ -1,0 +1,89 @@
+"""The adversarial suite: hostile inputs, each either answered exactly as the
+slow reference (``tests/reference.py``) answers, or refused with one clear
+line (API: ``kpr.InputError``; CLI: exit 2, one line, no traceback).
+
+Helpers shared by the catalogue files (``test_numbers.py``, ``test_kinds.py``,
+``test_names.py``, ``test_fuzz_csv.py``, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import kpr
+from kpr.cli.app import main
+from tests.reference import RefResult, reference_kpr
+
+
+def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    return frame.to_dicts()
+
+
+def assert_reference(
+    got: kpr.KprResult,
+    original: Sequence[dict[str, Any]],
+    avatars: Sequence[dict[str, Any]],
+    known: Sequence[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+    exact_bins: bool = True,
+) -> RefResult:
+    """Counts, rate, kinds and (numeric) ``lo``/``width`` equal the reference's, bit for
+    bit. Without ``exact_bins`` (float data whose mean is a cancellation, where the
+    spec lets engines differ in the last bits), the reference uses kpr's grid and
+    the statistics agree to 1e-9 of the column's scale."""
+    grid = None
+    if not exact_bins:
+        grid = {v: (got.variables[v].lo, got.variables[v].width) for v in numeric}
+    ref = reference_kpr(list(original), list(avatars), list(known), numeric, tolerance, grid=grid)
+    assert (got.n, got.n_avatars, got.unique_originals, got.linked) == (
+        ref.n, ref.n_avatars, ref.unique_originals, ref.linked,
+    )  # fmt: skip
+    assert got.rate == ref.kpr
+    for name in known:
+        expected = kpr.Kind.NUMERIC if name in numeric else kpr.Kind.CATEGORICAL
+        assert got.variables[name].kind is expected, name
+    for name, b in ref.bins.items():
+        v = got.variables[name]
+        assert (v.lo, v.width) == (b.lo, b.width), name
+        if not exact_bins:
+            assert b.mean is not None and b.std is not None and v.mean is not None
+            assert v.mean == pytest.approx(b.mean, abs=1e-9 * b.std)
+    return ref
+
+
+def assert_input_error(call: Callable[[], object], match: str) -> str:
+    """The call is refused with one line that matches ``match``."""
+    with pytest.raises(kpr.InputError, match=match) as info:
+        call()
+    message = str(info.value)
+    assert "\n" not in message.strip()
+    return message
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """The CLI in-process: (exit code, stdout, stderr). Any exception other than
+    SystemExit escapes, failing the test (that is a traceback for the user)."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    out, err = capsys.readouterr()
+    code = info.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+def assert_cli_refuses(argv: list[str], capsys: pytest.CaptureFixture[str], match: str) -> str:
+    code, out, err = run_cli(argv, capsys)
+    assert code == 2, (code, out, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert match in lines[0], lines[0]
+    return lines[0]
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text, encoding="utf-8")
+    return str(path)
