@@ -146,7 +146,7 @@ def test_empty_original_is_an_input_error() -> None:
         sweep(empty, pl.DataFrame({"a": [1]}), ["a"], 1)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases())
 def test_hypothesis_tables_every_subset(case: Case) -> None:
     original, avatars = case.frames()

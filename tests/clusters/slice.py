@@ -46,7 +46,7 @@ def check_row_ids(convert: Convert) -> None:
 
 
 def check_hypothesis_sample(convert: Convert, examples: int = 6) -> None:
-    @settings(max_examples=examples, deadline=None, derandomize=True,
+    @settings(max_examples=examples, deadline=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(cases())
     def sample(case: Case) -> None:
