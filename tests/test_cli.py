@@ -47,7 +47,11 @@ def test_json_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str])
     assert data["kpr"] == 60.0 and data["n"] == 5 and data["n_avatars"] == 5
     assert data["unique_originals"] == 3 and data["linked"] == 2
     assert data["tolerance"] == 0.05 and data["known"] == ["age", "sex"]
-    assert set(data["variables"]["age"]) >= {"kind", "mean", "std", "min", "max", "lo", "width"}
+    age = data["variables"]["age"]
+    assert set(age) >= {"kind", "over_unique_originals", "lo", "width"}
+    # the statistics are over U (rows 2, 3, 4: ages 41, 52, 60), as their key says
+    assert age["over_unique_originals"]["mean"] == 51.0
+    assert (age["over_unique_originals"]["min"], age["over_unique_originals"]["max"]) == (41, 60)
     assert data["variables"]["sex"]["kind"] == "categorical"
     assert isinstance(data["warnings"], list)
 
@@ -69,6 +73,8 @@ def test_linked_out(
     assert code == 0
     linked = pl.read_csv(out_path)
     assert linked.select("original_row", "avatar_row").rows() == [(2, 0), (4, 4)]
+    # age shows its class as an interval, not the class index
+    assert linked["age"].to_list() == ["[40.05, 42.60)", "[57.90, 60.45)"]
 
 
 def test_linked_out_neutralises_formulas(
@@ -270,7 +276,10 @@ def test_header_only_avatars_give_100_with_a_warning(
     code, out, _ = run(["evaluate", files[0], str(empty), "-k", "age,sex", "-f", "json"], capsys)
     data = json.loads(out)
     assert code == 0 and data["kpr"] == 100.0 and data["n_avatars"] == 0
-    assert any("avatar table is empty" in w for w in data["warnings"])
+    assert any(
+        w["code"] == "empty-avatars" and "avatar table is empty" in w["message"]
+        for w in data["warnings"]
+    )
 
 
 def test_real_process_has_no_traceback(tmp_path: Path) -> None:

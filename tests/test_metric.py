@@ -29,9 +29,12 @@ def test_worked_example_gives_exactly_60_percent() -> None:
     assert age.std == pytest.approx(9.5394, abs=1e-4)
     assert age.width == 0.05 * 51
     assert age.lo == 41 - age.std / 10
-    pairs = r.linked_individuals()
+    pairs = r.linked_individuals(codes=True)
     assert pairs.select("original_row", "avatar_row").rows() == [(2, 0), (4, 4)]
     assert pairs["age"].to_list() == [0, 7]
+    # by default the class reads as its interval: lo + code * width onwards
+    labels = r.linked_individuals()["age"].to_list()
+    assert labels == ["[40.05, 42.60)", "[57.90, 60.45)"]
 
 
 def test_worked_example_codes() -> None:

@@ -1,5 +1,8 @@
 """Warnings about an evaluation: signs that the attack or the data are not
-what the user thinks, each with the fix in plain words."""
+what the user thinks, each with the fix in plain words.
+
+Each warning is a :class:`kpr.notices.Notice`: text with a stable code.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,34 @@ from collections.abc import Mapping
 
 from kpr.io.kinds import looks_like_codes
 from kpr.metric.plan import Kind
+from kpr.notices import Notice
 from kpr.result import VariableInfo
 
 #: ... but only in tables large enough for few distinct values to be telling.
 MIN_ROWS_FOR_CODES = 100
 #: At most this many classes over its range: the width swallows the column.
 FEW_CLASSES = 2
+#: A known variable whose value is unique on more than this share of the rows
+#: singles individuals out on its own.
+IDENTIFIER_SHARE = 0.9
+
+
+def identifier_warnings(unique_rows: Mapping[str, int], n: int) -> list[str]:
+    """A known variable whose value is unique on more than 90 % of the rows."""
+    out: list[str] = []
+    for name, count in unique_rows.items():
+        if n and count > IDENTIFIER_SHARE * n:
+            share = 100.0 * count / n
+            out.append(
+                Notice(
+                    "identifying-variable",
+                    f"{name!r} takes a value found in no other row on {share:.0f} % of the "
+                    "original rows: it identifies individuals on its own, so the attack is "
+                    "then trivial; keep it out of the known variables unless an attacker "
+                    "really knows it, and coarsen or drop it before release",
+                )
+            )
+    return out
 
 
 def warnings_for(
@@ -24,32 +49,48 @@ def warnings_for(
     out: list[str] = []
     if n_avatars == 0:
         out.append(
-            "the avatar table is empty: nobody can be linked, so the rate is 100 % by "
-            "construction; check that you gave the right avatar file"
+            Notice(
+                "empty-avatars",
+                "the avatar table is empty: nobody can be linked, so the rate is 100 % by "
+                "construction; check that you gave the right avatar file",
+            )
         )
     if unique_originals == 0:
         out.append(
-            "no original record is unique on the known variables, so nobody can be "
-            "singled out and the rate is 100 % by construction"
+            Notice(
+                "no-unique-originals",
+                "no original record is unique on the known variables, so nobody can be "
+                "singled out and the rate is 100 % by construction",
+            )
         )
     for name, v in variables.items():
         if n and v.missing * 2 > n:
             share = 100.0 * v.missing / n
             out.append(
-                f"{name!r} is missing in {share:.0f} % of the original rows: missing values "
-                "match only missing values, so this variable tells the attacker little"
+                Notice(
+                    "mostly-missing",
+                    f"{name!r} is missing in {share:.0f} % of the original rows: missing "
+                    "values match only missing values, so this variable tells the attacker "
+                    "little",
+                )
             )
         if v.kind is not Kind.NUMERIC:
             continue
         if v.classes is not None and 0 < v.classes <= FEW_CLASSES:
             out.append(
-                f"{name!r} is numeric but its class width ({v.width:.6g}) covers its whole "
-                f"range in {v.classes} class(es): if it is a code (zip, year, id), declare "
-                f"it categorical (--categorical {name})"
+                Notice(
+                    "few-classes",
+                    f"{name!r} is numeric but its class width ({v.width:.6g}) covers its "
+                    f"whole range in {v.classes} class(es): if it is a code (zip, year, id), "
+                    f"declare it categorical (--categorical {name})",
+                )
             )
         elif v.distinct is not None and looks_like_codes(v.distinct) and n >= MIN_ROWS_FOR_CODES:
             out.append(
-                f"{name!r} is an integer column with only {v.distinct} distinct values: "
-                f"if it codes categories, declare it categorical (--categorical {name})"
+                Notice(
+                    "few-distinct-integers",
+                    f"{name!r} is an integer column with only {v.distinct} distinct values: "
+                    f"if it codes categories, declare it categorical (--categorical {name})",
+                )
             )
     return out

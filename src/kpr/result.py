@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
+import narwhals as nw
 import polars as pl
 
 from kpr.engine import lazy
+from kpr.labels import SPECIAL_LABELS, class_label
 from kpr.metric.plan import Kind
+from kpr.notices import warnings_json
 
 
 def protection_rate(linked: int, n: int) -> float:
@@ -27,6 +30,20 @@ def meaning(rate: float) -> str:
     return (
         f"For {format_rate(rate)} of the original individuals, an attacker who knows these "
         "variables finds no unique approaching avatar."
+    )
+
+
+def claims_sentence(linked: int, correct: int | None, n: int) -> str:
+    """'The attacker can claim X links; Y are right', in one plain sentence."""
+    text = f"The attacker can claim {linked:,} link(s) between an individual and an avatar"
+    if correct is None:
+        return text + (
+            "; how many are right is unknown without the pairing of individuals and avatars "
+            "(--pairing)."
+        )
+    return text + (
+        f"; {correct:,} are right (their own avatar): a re-identification rate of "
+        f"{100.0 * correct / n:.2f} %."
     )
 
 
@@ -55,20 +72,22 @@ class VariableInfo:
     distinct: int | None = None  # distinct values in the original (integer columns)
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON form; ``mean``/``std``/``min``/``max`` sit under ``over_unique_originals``
+        because they are taken over U only, not over every original row."""
         out: dict[str, Any] = {"kind": self.kind.value, "missing": self.missing}
         if self.kind.binned:
-            for key in ("mean", "std", "min", "max", "lo", "width", "classes"):
-                out[key] = _json_number(getattr(self, key))
+            out["over_unique_originals"] = {
+                key: json_number(getattr(self, key)) for key in ("mean", "std", "min", "max")
+            }
+            for key in ("lo", "width", "classes"):
+                out[key] = json_number(getattr(self, key))
         return out
 
 
-_SPECIAL_LABELS = {-1: "outside U's range", -2: "missing", -3: "+inf", -4: "-inf"}
-
-
-def _json_number(x: Any) -> Any:
-    """JSON has no inf/NaN: write them as strings rather than invalid JSON."""
+def json_number(x: Any) -> Any:
+    """JSON has no inf/NaN: every kpr JSON output writes them as null."""
     if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
+        return None
     return x
 
 
@@ -79,6 +98,7 @@ class Detail:
     original: lazy.Frame
     run: lazy.EngineRun
     kinds: dict[str, Kind]
+    library: str = "polars"  # of the original input: results come back in it
 
 
 def _to_polars(frame: lazy.Frame) -> pl.DataFrame:
@@ -100,6 +120,10 @@ class KprResult:
     known: tuple[str, ...]
     variables: dict[str, VariableInfo]
     warnings: list[str] = field(default_factory=list)
+    #: linked individuals whose unique approaching avatar is their own (needs the pairing)
+    correct_links: int | None = None
+    #: the size-fair control comparison (a ``kpr.analysis.ControlComparison``)
+    control: Any = None
     _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -111,22 +135,50 @@ class KprResult:
     def meaning(self) -> str:
         return meaning(self.rate)
 
-    def linked_individuals(self) -> pl.DataFrame:
-        """One row per linked individual: ``original_row`` (position in the original
-        input, or its ``row_id``), ``avatar_row`` (likewise in the avatars) and the
-        binned profile. Computed where the tables are; only these rows come back."""
+    @property
+    def reidentification_rate(self) -> float | None:
+        """100 * correct links / n: the individuals truly re-identified (needs the pairing)."""
+        return None if self.correct_links is None else 100.0 * self.correct_links / self.n
+
+    @property
+    def claims(self) -> str:
+        """What the linked count means: claims, and (with the pairing) how many are right."""
+        return claims_sentence(self.linked, self.correct_links, self.n)
+
+    def linked_frame(self, *, codes: bool = False) -> pl.DataFrame:
+        """:meth:`linked_individuals` as a polars frame, whatever the input's library."""
         d = self._detail
         if d is None or d.run.row is None:
             raise ValueError(
                 "row positions are not available for this input (Spark, Dask and DuckDB "
                 "keep no row order); name a column of row ids with row_id=..."
             )
-        return _to_polars(lazy.linked_pairs(d.run, d.kinds))
+        frame = _to_polars(lazy.linked_pairs(d.run, d.kinds))
+        if codes:
+            return frame
+        labels = []
+        for name, kind in d.kinds.items():
+            if not kind.binned:
+                continue
+            b = d.run.bins[name]
+            date = kind is Kind.DATE
+            column = lazy.profile_column(name)
+            present = frame[column].unique().drop_nulls().to_list()
+            mapping = {c: class_label(int(c), b.lo, b.width, date) for c in present}
+            labels.append(pl.col(column).replace_strict(mapping, return_dtype=pl.String))
+        return frame.with_columns(labels) if labels else frame
 
-    def by_class(self, name: str) -> pl.DataFrame:
-        """Where the risk sits for one known variable: per class (numeric, with its
-        bounds) or per value (categorical), the number of originals, avatars,
-        unique originals (U) and linked individuals."""
+    def linked_individuals(self, *, codes: bool = False) -> Any:
+        """One row per linked individual: ``original_row`` (position in the original
+        input, or its ``row_id``), ``avatar_row`` (likewise in the avatars) and the binned
+        profile the attacker matched on: for numerics, the class as an interval such as
+        ``[46.03, 48.78)`` (``codes=True``: the class index of the spec); for
+        categoricals, the value. A frame of the original input's library (pandas in,
+        pandas out; polars for files and other engines)."""
+        return self._native(self.linked_frame(codes=codes))
+
+    def class_table(self, name: str) -> pl.DataFrame:
+        """:meth:`by_class` as a polars frame, whatever the input's library."""
         d = self._detail
         if d is None:
             raise ValueError("this result holds no detail")
@@ -141,10 +193,25 @@ class KprResult:
                 pl.when(regular).then(b.lo + code * b.width).alias("lower"),
                 pl.when(regular).then(b.lo + (code + 1) * b.width).alias("upper"),
                 pl.col("class")
-                .replace_strict(_SPECIAL_LABELS, default=None, return_dtype=pl.String)
+                .replace_strict(SPECIAL_LABELS, default=None, return_dtype=pl.String)
                 .alias("special"),
             )
         return table
+
+    def by_class(self, name: str) -> Any:
+        """Where the risk sits for one known variable: per class (numeric, with its
+        bounds) or per value (categorical), the number of originals, avatars,
+        unique originals (U) and linked individuals. A frame of the original
+        input's library, as :meth:`linked_individuals`."""
+        return self._native(self.class_table(name))
+
+    def _native(self, frame: pl.DataFrame) -> Any:
+        library = self._detail.library if self._detail is not None else "polars"
+        if library == "pandas":
+            return nw.from_native(frame, eager_only=True).to_pandas()
+        if library == "pyarrow":
+            return nw.from_native(frame, eager_only=True).to_arrow()
+        return frame
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -157,7 +224,11 @@ class KprResult:
             "tolerance": self.tolerance,
             "known": list(self.known),
             "variables": {name: v.to_dict() for name, v in self.variables.items()},
-            "warnings": list(self.warnings),
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification_rate,
+            "claims": self.claims,
+            "control": None if self.control is None else self.control.to_dict(),
+            "warnings": warnings_json(self.warnings),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -171,6 +242,7 @@ class KprResult:
         threshold: float | None = None,
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> str: ...
 
     @overload
@@ -181,6 +253,7 @@ class KprResult:
         threshold: float | None = None,
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> Path: ...
 
     def to_html(
@@ -190,6 +263,7 @@ class KprResult:
         threshold: float | None = None,
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
+        kpr_avatars: bool = False,
     ) -> str | Path:
         """The self-contained HTML report (needs ``pip install 'kpr[report]'``).
 
@@ -197,13 +271,20 @@ class KprResult:
         return the path. ``threshold`` adds a pass/fail badge; ``show_values``
         lists the known values of the first linked individuals (off by default:
         the report may travel further than the data); ``inputs`` labels the
-        original and avatar tables.
+        original and avatar tables; ``kpr_avatars`` says kpr's generator made the
+        avatars (then, and with a pairing, the advice speaks of k).
         """
         from kpr.report.html import render_report, write_report  # lazy: report imports result
 
         if path is None:
-            return render_report(self, threshold=threshold, show_values=show_values, inputs=inputs)
-        return write_report(self, path, threshold=threshold, show_values=show_values, inputs=inputs)
+            return render_report(
+                self, threshold=threshold, show_values=show_values, inputs=inputs,
+                kpr_avatars=kpr_avatars,
+            )  # fmt: skip
+        return write_report(
+            self, path, threshold=threshold, show_values=show_values, inputs=inputs,
+            kpr_avatars=kpr_avatars,
+        )  # fmt: skip
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the rate, the counts and the warnings (no plots)."""

@@ -71,6 +71,9 @@ class Prepared:
     kinds: dict[str, Kind]
     has_rows: bool  # row ids in column ``row``: positions (polars, files) or a row_id column
     row: str = "__kpr_row__"  # the row-id column: never a known column's name
+    #: per known variable, original rows whose value no other row has (filled on demand)
+    unique_values: dict[str, int] = field(default_factory=dict)
+    library: str = "polars"  # of the original input (pandas, pyarrow or polars)
 
 
 def _is_path(obj: object) -> bool:
@@ -85,6 +88,47 @@ def load_side(
         side = load_side(obj, [*known, *([row_id] if row_id not in known else [])], label, csv)
         side.row = row_id
         return side
+    side = _load_side(obj, known, label, csv)
+    if side.is_polars:
+        assert isinstance(side.frame, pl.LazyFrame)
+        check_column_types(side.frame.collect_schema(), side.label)
+    return side
+
+
+#: The widest decimal the engines compute with (narwhals and Arrow's decimal128).
+MAX_DECIMAL_DIGITS = 38
+
+
+def check_column_types(schema: Mapping[str, pl.DataType], label: str) -> None:
+    """Refuse, in one line, the column types no engine can compare."""
+    for name, dtype in schema.items():
+        if isinstance(dtype, pl.Object):
+            raise InputError(
+                f"{label}: column {name!r} holds Python objects; convert it to numbers or "
+                "text first (e.g. .cast(pl.String))"
+            )
+        if isinstance(dtype, pl.Decimal) and (dtype.precision or 0) > MAX_DECIMAL_DIGITS:
+            raise InputError(
+                f"{label}: column {name!r} is a decimal of {dtype.precision} digits, more "
+                f"than the {MAX_DECIMAL_DIGITS} kpr computes with; cast it to float64 (numbers) "
+                "or to text (codes)"
+            )
+
+
+def _is_series(obj: object) -> bool:
+    kind = type(obj).__name__
+    module = type(obj).__module__.split(".")[0]
+    return (module in ("polars", "pandas", "pyarrow") and kind in (
+        "Series", "Array", "ChunkedArray", "Expr",
+    )) or (module == "pyarrow" and kind.endswith("Array"))  # fmt: skip
+
+
+def _load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
+    if _is_series(obj):
+        raise InputError(
+            f"{label} is a single column ({type(obj).__name__}), not a table; give a "
+            "DataFrame, e.g. series.to_frame()"
+        )
     if _is_path(obj):
         loaded = read_table(obj, known, csv, label)  # type: ignore[arg-type]
         return Side(loaded.frame, loaded.untyped, loaded.label)

@@ -39,7 +39,7 @@ def test_json_holds_every_part(files: dict[str, str]) -> None:
     d = json.loads(out)
     assert set(d) >= {"attack", "worst_case", "control", "tolerance_curve", "sweep", "warnings"}
     assert d["attack"]["known"] == ["age", "sex", "region", "height"]
-    assert d["sweep"]["attacks"] == 4 + 6
+    assert d["sweep"]["attacks"] == 4 + 6 + 1  # and the full attack, with all four
     assert len(d["sweep"]["contributions"]) == 4
     assert [p["tolerance"] for p in d["tolerance_curve"]["points"]] == [0.01, 0.02, 0.05, 0.1, 0.2]
     assert d["control"]["control"]["n"] == 200
@@ -72,7 +72,7 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
         main(["analyze", "--demo", "--max-known", "1", "--tolerances", "0.05", "-f", "json", "-q"])
     assert exc.value.code == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["attack"]["n"] == 32561 and d["sweep"]["attacks"] == 6
+    assert d["attack"]["n"] == 32561 and d["sweep"]["attacks"] == 6 + 1  # and the full attack
 
 
 @pytest.mark.parametrize(

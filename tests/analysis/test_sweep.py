@@ -27,8 +27,10 @@ def result(data: tuple[pl.DataFrame, pl.DataFrame]) -> kpr.analysis.SweepResult:
 
 
 def test_every_subset_is_evaluated_once(result: kpr.analysis.SweepResult) -> None:
-    assert len(result.entries) == 5 + 10 + 10
-    assert len({frozenset(e.known) for e in result.entries}) == 25
+    # every subset of up to 3, and the full attack with all 5 candidates
+    assert len(result.entries) == 5 + 10 + 10 + 1
+    assert len({frozenset(e.known) for e in result.entries}) == 26
+    assert max(len(e.known) for e in result.entries) == 5
 
 
 def test_each_entry_equals_a_direct_evaluate(
@@ -55,7 +57,7 @@ def test_ties_are_broken_by_size_then_names() -> None:
     avatars = pl.DataFrame({"a": ["z"], "b": ["z"], "c": ["z"]})  # nobody is linked
     entries = sweep(original, avatars, ["c", "b", "a"], max_known=2).entries
     assert [e.known for e in entries] == [
-        ("a",), ("b",), ("c",), ("b", "a"), ("c", "a"), ("c", "b"),
+        ("a",), ("b",), ("c",), ("b", "a"), ("c", "a"), ("c", "b"), ("c", "b", "a"),
     ]  # fmt: skip
     assert {e.rate for e in entries} == {100.0}
 
@@ -104,7 +106,7 @@ def test_rate_of_finds_a_subset_in_any_order(result: kpr.analysis.SweepResult) -
 
 def test_to_dict_is_json(result: kpr.analysis.SweepResult) -> None:
     d = json.loads(result.to_json())
-    assert d["attacks"] == 25 and len(d["entries"]) == 25
+    assert d["attacks"] == 26 and len(d["entries"]) == 26
     first = d["entries"][0]
     assert set(first) >= {"known", "kpr", "interval", "linked", "unique_originals", "n"}
     assert first["interval"]["low"] <= first["kpr"] <= first["interval"]["high"]

@@ -152,7 +152,7 @@ def test_avatarize_declared_categorical_keeps_text(
         (["-o", "OUT/a.txt"], "must end in .csv or .parquet"),
         (["-o", "OUT/missing/a.csv"], "does not exist"),
         (["-o", "ORIGINAL"], "is also an input"),
-        (["-o", "OUT/a.csv", "--pairing-out", "OUT/a.csv"], "is also an input"),
+        (["-o", "OUT/a.csv", "--pairing-out", "OUT/a.csv"], "would write to the same place"),
         (["-o", "OUT/a.csv", "--k", "160"], "k=160 must be smaller than the number of rows"),
         (["-o", "OUT/a.csv", "--k", "0"], "k must be an integer >= 1"),
         (["-o", "OUT/a.csv", "--categorical", "citty"], "did you mean 'city'"),
@@ -433,7 +433,7 @@ def test_tune_rebuild_command_reproduces_the_measured_table(
     code, _, err = run(args[1:], capsys)
     assert code == 0, err
     avatars = pl.read_parquet(rebuilt)
-    original = read_original(source, categorical=["code"], csv=CsvOptions(";", None, ("N/A",)))
+    original = read_original(source, categorical=["code"], csv=CsvOptions(";", None, ("", "N/A")))
     original = original.drop("junk")
     result = kpr.evaluate(original, avatars, known, kinds=None)
     assert result.rate == measured["row"]["kpr"]

@@ -39,7 +39,7 @@ def _tables() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def _expected() -> pl.DataFrame:
     original, avatars = _tables()
-    got = kpr.evaluate(original.drop("id"), avatars.drop("id"), KNOWN).linked_individuals()
+    got = kpr.evaluate(original.drop("id"), avatars.drop("id"), KNOWN).linked_frame()
     assert got.height >= 3  # the case links several individuals
     return got.with_columns(pl.col("original_row", "avatar_row").cast(pl.Int64) + 100)
 
@@ -47,7 +47,7 @@ def _expected() -> pl.DataFrame:
 def test_row_ids_give_the_polars_links_on_every_engine(engine: Convert) -> None:
     original, avatars = _tables()
     result = kpr.evaluate(engine(original), engine(avatars), KNOWN, row_id="id")
-    got = result.linked_individuals()
+    got = result.linked_frame()
     assert got.height == result.linked
     assert got.sort("original_row").to_dicts() == _expected().to_dicts()
 
@@ -57,8 +57,8 @@ def test_row_id_may_also_be_a_known_variable(engine: Convert) -> None:
     result = kpr.evaluate(engine(original), engine(avatars), ["id", "sex"], row_id="id")
     direct = kpr.evaluate(original, avatars, ["id", "sex"])
     assert result.linked == direct.linked
-    assert result.linked_individuals()["original_row"].to_list() == [
-        r + 100 for r in direct.linked_individuals()["original_row"].to_list()
+    assert result.linked_frame()["original_row"].to_list() == [
+        r + 100 for r in direct.linked_frame()["original_row"].to_list()
     ]
 
 
@@ -66,7 +66,7 @@ def test_without_row_ids_spark_dask_duckdb_say_how(engine: Convert) -> None:
     original, avatars = _tables()
     result = kpr.evaluate(engine(original), engine(avatars), KNOWN)
     if result._detail is not None and result._detail.run.row is not None:
-        assert result.linked_individuals().height == result.linked  # polars-backed
+        assert result.linked_frame().height == result.linked  # polars-backed
         return
     with pytest.raises(ValueError, match="row_id="):
         result.linked_individuals()

@@ -137,3 +137,21 @@ def test_linked_out_from_file_positions_or_row_ids(
     first = 100 if row_id else 0
     assert written[1]["original_row"].to_list() == [first + 2, first + 4]
     assert written[1]["avatar_row"].to_list() == [first + 0, first + 4]
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1", "utf-16"])
+def test_spark_reads_the_encodings_polars_reads(
+    spark: Any, encoding: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the first accent lies past 64 KB, where a sniffed sample would not see it
+    pad = "".join(f"{20 + i % 50},X,Plain\n" for i in range(7000))
+    o = "age,sex,city\n" + pad + "41,M,Orléans\n52,F,Évry\n60,M,Œuvre\n"
+    a = "age,sex,city\n42,M,Orléans\n53,F,Évry\n61,M,Œuvre\n"
+    if encoding == "latin-1":  # no Œ in latin-1
+        o, a = o.replace("Œ", "O"), a.replace("Œ", "O")
+    (tmp_path / "o.csv").write_bytes(o.encode(encoding))
+    (tmp_path / "a.csv").write_bytes(a.encode(encoding))
+    argv = ["evaluate", str(tmp_path / "o.csv"), str(tmp_path / "a.csv"), "-k", "age,sex,city"]
+    polars_result, spark_result = both(argv, capsys)
+    assert spark_result == polars_result
+    assert polars_result["unique_originals"] == 3 and polars_result["linked"] == 1

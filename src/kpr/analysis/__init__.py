@@ -15,8 +15,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import polars as pl
+
 from kpr.analysis.attacks import check_method, run_attack, window_attack
-from kpr.analysis.baselines import control_comparison, load_control, worst_case
+from kpr.analysis.baselines import (
+    DEFAULT_SUBSETS,
+    compare_control,
+    control_comparison,
+    control_warnings,
+    load_control,
+    whole_table,
+    worst_case,
+)
 from kpr.analysis.interval import (
     DEFAULT_CONFIDENCE,
     difference_interval,
@@ -33,6 +43,7 @@ from kpr.analysis.result import (
     SweepResult,
 )
 from kpr.analysis.sweep import (
+    DEFAULT_MAX_ATTACKS,
     SweepProgress,
     attack_count,
     check_candidates,
@@ -47,10 +58,13 @@ from kpr.analysis.tolerance import (
 )
 from kpr.api import evaluate_loaded, load
 from kpr.errors import InputError
+from kpr.io.readers import CsvOptions
 from kpr.metric.plan import DEFAULT_TOLERANCE, make_attack
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "DEFAULT_MAX_ATTACKS",
+    "DEFAULT_SUBSETS",
     "DEFAULT_TOLERANCES",
     "METHODS",
     "AnalysisResult",
@@ -64,6 +78,7 @@ __all__ = [
     "attack_count",
     "check_candidates",
     "check_tolerances",
+    "compare_control",
     "contributions",
     "control_comparison",
     "difference_interval",
@@ -86,6 +101,9 @@ def analyze(
     candidates: str | Iterable[str] | None = None,
     max_known: int = 3,
     control: Any = None,
+    control_subsets: int = DEFAULT_SUBSETS,
+    seed: int = 0,
+    pairing: Any = None,
     tolerance: float = DEFAULT_TOLERANCE,
     tolerances: Iterable[float] | None = DEFAULT_TOLERANCES,
     method: Method = "bins",
@@ -95,6 +113,7 @@ def analyze(
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
+    max_attacks: int | None = DEFAULT_MAX_ATTACKS,
 ) -> AnalysisResult:
     """Examine the attack with ``known`` variables (default: all ``candidates``).
 
@@ -104,12 +123,18 @@ def analyze(
     of ``tolerances`` (None: no curve beyond ``tolerance``), and, when
     ``candidates`` are given, the sweep over their subsets of up to
     ``max_known`` variables. ``progress(done, total, label)`` is called as
-    the work advances, the last time with ``done == total``.
+    the work advances, the last time with ``done == total``. A sweep of more than
+    ``max_attacks`` attacks is refused before it starts (None lifts the cap).
+
+    The control is compared at the smaller side's size: ``control_subsets``
+    random subsets of the larger side, drawn with ``seed``, are averaged (see
+    :class:`ControlComparison`). ``pairing`` (as in ``kpr.evaluate``) adds the
+    correct links of the attack.
     """
     method = check_method(method)
     cands: list[str] | None = None
     if candidates is not None:
-        cands, max_known = check_candidates(candidates, max_known)
+        cands, max_known = check_candidates(candidates, max_known, max_attacks)
     if known is None:
         if cands is None:
             raise InputError("name the known variables, or the candidates to sweep over")
@@ -122,7 +147,10 @@ def analyze(
         na_values=na_values, materialize=True,
     )  # fmt: skip
     control_prepared = None
+    tables: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None)
     if control is not None:
+        csv = CsvOptions(delimiter, encoding, tuple(na_values))
+        tables = (whole_table(original, csv), whole_table(control, csv))
         control_prepared = load_control(
             control, avatars, prepared, attack.known, delimiter=delimiter,
             encoding=encoding, na_values=na_values,
@@ -141,16 +169,19 @@ def analyze(
     opts: dict[str, Any] = {"method": method, "confidence": confidence}
     label = ", ".join(attack.known)
     step(f"attack: {label}")
-    if method == "bins":  # the warnings come with the full result, at no extra cost
-        full = evaluate_loaded(prepared, attack.known, tolerance=attack.tolerance)
+    correct: int | None = None
+    warnings: list[str] = []
+    if method == "bins" or pairing is not None:  # warnings come with the full result
+        full = evaluate_loaded(prepared, attack.known, tolerance=attack.tolerance, pairing=pairing)
         warnings = list(full.warnings)
+        correct = full.correct_links
+    if method == "bins":
         main = AttackRate(
             full.known, full.tolerance, "bins", full.n, full.n_avatars,
             full.unique_originals, full.linked, confidence,
         )  # fmt: skip
     else:
         main = run_attack(prepared, attack.known, tolerance=attack.tolerance, **opts)
-        warnings = []
     step("worst case: the original published")
     worst = worst_case(prepared, attack.known, tolerance=attack.tolerance, **opts)
     comparison = None
@@ -158,8 +189,9 @@ def analyze(
         step("control individuals")
         comparison = control_comparison(
             prepared, control_prepared, attack.known, tolerance=attack.tolerance,
-            original_rate=main, **opts,
+            original_rate=main, subsets=control_subsets, seed=seed, tables=tables, **opts,
         )  # fmt: skip
+        warnings += control_warnings(comparison)
     curve = []
     for t in curve_tols:
         if t == attack.tolerance:
@@ -171,7 +203,7 @@ def analyze(
     if cands is not None:
         result_sweep = sweep_loaded(
             prepared, cands, max_known, tolerance=attack.tolerance, progress=progress,
-            offset=done, total=total, **opts,
+            offset=done, total=total, max_attacks=max_attacks, **opts,
         )  # fmt: skip
     elif progress is not None:
         progress(total, total, "done")
@@ -182,4 +214,5 @@ def analyze(
         control=comparison,
         sweep=result_sweep,
         warnings=warnings,
+        correct_links=correct,
     )

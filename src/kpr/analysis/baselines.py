@@ -3,22 +3,32 @@
 * Control: real individuals of the same population that were *not* used to
   train the synthesizer, attacked through the same avatars (they play the role
   of the original, with their own U and classes). Their rate is what the
-  population structure gives any attacker; the gap to the original's rate is
-  what the synthesis itself creates.
+  population structure gives any attacker; the gap to the original's rate, at
+  the same size (random subsets of the larger side, averaged), is what the
+  synthesis itself creates.
 * Worst case: the rate if the original table itself were published (avatars =
   original), the reference the avatars' rate is meant to improve on.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
+
+import narwhals as nw
+import numpy as np
+import polars as pl
 
 from kpr.analysis.attacks import run_attack
 from kpr.analysis.interval import DEFAULT_CONFIDENCE
 from kpr.analysis.result import AttackRate, ControlComparison, Method
 from kpr.api import load
+from kpr.errors import InputError
+from kpr.io.readers import CsvOptions, read_all
 from kpr.metric.plan import DEFAULT_TOLERANCE
+from kpr.notices import Notice
+from kpr.result import KprResult
 from kpr.tables import Prepared
 
 
@@ -50,6 +60,8 @@ def worst_case_inputs(prepared: Prepared) -> Prepared:
         avatars=prepared.original,
         kinds=dict(prepared.kinds),
         has_rows=prepared.has_rows,
+        row=prepared.row,
+        unique_values=prepared.unique_values,
     )
 
 
@@ -69,6 +81,99 @@ def worst_case(
     )  # fmt: skip
 
 
+#: Random subsets of the larger side averaged by the size-fair control comparison.
+DEFAULT_SUBSETS = 20
+
+
+def _polars(frame: nw.LazyFrame[Any]) -> pl.DataFrame:
+    native = frame.collect(backend="polars").to_native()
+    assert isinstance(native, pl.DataFrame)
+    return native
+
+
+def _known_rows(prepared: Prepared, known: list[str]) -> pl.DataFrame:
+    return _polars(prepared.original.select(known))
+
+
+def whole_table(table: Any, csv: CsvOptions) -> pl.DataFrame | None:
+    """Every column of an input, to find the rows a control shares with the original;
+    None for inputs that are not read into memory (DuckDB, Spark)."""
+    if isinstance(table, str | os.PathLike):
+        return read_all(table, csv).frame.collect()
+    if isinstance(table, pl.LazyFrame):
+        return table.collect()
+    if isinstance(table, pl.DataFrame):
+        return table
+    if type(table).__module__.split(".")[0] in ("pandas", "pyarrow"):
+        try:
+            return nw.from_native(table, eager_only=True).to_polars()
+        except (TypeError, ValueError, pl.exceptions.PolarsError):  # e.g. non-text names
+            return None
+    return None
+
+
+def as_text(original: pl.DataFrame, control: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Both tables on the columns they share that can be written as text (a CSV
+    holds text, a Parquet file types: values are compared as written)."""
+    common = [
+        c
+        for c in original.columns
+        if c in control.columns
+        and not (original.schema[c].is_nested() or control.schema[c].is_nested())
+    ]
+    return (
+        original.select(pl.col(common).cast(pl.String)),
+        control.select(pl.col(common).cast(pl.String)),
+    )
+
+
+def shared_rows(original: pl.DataFrame, control: pl.DataFrame) -> int:
+    """Control rows equal to some original row on every column they share (missing
+    equals missing). Refuses a control identical to the original."""
+    if original.height == control.height:
+        cols = original.columns
+        same = original.sort(cols, nulls_last=True).equals(
+            control.sort(cols, nulls_last=True), null_equal=True
+        )
+        if same:
+            raise InputError(
+                "the control table holds exactly the original's rows (on the known "
+                "variables): a control must be individuals NOT used to make the avatars; "
+                "give a held-out table"
+            )
+    return control.join(original.unique(), on=original.columns, how="semi", nulls_equal=True).height
+
+
+def _subset(prepared: Prepared, frame: pl.DataFrame, rows: np.ndarray) -> Prepared:
+    """The same inputs with only ``rows`` (positions) of the original table."""
+    return Prepared(
+        original=nw.from_native(frame[rows].lazy()),
+        avatars=nw.from_native(_polars(prepared.avatars).lazy()),
+        kinds=dict(prepared.kinds),
+        has_rows=prepared.has_rows,
+        row=prepared.row,
+    )
+
+
+def subset_attacks(
+    prepared: Prepared,
+    size: int,
+    count: int,
+    seed: int,
+    known: list[str],
+    **opts: Any,
+) -> tuple[AttackRate, ...]:
+    """``count`` attacks, each on a random subset of ``size`` rows of the original
+    (drawn without replacement by one generator seeded with ``seed``)."""
+    frame = _polars(prepared.original)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        rows = np.sort(rng.choice(frame.height, size=size, replace=False))
+        out.append(run_attack(_subset(prepared, frame, rows), known, **opts))
+    return tuple(out)
+
+
 def control_comparison(
     prepared: Prepared,
     control: Prepared,
@@ -78,11 +183,78 @@ def control_comparison(
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
     original_rate: AttackRate | None = None,
+    subsets: int = DEFAULT_SUBSETS,
+    seed: int = 0,
+    tables: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None),
 ) -> ControlComparison:
-    """The same attack on the original (training) individuals and on the control."""
+    """The same attack on the original (training) individuals and on the control,
+    compared at the smaller side's size: ``subsets`` random subsets of the larger
+    side of that size (seeded by ``seed``), each its own attack, are averaged
+    (see :class:`ControlComparison`). Shared rows are counted on every column of
+    ``tables`` (the whole original and control) when given, else on the known
+    variables; a control identical to the original is an input error."""
     known = list(known)
-    original = original_rate or run_attack(
-        prepared, known, tolerance=tolerance, method=method, confidence=confidence
-    )
-    rate = run_attack(control, known, tolerance=tolerance, method=method, confidence=confidence)
-    return ControlComparison(original=original, control=rate)
+    if not (isinstance(subsets, int) and subsets >= 1):
+        raise InputError(f"subsets must be a whole number >= 1, got {subsets!r}")
+    opts: dict[str, Any] = {"tolerance": tolerance, "method": method, "confidence": confidence}
+    whole_o, whole_c = tables
+    if whole_o is not None and whole_c is not None:
+        shared = shared_rows(*as_text(whole_o, whole_c))
+    else:
+        shared = shared_rows(_known_rows(prepared, known), _known_rows(control, known))
+    original = original_rate or run_attack(prepared, known, **opts)
+    rate = run_attack(control, known, **opts)
+    side: Literal["original", "control"] | None = None
+    drawn: tuple[AttackRate, ...] = ()
+    if original.n > rate.n:
+        side, drawn = "original", subset_attacks(prepared, rate.n, subsets, seed, known, **opts)
+    elif rate.n > original.n:
+        side, drawn = "control", subset_attacks(control, original.n, subsets, seed, known, **opts)
+    return ControlComparison(
+        original=original, control=rate, subsets=drawn, subsampled=side,
+        shared_rows=shared, seed=seed,
+    )  # fmt: skip
+
+
+def compare_control(
+    result: KprResult,
+    prepared: Prepared,
+    original: Any,
+    control: Any,
+    avatars: Any,
+    *,
+    subsets: int = DEFAULT_SUBSETS,
+    seed: int = 0,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    na_values: Iterable[str] = ("",),
+) -> ControlComparison:
+    """The size-fair control comparison of an evaluation (``kpr.evaluate(control=...)``)."""
+    loaded = load_control(
+        control, avatars, prepared, result.known, delimiter=delimiter, encoding=encoding,
+        na_values=na_values,
+    )  # fmt: skip
+    main = AttackRate(
+        result.known, result.tolerance, "bins", result.n, result.n_avatars,
+        result.unique_originals, result.linked,
+    )  # fmt: skip
+    csv = CsvOptions(delimiter, encoding, tuple(na_values))
+    return control_comparison(
+        prepared, loaded, result.known, tolerance=result.tolerance, original_rate=main,
+        subsets=subsets, seed=seed, tables=(whole_table(original, csv), whole_table(control, csv)),
+    )  # fmt: skip
+
+
+def control_warnings(comparison: ControlComparison | None) -> list[str]:
+    """A control that repeats original rows is not a held-out group for those rows."""
+    if comparison is None or comparison.shared_rows == 0:
+        return []
+    return [
+        Notice(
+            "control-shares-rows",
+            f"{comparison.shared_rows:,} control rows ({100 * comparison.shared_share:.1f} %) "
+            "are also rows of the original: a control must hold individuals not used to make "
+            "the avatars, so the comparison understates the risk the synthesis adds; remove "
+            "them from the control",
+        )
+    ]

@@ -32,8 +32,18 @@ from kpr.tables import Prepared
 SweepProgress = Callable[[int, int, str], None]
 
 
-def check_candidates(candidates: str | Iterable[str], max_known: object) -> tuple[list[str], int]:
-    """Validate the sweep's parameters, each problem in one line."""
+#: Most attacks a sweep starts unless asked for more (``max_attacks``, ``--max-attacks``):
+#: 22 candidates in subsets of up to 22 would be 4 million attacks.
+DEFAULT_MAX_ATTACKS = 5000
+
+
+def check_candidates(
+    candidates: str | Iterable[str],
+    max_known: object,
+    max_attacks: int | None = DEFAULT_MAX_ATTACKS,
+) -> tuple[list[str], int]:
+    """Validate the sweep's parameters, each problem in one line; refuse a sweep of
+    more than ``max_attacks`` attacks (None: no cap) before it starts."""
     names = [candidates] if isinstance(candidates, str) else list(candidates)
     if not names:
         raise InputError("candidates is empty: name the variables an attacker might know")
@@ -50,16 +60,27 @@ def check_candidates(candidates: str | Iterable[str], max_known: object) -> tupl
             f"max_known must be between 1 and the number of candidates ({len(names)}), "
             f"got {max_known}"
         )
+    count = attack_count(len(names), max_known)
+    if max_attacks is not None and count > max_attacks:
+        raise InputError(
+            f"the sweep would run {count:,} attacks ({len(names)} candidates, subsets of up "
+            f"to {max_known}), more than the cap of {max_attacks:,}; lower --max-known, give "
+            f"fewer candidates, or lift the cap with --max-attacks {count}"
+        )
     return names, max_known
 
 
 def subsets(candidates: Sequence[str], max_known: int) -> list[tuple[str, ...]]:
     """Every non-empty subset of up to ``max_known`` candidates, in candidate order."""
-    return [s for k in range(1, max_known + 1) for s in itertools.combinations(candidates, k)]
+    out = [s for k in range(1, max_known + 1) for s in itertools.combinations(candidates, k)]
+    if len(candidates) > max_known:  # the full attack is riskier than any listed subset
+        out.append(tuple(candidates))
+    return out
 
 
 def attack_count(n_candidates: int, max_known: int) -> int:
-    return sum(math.comb(n_candidates, k) for k in range(1, max_known + 1))
+    full = 1 if n_candidates > max_known else 0
+    return sum(math.comb(n_candidates, k) for k in range(1, max_known + 1)) + full
 
 
 def rank(entries: Iterable[AttackRate]) -> list[AttackRate]:
@@ -99,12 +120,13 @@ def sweep_loaded(
     progress: SweepProgress | None = None,
     offset: int = 0,
     total: int | None = None,
+    max_attacks: int | None = DEFAULT_MAX_ATTACKS,
 ) -> SweepResult:
     """The sweep on inputs already loaded with every candidate column.
 
     ``offset``/``total`` place this sweep's progress inside a larger run.
     """
-    names, max_known = check_candidates(candidates, max_known)
+    names, max_known = check_candidates(candidates, max_known, max_attacks)
     tol = check_tolerance(tolerance)
     method = check_method(method)
     todo = subsets(names, max_known)
@@ -188,8 +210,10 @@ def sweep(
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
+    max_attacks: int | None = DEFAULT_MAX_ATTACKS,
 ) -> SweepResult:
-    """The KPR of every non-empty subset of up to ``max_known`` candidates.
+    """The KPR of every non-empty subset of up to ``max_known`` candidates (at most
+    ``max_attacks`` attacks; None lifts the cap).
 
     Inputs are those of ``kpr.evaluate``; they are read once. Entries are
     ranked riskiest first; ``contributions`` says how much, on average,
@@ -201,7 +225,7 @@ def sweep(
     >>> [(e.known, e.rate) for e in sweep(o, a, ["age", "sex"], 2).entries]
     [(('age',), 60.0), (('age', 'sex'), 60.0), (('sex',), 100.0)]
     """
-    names, max_known = check_candidates(candidates, max_known)
+    names, max_known = check_candidates(candidates, max_known, max_attacks)
     check_tolerance(tolerance)
     check_method(method)
     prepared = load(
@@ -210,5 +234,5 @@ def sweep(
     )  # fmt: skip
     return sweep_loaded(
         prepared, names, max_known, tolerance=tolerance, method=method,
-        confidence=confidence, progress=progress,
+        confidence=confidence, progress=progress, max_attacks=max_attacks,
     )  # fmt: skip

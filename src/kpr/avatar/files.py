@@ -24,7 +24,7 @@ import polars as pl
 
 from kpr.errors import InputError
 from kpr.io.readers import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
-from kpr.io.writers import check_output_path, write_atomic, write_csv
+from kpr.io.writers import STDOUT, check_output_path, write_csv, write_parquet
 
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
@@ -34,7 +34,9 @@ Format = Literal["csv", "parquet"]
 
 
 def output_format(path: str | os.PathLike[str], option: str = "the output") -> Format:
-    """CSV or Parquet, from the file's extension."""
+    """CSV or Parquet, from the file's extension (``-``, standard output: CSV)."""
+    if os.fspath(path) == STDOUT:
+        return "csv"
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
         return "csv"
@@ -49,21 +51,9 @@ def check_output(
     path: str | os.PathLike[str], option: str, inputs: Iterable[str | os.PathLike[str]] = ()
 ) -> Format:
     """Before any work: the output can be written, has a known format and overwrites no input."""
-    target = check_output_path(path)
-    fmt = output_format(target, option)
-    for other in inputs:
-        if _same_file(target, Path(other)):
-            raise InputError(
-                f"{option} {os.fspath(path)!r} is also an input; write to another file"
-            )
+    fmt = output_format(path, option)
+    check_output_path(path, option, inputs)
     return fmt
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
-    except OSError:
-        return False
 
 
 def type_text_columns(frame: pl.LazyFrame, keep_text: Collection[str] = ()) -> pl.LazyFrame:
@@ -101,7 +91,7 @@ def write_table(frame: pl.DataFrame, path: str | os.PathLike[str]) -> None:
     if output_format(path) == "csv":
         write_csv(frame, path)
     else:
-        write_atomic(path, lambda p: frame.write_parquet(p))
+        write_parquet(frame, path)
 
 
 def pairing_frame(pairing: np.ndarray) -> pl.DataFrame:

@@ -31,6 +31,7 @@ from kpr.avatar import _table as tb
 from kpr.avatar.generator import Generation
 from kpr.avatar.projection import column_roles
 from kpr.errors import InputError
+from kpr.pairing import count_correct
 
 _TIE = 1e-9
 
@@ -88,9 +89,7 @@ def correct_links(linked: Any, pairing: np.ndarray) -> int:
     ``original_row`` and ``avatar_row``); ``pairing[i]``: the avatar row of individual
     ``i``. The rest of the linked individuals are claimed, but wrongly.
     """
-    original_row = np.asarray(linked["original_row"], dtype=np.int64)
-    avatar_row = np.asarray(linked["avatar_row"], dtype=np.int64)
-    return int((np.asarray(pairing, dtype=np.int64)[original_row] == avatar_row).sum())
+    return count_correct(linked, pairing)
 
 
 @dataclass(frozen=True)

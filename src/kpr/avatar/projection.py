@@ -148,6 +148,16 @@ def column_roles(
     return roles
 
 
+def _check_finite(name: Any, values: np.ndarray) -> None:
+    """The projection mixes and standardises values: it needs finite numbers whose
+    mean and spread are finite too (not ±inf, not values near 1e308)."""
+    if not np.isfinite(values).all():
+        raise InputError(
+            f"column {name!r} holds infinite values or values too large to average "
+            "(near 1e308); make them missing or rescale the column before making avatars"
+        )
+
+
 def _decimals(values: np.ndarray, integer: bool, float32: bool) -> int | None:
     """The coarsest rounding (``np.round`` decimals, from -15 to MAX_DECIMALS) that leaves
     every observed value unchanged, or None if even MAX_DECIMALS is not enough.
@@ -247,10 +257,12 @@ class Projection:
                 x = tb.to_float(kind, s)
                 miss = np.isnan(x)
                 observed = x[~miss]
+                _check_finite(name, observed)
                 fill = float(np.median(observed))
                 x[miss] = fill
                 mean = float(x.mean())
                 std = float(x.std())
+                _check_finite(name, np.array([mean, std]))
                 scale = std if std > 1e-12 * max(1.0, abs(mean)) else 1.0
                 indicator = None
                 if miss.any():

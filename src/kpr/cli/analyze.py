@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from kpr.analysis import (
+    DEFAULT_MAX_ATTACKS,
     DEFAULT_TOLERANCES,
     AnalysisResult,
     AttackRate,
@@ -23,20 +24,34 @@ from kpr.analysis.result import (
     EXPLAIN_METHOD,
     EXPLAIN_SWEEP,
 )
-from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
+from kpr.cli.app import (
+    CONTEXT,
+    check_files,
+    check_report,
+    cli,
+    report_option,
+    stderr,
+    summary_console,
+    written,
+)
 from kpr.cli.options import (
+    CONTROL,
     CSV,
     FORMAT,
     KINDS,
+    KPR_AVATARS,
+    PAIRING,
     QUIET,
     TOLERANCE,
     declared_kinds,
+    na_markers,
     parse_delimiter,
     split_names,
 )
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
 from kpr.metric.plan import check_tolerance
+from kpr.report.risk import analysis_advice
 from kpr.result import format_rate, meaning
 
 from . import render
@@ -51,7 +66,7 @@ def _names(known: tuple[str, ...]) -> str:
     return ", ".join(known)
 
 
-def text_report(result: AnalysisResult, top: int = 10) -> str:
+def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False) -> str:
     """The analysis as plain text, each part with its one-sentence explanation."""
     a = result.attack
     conf = f"{a.confidence * 100:g} %"
@@ -65,6 +80,7 @@ def text_report(result: AnalysisResult, top: int = 10) -> str:
         f"  {EXPLAIN_METHOD[a.method]}",
         f"  n {a.n:,}   avatars {a.n_avatars:,}   unique originals |U| {a.unique_originals:,}"
         f"   linked |S| {a.linked:,}",
+        f"  {result.claims}",
         "",
         "Baselines",
     ]
@@ -81,14 +97,7 @@ def text_report(result: AnalysisResult, top: int = 10) -> str:
             "to train the synthesizer)"
         )
     else:
-        low, high = c.difference_interval
-        lines += [
-            f"  control individuals              {format_rate(c.control.rate):>9}  "
-            f"(CI {_ci(c.control)}; n {c.control.n:,}, linked {c.control.linked:,})",
-            f"  control minus original: {c.difference:+.2f} points  ({conf} CI "
-            f"{low:+.2f} to {high:+.2f})",
-            f"    {c.explanation}",
-        ]
+        lines += [f"  {x}" for x in c.summary_lines()]
     if result.tolerance_curve:
         lines += [
             "",
@@ -122,6 +131,9 @@ def text_report(result: AnalysisResult, top: int = 10) -> str:
         lines.append(f"  {EXPLAIN_CONTRIBUTION}")
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {x}" for x in result.warnings]
+    kpr_avatars = kpr_avatars or result.correct_links is not None
+    lines += ["", "What to do next:"]
+    lines += [f"  - {x}" for x in analysis_advice(result, kpr_avatars)]
     return "\n".join(lines)
 
 
@@ -155,11 +167,16 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     help="Largest subset in the sweep (default: 3, or fewer when there are fewer candidates).",
 )
 @click.option(
-    "--control",
-    type=click.Path(path_type=str),
-    help="Individuals of the same population NOT used to train the synthesizer "
-    "(CSV or Parquet): their rate shows what population structure alone gives.",
+    "--max-attacks",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_ATTACKS,
+    show_default=True,
+    help="Refuse a sweep of more attacks than this (subsets of --candidates); raise it "
+    "to run a larger sweep.",
 )
+@CONTROL
+@PAIRING
+@KPR_AVATARS
 @click.option(
     "--tolerances",
     default=",".join(f"{t:g}" for t in DEFAULT_TOLERANCES),
@@ -198,7 +215,12 @@ def analyze_command(
     candidates: tuple[str, ...],
     known: tuple[str, ...],
     max_known: int | None,
+    max_attacks: int,
     control: str | None,
+    control_subsets: int,
+    seed: int,
+    pairing: str | None,
+    kpr_avatars: bool,
     tolerances: str,
     method: str,
     tolerance: str,
@@ -245,7 +267,9 @@ def analyze_command(
     kinds = declared_kinds(categorical, numeric, date)
     tol = check_tolerance(tolerance)
     tols = _parse_tolerances(tolerances)
-    check_report(report)  # before the work: the folder exists, matplotlib is installed
+    inputs = [original, avatars, *([control] if control else [])]
+    check_files({"--report": report}, inputs, fmt)  # before the work
+    check_report(report)
     with render.progress_bar(stderr, quiet) as progress:
         result = analyze(
             original,
@@ -254,6 +278,9 @@ def analyze_command(
             candidates=names or None,
             max_known=max_known,
             control=control,
+            control_subsets=control_subsets,
+            seed=seed,
+            pairing=pairing,
             tolerance=tol,
             tolerances=tols,
             method=method,  # type: ignore[arg-type]
@@ -261,13 +288,14 @@ def analyze_command(
             progress=progress,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
-            na_values=na_value or ("",),
+            na_values=na_markers(na_value),
+            max_attacks=max_attacks,
         )
     if report is not None:
-        result.to_html(report, top=top, inputs=labels)
+        result.to_html(report, top=top, inputs=labels, kpr_avatars=kpr_avatars)
     if fmt == "json":
         sys.stdout.write(result.to_json() + "\n")
     else:
-        render.print_text(stdout, text_report(result, top))
-        if report is not None:
-            render.print_text(stdout, f"\nHTML report written to {report}")
+        render.print_text(
+            summary_console(report), text_report(result, top, kpr_avatars) + written(report)
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +20,24 @@ from kpr.api import evaluate as evaluate_tables
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.engine import backends
 from kpr.errors import KprError
-from kpr.io.writers import check_output_path, write_csv
+from kpr.io.writers import check_outputs as check_output_files
+from kpr.io.writers import write_csv, writes_to_stdout
 from kpr.metric.plan import check_tolerance
 from kpr.result import KprResult
 
 from . import render
 from .options import (
+    CONTROL,
     CSV,
     FORMAT,
     KINDS,
+    KPR_AVATARS,
+    PAIRING,
     QUIET,
     TOLERANCE,
     WIDTHS,
     declared_kinds,
+    na_markers,
     options,
     parse_delimiter,
     parse_fail_under,
@@ -84,24 +89,45 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def check_report(report: Path | None, show_values: bool = False) -> None:
-    """Before any work: the report can be written and matplotlib is there."""
+    """Before any work: ``--show-values`` has a report to go to, matplotlib is there."""
     if report is None:
         if show_values:
             raise click.UsageError("--show-values applies to the HTML report: add --report PATH")
         return
     from kpr.report import require_matplotlib
 
-    check_output_path(report)
     require_matplotlib()
 
 
+def check_files(outputs: dict[str, Path | None], inputs: Iterable[Any], fmt: str = "text") -> None:
+    """Before any work: every output can be written safely and overwrites no input."""
+    json_out = "--format json" if fmt == "json" else None
+    check_output_files(outputs, inputs, stdout_taken=json_out)
+
+
+def summary_console(*outputs: Path | None) -> Console:
+    """Where the text summary goes: stderr when a file is written to standard output."""
+    return stderr if writes_to_stdout(*outputs) else stdout
+
+
+def written(report: Path | None) -> str:
+    """The line saying where the report went (nothing when it went to standard output)."""
+    if report is None or writes_to_stdout(report):
+        return ""
+    return f"\nHTML report written to {report}"
+
+
 def check_outputs(
-    fail_under: str | None, linked_out: Path | None, report: Path | None, show_values: bool
+    fail_under: str | None,
+    linked_out: Path | None,
+    report: Path | None,
+    show_values: bool,
+    inputs: Iterable[Any] = (),
+    fmt: str = "text",
 ) -> float | None:
     """Before any work: the ``--fail-under`` threshold, and the files to write can be."""
     threshold = parse_fail_under(fail_under)
-    if linked_out is not None:
-        check_output_path(linked_out)
+    check_files({"--linked-out": linked_out, "--report": report}, inputs, fmt)
     check_report(report, show_values)
     return threshold
 
@@ -121,12 +147,16 @@ def emit(
     report: Path | None = None,
     show_values: bool = False,
     inputs: tuple[str, str] | None = None,
+    kpr_avatars: bool = False,
 ) -> None:
     """Print the result, write the requested files, apply the release gate."""
     if linked_out is not None:
-        write_csv(result.linked_individuals(), linked_out)
+        write_csv(result.linked_frame(), linked_out)
     if report is not None:
-        result.to_html(report, threshold=threshold, show_values=show_values, inputs=inputs)
+        result.to_html(
+            report, threshold=threshold, show_values=show_values, inputs=inputs,
+            kpr_avatars=kpr_avatars,
+        )  # fmt: skip
     if fmt == "json":
         payload = result.to_dict()
         if threshold is not None:
@@ -134,9 +164,10 @@ def emit(
             payload["passed"] = result.rate >= threshold
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
-        render.print_text(stdout, render.text_summary(result, threshold))
-        if report is not None:
-            render.print_text(stdout, f"\nHTML report written to {report}")
+        console = summary_console(linked_out, report)
+        render.print_text(
+            console, render.text_summary(result, threshold, kpr_avatars) + written(report)
+        )
     if threshold is not None and result.rate < threshold:
         sys.exit(1)
 
@@ -182,6 +213,9 @@ def emit(
     help="A column of integer ids in both files that --linked-out reports instead of row "
     "positions.",
 )
+@CONTROL
+@PAIRING
+@KPR_AVATARS
 @output_options
 @report_options
 def evaluate(
@@ -202,6 +236,11 @@ def evaluate(
     spark_master: str,
     dask_scheduler: str | None,
     row_id: str | None,
+    control: str | None,
+    control_subsets: int,
+    seed: int,
+    pairing: str | None,
+    kpr_avatars: bool,
     fmt: str,
     fail_under: str | None,
     linked_out: Path | None,
@@ -219,9 +258,14 @@ def evaluate(
     kinds = declared_kinds(categorical, numeric, date)
     widths = parse_widths(width)
     tol = check_tolerance(tolerance)
-    threshold = check_outputs(fail_under, linked_out, report, show_values)
+    threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
     if dask_scheduler is not None:
         engine = "dask"
+    if engine in ("spark", "dask") and (pairing or control) is not None:
+        raise KprError(
+            f"--pairing and --control need row positions, which --engine {engine} does not "
+            "keep; drop them or use --engine polars"
+        )
     if engine == "dask" and linked_out is not None and row_id is None:
         raise KprError(
             "--linked-out with --engine dask needs --row-id COLUMN (Dask keeps no row order)"
@@ -242,7 +286,7 @@ def evaluate(
                 names,
                 delimiter=parse_delimiter(delimiter),
                 encoding=encoding,
-                na_values=na_value or ("",),
+                na_values=na_markers(na_value),
                 row_id=row_id,
                 positions=linked_out is not None and row_id is None,
             )
@@ -256,11 +300,18 @@ def evaluate(
             table=table,
             delimiter=parse_delimiter(delimiter),
             encoding=encoding,
-            na_values=na_value or ("",),
+            na_values=na_markers(na_value),
             progress=step,
             row_id=row_id,
+            pairing=pairing,
+            control=control,
+            control_subsets=control_subsets,
+            seed=seed,
         )
-    emit(result, fmt, threshold, linked_out, report, show_values, (original, avatars))
+    emit(
+        result, fmt, threshold, linked_out, report, show_values, (original, avatars),
+        kpr_avatars,
+    )  # fmt: skip
 
 
 @cli.command(context_settings=CONTEXT)
@@ -277,8 +328,8 @@ def demo(
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
     education and native country."""
-    threshold = check_outputs(fail_under, linked_out, report, show_values)
     original, avatars = demo_paths()
+    threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
     with render.progress(stderr, quiet) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)
     labels = (f"{original.name} (bundled demo)", f"{avatars.name} (bundled demo)")

@@ -29,11 +29,21 @@ from kpr.avatar.tuning import (
     sweep,
     tune,
 )
-from kpr.cli.app import CONTEXT, check_report, cli, report_option, stderr, stdout
+from kpr.cli.app import (
+    CONTEXT,
+    check_files,
+    check_report,
+    cli,
+    report_option,
+    stderr,
+    stdout,
+    summary_console,
+    written,
+)
 from kpr.cli.options import CSV, FORMAT, QUIET, TOLERANCE, csv_options, options, split_names
 from kpr.errors import InputError
 from kpr.io.readers import check_columns
-from kpr.io.writers import check_output_path, write_atomic
+from kpr.io.writers import STDOUT, write_text
 from kpr.metric.plan import check_tolerance
 from kpr.result import format_rate
 
@@ -218,11 +228,13 @@ def avatarize_command(
     Example:
       kpr avatarize patients.csv -o avatars.csv --k 20 --seed 7
     """
-    check_output(output, "--output", [original])
+    check_output(output, "--output")
     if pairing_out is not None:
-        check_output(pairing_out, "--pairing-out", [original, output])
+        check_output(pairing_out, "--pairing-out")
     if roles_out is not None:
-        _check_json_output(roles_out, "--roles-out", [original, output, pairing_out])
+        _check_json_output(roles_out, "--roles-out")
+    outputs = {"--output": output, "--pairing-out": pairing_out, "--roles-out": roles_out}
+    check_files(outputs, [original])
     if seed is not None and seed < 0:
         raise InputError(f"--seed must be a whole number >= 0, got {seed}")
     cats = split_names(categorical)
@@ -246,7 +258,7 @@ def avatarize_command(
         if roles_out is not None:
             step(f"writing {roles_out}")
             text = roles.to_json() + "\n"
-            write_atomic(roles_out, lambda p: _write_text(p, text))
+            write_text(roles_out, text)
     drawn = f"seed {seed}" if seed is not None else "no --seed: a new random draw each run"
     lines = [
         f"Wrote {frame.height:,} avatars ({frame.width} columns) to {output} (k={k}, {drawn}, "
@@ -258,21 +270,13 @@ def avatarize_command(
         lines.append(f"Wrote the pairing to {pairing_out}: keep it as private as the original.")
     if roles_out is not None:
         lines.append(f"Wrote the column roles to {roles_out}.")
-    render.print_text(stdout, "\n".join(lines))
+    render.print_text(summary_console(output, pairing_out, roles_out), "\n".join(lines))
 
 
-def _write_text(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
-
-
-def _check_json_output(path: Path, option: str, inputs: list[str | Path | None]) -> None:
-    """A JSON output: writable, named .json, overwriting no input or other output."""
-    target = check_output_path(path)
-    if target.suffix.lower() != ".json":
+def _check_json_output(path: Path, option: str) -> None:
+    """A JSON output is named .json (the rest is checked with the other outputs)."""
+    if str(path) != STDOUT and Path(path).suffix.lower() != ".json":
         raise InputError(f"{option} {str(path)!r} must end in .json")
-    for other in inputs:
-        if other is not None and Path(other).resolve() == target.resolve():
-            raise InputError(f"{option} {str(path)!r} is also an input or output; use another")
 
 
 # --- kpr sweep and kpr tune: text output -----------------------------------------------
@@ -476,6 +480,7 @@ def sweep_command(
     names = split_names(known)
     tol = check_tolerance(tolerance)
     wanted = parse_ks(ks, "--k")
+    check_files({"--report": report}, [original, *([control] if control else [])], fmt)
     check_report(report)
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
@@ -498,9 +503,7 @@ def sweep_command(
     if fmt == "json":
         sys.stdout.write(result.to_json() + "\n")
     else:
-        render.print_text(stdout, sweep_text(result))
-        if report is not None:
-            render.print_text(stdout, f"\nHTML report written to {report}")
+        render.print_text(summary_console(report), sweep_text(result) + written(report))
 
 
 # --- kpr tune --------------------------------------------------------------------------

@@ -65,6 +65,12 @@ def declared_kinds(
     return kinds
 
 
+def na_markers(values: Iterable[str]) -> tuple[str, ...]:
+    """``--na-value`` adds markers to "an empty field is missing", so kpr reads back the
+    files it writes (missing values written empty) with the options that made them."""
+    return tuple(dict.fromkeys(("", *values)))
+
+
 #: Units an absolute width may carry (in days, the unit of dates).
 _WIDTH_UNITS = {"d": 1.0, "h": 1.0 / 24.0, "min": 1.0 / 1440.0, "s": 1.0 / 86400.0}
 
@@ -94,7 +100,7 @@ def parse_widths(values: Iterable[str]) -> dict[str, float]:
 
 def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> CsvOptions:
     """The CSV options of the command line as the readers take them."""
-    return CsvOptions(parse_delimiter(delimiter), encoding, tuple(na) or ("",))
+    return CsvOptions(parse_delimiter(delimiter), encoding, na_markers(na))
 
 
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -121,7 +127,9 @@ CSV = options(
     click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed)."),
     click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed)."),
     click.option(
-        "--na-value", multiple=True, help="CSV text meaning missing (repeatable; default: empty)."
+        "--na-value",
+        multiple=True,
+        help="CSV text meaning missing, besides an empty field (repeatable).",
     ),
 )
 KINDS = options(
@@ -130,6 +138,42 @@ KINDS = options(
     click.option(
         "--date", multiple=True, help="Known variables to treat as dates (ISO 8601 text in CSV)."
     ),
+)
+CONTROL = options(
+    click.option(
+        "--control",
+        type=click.Path(path_type=str),
+        help="Individuals of the same population NOT used to make the avatars (CSV or "
+        "Parquet): compared with the original at the same size, their rate shows what "
+        "population structure alone gives.",
+    ),
+    click.option(
+        "--control-subsets",
+        type=click.IntRange(min=1),
+        default=20,
+        show_default=True,
+        help="Random subsets of the larger side (original or control), of the smaller "
+        "side's size, averaged by the control comparison.",
+    ),
+    click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Seed of the control comparison's random subsets.",
+    ),
+)
+PAIRING = click.option(
+    "--pairing",
+    type=click.Path(path_type=str),
+    help="Who became which avatar (the CSV or Parquet kpr avatarize --pairing-out writes: "
+    "original_row, avatar_row): counts the links that are right.",
+)
+KPR_AVATARS = click.option(
+    "--kpr-avatars",
+    is_flag=True,
+    help="The avatars were made by kpr avatarize: the advice may then speak of k (it does "
+    "too when --pairing is given).",
 )
 WIDTHS = options(
     click.option(

@@ -17,11 +17,14 @@ from rich.progress import (
 )
 
 from kpr.metric.plan import Kind
+from kpr.report.risk import advice, variable_risk
 from kpr.result import KprResult, format_rate
 
 
-def text_summary(result: KprResult, threshold: float | None = None) -> str:
-    """The short summary a person reads, as plain text."""
+def text_summary(
+    result: KprResult, threshold: float | None = None, kpr_avatars: bool = False
+) -> str:
+    """The short summary a person reads, as plain text, with advice from its evidence."""
     lines = [f"Knowledge Protection Rate: {format_rate(result.rate)}", result.meaning, ""]
     if threshold is not None:
         verdict = "PASS" if result.rate >= threshold else "FAIL"
@@ -31,7 +34,13 @@ def text_summary(result: KprResult, threshold: float | None = None) -> str:
         f"  avatar rows (m)              {result.n_avatars:>12,}",
         f"  unique originals |U|         {result.unique_originals:>12,}",
         f"  linked to a unique avatar |S|{result.linked:>12,}",
-        "",
+    ]
+    if result.correct_links is not None:
+        lines.append(f"  correct links (own avatar)   {result.correct_links:>12,}")
+    lines += [result.claims, ""]
+    if result.control is not None:
+        lines += ["Control", *(f"  {x}" for x in result.control.summary_lines()), ""]
+    lines += [
         f"Known variables (tolerance {result.tolerance:g}):",
     ]
     width = max(len(name) for name in result.known)
@@ -47,6 +56,12 @@ def text_summary(result: KprResult, threshold: float | None = None) -> str:
         lines.append(f"  {name:<{width}}  {detail}")
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {w}" for w in result.warnings]
+    try:
+        risks = [variable_risk(result, name) for name in result.known]
+    except ValueError:  # a result without detail
+        risks = None
+    kpr_avatars = kpr_avatars or result.correct_links is not None
+    lines += ["", "What to do next:"] + [f"  - {x}" for x in advice(result, risks, kpr_avatars)]
     return "\n".join(lines)
 
 

@@ -24,6 +24,7 @@ files with Spark the way ``kpr.io.readers`` and ``kpr.tables`` read them.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import math
 import os
@@ -367,11 +368,13 @@ def read_spark(
             actual = resolve_columns(frame.columns, known, label)
             return frame.select(*[_quoted(c) for c in actual]), False
         enc, sep = _sniff_csv(p, delimiter, encoding, label)
+        if enc.lower() not in _SPARK_CHARSETS:  # Spark 4 takes others only with this
+            session.conf.set("spark.sql.legacy.javaCharsets", "true")
         reader = (
             session.read.option("header", "true")
             .option("inferSchema", "false")
             .option("sep", sep)
-            .option("encoding", "UTF-8" if enc == "utf-8-sig" else enc)
+            .option("encoding", enc)
             .option("quote", '"')
             .option("escape", '"')
             .option("multiLine", "true")
@@ -442,18 +445,30 @@ def with_positions(frame: SparkFrame, name: str) -> SparkFrame:
     return frame.sparkSession.createDataFrame(rows, schema)
 
 
+#: Python codec names Java spells differently (Spark reads with Java charsets).
+_JAVA_CHARSETS = {
+    "utf-8": "UTF-8",
+    "utf-8-sig": "UTF-8",  # Spark drops the BOM of the header itself
+    "cp1252": "windows-1252",
+    "iso8859-1": "ISO-8859-1",
+    "utf-16": "UTF-16",
+}
+
+
+#: The charsets Spark 4 reads without ``spark.sql.legacy.javaCharsets``.
+_SPARK_CHARSETS = {"iso-8859-1", "us-ascii", "utf-16", "utf-16be", "utf-16le", "utf-32", "utf-8"}
+
+
 def _sniff_csv(p: Any, delimiter: str | None, encoding: str | None, label: str) -> tuple[str, str]:
-    """Encoding and delimiter, sniffed as ``kpr.io.readers`` does for polars."""
+    """Encoding (as Java names it) and delimiter, sniffed as ``kpr.io.readers`` does."""
     from kpr.io import readers
 
-    with p.open("rb") as fh:
-        sample = fh.read(readers._SAMPLE_BYTES)
-    enc = encoding or readers._sniff_encoding(sample, label)
-    text = readers._decode(sample, enc, label)
-    sep = delimiter or readers._sniff_delimiter(text)
-    if len(sep) != 1:
-        raise InputError(f"the delimiter must be one character, got {sep!r}")
-    return enc, sep
+    enc, sep, _ = readers.sniff_csv(Path(p), delimiter, encoding, label)
+    try:
+        name = codecs.lookup(enc).name
+    except LookupError:
+        raise InputError(f"{label}: unknown encoding {enc!r}; e.g. --encoding cp1252") from None
+    return _JAVA_CHARSETS.get(name, enc), sep
 
 
 def _quoted(name: str) -> str:

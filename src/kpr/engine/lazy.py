@@ -263,6 +263,12 @@ def _null_safe(frame: Frame, keys: list[str]) -> tuple[Frame, list[str]]:
     return frame.with_columns(cols), names
 
 
+def profile_column(name: str) -> str:
+    """The column of ``linked_pairs`` holding a known variable's class: its own name,
+    with a suffix when the variable is itself called like a row-position column."""
+    return f"{name} (class)" if name in ("original_row", "avatar_row") else name
+
+
 def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     """One row per linked individual: original row, avatar row, binned profile.
 
@@ -281,7 +287,7 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     )
     u, on = _null_safe(run.coded_u.select(run.row, *keys), keys)
     once, _ = _null_safe(once.select(_AROW, *keys), keys)
-    renamed = {_code_name(run.aliases[n]): n for n in kinds}
+    renamed = {_code_name(run.aliases[n]): profile_column(n) for n in kinds}
     return (
         u.join(once.select(_AROW, *on), on=on, how="inner")
         .select(
@@ -373,8 +379,10 @@ def _limbs(x: nw.Expr, plan: Deviations) -> list[nw.Expr]:
 
     Each limb is the floor of the rest over its weight, computed in float64
     (an approximation is fine: the exact remainder goes to the next limb), and
-    each weight is subtracted in two halves so that int64 never overflows."""
-    rest = x.cast(nw.Int64) - int(plan.shift)
+    each weight is subtracted in two halves so that int64 never overflows. A
+    missing value becomes the shift itself, so it adds 0 to every sum (pandas-backed
+    engines cannot cast a missing integer)."""
+    rest = x.fill_null(int(plan.shift)).cast(nw.Int64) - int(plan.shift)
     out: list[nw.Expr] = []
     for j in range(plan.limbs - 1, 0, -1):
         half = 2 ** (plan.bits * j - 1)

@@ -8,12 +8,18 @@ original and a column declared categorical keeps ``01230`` as it is written.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
+import gzip
 import io
 import os
-from collections.abc import Sequence
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import polars as pl
 import pyarrow as pa
@@ -51,19 +57,56 @@ def read_table(
     options: CsvOptions,
     role: str = "",
 ) -> Loaded:
-    """Read ``columns`` (None: all) of a CSV or Parquet file (by extension); ``role``
-    names it in errors."""
-    p = Path(path)
+    """Read ``columns`` (None: all) of a CSV or Parquet file (by extension, or by its
+    first bytes when it comes through a pipe); ``role`` names it in errors."""
     label = f"{role} {path}".strip()
-    if not p.exists():
-        raise InputError(f"{label}: no such file; check the path")
-    if p.is_dir():
+    with _regular_file(Path(path), label) as p:
+        if _is_parquet(p, Path(path)):
+            frame = _read_parquet(p, columns, label)
+            if p != Path(path):  # a spooled pipe: read it before the copy goes
+                frame = frame.collect().lazy()
+            return Loaded(frame, untyped=False, label=label)
+        return Loaded(_read_csv(p, columns, options, label).lazy(), untyped=True, label=label)
+
+
+@contextlib.contextmanager
+def _regular_file(p: Path, label: str) -> Iterator[Path]:
+    """``p`` itself when it is a regular file; a pipe, FIFO or ``/dev/stdin`` (which can
+    be read only once) is first copied to a temporary file, removed afterwards."""
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise InputError(f"{label}: no such file; check the path") from None
+    except OSError as exc:
+        raise InputError(f"{label}: cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
         raise InputError(f"{label} is a directory; give a .csv or .parquet file")
-    if p.stat().st_size == 0:
-        raise InputError(f"{label} is empty (0 bytes); give a table with a header row")
-    if p.suffix.lower() in PARQUET_SUFFIXES:
-        return Loaded(_read_parquet(p, columns, label), untyped=False, label=label)
-    return Loaded(_read_csv(p, columns, options, label).lazy(), untyped=True, label=label)
+    if stat.S_ISREG(st.st_mode):
+        if st.st_size == 0:
+            raise InputError(f"{label} is empty (0 bytes); give a table with a header row")
+        yield p
+        return
+    fd, tmp = tempfile.mkstemp(prefix=".kpr-in-", suffix="".join(p.suffixes[-2:]))
+    try:
+        with os.fdopen(fd, "wb") as out, p.open("rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        if os.stat(tmp).st_size == 0:
+            raise InputError(f"{label} is empty (nothing came through); give a table with a header")
+        yield Path(tmp)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _is_parquet(p: Path, named: Path) -> bool:
+    """By the extension, else by Parquet's magic bytes at both ends (``/dev/stdin``)."""
+    if named.suffix.lower() in PARQUET_SUFFIXES:
+        return True
+    if p.stat().st_size < 12:
+        return False
+    with p.open("rb") as fh:
+        head = fh.read(4)
+        fh.seek(-4, os.SEEK_END)
+        return head == fh.read(4) == b"PAR1"
 
 
 def read_all(path: str | os.PathLike[str], options: CsvOptions, role: str = "") -> Loaded:
@@ -125,7 +168,19 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _sniff_encoding(sample: bytes, label: str) -> str:
+def _is_gzip(p: Path) -> bool:
+    with p.open("rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def _open_bytes(p: Path) -> BinaryIO:
+    """The file's bytes, decompressed when it is gzipped (``.csv.gz``)."""
+    return cast(BinaryIO, gzip.open(p, "rb")) if _is_gzip(p) else p.open("rb")
+
+
+def _sniff_encoding(p: Path, sample: bytes, label: str) -> str:
+    """A BOM decides; otherwise UTF-8 when the whole file decodes as UTF-8, else cp1252
+    (the usual encoding of spreadsheets saved on Windows), else latin-1."""
     if sample.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -135,19 +190,37 @@ def _sniff_encoding(sample: bytes, label: str) -> str:
             f"{label} does not look like a CSV file (binary content); "
             "give a UTF-8 CSV with a header row, or a .parquet file"
         )
-    try:
-        sample.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if len(sample) < _SAMPLE_BYTES or exc.start < len(sample) - 4:  # not a cut character
-            return "cp1252"
-    return "utf-8"
+    for encoding in ("utf-8", "cp1252"):
+        if _decodes(p, encoding):
+            return encoding
+    return "latin-1"
+
+
+def _decodes(p: Path, encoding: str) -> bool:
+    """Whether the whole file decodes (read in blocks: memory stays small)."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    with _open_bytes(p) as fh:
+        try:
+            while block := fh.read(1 << 22):
+                decoder.decode(block)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return False
+    return True
+
+
+def _not_encoded(label: str, encoding: str, exc: Exception) -> InputError:
+    return InputError(
+        f"{label}: cannot decode as {encoding} ({_first_line(exc)}); "
+        "pass the file's encoding with --encoding, e.g. --encoding cp1252"
+    )
 
 
 def _decode(sample: bytes, encoding: str, label: str) -> str:
     try:
-        return sample.decode(encoding, errors="strict" if len(sample) < _SAMPLE_BYTES else "ignore")
+        return codecs.getincrementaldecoder(encoding)().decode(sample)  # a cut character waits
     except (UnicodeDecodeError, LookupError) as exc:
-        raise InputError(f"{label}: cannot decode as {encoding} ({exc}); pass --encoding") from None
+        raise _not_encoded(label, encoding, exc) from None
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -160,14 +233,17 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts.get(best) else ","
 
 
-def _read_csv(
-    p: Path, columns: Sequence[str] | None, options: CsvOptions, label: str
-) -> pl.DataFrame:
-    with p.open("rb") as fh:
+def sniff_csv(
+    p: Path, delimiter: str | None, encoding: str | None, label: str
+) -> tuple[str, str, list[str]]:
+    """The encoding, the delimiter and the header of a CSV file (shared with Spark)."""
+    with _open_bytes(p) as fh:
         sample = fh.read(_SAMPLE_BYTES)
-    encoding = options.encoding or _sniff_encoding(sample, label)
+    if not sample.strip():
+        raise InputError(f"{label} is empty; give a table with a header row")
+    encoding = encoding or _sniff_encoding(p, sample, label)
     text = _decode(sample, encoding, label)
-    delimiter = options.delimiter or _sniff_delimiter(text)
+    delimiter = delimiter or _sniff_delimiter(text)
     if len(delimiter) != 1:
         raise InputError(f"the delimiter must be one character, got {delimiter!r}")
     first = io.StringIO(text, newline=None)  # any line ending: \n, \r\n or \r alone
@@ -177,12 +253,54 @@ def _read_csv(
         raise InputError(f"{label}: malformed header row ({exc})") from None
     if not header or all(not h.strip() for h in header):
         raise InputError(f"{label} has no header row; the first line must name the columns")
+    return encoding, delimiter, header
+
+
+#: Arrow reads a CSV in blocks; a quoted field holding line breaks must fit in one.
+_BLOCK_BYTES = 1 << 20  # Arrow's default
+_MAX_BLOCK_BYTES = 1 << 31
+
+
+def _read_csv(
+    p: Path, columns: Sequence[str] | None, options: CsvOptions, label: str
+) -> pl.DataFrame:
+    encoding, delimiter, header = sniff_csv(p, options.delimiter, options.encoding, label)
     wanted = header if columns is None else list(columns)
     columns = resolve_columns(header, wanted, label)
-    try:
-        table = pa_csv.read_csv(
-            p,
-            read_options=pa_csv.ReadOptions(encoding=encoding),
+    block = _BLOCK_BYTES
+    while True:
+        try:
+            frame = _stream_csv(p, columns, options, encoding, delimiter, block)
+            break
+        except pa.ArrowInvalid as exc:
+            if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
+                block *= 4  # a field larger than a block: read again with larger blocks
+                continue
+            if "UTF8" in str(exc):
+                raise _not_encoded(label, encoding, exc) from None
+            raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise _not_encoded(label, encoding, exc) from None
+    return _renamed(frame.lazy(), columns, wanted).collect()
+
+
+def _stream_csv(
+    p: Path,
+    columns: Sequence[str],
+    options: CsvOptions,
+    encoding: str,
+    delimiter: str,
+    block: int,
+) -> pl.DataFrame:
+    """Only ``columns``, as text, parsed one block at a time and moved to polars block
+    by block, so Arrow's copy of the text never exists whole (memory, see
+    benchmarks/bench_memory.py). Arrow decompresses ``.gz``."""
+    compression = "gzip" if _is_gzip(p) else None
+    parts: list[pl.DataFrame] = []
+    with pa.input_stream(str(p), compression=compression) as fh:
+        reader = pa_csv.open_csv(
+            fh,
+            read_options=pa_csv.ReadOptions(encoding=encoding, block_size=block),
             parse_options=pa_csv.ParseOptions(
                 delimiter=delimiter, quote_char='"', newlines_in_values=True
             ),
@@ -194,8 +312,13 @@ def _read_csv(
                 quoted_strings_can_be_null=True,
             ),
         )
-    except (pa.ArrowInvalid, UnicodeDecodeError, LookupError) as exc:
-        raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
-    return _renamed(frame.lazy(), columns, wanted).collect()
+        schema = reader.schema
+        for batch in reader:
+            part = pl.from_arrow(batch)
+            assert isinstance(part, pl.DataFrame)
+            parts.append(part)
+    if not parts:  # a header and no row
+        empty = pl.from_arrow(schema.empty_table())
+        assert isinstance(empty, pl.DataFrame)
+        return empty
+    return pl.concat(parts, rechunk=False)

@@ -40,6 +40,7 @@ from kpr.report.page import (
     warnings_section,
     write_document,
 )
+from kpr.report.risk import analysis_advice
 from kpr.result import format_rate, meaning
 
 #: How many of the riskiest subsets the report shows by default.
@@ -105,6 +106,7 @@ def _headline(result: AnalysisResult, inputs: Sequence[str]) -> str:
             known,
             sources_line(list(zip(_ROLES, inputs, strict=False))),
             f'<p class="inputs">{esc(explain)}</p>',
+            f'<p class="claims">{esc(result.claims)}</p>',
         ],
     )
 
@@ -157,7 +159,9 @@ def _baselines(result: AnalysisResult, svg: str) -> str:
                 f"{high:+.2f})",
             )
         )  # fmt: skip
-        control_text = esc(c.explanation)
+        items = "".join(f"<li>{esc(x)}</li>" for x in c.summary_lines())
+        control_text = f'</p>\n <ul class="control">{items}</ul>\n <p>'
+
     return f"""
 <section id="baselines">
  <h2>Against the baselines</h2>
@@ -345,11 +349,13 @@ def render_analysis(
     top: int = TOP,
     inputs: Sequence[str] | None = None,
     now: datetime | None = None,
+    kpr_avatars: bool = False,
 ) -> str:
     """The analysis report as one HTML document (needs matplotlib for the plots).
 
     ``top`` is how many of the riskiest subsets to show; ``inputs`` labels the
-    original, the avatar and (optionally) the control tables.
+    original, the avatar and (optionally) the control tables; ``kpr_avatars``
+    (or a pairing) says kpr's generator made the avatars (the advice speaks of k).
     """
     require_matplotlib()
     from kpr.report import plots
@@ -414,6 +420,7 @@ def render_analysis(
         _tolerance(result, curve_svg),
         _method(result),
         warnings_section(result.warnings),
+        _next(result, kpr_avatars or result.correct_links is not None),
         footer(esc(DATA_NOTE), now or datetime.now(UTC)),
     ]
     title = f"Knowledge Protection Rate {format_rate(a.rate)} — kpr analysis"
@@ -426,9 +433,21 @@ def write_analysis(
     *,
     top: int = TOP,
     inputs: Sequence[str] | None = None,
+    kpr_avatars: bool = False,
 ) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_analysis(result, top=top, inputs=inputs))
+    return write_document(
+        path, lambda: render_analysis(result, top=top, inputs=inputs, kpr_avatars=kpr_avatars)
+    )
+
+
+def _next(result: AnalysisResult, kpr_avatars: bool) -> str:
+    items = "".join(f'<p class="advice">{esc(x)}</p>' for x in analysis_advice(result, kpr_avatars))
+    return f"""
+<section id="next">
+ <h2>What to do next</h2>
+ {items}
+</section>"""
 
 
 def _rate_cells(a: AttackRate) -> list[str]:

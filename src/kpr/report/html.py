@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from kpr.errors import InputError
+from kpr.labels import SPECIAL_LABELS
 from kpr.metric.plan import Kind
 from kpr.report.page import (
     CSP,
@@ -39,20 +40,15 @@ from kpr.report.risk import (
     MISSING_LABEL,
     Group,
     VariableRisk,
+    advice,
     drivers,
     interval_label,
     variable_risk,
 )
-from kpr.result import _SPECIAL_LABELS, KprResult, format_rate
+from kpr.result import KprResult, format_rate
 
 #: How many linked individuals the report lists.
 LINKED_ROWS = 20
-
-#: The source's advice (a higher k in the avatar generator protects better).
-ADVICE = (
-    "To raise the rate, raise k, the number of neighbours the avatar generator mixes: "
-    "a higher k increases the relative distance between an original record and its avatar."
-)
 
 __all__ = [
     "CSP",
@@ -130,11 +126,25 @@ def _counts(result: KprResult) -> str:
             "the attacker can claim that avatar is them",
         ),
     ]
+    if result.correct_links is not None:
+        cards.append(
+            (
+                result.correct_links,
+                "correct links",
+                "linked individuals whose unique avatar is their own (from the pairing): "
+                f"a re-identification rate of {result.reidentification_rate:.2f} %",
+            )
+        )
     items = "\n".join(
         f'  <li><span class="num">{_int(value)}</span><span class="what">{what}</span>'
         f'<span class="explain">{explain}</span></li>'
         for value, what, explain in cards
     )
+    control = ""
+    if result.control is not None:
+        lines = "".join(f"  <li>{esc(x)}</li>\n" for x in result.control.summary_lines())
+        control = f'\n <h3>Against a control</h3>\n <ul class="control">\n{lines} </ul>'
+
     return f"""
 <section id="counts">
  <h2>The counts behind the rate</h2>
@@ -144,6 +154,7 @@ def _counts(result: KprResult) -> str:
  <p>Rate = 100 &times; (1 &minus; |S| / n)
   = 100 &times; (1 &minus; {_int(result.linked)} / {_int(result.n)})
   = {esc(format_rate(result.rate))}.</p>
+ <p class="claims">{esc(result.claims)}</p>{control}
 </section>"""
 
 
@@ -301,7 +312,7 @@ def _profile_cell(result: KprResult, name: str, value: object) -> str:
         return f'<span class="missing-value">{MISSING_LABEL}</span>'
     if info.kind.binned and isinstance(value, int):
         if value < 0:
-            return esc(_SPECIAL_LABELS.get(value, f"class {value}"))
+            return esc(SPECIAL_LABELS.get(value, f"class {value}"))
         if info.lo is not None and info.width is not None:
             lower = info.lo + value * info.width
             upper = info.lo + (value + 1) * info.width
@@ -318,7 +329,7 @@ def _linked(result: KprResult, show_values: bool) -> str:
         )
     else:
         try:
-            frame = result.linked_individuals().head(LINKED_ROWS)
+            frame = result.linked_frame(codes=True).head(LINKED_ROWS)
         except ValueError as exc:
             frame = None
             intro = f"<p>The linked individuals cannot be listed: {esc(exc)}.</p>"
@@ -369,8 +380,8 @@ def _linked_table(result: KprResult, frame: pl.DataFrame, show_values: bool) -> 
  </table></div>"""
 
 
-def _next(result: KprResult, risks: list[VariableRisk] | None) -> str:
-    parts = [f'<p class="advice">{esc(ADVICE)}</p>']
+def _next(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: bool) -> str:
+    parts = [f'<p class="advice">{esc(line)}</p>' for line in advice(result, risks, kpr_avatars)]
     if result.warnings:
         parts.append(
             "<p>Deal with the warnings above first: they can make the rate misleading.</p>"
@@ -434,8 +445,11 @@ def render_report(
     show_values: bool = False,
     inputs: Sequence[str] | None = None,
     now: datetime | None = None,
+    kpr_avatars: bool = False,
 ) -> str:
-    """The full report as one HTML document (needs matplotlib for the plots)."""
+    """The full report as one HTML document (needs matplotlib for the plots).
+    ``kpr_avatars`` (or a pairing) says kpr's generator made the avatars: only then
+    does the advice speak of k."""
     require_matplotlib()
     from kpr.report import plots
 
@@ -454,7 +468,7 @@ def render_report(
             warnings_section(result.warnings),
             _risk(result, risks, svgs),
             _linked(result, show_values),
-            _next(result, risks),
+            _next(result, risks, kpr_avatars or result.correct_links is not None),
             _footer(show_values, now or datetime.now(UTC)),
         ]
     )
@@ -468,11 +482,18 @@ def write_report(
     threshold: float | None = None,
     show_values: bool = False,
     inputs: Sequence[str] | None = None,
+    kpr_avatars: bool = False,
 ) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
     return write_document(
         path,
-        lambda: render_report(result, threshold=threshold, show_values=show_values, inputs=inputs),
+        lambda: render_report(
+            result,
+            threshold=threshold,
+            show_values=show_values,
+            inputs=inputs,
+            kpr_avatars=kpr_avatars,
+        ),
     )
 
 

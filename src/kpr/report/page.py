@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kpr import __version__
 from kpr.errors import MissingDependencyError
-from kpr.io.writers import check_output_path, write_atomic
+from kpr.io.writers import check_output_path, write_text
 from kpr.result import format_rate
 
 #: No script, no request of any kind: only inline styles and inline SVG.
@@ -157,14 +157,10 @@ def document(title: str, body: str, heading: str = HEADING) -> str:
 
 
 def write_document(path: str | os.PathLike[str], render: Callable[[], str]) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    check_output_path(path)
-    text = render()
-
-    def write(target: Path) -> None:
-        target.write_text(text, encoding="utf-8")
-
-    write_atomic(path, write)
+    """Check the target, render, then write it (``kpr.io.writers``: atomically,
+    links followed, devices written through): a failure leaves no file."""
+    check_output_path(path, "the report")
+    write_text(path, render())
     return Path(path)
 
 

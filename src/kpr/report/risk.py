@@ -6,17 +6,16 @@ Pure polars and no matplotlib, so it can be tested (and reused) without the
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from kpr.analysis.result import AnalysisResult
+from kpr.labels import interval_label
 from kpr.metric.plan import Kind
 from kpr.result import KprResult
-
-_EPOCH = dt.datetime(1970, 1, 1)
 
 #: At most this many bars per numeric plot: beyond, adjacent classes are merged.
 MAX_BARS = 60
@@ -63,32 +62,6 @@ class VariableRisk:
     hotspot: Group | None  # the value holding the most linked beyond its fair share
 
 
-def format_edge(x: float, width: float) -> str:
-    """A class bound with just enough decimals to tell neighbouring bounds apart."""
-    if not (math.isfinite(x) and math.isfinite(width) and width > 0):
-        return f"{x:.6g}"
-    decimals = 2 - math.floor(math.log10(width))
-    if decimals > 10 or abs(x) >= 1e9:
-        return f"{x:.6g}"
-    return f"{x:.{max(decimals, 0)}f}"
-
-
-def date_edge(days: float, width: float) -> str:
-    """A class bound of a date (days since the epoch) as an ISO date, with the
-    time when classes are shorter than a day."""
-    try:
-        moment = _EPOCH + dt.timedelta(days=days)
-    except OverflowError:  # beyond year 9999: the number of days
-        return f"{days:.6g} days"
-    return moment.strftime("%Y-%m-%d" if width >= 1.0 else "%Y-%m-%d %H:%M")
-
-
-def interval_label(lower: float, upper: float, width: float, date: bool = False) -> str:
-    """``[lower, upper)``: a class holds its lower bound, not its upper one."""
-    edge = date_edge if date else format_edge
-    return f"[{edge(lower, width)}, {edge(upper, width)})"
-
-
 def shorten(label: str, limit: int = MAX_LABEL) -> str:
     """A label short enough for a plot axis."""
     return label if len(label) <= limit else label[: limit - 1] + "…"
@@ -126,7 +99,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
     info = result.variables[name]
     width = info.width if info.width is not None else 1.0
     date = info.kind is Kind.DATE
-    table = result.by_class(name)
+    table = result.class_table(name)
     rows = table.to_dicts()
     raw: list[Group] = []
     for row in rows:
@@ -165,7 +138,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
 
 def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> VariableRisk:
     """Values of a categorical variable, those with the most linked first."""
-    table = result.by_class(name)
+    table = result.class_table(name)
     values = table.to_series(0).to_list()
     rows = table.to_dicts()
     raw = [
@@ -198,3 +171,67 @@ def drivers(risks: list[VariableRisk]) -> list[VariableRisk]:
     """Known variables ranked by how unevenly the linked spread over their values."""
     scored = [r for r in risks if r.score is not None]
     return sorted(scored, key=lambda r: -(r.score or 0.0))
+
+
+#: At most this many variables are named by the advice.
+ADVICE_VARIABLES = 3
+
+#: The advice on k, given only for kpr's own avatars (a pairing or an explicit flag).
+ADVICE_K = (
+    "These avatars come from kpr's generator: a larger k mixes more neighbours into each "
+    "avatar, but whether it raises the rate on this data is to be measured, not assumed "
+    "(it is often flat): run kpr sweep over several k and read the KPR of each."
+)
+#: What to do about the variables that drive the risk, whatever made the table.
+ADVICE_ACT = (
+    "To protect them: coarsen {names} (wider classes, rare values grouped) or suppress "
+    "these values before release, or generate the synthetic table again; then evaluate again."
+)
+
+
+def advice(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: bool) -> list[str]:
+    """What to do next, from the evidence of this result: the values that hold the
+    most linked individuals beyond their share, and (for kpr's avatars only) k."""
+    if result.linked == 0:
+        out = ["Nobody is linked by this attack: nothing to fix for it; other known variables "
+               "may still single people out (kpr analyze --candidates)."]  # fmt: skip
+    else:
+        ranked = [r for r in drivers(risks or []) if r.hotspot is not None][:ADVICE_VARIABLES]
+        out = []
+        if ranked:
+            spots = "; ".join(
+                f"{r.name} {r.hotspot.label}: {r.hotspot.linked:,} of "
+                f"{r.hotspot.originals:,} linked"
+                for r in ranked
+                if r.hotspot is not None
+            )
+            out.append(f"The linked individuals concentrate in: {spots}.")
+            out.append(ADVICE_ACT.format(names=", ".join(r.name for r in ranked)))
+        else:
+            out.append(ADVICE_ACT.format(names="the known variables"))
+    if kpr_avatars:
+        out.append(ADVICE_K)
+    return out
+
+
+def analysis_advice(result: AnalysisResult, kpr_avatars: bool) -> list[str]:
+    """What to do next, from the analysis: the variables whose knowledge lowers the
+    rate most (with a sweep), and (for kpr's avatars only) k."""
+    out: list[str] = []
+    s = result.sweep
+    if result.attack.linked == 0:
+        out.append("Nobody is linked by this attack: nothing to fix for it.")
+    elif s is not None and s.contributions:
+        top = [c for c in s.contributions if c.mean_decrease > 0][:ADVICE_VARIABLES]
+        if top:
+            named = "; ".join(f"{c.variable} ({c.mean_decrease:+.2f} points)" for c in top)
+            out.append(f"The variables whose knowledge lowers the rate most: {named}.")
+            out.append(ADVICE_ACT.format(names=", ".join(c.variable for c in top)))
+    else:
+        out.append(
+            "Sweep over candidate known variables (--candidates) to see which ones drive the "
+            "risk; kpr evaluate --report shows the values holding the most linked individuals."
+        )
+    if kpr_avatars:
+        out.append(ADVICE_K)
+    return out

@@ -1,0 +1,188 @@
+"""The size-fair control comparison (spec, "Around the rate")."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import kpr
+from kpr.analysis import analyze
+from kpr.avatar import generate
+from kpr.cli.app import main
+from kpr.errors import InputError
+
+KNOWN = ["age", "sex", "region"]
+
+
+def population(n: int = 1500, seed: int = 7) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 90, n)
+    return pl.DataFrame(
+        {
+            "age": age,
+            "sex": rng.choice(np.array(["F", "M"]), n),
+            "region": rng.choice(np.array(["n", "s", "e", "w", "c"]), n),
+            "income": np.round(age * 500 + rng.normal(0, 5000, n), 0),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def placebo() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Avatars made from the whole table: any split of it into an "original" and a
+    "control" is a placebo, both parts trained the avatars."""
+    table = population()
+    return table, generate(table, k=10, seed=1).avatars
+
+
+# Every split seed 0..4 is tested (none is picked): the size-fair difference's interval
+# must hold 0 for each. The naive comparison (full original against the smaller control)
+# is biased by the size: a smaller table has more unique records.
+@pytest.mark.parametrize("split", range(5))
+def test_placebo_difference_holds_zero(
+    placebo: tuple[pl.DataFrame, pl.DataFrame], split: int
+) -> None:
+    table, avatars = placebo
+    order = np.random.default_rng(split).permutation(table.height)
+    original, control = table[np.sort(order[:1000])], table[np.sort(order[1000:])]
+    c = kpr.evaluate(original, avatars, known=KNOWN, control=control).control
+    assert c is not None and c.size == 500 and c.subsampled == "original"
+    low, high = c.difference_interval
+    assert low <= 0.0 <= high
+    risk_low, risk_high = c.residual_risk_interval
+    assert risk_low <= 0.0 <= risk_high
+    assert c.shared_rows == 0
+
+
+def test_size_fair_difference_is_closer_to_zero_than_the_naive_one_on_average(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    table, avatars = placebo
+    naive, fair = [], []
+    for split in range(5):
+        order = np.random.default_rng(split).permutation(table.height)
+        original, control = table[np.sort(order[:1000])], table[np.sort(order[1000:])]
+        c = kpr.evaluate(original, avatars, known=KNOWN, control=control).control
+        naive.append(c.control.rate - c.original.rate)
+        fair.append(c.difference)
+    assert abs(np.mean(fair)) < abs(np.mean(naive))
+
+
+def test_residual_risk_is_anonymeters_formula(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    table, avatars = placebo
+    c = kpr.evaluate(table[:900], avatars, known=KNOWN, control=table[900:1300]).control
+    attack, ctrl = c.original_share, c.control_share
+    assert c.residual_risk == pytest.approx((attack - ctrl) / (1 - ctrl))
+    assert ctrl == c.control.linked / c.control.n  # the smaller side is not subsampled
+    low, high = c.residual_risk_interval
+    assert low < c.residual_risk < high
+
+
+def test_a_larger_control_is_the_side_subsampled(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    table, avatars = placebo
+    r = analyze(table[:400], avatars, KNOWN, control=table[400:], tolerances=None)
+    c = r.control
+    assert c is not None and c.subsampled == "control" and c.size == 400
+    assert all(s.n == 400 for s in c.subsets)
+    assert c.control_share == pytest.approx(np.mean([s.linked / 400 for s in c.subsets]))
+    assert c.original_share == r.attack.linked / 400
+
+
+def test_subsets_are_seeded_and_counted(placebo: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    table, avatars = placebo
+    o, ctrl = table[:1000], table[1000:]
+    a = kpr.evaluate(o, avatars, known=KNOWN, control=ctrl, control_subsets=5, seed=3).control
+    b = kpr.evaluate(o, avatars, known=KNOWN, control=ctrl, control_subsets=5, seed=3).control
+    other = kpr.evaluate(o, avatars, known=KNOWN, control=ctrl, control_subsets=5, seed=4)
+    assert len(a.subsets) == 5 and a.subsets == b.subsets
+    assert [s.linked for s in other.control.subsets] != [s.linked for s in a.subsets]
+    with pytest.raises(InputError, match="subsets"):
+        kpr.evaluate(o, avatars, known=KNOWN, control=ctrl, control_subsets=0)
+
+
+def test_equal_sizes_need_no_subsets(placebo: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    table, avatars = placebo
+    c = kpr.evaluate(table[:700], avatars, known=KNOWN, control=table[700:1400]).control
+    assert c.subsets == () and c.subsampled is None
+    assert c.difference == pytest.approx(c.control.rate - c.original.rate)
+
+
+def test_shared_rows_are_reported_and_warned(placebo: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    table, avatars = placebo
+    control = pl.concat([table[1000:1300], table[:100]])  # 100 rows of the original
+    r = kpr.evaluate(table[:1000], avatars, known=KNOWN, control=control)
+    assert r.control.shared_rows == 100
+    assert r.control.shared_share == pytest.approx(0.25)
+    assert [w.code for w in r.warnings if w.code == "control-shares-rows"] == [  # type: ignore[attr-defined]
+        "control-shares-rows"
+    ]
+    out = r.to_dict()["control"]
+    assert (out["shared_rows"], out["shared_share"]) == (100, 0.25)
+
+
+def test_an_identical_control_is_refused(placebo: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    table, avatars = placebo
+    shuffled = table.sample(fraction=1.0, shuffle=True, seed=0)  # same rows, another order
+    with pytest.raises(InputError, match="exactly the original's rows"):
+        kpr.evaluate(table, avatars, known=KNOWN, control=shuffled)
+    with pytest.raises(InputError, match="exactly the original's rows"):
+        analyze(table, avatars, KNOWN, control=table.to_pandas())
+
+
+@pytest.mark.parametrize("command", ["evaluate", "analyze"])
+def test_an_identical_control_exits_2(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+    tmp_path: object,
+    command: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    table, avatars = placebo
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    table.write_csv(o)
+    avatars.write_csv(a)
+    with pytest.raises(SystemExit) as exit_:
+        main([command, str(o), str(a), "--known", "age,sex", "--control", str(o), "-q"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "exactly the original's rows" in err and "Traceback" not in err
+
+
+def test_evaluate_control_equals_analyze_control(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    table, avatars = placebo
+    o, ctrl = table[:1000], table[1000:]
+    direct = kpr.evaluate(o, avatars, known=KNOWN, control=ctrl).control
+    via = analyze(o, avatars, KNOWN, control=ctrl, tolerances=None).control
+    assert direct is not None and via is not None
+    assert direct.to_dict() == via.to_dict()
+
+
+def test_text_and_html_carry_the_comparison(placebo: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    from kpr.cli.analyze import text_report
+    from kpr.cli.render import text_summary
+
+    table, avatars = placebo
+    o, ctrl = table[:1000], table[1000:]
+    r = kpr.evaluate(o, avatars, known=KNOWN, control=ctrl, control_subsets=4)
+    a = analyze(o, avatars, KNOWN, control=ctrl, control_subsets=4, tolerances=None)
+    c = r.control
+    low, high = c.difference_interval
+    expected = [
+        f"compared at n = 500: original {kpr.result.format_rate(c.original_rate)}",
+        "4 random subsets of the original, seed 0",
+        f"control minus original: {c.difference:+.2f} points (95 % CI {low:+.2f} to {high:+.2f})",
+        f"residual risk (anonymeter's (attack - control) / (1 - control)): {c.residual_risk:+.4f}",
+        "rows shared with the original: 0 (0.0 %)",
+    ]
+    for text in (text_summary(r), text_report(a), r.to_html(), a.to_html()):
+        for line in expected:
+            assert line.replace("'", "&#x27;") in text or line in text, line

@@ -1,0 +1,149 @@
+"""The JSON outputs of evaluate, analyze and sweep follow docs/schema/ (issue 12's
+stable contract), and every warning code is documented."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from jsonschema import Draft202012Validator, ValidationError
+from referencing import Registry, Resource
+
+from kpr.avatar import generate
+from kpr.cli.app import main
+from kpr.notices import CODES
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+SCHEMAS = {p.name: json.loads(p.read_text("utf-8")) for p in (DOCS / "schema").glob("*.json")}
+REGISTRY = Registry().with_resources(
+    (s["$id"], Resource.from_contents(s)) for s in SCHEMAS.values()
+)
+
+
+def validate(name: str, data: Any) -> None:
+    schema = SCHEMAS[f"{name}.schema.json"]
+    Draft202012Validator.check_schema(schema)
+    Draft202012Validator(schema, registry=REGISTRY).validate(data)
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--format", "json"])
+    assert exit_.value.code in (0, 1)
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    rng = np.random.default_rng(0)
+    n = 700
+    age = rng.integers(18, 90, n)
+    table = pl.DataFrame(
+        {
+            "age": age,
+            "sex": rng.choice(np.array(["F", "M"]), n),
+            "income": np.round(age * 400 + rng.normal(0, 8000, n), 2),  # an identifier
+            "kids": rng.integers(0, 3, n),  # few distinct integers
+        }
+    )
+    gen = generate(table[:500], k=4, seed=0)
+    root = tmp_path_factory.mktemp("schema")
+    paths = {k: root / f"{k}.csv" for k in ("original", "avatars", "control", "pairing")}
+    table[:500].write_csv(paths["original"])
+    gen.avatars.write_csv(paths["avatars"])
+    pl.concat([table[500:], table[:10]]).write_csv(paths["control"])  # shares 10 rows
+    pl.DataFrame({"original_row": np.arange(500), "avatar_row": gen.pairing}).write_csv(
+        paths["pairing"]
+    )
+    return {k: str(v) for k, v in paths.items()}
+
+
+def test_evaluate_json_follows_its_schema(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = files["original"], files["avatars"]
+    plain = _cli(["evaluate", o, a, "-k", "age,sex", "-q"], capsys)
+    validate("evaluate", plain)
+    assert plain["control"] is None and plain["correct_links"] is None
+    full = _cli(["evaluate", o, a, "-k", "age,sex,income,kids", "--control", files["control"],
+                 "--control-subsets", "3", "--pairing", files["pairing"], "--fail-under", "99",
+                 "-q"], capsys)  # fmt: skip
+    validate("evaluate", full)
+    assert full["control"]["shared_rows"] == 10 and full["correct_links"] is not None
+    codes = {w["code"] for w in full["warnings"]}
+    assert {"identifying-variable", "few-distinct-integers", "control-shares-rows"} <= codes
+    assert set(full["variables"]["age"]["over_unique_originals"]) == {"mean", "std", "min", "max"}
+
+
+def test_a_json_that_breaks_the_contract_is_refused(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _cli(["evaluate", files["original"], files["avatars"], "-k", "age", "-q"], capsys)
+    data["variables"]["age"]["mean"] = 1.0  # the old, unlabelled statistic
+    with pytest.raises(ValidationError, match="not valid under any"):
+        validate("evaluate", data)
+    data = _cli(["evaluate", files["original"], files["avatars"], "-k", "age", "-q"], capsys)
+    data["warnings"] = ["a free string"]
+    with pytest.raises(ValidationError, match="not of type 'object'"):
+        validate("evaluate", data)
+
+
+def test_analyze_json_follows_its_schema(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = files["original"], files["avatars"]
+    data = _cli(["analyze", o, a, "-c", "age,sex,income", "--max-known", "2", "--control",
+                 files["control"], "--control-subsets", "2", "--pairing", files["pairing"],
+                 "--tolerances", "0.05,0.1", "-q"], capsys)  # fmt: skip
+    validate("analyze", data)
+    assert data["sweep"]["attacks"] == 3 + 3 + 1  # with the full attack
+    window = _cli(["analyze", o, a, "-k", "age,sex", "--method", "window", "--tolerances",
+                   "0.05", "-q"], capsys)  # fmt: skip
+    validate("analyze", window)
+    assert window["sweep"] is None and window["control"] is None
+
+
+def test_sweep_json_follows_its_schema(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _cli(["sweep", files["original"], "-k", "age,sex", "--k", "3,5", "--control",
+                 files["control"], "-q"], capsys)  # fmt: skip
+    validate("sweep", data)
+    assert [r["k"] for r in data["rows"]] == [3, 5]
+    plain = _cli(["sweep", files["original"], "-k", "age,sex", "--k", "3", "-q"], capsys)
+    validate("sweep", plain)
+    assert plain["rows"][0]["control"] is None
+
+
+def test_non_finite_numbers_are_null_everywhere() -> None:
+    from kpr.result import json_number
+
+    assert json_number(math.inf) is None and json_number(math.nan) is None
+    assert json_number(1.5) == 1.5
+    assert SCHEMAS["common.schema.json"]["$defs"]["number"] == {"type": ["number", "null"]}
+
+
+def test_every_warning_code_is_in_the_schema_and_the_docs() -> None:
+    enum = SCHEMAS["common.schema.json"]["$defs"]["warning"]["properties"]["code"]["enum"]
+    assert sorted(enum) == sorted(CODES)
+    documented = re.findall(r"^\| `([a-z-]+)` \|", (DOCS / "warnings.md").read_text("utf-8"), re.M)
+    assert sorted(documented) == sorted(CODES)
+
+
+def test_a_date_variable_follows_the_schema() -> None:
+    import datetime as dt
+
+    import kpr
+
+    days = [dt.date(2000, 1, 1) + dt.timedelta(days=9 * i) for i in range(40)]
+    table = pl.DataFrame({"d": days, "s": ["F", "M"] * 20})
+    data = kpr.evaluate(table, table, known=["d", "s"]).to_dict()
+    validate("evaluate", data)
+    assert data["variables"]["d"]["kind"] == "date"
+    assert set(data["variables"]["d"]["over_unique_originals"]) == {"mean", "std", "min", "max"}
