@@ -251,6 +251,13 @@ def evaluate(
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
     check = make_attack(known, tolerance, kinds, widths)
+    if control is not None and widths:
+        # the control's attacks (kpr.analysis) take classes from U only: refuse rather
+        # than compare two attacks on different classes
+        raise InputError(
+            "control with absolute widths is not supported yet: drop widths= (--width) or "
+            "control= (--control)"
+        )
     prepared = load(
         original, avatars, check.known, kinds=kinds, delimiter=delimiter,
         encoding=encoding, na_values=na_values, row_id=row_id,
