@@ -5,12 +5,17 @@ variables of realistic cardinalities (5 numeric, 5 categorical) and an avatar
 table made by perturbing it, then times:
 
 * the sweep of every subset of up to ``--max-known`` candidates (175 attacks
-  for 10 candidates and 3), with and without the shared pre-encoding;
-* the window attack with 3 numeric + 2 categorical known variables.
+  for 10 candidates and 3), in process; ``--reference`` also times one
+  ``evaluate_loaded`` per subset and checks that every subset's counts agree;
+* the window attack with 3 numeric + 2 categorical known variables;
+* with ``--cli``: the whole ``kpr analyze`` command against one whole
+  ``kpr evaluate`` with all candidates known, each a fresh process on the same
+  Parquet files, run in turn; prints both medians and the median ratio.
 
-Prints the median of ``--repeats`` runs. Example::
+Prints the median of ``--repeats`` runs. Examples::
 
-    python benchmarks/bench_analysis.py --rows 1000000 --repeats 3
+    python benchmarks/bench_analysis.py --rows 1000000 --repeats 3 --cli
+    python benchmarks/bench_analysis.py --rows 10000000 --repeats 1 --no-window
 """
 
 from __future__ import annotations
@@ -18,8 +23,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -90,6 +99,35 @@ def timed(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return statistics.median(times), out
 
 
+def cli_ratio(original: pl.DataFrame, avatars: pl.DataFrame, repeats: int, max_known: int) -> None:
+    """Whole ``kpr analyze`` vs whole ``kpr evaluate`` (all candidates known),
+    fresh processes in turn on the same Parquet files; the ratio pair by pair."""
+    with tempfile.TemporaryDirectory(prefix="kpr-bench-") as tmp:
+        o, a = Path(tmp, "original.parquet"), Path(tmp, "avatars.parquet")
+        original.write_parquet(o)
+        avatars.write_parquet(a)
+        kpr = [sys.executable, "-m", "kpr"]
+        names = ",".join(CANDIDATES)
+        commands = {
+            "analyze": [*kpr, "analyze", str(o), str(a), "-c", names,
+                        "--max-known", str(max_known), "-q"],
+            "evaluate": [*kpr, "evaluate", str(o), str(a), "-k", names, "-q"],
+        }  # fmt: skip
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(repeats):
+            for name, command in commands.items():
+                start = time.perf_counter()
+                subprocess.run(command, check=True, capture_output=True)
+                times[name].append(time.perf_counter() - start)
+    ratios = [x / y for x, y in zip(times["analyze"], times["evaluate"], strict=True)]
+    print(
+        f"kpr analyze (whole command): {statistics.median(times['analyze']):.2f} s; "
+        f"kpr evaluate, all {len(CANDIDATES)} known: {statistics.median(times['evaluate']):.2f} s; "
+        f"sweep ratio {statistics.median(ratios):.1f}x (median of {repeats} pairs, "
+        f"load average {os.getloadavg()[0]:.1f})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -100,6 +138,8 @@ def main() -> None:
         action="store_true",
         help="also time the sweep through kpr.api.evaluate_loaded (slow)",
     )
+    parser.add_argument("--cli", action="store_true", help="also time the whole commands")
+    parser.add_argument("--no-window", action="store_true", help="skip the window attack")
     args = parser.parse_args()
 
     from kpr.analysis import sweep, window_attack
@@ -111,7 +151,10 @@ def main() -> None:
     seconds, result = timed(
         lambda: sweep(original, avatars, CANDIDATES, max_known=args.max_known), args.repeats
     )
-    print(f"sweep: {len(result.entries)} attacks in {seconds:.2f} s (median of {args.repeats})")
+    print(
+        f"sweep: {len(result.entries)} attacks on {args.rows:,} rows per side in "
+        f"{seconds:.2f} s (median of {args.repeats})"
+    )
     for entry in result.entries[:5]:
         print(f"  {entry.rate:8.4f} %  {', '.join(entry.known)}")
 
@@ -125,12 +168,23 @@ def main() -> None:
             count = 0
             for size in range(1, args.max_known + 1):
                 for subset in itertools.combinations(CANDIDATES, size):
-                    evaluate_loaded(prepared, subset)
+                    r = evaluate_loaded(prepared, subset)
+                    entry = result.rate_of(subset)
+                    got = (entry.unique_originals, entry.linked)
+                    assert got == (r.unique_originals, r.linked), subset
                     count += 1
             return count
 
         seconds, count = timed(reference, 1)
-        print(f"reference (evaluate_loaded per subset): {count} attacks in {seconds:.2f} s")
+        print(
+            f"reference (evaluate_loaded per subset): {count} attacks in {seconds:.2f} s; "
+            "every subset's |U| and |S| equal the sweep's"
+        )
+
+    if args.cli:
+        cli_ratio(original, avatars, args.repeats, args.max_known)
+    if args.no_window:
+        return
 
     seconds, window = timed(lambda: window_attack(original, avatars, WINDOW_KNOWN), args.repeats)
     print(

@@ -32,7 +32,8 @@ def _persist_polars(frame: lazy.Frame) -> lazy.Frame:
     return frame.collect().lazy()
 
 
-def _polars_errors_as_input_errors(exc: Exception) -> InputError:
+def polars_error(exc: Exception) -> InputError:
+    """A polars error while reading the inputs, as one line for the user."""
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     return InputError(f"could not read the input data: {first}")
@@ -56,23 +57,24 @@ def load(
     na_values: Iterable[str] = ("",),
     materialize: bool = False,
     role: str = "original",
+    row_id: str | None = None,
 ) -> Prepared:
     """Read both inputs (only the ``known`` columns) and agree on kinds and dtypes.
 
     With ``materialize``, polars-backed inputs are collected into memory once,
     which pays off when many attacks are evaluated on them. ``role`` names the
-    first table in errors (e.g. "control").
+    first table in errors (e.g. "control"). ``row_id``: see ``evaluate``.
     """
     attack = make_attack(known, DEFAULT_TOLERANCE, kinds)
     csv = CsvOptions(delimiter, encoding, tuple(na_values))
     try:
-        prepared = prepare(original, avatars, attack, csv, (role, "avatars"))
+        prepared = prepare(original, avatars, attack, csv, (role, "avatars"), row_id)
         prepared.library = library_of(original)
-        if materialize and prepared.has_rows:
+        if materialize and prepared.original.implementation.is_polars():
             prepared.original = _persist_polars(prepared.original)
             prepared.avatars = _persist_polars(prepared.avatars)
     except pl.exceptions.PolarsError as exc:
-        raise _polars_errors_as_input_errors(exc) from None
+        raise polars_error(exc) from None
     return prepared
 
 
@@ -129,7 +131,7 @@ def evaluate_loaded(
                 "give a table with at least one row"
             )
     except pl.exceptions.PolarsError as exc:
-        raise _polars_errors_as_input_errors(exc) from None
+        raise polars_error(exc) from None
     except Exception as exc:
         if "different connections" in str(exc):  # DuckDB relations of two connections
             raise InputError(
@@ -212,6 +214,7 @@ def evaluate(
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
     progress: Progress | None = None,
+    row_id: str | None = None,
     pairing: Any = None,
     control: Any = None,
     control_subsets: int = 20,
@@ -227,7 +230,10 @@ def evaluate(
     unit; days, or a ``timedelta``, for a date). ``metadata`` (SDV metadata: a
     dict, a JSON path or an object with ``to_dict()``; ``table`` names the table of
     multi-table metadata) declares kinds from its sdtypes; ``kinds`` wins over it.
-    The CSV options apply to path inputs.
+    The CSV options apply to path inputs. ``row_id`` names a column of integer ids,
+    in both tables, that ``linked_individuals()`` reports as
+    ``original_row``/``avatar_row``; without it they are row positions, which
+    Spark, Dask and DuckDB inputs do not have.
 
     ``pairing`` (the file ``kpr avatarize --pairing-out`` writes, a frame with
     ``original_row``/``avatar_row``, or one avatar row per original row) adds
@@ -245,9 +251,16 @@ def evaluate(
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
     check = make_attack(known, tolerance, kinds, widths)
+    if control is not None and widths:
+        # the control's attacks (kpr.analysis) take classes from U only: refuse rather
+        # than compare two attacks on different classes
+        raise InputError(
+            "control with absolute widths is not supported yet: drop widths= (--width) or "
+            "control= (--control)"
+        )
     prepared = load(
         original, avatars, check.known, kinds=kinds, delimiter=delimiter,
-        encoding=encoding, na_values=na_values,
+        encoding=encoding, na_values=na_values, row_id=row_id,
     )  # fmt: skip
     result = evaluate_loaded(
         prepared,

@@ -150,8 +150,8 @@ class KprResult:
         d = self._detail
         if d is None or d.run.row is None:
             raise ValueError(
-                "row positions are not available for this input (SQL-like engines have "
-                "no row order); evaluate a polars/pandas/pyarrow table or a file instead"
+                "row positions are not available for this input (Spark, Dask and DuckDB "
+                "keep no row order); name a column of row ids with row_id=..."
             )
         frame = _to_polars(lazy.linked_pairs(d.run, d.kinds))
         if codes:
@@ -162,15 +162,16 @@ class KprResult:
                 continue
             b = d.run.bins[name]
             date = kind is Kind.DATE
-            present = frame[name].unique().drop_nulls().to_list()
+            column = lazy.profile_column(name)
+            present = frame[column].unique().drop_nulls().to_list()
             mapping = {c: class_label(int(c), b.lo, b.width, date) for c in present}
-            labels.append(pl.col(name).replace_strict(mapping, return_dtype=pl.String))
+            labels.append(pl.col(column).replace_strict(mapping, return_dtype=pl.String))
         return frame.with_columns(labels) if labels else frame
 
     def linked_individuals(self, *, codes: bool = False) -> Any:
         """One row per linked individual: ``original_row`` (position in the original
-        input), ``avatar_row`` (position in the avatars) and the binned profile the
-        attacker matched on: for numerics, the class as an interval such as
+        input, or its ``row_id``), ``avatar_row`` (likewise in the avatars) and the binned
+        profile the attacker matched on: for numerics, the class as an interval such as
         ``[46.03, 48.78)`` (``codes=True``: the class index of the spec); for
         categoricals, the value. A frame of the original input's library (pandas in,
         pandas out; polars for files and other engines)."""

@@ -55,6 +55,7 @@ class Side:
     facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see _text_facts
     categories: set[str] = field(default_factory=set)  # category-like before conversion
     present: dict[str, bool] = field(default_factory=dict)  # see _has_value
+    row: str | None = None  # the column that identifies rows (else positions, polars only)
 
     @property
     def is_polars(self) -> bool:
@@ -68,8 +69,8 @@ class Prepared:
     original: nw.LazyFrame[Any]
     avatars: nw.LazyFrame[Any]
     kinds: dict[str, Kind]
-    has_rows: bool  # row positions available (not for SQL-like engines)
-    row: str = "__kpr_row__"  # the row-position column: never a known column's name
+    has_rows: bool  # row ids in column ``row``: positions (polars, files) or a row_id column
+    row: str = "__kpr_row__"  # the row-id column: never a known column's name
     #: per known variable, original rows whose value no other row has (filled on demand)
     unique_values: dict[str, int] = field(default_factory=dict)
     library: str = "polars"  # of the original input (pandas, pyarrow or polars)
@@ -79,8 +80,14 @@ def _is_path(obj: object) -> bool:
     return isinstance(obj, str | os.PathLike)
 
 
-def load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
-    """Read one input, keep only the known columns."""
+def load_side(
+    obj: object, known: Sequence[str], label: str, csv: CsvOptions, row_id: str | None = None
+) -> Side:
+    """Read one input, keep only the known columns (and the ``row_id`` column)."""
+    if row_id is not None:
+        side = load_side(obj, [*known, *([row_id] if row_id not in known else [])], label, csv)
+        side.row = row_id
+        return side
     side = _load_side(obj, known, label, csv)
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
@@ -130,7 +137,8 @@ def _load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -
         return Side(_select(nw.from_native(lf), known, label).to_native(), False, label)
     if isinstance(obj, ReadTable):  # a file read by another engine (Spark)
         frame = nw.from_native(obj.frame).lazy()
-        return Side(_select(frame, known, obj.label), obj.untyped, obj.label)
+        extra = obj.row if obj.row and obj.row not in known else None
+        return Side(_select(frame, known, obj.label, extra), obj.untyped, obj.label, row=obj.row)
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "pyarrow"):
         categories = native_categories(obj, _names(obj, known, label))
@@ -173,10 +181,14 @@ def _renamed(categories: set[str], obj: Any, known: Sequence[str], label: str) -
     return {w for a, w in zip(actual, known, strict=True) if a in categories}
 
 
-def _select(frame: nw.LazyFrame[Any], known: Sequence[str], label: str) -> nw.LazyFrame[Any]:
-    """The known columns, under the names the user gave (see ``resolve_columns``)."""
+def _select(
+    frame: nw.LazyFrame[Any], known: Sequence[str], label: str, extra: str | None = None
+) -> nw.LazyFrame[Any]:
+    """The known columns, under the names the user gave (see ``resolve_columns``),
+    and the ``extra`` column (file row positions) as it is."""
     actual = resolve_columns(frame.collect_schema().names(), known, label)
-    return frame.select(nw.col(a).alias(w) for a, w in zip(actual, known, strict=True))
+    cols = [nw.col(a).alias(w) for a, w in zip(actual, known, strict=True)]
+    return frame.select(*cols, *([nw.col(extra)] if extra else []))
 
 
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
@@ -458,17 +470,47 @@ def _max_abs(side: Side, name: str) -> int:
     return max(abs(int(got["hi"][0] or 0)), abs(int(got["lo"][0] or 0)))
 
 
+def _row_ids(side: Side, row: str) -> nw.Expr:
+    """The ``row_id`` column as Int64, or an error naming a value that is not a whole number."""
+    assert side.row is not None
+    name = side.row
+    if side.untyped and any(_dtype(side, name) == t for t in _TEXT):
+        facts = _text_facts(side, name)
+        ok = facts is not None and facts[1] and facts[2] is None
+    else:
+        ok = _dtype(side, name).is_integer()
+    if not ok:
+        raise InputError(
+            f"{side.label}: the row id column {name!r} must hold whole numbers "
+            f"(e.g. {_example(side, name)}); name a column of integer ids"
+        )
+    return nw.col(name).cast(nw.Int64).alias(row)
+
+
 def _wrap(
     side: Side, exprs: Mapping[str, Any], kinds: Mapping[str, Kind], row: str
 ) -> nw.LazyFrame[Any]:
-    """Apply the casts, normalise float missing values, add row positions."""
+    """Apply the casts, normalise float missing values, add row ids in column ``row``
+    (positions, or the ``row_id`` column)."""
+    source = side.row
+    rows = _row_ids(side, row) if source is not None else None
+    if (
+        source is not None
+        and side.untyped
+        and not side.is_polars
+        and _dtype(side, source) == nw.String
+    ):
+        side.frame = parse_number(side.frame, source, integer=True)  # type: ignore[arg-type]
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         lf = side.frame
         pl_casts = [e.alias(n) for n, e in exprs.items() if isinstance(e, pl.Expr)]
+        if source is not None:
+            pl_casts.append(pl.col(source).cast(pl.Int64, strict=True).alias(row))
         if pl_casts:
             lf = lf.with_columns(pl_casts)
-        lf = lf.with_row_index(row)
+        if rows is None:
+            lf = lf.with_row_index(row)
         frame = nw.from_native(lf)
     else:
         frame = side.frame  # type: ignore[assignment]
@@ -478,8 +520,12 @@ def _wrap(
     nw_casts = [
         nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse | _Days)
     ]
+    if rows is not None and not side.is_polars:
+        nw_casts.append(rows)
     if nw_casts:
         frame = frame.with_columns(nw_casts)
+    if source is not None and source not in kinds and source != row:
+        frame = frame.drop(source)
     for n, e in exprs.items():
         if isinstance(e, _Days):
             frame = dates.to_days(frame, n, e.dtype)
@@ -496,11 +542,16 @@ def prepare(
     attack: Attack,
     csv: CsvOptions | None = None,
     roles: tuple[str, str] = ("original", "avatars"),
+    row_id: str | None = None,
 ) -> Prepared:
-    """Load both inputs and agree on kinds and dtypes."""
+    """Load both inputs and agree on kinds and dtypes. ``row_id`` names a column of
+    integer ids in both tables that identifies rows (default: positions, which
+    only polars-backed inputs and files read by polars have)."""
     csv = csv or CsvOptions()
-    o = load_side(original, attack.known, roles[0], csv)
-    a = load_side(avatars, attack.known, roles[1], csv)
+    o = load_side(original, attack.known, roles[0], csv, row_id)
+    a = load_side(avatars, attack.known, roles[1], csv, row_id)
+    if (o.row is None) != (a.row is None):
+        raise InputError("only one table was read with row positions; read both the same way")
     if o.is_polars != a.is_polars:
         raise InputError(
             "original and avatars must come from the same engine; convert one of them "
@@ -540,7 +591,7 @@ def prepare(
         original=_wrap(o, o_casts, kinds, row),
         avatars=_wrap(a, a_casts, kinds, row),
         kinds=kinds,
-        has_rows=o.is_polars,
+        has_rows=o.is_polars or o.row is not None,
         row=row,
     )
 

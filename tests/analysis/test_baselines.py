@@ -123,10 +123,12 @@ def test_analyze_with_a_sweep_and_progress(
     )  # fmt: skip
     assert r.attack.known == ("age", "sex", "region")
     assert r.sweep is not None and len(r.sweep.entries) == 7
-    # attack, worst case, control, one extra tolerance, six subsets, the full attack; then done
-    assert [c[0] for c in calls] == [*range(11), 11]
+    # attack, worst case, control, one extra tolerance; then the sweep's seven
+    # subsets (the full attack among them), counted as they finish, after encoding
+    assert [c[0] for c in calls] == [*range(12)]
     assert {c[1] for c in calls} == {11}
-    assert calls[-1][2] == "sweep done"
+    assert calls[4][2] == "encoding the candidates once"
+    assert {c[2] for c in calls[5:]} == {", ".join(e.known) for e in r.sweep.entries}
 
 
 def test_control_missing_column_names_the_control(

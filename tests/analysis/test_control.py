@@ -186,3 +186,14 @@ def test_text_and_html_carry_the_comparison(placebo: tuple[pl.DataFrame, pl.Data
     for text in (text_summary(r), text_report(a), r.to_html(), a.to_html()):
         for line in expected:
             assert line.replace("'", "&#x27;") in text or line in text, line
+
+
+def test_a_control_with_absolute_widths_is_refused(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    """The control's attacks take their classes from U: with an absolute width the two
+    sides would be attacked on different classes, so the pair is refused, not mixed."""
+    table, avatars = placebo
+    original, control = table.head(300), table.tail(200)
+    with pytest.raises(InputError, match=r"^control with absolute widths is not supported"):
+        kpr.evaluate(original, avatars, ["age", "sex"], control=control, widths={"age": 2})

@@ -113,15 +113,30 @@ def test_bad_number_in_avatars_is_one_clear_line(
         assert "'fifty'" in err and "Traceback" not in err
 
 
-def test_linked_out_needs_row_positions(
-    csv_files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("row_id", [None, "id"])
+def test_linked_out_from_file_positions_or_row_ids(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], row_id: str | None
 ) -> None:
-    out_file = tmp_path / "linked.csv"
-    argv = ["evaluate", *csv_files, "-k", "age,sex", "--engine", "spark"]
-    code, out, err = run([*argv, "--linked-out", str(out_file)], capsys)
-    assert code == 2 and out == ""
-    assert "--linked-out" in err and "Spark" in err
-    assert not out_file.exists()
+    """Spark numbers the files' rows (or reads the ids) in the cluster: the same
+    CSV of linked individuals as the default engine."""
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    for path, text in ((o, ORIGINAL), (a, AVATARS)):
+        header, *lines = text.splitlines()
+        path.write_text(
+            "\n".join([f"id,{header}", *(f"{100 + i},{x}" for i, x in enumerate(lines))])
+        )
+    written = []
+    for engine in ("polars", "spark"):
+        out_file = tmp_path / f"linked-{engine}.csv"
+        extra = ["--row-id", row_id] if row_id else []
+        argv = ["evaluate", str(o), str(a), "-k", "age,sex", "--engine", engine, "-q", *extra]
+        code, _, err = run([*argv, "--linked-out", str(out_file)], capsys)
+        assert code == 0, err
+        written.append(pl.read_csv(out_file))
+    assert written[0].to_dicts() == written[1].to_dicts()
+    first = 100 if row_id else 0
+    assert written[1]["original_row"].to_list() == [first + 2, first + 4]
+    assert written[1]["avatar_row"].to_list() == [first + 0, first + 4]
 
 
 @pytest.mark.parametrize("encoding", ["cp1252", "latin-1", "utf-16"])

@@ -122,9 +122,9 @@ def analyze(
     individuals not used to train the synthesizer) is given, the rate at each
     of ``tolerances`` (None: no curve beyond ``tolerance``), and, when
     ``candidates`` are given, the sweep over their subsets of up to
-    ``max_known`` variables. ``progress(done, total, label)`` is called before
-    each attack. A sweep of more than ``max_attacks`` attacks is refused before it
-    starts (None lifts the cap).
+    ``max_known`` variables. ``progress(done, total, label)`` is called as
+    the work advances, the last time with ``done == total``. A sweep of more than
+    ``max_attacks`` attacks is refused before it starts (None lifts the cap).
 
     The control is compared at the smaller side's size: ``control_subsets``
     random subsets of the larger side, drawn with ``seed``, are averaged (see

@@ -1,8 +1,10 @@
 """The known-variable sweep: which combinations of known variables put the
 individuals most at risk, and how much each variable adds to the risk.
 
-Inputs are read once (``kpr.api.load`` with ``materialize``) and every subset
-is its own attack through ``run_attack``, so each entry equals a direct
+Inputs are read once (``kpr.api.load`` with ``materialize``). With the bins
+method on in-memory (polars) inputs, the candidates are encoded once and the
+subsets share that work (``kpr.engine.encoded``); otherwise every subset is its
+own attack through ``run_attack``. Either way each entry equals a direct
 ``kpr.evaluate`` of that subset.
 """
 
@@ -13,16 +15,20 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import polars as pl
+
 from kpr.analysis.attacks import check_method, run_attack
 from kpr.analysis.interval import DEFAULT_CONFIDENCE
 from kpr.analysis.result import AttackRate, Contribution, Method, SweepResult
-from kpr.api import load
+from kpr.api import load, polars_error
+from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.errors import InputError
 from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
 from kpr.tables import Prepared
 
-#: ``progress(done, total, label)``: called before each attack with the subset
-#: being evaluated (``done`` attacks finished so far), and once at the end.
+#: ``progress(done, total, label)``: called as attacks finish (``done`` so far,
+#: from ``offset`` up; the label names a subset), the last time with
+#: ``done == offset + len(subsets)``.
 SweepProgress = Callable[[int, int, str], None]
 
 
@@ -125,15 +131,18 @@ def sweep_loaded(
     method = check_method(method)
     todo = subsets(names, max_known)
     total = len(todo) if total is None else total
-    entries = []
-    for i, subset in enumerate(todo):
+    if method == "bins" and prepared.original.implementation.is_polars():
+        entries = _shared_sweep(prepared, names, todo, tol, confidence, progress, offset, total)
+    else:  # one attack after another, each named before it runs
+        entries = []
+        for i, subset in enumerate(todo):
+            if progress is not None:
+                progress(offset + i, total, ", ".join(subset))
+            entries.append(
+                run_attack(prepared, subset, tolerance=tol, method=method, confidence=confidence)
+            )
         if progress is not None:
-            progress(offset + i, total, ", ".join(subset))
-        entries.append(
-            run_attack(prepared, subset, tolerance=tol, method=method, confidence=confidence)
-        )
-    if progress is not None:
-        progress(offset + len(todo), total, "sweep done")
+            progress(offset + len(todo), total, "sweep done")
     rates = {frozenset(e.known): e.rate for e in entries}
     return SweepResult(
         candidates=tuple(names),
@@ -143,6 +152,48 @@ def sweep_loaded(
         entries=rank(entries),
         contributions=contributions(rates, names, max_known),
     )
+
+
+def _shared_sweep(
+    prepared: Prepared,
+    names: Sequence[str],
+    todo: Sequence[tuple[str, ...]],
+    tolerance: float,
+    confidence: float,
+    progress: SweepProgress | None,
+    offset: int,
+    total: int,
+) -> list[AttackRate]:
+    """Every subset on candidates encoded once (``kpr.engine.encoded``)."""
+    try:
+        original, avatars = (
+            frame.select(list(names)).to_native().collect()
+            for frame in (prepared.original, prepared.avatars)
+        )
+    except pl.exceptions.PolarsError as exc:
+        raise polars_error(exc) from None
+    if original.height == 0:
+        raise InputError(
+            "the original table has no rows: there is nobody to protect; "
+            "give a table with at least one row"
+        )
+    tables = EncodedTables(original, avatars, {n: prepared.kinds[n] for n in names})
+    finished = 0
+
+    def done(subset: tuple[str, ...]) -> None:
+        nonlocal finished
+        finished += 1
+        if progress is not None:
+            progress(offset + finished, total, ", ".join(subset))
+
+    if progress is not None:
+        progress(offset, total, "encoding the candidates once")
+    counts = sweep_counts(tables, todo, tolerance, done=done)
+    return [
+        AttackRate(c.known, tolerance, "bins", c.n, c.n_avatars, c.unique_originals, c.linked,
+                   confidence)
+        for c in counts
+    ]  # fmt: skip
 
 
 def sweep(

@@ -189,17 +189,29 @@ def emit(
 @CSV
 @click.option(
     "--engine",
-    type=click.Choice(["polars", "spark"]),
+    type=click.Choice(["polars", "spark", "dask"]),
     default="polars",
     show_default=True,
-    help="polars on this machine (streams large Parquet files), or Spark: the files are read "
-    "and evaluated by Spark (pip install 'kpr[spark]').",
+    help="polars on this machine (streams large Parquet files); Spark: the files are read "
+    "and evaluated by Spark (pip install 'kpr[spark]'); Dask: Parquet files read and "
+    "evaluated by Dask (pip install 'kpr[dask]').",
 )
 @click.option(
     "--spark-master",
     default="local[*]",
     show_default=True,
     help="Spark master URL for --engine spark, e.g. spark://host:7077.",
+)
+@click.option(
+    "--dask-scheduler",
+    metavar="ADDRESS",
+    help="Address of a running Dask scheduler, e.g. tcp://host:8786 (implies --engine dask).",
+)
+@click.option(
+    "--row-id",
+    metavar="COLUMN",
+    help="A column of integer ids in both files that --linked-out reports instead of row "
+    "positions.",
 )
 @CONTROL
 @PAIRING
@@ -222,6 +234,8 @@ def evaluate(
     na_value: tuple[str, ...],
     engine: str,
     spark_master: str,
+    dask_scheduler: str | None,
+    row_id: str | None,
     control: str | None,
     control_subsets: int,
     seed: int,
@@ -245,13 +259,24 @@ def evaluate(
     widths = parse_widths(width)
     tol = check_tolerance(tolerance)
     threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
-    if engine == "spark" and (linked_out or pairing or control) is not None:
+    if dask_scheduler is not None:
+        engine = "dask"
+    if engine in ("spark", "dask") and (pairing or control) is not None:
         raise KprError(
-            "--linked-out, --pairing and --control need row positions, which Spark does not "
+            f"--pairing and --control need row positions, which --engine {engine} does not "
             "keep; drop them or use --engine polars"
+        )
+    if engine == "dask" and linked_out is not None and row_id is None:
+        raise KprError(
+            "--linked-out with --engine dask needs --row-id COLUMN (Dask keeps no row order)"
         )
     with render.progress(stderr, quiet) as step:
         tables: tuple[Any, Any] = (original, avatars)
+        if dask_scheduler is not None:
+            step("connecting to the Dask scheduler")
+            backends.dask_client(dask_scheduler)
+        if engine == "dask":
+            tables = backends.dask_inputs(original, avatars, names, row_id)
         if engine == "spark":
             step("starting Spark")
             tables = backends.spark_inputs(
@@ -262,6 +287,8 @@ def evaluate(
                 delimiter=parse_delimiter(delimiter),
                 encoding=encoding,
                 na_values=na_markers(na_value),
+                row_id=row_id,
+                positions=linked_out is not None and row_id is None,
             )
         result = evaluate_tables(
             *tables,
@@ -275,6 +302,7 @@ def evaluate(
             encoding=encoding,
             na_values=na_markers(na_value),
             progress=step,
+            row_id=row_id,
             pairing=pairing,
             control=control,
             control_subsets=control_subsets,

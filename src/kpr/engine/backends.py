@@ -414,13 +414,35 @@ def spark_inputs(
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Sequence[str] = ("",),
+    row_id: str | None = None,
+    positions: bool = False,
 ) -> tuple[ReadTable, ReadTable]:
-    """Both files read by Spark, ready for ``kpr.evaluate``."""
-    read = [
-        read_spark(session, path, known, path, delimiter, encoding, na_values)
-        for path in (original, avatars)
-    ]
-    return ReadTable(*read[0], original), ReadTable(*read[1], avatars)
+    """Both files read by Spark, ready for ``kpr.evaluate``: with the ``row_id``
+    column, or with ``positions`` (each row's position in its file, numbered in
+    the cluster), so that linked individuals can be reported."""
+    columns = [*known, *([row_id] if row_id is not None and row_id not in known else [])]
+    tables = []
+    for path in (original, avatars):
+        frame, untyped = read_spark(session, path, columns, path, delimiter, encoding, na_values)
+        if positions:
+            frame = with_positions(frame, FILE_ROW)
+        tables.append(ReadTable(frame, untyped, path, FILE_ROW if positions else None))
+    return tables[0], tables[1]
+
+
+#: The column of file positions that ``spark_inputs`` adds.
+FILE_ROW = "__kpr_file_row__"
+
+
+def with_positions(frame: SparkFrame, name: str) -> SparkFrame:
+    """Each row's position in the frame's order (the file's, for a file read in
+    order), numbered by the executors: ``zipWithIndex`` counts each partition's
+    rows, then numbers them; nothing but those counts reaches the driver."""
+    from pyspark.sql import types as T
+
+    schema = T.StructType([*frame.schema.fields, T.StructField(name, T.LongType(), False)])
+    rows = frame.rdd.zipWithIndex().map(lambda pair: (*pair[0], pair[1]))
+    return frame.sparkSession.createDataFrame(rows, schema)
 
 
 #: Python codec names Java spells differently (Spark reads with Java charsets).
@@ -462,6 +484,7 @@ class ReadTable:
     frame: Any  # a native lazy frame (a Spark DataFrame)
     untyped: bool
     label: str
+    row: str | None = None  #: the column of row positions in the file, when read with them
 
 
 def text_facts(frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
@@ -512,3 +535,47 @@ def spark_number(name: str, integer: bool) -> Any:
         .when(lowered.rlike(r"^[+-]?nan$"), F.lit(None).cast("double"))
     )
     return special.otherwise(F.expr(f"try_cast({q} AS DOUBLE)")).alias(name)
+
+
+# --------------------------------------------------------------------------- Dask glue
+
+
+def dask_client(address: str) -> Any:
+    """A ``distributed`` client of the scheduler at ``address`` (``tcp://host:8786``):
+    Dask computations of this process then run on that cluster."""
+    try:
+        import distributed
+    except ImportError:
+        raise MissingDependencyError("distributed", "dask", "--dask-scheduler") from None
+    try:
+        return distributed.Client(address, timeout="30s", set_as_default=True)
+    except (OSError, TimeoutError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"could not reach the Dask scheduler {address!r}: {first}") from None
+
+
+def dask_inputs(
+    original: str, avatars: str, known: Sequence[str], row_id: str | None = None
+) -> tuple[ReadTable, ReadTable]:
+    """Both Parquet files read by Dask (only the known columns and ``row_id``)."""
+    from kpr.io.readers import PARQUET_SUFFIXES, check_columns
+
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        raise MissingDependencyError("dask", "dask", "--engine dask") from None
+    columns = [*known, *([row_id] if row_id is not None and row_id not in known else [])]
+    tables = []
+    for path in (original, avatars):
+        p = Path(path)
+        if not p.exists():
+            raise InputError(f"{path}: no such file; check the path")
+        if p.suffix.lower() not in PARQUET_SUFFIXES and not p.is_dir():
+            raise InputError(
+                f"{path}: --engine dask reads Parquet files; convert the CSV to Parquet "
+                "or use --engine polars or spark"
+            )
+        frame = dd.read_parquet(str(p))
+        check_columns(list(frame.columns), columns, path)
+        tables.append(ReadTable(frame[columns], False, path))
+    return tables[0], tables[1]

@@ -185,17 +185,10 @@ def code_frame(
 
 
 def _stacked(coded_u: Frame, coded_a: Frame, keys: list[str], row: str | None) -> Frame:
-    u = coded_u.with_columns(nw.lit(0, nw.Int64).alias(_AV))
-    a = coded_a.with_columns(nw.lit(1, nw.Int64).alias(_AV))
-    if row is not None:
-        u = u.with_columns(nw.lit(None, nw.Int64).alias(_AROW)).with_columns(
-            nw.col(row).cast(nw.Int64)
-        )
-        a = a.with_columns(nw.col(row).cast(nw.Int64).alias(_AROW)).with_columns(
-            nw.lit(None, nw.Int64).alias(row)
-        )
-        order = [row, _AROW, *keys, _AV]
-        u, a = u.select(order), a.select(order)
+    """U's and the avatars' codes (and row ids) in one frame, ``_AV`` telling them apart."""
+    columns: list[nw.Expr | str] = [*([nw.col(row).cast(nw.Int64)] if row else []), *keys]
+    u = coded_u.select(columns).with_columns(nw.lit(0, nw.Int64).alias(_AV))
+    a = coded_a.select(columns).with_columns(nw.lit(1, nw.Int64).alias(_AV))
     return nw.concat([u, a], how="vertical")
 
 
@@ -252,24 +245,54 @@ def class_counts(run: EngineRun, original: Frame, kinds: Mapping[str, Kind], nam
     )
 
 
+def _null_safe(frame: Frame, keys: list[str]) -> tuple[Frame, list[str]]:
+    """Join columns for ``keys`` that match missing with missing: each key with
+    its nulls filled, and a flag saying it was null (SQL joins never match NULL)."""
+    schema = frame.collect_schema()
+    cols, names = [], []
+    for k in keys:
+        dtype = schema[k]
+        if dtype.is_numeric():
+            filled = nw.col(k).fill_null(0)
+        elif dtype == nw.Boolean:
+            filled = nw.col(k).fill_null(False)
+        else:
+            filled = nw.col(k).cast(nw.String).fill_null("")
+        cols += [filled.alias(f"{k}__fill"), nw.col(k).is_null().alias(f"{k}__null")]
+        names += [f"{k}__fill", f"{k}__null"]
+    return frame.with_columns(cols), names
+
+
+def profile_column(name: str) -> str:
+    """The column of ``linked_pairs`` holding a known variable's class: its own name,
+    with a suffix when the variable is itself called like a row-position column."""
+    return f"{name} (class)" if name in ("original_row", "avatar_row") else name
+
+
 def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
-    """One row per linked individual: original row, avatar row, binned profile."""
+    """One row per linked individual: original row, avatar row, binned profile.
+
+    Computed where the tables are: the profiles held by exactly one avatar
+    (with that avatar's row), joined to U; only the linked rows are collected."""
     if run.row is None:
         raise ValueError("row positions are not available for this engine")
     keys = [_code_name(run.aliases[n]) for n in kinds]
-    stacked = _stacked(run.coded_u, run.coded_avatars, keys, run.row)
-    positions = ("original_row", "avatar_row")
-    # a known variable may itself be called original_row: its class gets a suffix
-    renamed = {_code_name(run.aliases[n]): f"{n} (class)" if n in positions else n for n in kinds}
+    once = (
+        _stacked(run.coded_u, run.coded_avatars, keys, run.row)
+        # summed over a profile held by one avatar: that avatar's row
+        .with_columns((nw.col(_AV) * nw.col(run.row)).alias(_AROW))
+        .group_by(*keys, drop_null_keys=False)
+        .agg(nw.col(_AV).sum().alias(_NAV), nw.col(_AROW).sum())
+        .filter(nw.col(_NAV) == 1)
+    )
+    u, on = _null_safe(run.coded_u.select(run.row, *keys), keys)
+    once, _ = _null_safe(once.select(_AROW, *keys), keys)
+    renamed = {_code_name(run.aliases[n]): profile_column(n) for n in kinds}
     return (
-        stacked.with_columns(
-            nw.col(_AV).sum().over(*keys).alias(_NAV),
-            nw.col(_AROW).max().over(*keys),
-        )
-        .filter((nw.col(_AV) == 0) & (nw.col(_NAV) == 1))
+        u.join(once.select(_AROW, *on), on=on, how="inner")
         .select(
-            nw.col(run.row).alias("original_row"),
-            nw.col(_AROW).alias("avatar_row"),
+            nw.col(run.row).cast(nw.Int64).alias("original_row"),
+            nw.col(_AROW).cast(nw.Int64).alias("avatar_row"),
             *(nw.col(k).alias(renamed[k]) for k in keys),
         )
         .sort("original_row")
@@ -356,8 +379,10 @@ def _limbs(x: nw.Expr, plan: Deviations) -> list[nw.Expr]:
 
     Each limb is the floor of the rest over its weight, computed in float64
     (an approximation is fine: the exact remainder goes to the next limb), and
-    each weight is subtracted in two halves so that int64 never overflows."""
-    rest = x.cast(nw.Int64) - int(plan.shift)
+    each weight is subtracted in two halves so that int64 never overflows. A
+    missing value becomes the shift itself, so it adds 0 to every sum (pandas-backed
+    engines cannot cast a missing integer)."""
+    rest = x.fill_null(int(plan.shift)).cast(nw.Int64) - int(plan.shift)
     out: list[nw.Expr] = []
     for j in range(plan.limbs - 1, 0, -1):
         half = 2 ** (plan.bits * j - 1)

@@ -1,0 +1,343 @@
+"""The known-variable sweep with shared work, on in-memory (polars) inputs.
+
+A sweep evaluates many subsets of the same candidate columns. Evaluated one by
+one, every subset re-reads, re-groups and re-keys the tables. Here each
+candidate is encoded once:
+
+- every column of each table becomes dense integer codes of its raw values
+  (null is code 0; equal values, -0.0 and 0.0 included, share a code, as in a
+  group-by). Categorical codes are shared by both tables, so they are the link
+  codes too; numeric codes index a dictionary of the column's distinct values.
+- per subset, U is found on one packed integer key built from those codes
+  (prefix keys are shared by the subsets that extend them); the statistics over
+  U go through ``kpr.metric.binning`` like every engine's; a numeric column's
+  classes are computed once per distinct value, then gathered; the link is a
+  count over one packed integer key per row.
+
+The packing is injective (mixed radix, re-numbered densely before it could
+overflow), so every count is exact and each subset gives what ``kpr.evaluate``
+gives. Independent subsets run on a small thread pool: numpy and polars release
+the GIL for the large operations.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import narwhals as nw
+import numpy as np
+import polars as pl
+
+from kpr.engine.lazy import numeric_statistics
+from kpr.metric.binning import MISSING, NEG_INF, OUTSIDE, POS_INF, NumericBins
+from kpr.metric.plan import Kind
+
+#: A packed key is re-numbered densely before its radix would pass this.
+_KEY_LIMIT = 2**62
+#: Counting by ``np.bincount`` (no sort, no hash) up to this many possible keys.
+_BINCOUNT_KEYS = 1 << 20
+_BINCOUNT_PER_ROW = 2  #: ... or up to this many per row counted
+#: Specials are -1..-4: digit ``code + 4`` puts them in 0..3, before the classes.
+_SPECIALS = 4
+#: Float codes below this are exact integers, so offsets between them are exact.
+_EXACT_CODES = 2.0**52
+
+Ints = np.ndarray  # int64 codes or keys
+#: packed keys of the raw codes of a prefix of known variables: key, radix, renumbered
+KeyCache = dict[tuple[str, ...], tuple[Ints, int, bool]]
+
+
+@dataclass(frozen=True)
+class SubsetCounts:
+    """What one attack found: the counts of the metric and the numeric bins."""
+
+    known: tuple[str, ...]
+    n: int
+    n_avatars: int
+    unique_originals: int
+    linked: int
+    bins: dict[str, NumericBins]
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One candidate, encoded once.
+
+    ``o``/``a``: each row's code in the original/avatars. ``radix``: codes of
+    the original are in ``[0, radix)``. Numeric columns also keep the distinct
+    values behind the codes (``o_values[code]``, NaN for missing), since their
+    link codes (classes) depend on the subset; categorical codes are shared by
+    both tables and are their own link codes.
+    """
+
+    kind: Kind
+    o: Ints
+    a: Ints
+    radix: int
+    o_values: np.ndarray | None = None
+    a_values: np.ndarray | None = None
+    o_raw: pl.Series | None = None  #: ``o_values`` in the column's own dtype
+
+
+def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
+    """Dense codes of a column's values (null = 0, values 1, 2, ... in sorted
+    order), the sorted distinct values, and how many codes there are."""
+    present = series.is_not_null().to_numpy()
+    values = series.drop_nulls()
+    if isinstance(values.dtype, pl.String | pl.Categorical | pl.Enum):
+        values = values.cast(pl.Categorical).to_physical()  # a hash, no sort of text
+    distinct, inverse = np.unique(values.to_numpy(), return_inverse=True)
+    codes = np.zeros(len(series), dtype=np.int64)
+    codes[present] = inverse + 1
+    return codes, distinct, len(distinct) + 1
+
+
+def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray, pl.Series]:
+    """A numeric column's codes, their number, the float value behind each code
+    (NaN for missing), and the value itself in the column's dtype (null for
+    missing; integers stay exact for the statistics): equal values share a
+    code, -0.0 and 0.0 included."""
+    codes, distinct, radix = _dense(series)
+    raw = pl.concat([pl.Series([None], dtype=series.dtype), pl.Series(distinct).cast(series.dtype)])
+    values = np.full(radix, np.nan)
+    values[1:] = raw[1:].cast(pl.Float64).to_numpy()
+    return codes, radix, values, raw
+
+
+def _comparable(series: pl.Series) -> pl.Series:
+    """Categorical values compared as text (both tables agree on text)."""
+    if isinstance(series.dtype, pl.Categorical | pl.Enum):
+        return series.cast(pl.String)
+    return series
+
+
+def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
+    if kind.binned:  # numeric, or a date as float days
+        o_codes, o_radix, o_values, o_raw = _values(o)
+        a_codes, _, a_values, _ = _values(a)
+        return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values, o_raw)
+    o, a = _comparable(o), _comparable(a)
+    codes, _, radix = _dense(pl.concat([o, a if a.dtype == o.dtype else a.cast(o.dtype)]))
+    return _Column(kind, codes[: len(o)], codes[len(o) :], radix)
+
+
+def _classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
+    """Each value's code as ``kpr.engine.lazy.code_expr`` computes it (float codes)."""
+    out = np.full(len(values), float(MISSING))
+    out[values == math.inf] = POS_INF
+    out[values == -math.inf] = NEG_INF
+    finite = np.isfinite(values)
+    if bins.code_min is None or bins.code_max is None:
+        out[finite] = OUTSIDE
+        return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        q = np.floor((values[finite] - bins.lo) / bins.width)
+    out[finite] = np.where((q >= bins.code_min) & (q <= bins.code_max), q, float(OUTSIDE))
+    return out
+
+
+def _digits(col: _Column, bins: NumericBins) -> tuple[Ints, Ints, int]:
+    """A numeric column's class of each distinct value as small integers shared by
+    both tables: per-code digit arrays (original, avatars) and their radix."""
+    assert col.o_values is not None and col.a_values is not None
+    co, ca = _classes(col.o_values, bins), _classes(col.a_values, bins)
+    if bins.code_min is None or bins.code_max is None:
+        return (co + _SPECIALS).astype(np.int64), (ca + _SPECIALS).astype(np.int64), _SPECIALS
+    span = bins.code_max - bins.code_min
+    if span < _BINCOUNT_KEYS and bins.code_max < _EXACT_CODES:
+        shift = bins.code_min - _SPECIALS
+        do = np.where(co >= 0, co - shift, co + _SPECIALS).astype(np.int64)
+        da = np.where(ca >= 0, ca - shift, ca + _SPECIALS).astype(np.int64)
+        return do, da, int(span) + 1 + _SPECIALS
+    uniq, inverse = np.unique(np.concatenate([co, ca]), return_inverse=True)
+    return inverse[: len(co)], inverse[len(co) :], len(uniq)
+
+
+def _renumber(key: Ints) -> tuple[Ints, int]:
+    uniq, inverse = np.unique(key, return_inverse=True)
+    return inverse.astype(np.int64), len(uniq)
+
+
+def _extend(
+    keys: list[Ints] | None, radix: int, digits: list[Ints], digit_radix: int
+) -> tuple[list[Ints], int, bool]:
+    """``key * digit_radix + digit`` for several arrays packed alike (new arrays;
+    no keys yet: the digits), renumbered densely (jointly) first when the
+    product could overflow (then True)."""
+    if keys is None:
+        return [d.astype(np.int64) for d in digits], digit_radix, False
+    renumbered = radix * digit_radix >= _KEY_LIMIT
+    if renumbered:
+        joint, radix = _renumber(np.concatenate(keys))
+        bounds = np.cumsum([len(k) for k in keys])[:-1]
+        keys = np.split(joint, bounds)
+    packed = []
+    for key, digit in zip(keys, digits, strict=True):
+        out = key * digit_radix
+        out += digit
+        packed.append(out)
+    return packed, radix * digit_radix, renumbered
+
+
+def _singles(ordered: Ints) -> np.ndarray:
+    """Which entries of a sorted array hold a value that occurs once."""
+    single = np.ones(len(ordered), dtype=bool)
+    same = ordered[1:] == ordered[:-1]
+    single[1:] &= ~same
+    single[:-1] &= ~same
+    return single
+
+
+def _once(key: Ints) -> np.ndarray:
+    """Which entries of ``key`` occur exactly once (in the key's own order)."""
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    return counts[inverse] == 1
+
+
+def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
+    """|S|: members of U whose profile occurs exactly once among the avatars.
+
+    Few possible profiles: one ``bincount``. Otherwise B1 (the sorted avatar
+    profiles present once) and U's profiles are sorted together, each tagged in
+    its lowest bit (B1 even, so first in its run): a run of one profile that
+    starts with B1 holds the members of U linked through it."""
+    if len(u_key) == 0 or len(a_key) == 0:
+        return 0
+    if radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * (len(u_key) + len(a_key))):
+        return int(np.count_nonzero(np.bincount(a_key, minlength=radix)[u_key] == 1))
+    ordered = np.sort(a_key)
+    once = ordered[_singles(ordered)]
+    merged = np.sort(np.concatenate([once * 2, u_key * 2 + 1]))
+    profile = merged >> 1
+    starts = np.flatnonzero(np.r_[True, profile[1:] != profile[:-1]])
+    lengths = np.diff(np.r_[starts, len(merged)])
+    return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
+
+
+def _bins(values: pl.Series, tolerance: float, date: bool) -> NumericBins:
+    """The spec's bins from the values over U, collected by the very function
+    every engine uses (exact integer sums, scaled float moments)."""
+    u = nw.from_native(values.alias("x").to_frame().lazy())
+    return numeric_statistics(u, ["x"], tolerance, ["x"] if date else ())["x"]
+
+
+class EncodedTables:
+    """Both tables' candidate columns, encoded once for any number of attacks."""
+
+    def __init__(
+        self, original: pl.DataFrame, avatars: pl.DataFrame, kinds: Mapping[str, Kind]
+    ) -> None:
+        self.n, self.m = original.height, avatars.height
+        self.columns = {
+            name: _encode_column(original[name], avatars[name], kind)
+            for name, kind in kinds.items()
+        }
+
+    def _u_codes(self, known: Sequence[str], cache: KeyCache) -> list[Ints]:
+        """Each known variable's codes over U (the original rows whose codes are
+        unique), from the packed key of the raw codes; prefix keys are cached.
+
+        The sorted keys that occur once are U's keys, and each one decodes
+        into its codes, so no per-row mask is needed (unless the key had to be
+        renumbered)."""
+        key: Ints | None = None
+        radix, renumbered, start = 1, False, 0
+        for i in range(len(known), 0, -1):
+            if tuple(known[:i]) in cache:
+                key, radix, renumbered = cache[tuple(known[:i])]
+                start = i
+                break
+        for i in range(start, len(known)):
+            col = self.columns[known[i]]
+            [key], radix, again = _extend(None if key is None else [key], radix, [col.o], col.radix)
+            renumbered = renumbered or again
+            cache[tuple(known[: i + 1])] = (key, radix, renumbered)
+        assert key is not None
+        if renumbered:
+            rows = np.flatnonzero(_once(key))
+            return [self.columns[name].o[rows] for name in known]
+        ordered = np.sort(key)
+        rest = ordered[_singles(ordered)]
+        codes: list[Ints] = []
+        for name in reversed(known):
+            rest, code = np.divmod(rest, self.columns[name].radix)
+            codes.append(code)
+        return codes[::-1]
+
+    def attack(
+        self, known: Sequence[str], tolerance: float, cache: KeyCache | None = None
+    ) -> SubsetCounts:
+        """The counts and bins of one attack, equal to ``kpr.evaluate``'s."""
+        u_codes = self._u_codes(known, {} if cache is None else cache)
+        size_u = len(u_codes[0])
+        keys: list[Ints] | None = None
+        radix = 1
+        bins: dict[str, NumericBins] = {}
+        for name, codes in zip(known, u_codes, strict=True):
+            col = self.columns[name]
+            if col.kind.binned:
+                assert col.o_raw is not None
+                bins[name] = _bins(col.o_raw.gather(codes), tolerance, col.kind is Kind.DATE)
+                do, da, digit_radix = _digits(col, bins[name])
+                u_digit, a_digit = do[codes], da[col.a]
+            else:
+                u_digit, a_digit, digit_radix = codes, col.a, col.radix
+            keys, radix, _ = _extend(keys, radix, [u_digit, a_digit], digit_radix)
+        assert keys is not None
+        linked = _linked(keys[0], keys[1], radix)
+        return SubsetCounts(tuple(known), self.n, self.m, size_u, linked, bins)
+
+
+def _chains(subsets: Sequence[tuple[str, ...]]) -> list[list[int]]:
+    """Subsets grouped by their first variable, each group in lexicographic order
+    ((a), (a, b), (a, b, c), (a, b, d), (a, c), ...) so that it reuses prefix keys."""
+    position: dict[str, int] = {}
+    for s in subsets:
+        for name in s:
+            position.setdefault(name, len(position))
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(subsets):
+        groups.setdefault(s[0], []).append(i)
+    return [
+        sorted(chain, key=lambda i: [position[name] for name in subsets[i]])
+        for chain in groups.values()
+    ]
+
+
+def sweep_counts(
+    tables: EncodedTables,
+    subsets: Sequence[tuple[str, ...]],
+    tolerance: float,
+    *,
+    done: Callable[[tuple[str, ...]], None] | None = None,
+    workers: int | None = None,
+) -> list[SubsetCounts]:
+    """Every subset's counts, in the order given; ``done`` is called as each finishes."""
+    out: list[SubsetCounts | None] = [None] * len(subsets)
+    lock = threading.Lock()
+
+    def run(chain: list[int]) -> None:
+        cache: KeyCache = {}
+        for i in chain:
+            subset = subsets[i]
+            for k in [k for k in cache if k != subset[: len(k)]]:
+                del cache[k]  # keep only the prefixes of the current subset
+            out[i] = tables.attack(subset, tolerance, cache)
+            if done is not None:
+                with lock:
+                    done(subset)
+
+    chains = _chains(subsets)
+    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
+    if workers <= 1 or len(chains) == 1:
+        for chain in chains:
+            run(chain)
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run, chains))
+    return [o for o in out if o is not None]
