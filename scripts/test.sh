@@ -59,13 +59,18 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
 
   newest=$(sed -n 's/.*"Programming Language :: Python :: \(3\.[0-9]*\)".*/\1/p' pyproject.toml \
     | sort -V | tail -1)
-  py=$(command -v "python$newest" || true)
-  if [ -z "$py" ] && command -v pyenv >/dev/null 2>&1; then
-    py=$(ls -d "$(pyenv root)"/versions/"$newest".*/bin/python"$newest" 2>/dev/null | tail -1)
-  fi
-  if [ -z "$py" ]; then
-    py=$("$UV" python find "$newest" 2>/dev/null || true)
-  fi
+  # the first interpreter that runs (a pyenv shim on PATH may exist and fail)
+  py=""
+  for cand in \
+    "$(command -v pyenv >/dev/null 2>&1 \
+      && ls -d "$(pyenv root)"/versions/"$newest".*/bin/python"$newest" 2>/dev/null | tail -1)" \
+    "$(command -v "python$newest" || true)" \
+    "$("$UV" python find "$newest" 2>/dev/null || true)"; do
+    if [ -n "$cand" ] && "$cand" -c 'import sys' >/dev/null 2>&1; then
+      py=$cand
+      break
+    fi
+  done
   if [ -n "$py" ]; then
     echo "== pytest on Python $newest ($py)"
     start=$SECONDS
