@@ -15,7 +15,7 @@ import kpr
 from kpr.avatar import generate, sweep
 from kpr.avatar.files import read_original
 from kpr.cli.app import main
-from kpr.io.readers import CsvOptions
+from kpr.inputs.files import CsvOptions
 
 from ._tables import mixed_pandas
 

@@ -26,7 +26,7 @@ from kpr.avatar import (
 )
 from kpr.avatar.files import read_original
 from kpr.errors import InputError
-from kpr.result import format_rate
+from kpr.results.evaluation import format_rate
 
 from ._tables import mixed_pandas
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kpr.analysis.interval import DEFAULT_CONFIDENCE
-from kpr.analysis.result import METHODS, AttackRate, Method
 from kpr.analysis.window import window_counts
-from kpr.api import evaluate_loaded, load
 from kpr.errors import InputError
-from kpr.metric.plan import DEFAULT_TOLERANCE, make_attack
+from kpr.measure import evaluate_loaded, load
+from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.results.analysis import METHODS, AttackRate, Method
 from kpr.tables import Prepared
 
 

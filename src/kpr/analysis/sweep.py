@@ -18,12 +18,12 @@ from typing import Any
 import polars as pl
 
 from kpr.analysis.attacks import check_method, run_attack
-from kpr.analysis.interval import DEFAULT_CONFIDENCE
-from kpr.analysis.result import AttackRate, Contribution, Method, SweepResult
-from kpr.api import load, polars_error
 from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.errors import InputError
-from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
+from kpr.measure import load, polars_error
+from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
+from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.results.analysis import AttackRate, Contribution, Method, SweepResult
 from kpr.tables import Prepared
 
 #: ``progress(done, total, label)``: called as attacks finish (``done`` so far,

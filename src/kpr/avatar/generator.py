@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -43,10 +43,9 @@ from kpr.avatar import _table as tb
 from kpr.avatar.projection import Encoded, Projection, _check_int
 from kpr.avatar.roles import Roles, decide_roles, split_identifiers
 from kpr.errors import InputError
+from kpr.results.ksweep import Decoding, Synthesis
 
 Seed = int | np.random.Generator | None
-Synthesis = Literal["full", "reduced"]
-Decoding = Literal["draw", "mode"]
 DECODINGS: tuple[str, ...] = ("draw", "mode")
 
 #: Elements of a temporary (rows x categories) vote table.

@@ -35,12 +35,6 @@ from kpr.pairing import count_correct
 
 _TIE = 1e-9
 
-#: Where the pairing metrics are measured, for reports.
-PAIRING_SPACE = (
-    "FAMD space fitted on the originals (its ncp first axes), avatars projected into it; "
-    "ties count as closer"
-)
-
 
 def _own_distance(gen: Generation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Original coordinates, avatar coordinates, and each individual's distance to its avatar."""

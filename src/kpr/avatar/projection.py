@@ -51,7 +51,7 @@ import numpy as np
 
 from kpr.avatar import _table as tb
 from kpr.errors import InputError
-from kpr.io.kinds import FEW_DISTINCT, TypeClass, decide_kind, looks_like_codes, series_facts
+from kpr.inputs.kinds import FEW_DISTINCT, TypeClass, decide_kind, looks_like_codes, series_facts
 
 #: A numeric column with at most this many distinct values is treated as categorical.
 CATEGORICAL_MAX_DISTINCT = FEW_DISTINCT

@@ -1,6 +1,6 @@
 """``kpr avatarize``, ``kpr sweep`` and ``kpr tune``: make avatars, and choose k.
 
-Registered on the ``kpr`` group by the import at the bottom of ``kpr.cli.app``.
+Added to the ``kpr`` group by ``kpr.cli.app``.
 """
 
 from __future__ import annotations
@@ -17,23 +17,13 @@ import polars as pl
 
 from kpr.avatar.distance import distance_metrics
 from kpr.avatar.files import check_output, pairing_frame, read_original, write_table
-from kpr.avatar.generator import Decoding, Synthesis, generate
+from kpr.avatar.generator import generate
 from kpr.avatar.roles import Roles
-from kpr.avatar.tuning import (
-    DEFAULT_KS,
-    DEFAULT_TUNE_KS,
-    EXPLAIN,
-    SweepOverK,
-    SweepRow,
-    TuneResult,
-    sweep,
-    tune,
-)
-from kpr.cli.app import (
+from kpr.avatar.tuning import DEFAULT_KS, DEFAULT_TUNE_KS, sweep, tune
+from kpr.cli.common import (
     CONTEXT,
     check_files,
     check_report,
-    cli,
     report_option,
     stderr,
     stdout,
@@ -51,10 +41,11 @@ from kpr.cli.options import (
     split_names,
 )
 from kpr.errors import InputError
-from kpr.io.readers import check_columns
-from kpr.io.writers import STDOUT, write_text
-from kpr.metric.plan import check_tolerance
-from kpr.result import format_rate
+from kpr.inputs.files import check_columns
+from kpr.inputs.writers import STDOUT, write_text
+from kpr.metric.attack import check_tolerance
+from kpr.results.evaluation import format_rate
+from kpr.results.ksweep import EXPLAIN, Decoding, SweepOverK, SweepRow, Synthesis, TuneResult
 
 from . import render
 
@@ -175,7 +166,7 @@ attack_options = options(
 # --- kpr avatarize ---------------------------------------------------------------------
 
 
-@cli.command("avatarize", context_settings=CONTEXT)
+@click.command("avatarize", context_settings=CONTEXT)
 @click.argument("original", type=click.Path(path_type=str))
 @click.option(
     "--output",
@@ -462,7 +453,7 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
 # --- kpr sweep -------------------------------------------------------------------------
 
 
-@cli.command("sweep", context_settings=CONTEXT)
+@click.command("sweep", context_settings=CONTEXT)
 @click.argument("original", type=click.Path(path_type=str))
 @attack_options
 @click.option(
@@ -549,7 +540,7 @@ def sweep_command(
 # --- kpr tune --------------------------------------------------------------------------
 
 
-@cli.command("tune", context_settings=CONTEXT)
+@click.command("tune", context_settings=CONTEXT)
 @click.argument("original", type=click.Path(path_type=str))
 @attack_options
 @click.option(
@@ -635,7 +626,7 @@ def tune_command(
 # --- kpr distance ----------------------------------------------------------------------
 
 
-@cli.command("distance", context_settings=CONTEXT)
+@click.command("distance", context_settings=CONTEXT)
 @click.argument("original", type=click.Path(path_type=str))
 @click.argument("synthetic", type=click.Path(path_type=str))
 @click.option(

@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 import click
 
 from kpr.errors import InputError
-from kpr.io.readers import CsvOptions
-from kpr.metric.plan import DEFAULT_TOLERANCE
+from kpr.inputs.files import CsvOptions
+from kpr.metric.attack import DEFAULT_TOLERANCE
 
 F = TypeVar("F", bound=Callable[..., Any])
 

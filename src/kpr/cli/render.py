@@ -16,9 +16,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from kpr.metric.plan import Kind
-from kpr.report.risk import advice, variable_risk
-from kpr.result import KprResult, format_rate
+from kpr.metric.attack import Kind
+from kpr.render.risk import advice, variable_risk
+from kpr.results.evaluation import KprResult, format_rate
 
 
 def text_summary(

@@ -4,9 +4,9 @@ Plain Python string building; every value that comes from the data or the
 user (column names, category values, warnings, file labels) goes through
 :func:`esc`. The page carries a Content-Security-Policy that forbids scripts
 and every request, as a second line of defence. Plots are inline SVG
-(:mod:`kpr.report.plots`, which needs matplotlib, imported only here). The
+(:mod:`kpr.render.plots`, which needs matplotlib, imported only here). The
 skeleton, headline, warnings and footer are shared with the analysis report
-(:mod:`kpr.report.page`).
+(:mod:`kpr.render.page`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import polars as pl
 
 from kpr.errors import InputError
 from kpr.labels import SPECIAL_LABELS
-from kpr.metric.plan import Kind
-from kpr.report.page import (
+from kpr.metric.attack import Kind
+from kpr.render.page import (
     CSP,
     count_text,
     document,
@@ -36,7 +36,7 @@ from kpr.report.page import (
     warnings_section,
     write_document,
 )
-from kpr.report.risk import (
+from kpr.render.risk import (
     MISSING_LABEL,
     Group,
     VariableRisk,
@@ -45,7 +45,7 @@ from kpr.report.risk import (
     interval_label,
     variable_risk,
 )
-from kpr.result import KprResult, format_rate
+from kpr.results.evaluation import KprResult, format_rate
 
 #: How many linked individuals the report lists.
 LINKED_ROWS = 20
@@ -451,7 +451,7 @@ def render_report(
     ``kpr_avatars`` (or a pairing) says kpr's generator made the avatars: only then
     does the advice speak of k."""
     require_matplotlib()
-    from kpr.report import plots
+    from kpr.render import plots
 
     threshold = check_threshold(threshold)
     if inputs is not None and len(inputs) != 2:
