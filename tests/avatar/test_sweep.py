@@ -260,7 +260,7 @@ def test_html_page(swept: SweepOverK) -> None:
 
 
 def test_text_shows_the_size_fair_control(swept: SweepOverK) -> None:
-    from kpr.cli.avatar import sweep_text
+    from kpr.cli.render import sweep_text
 
     text = sweep_text(swept)
     for row in swept.rows:

@@ -22,7 +22,7 @@ from kpr.metric.attack import check_tolerance
 from kpr.results.evaluation import KprResult
 from kpr.version import __version__
 
-from . import analyze, avatar, render
+from . import analyze, avatar, ksweep, render
 from .common import (
     CONTEXT,
     check_outputs,
@@ -280,8 +280,8 @@ def main(argv: list[str] | None = None) -> None:
 for command in (
     analyze.analyze_command,
     avatar.avatarize_command,
-    avatar.sweep_command,
-    avatar.tune_command,
+    ksweep.sweep_command,
+    ksweep.tune_command,
     avatar.distance_command,
 ):
     cli.add_command(command)
