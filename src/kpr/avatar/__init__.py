@@ -17,7 +17,8 @@ from kpr.avatar.metrics import (
     median_local_cloaking,
     utility,
 )
-from kpr.avatar.projection import CATEGORICAL_MAX_DISTINCT, Projection, column_roles
+from kpr.avatar.projection import Projection
+from kpr.avatar.roles import CATEGORICAL_MAX_DISTINCT, column_roles
 from kpr.avatar.tuning import sweep, tune
 from kpr.results.distance import Closeness, DistanceMetrics
 from kpr.results.ksweep import PAIRING_SPACE, SweepOverK, SweepRow, SweepRun, TuneResult

@@ -29,7 +29,7 @@ from scipy.spatial import cKDTree
 
 from kpr.avatar import _table as tb
 from kpr.avatar.generator import Generation
-from kpr.avatar.projection import column_roles
+from kpr.avatar.roles import column_roles
 from kpr.errors import InputError
 from kpr.pairing import count_correct
 

@@ -56,6 +56,11 @@ def percent_text(percent: float) -> str:
     return f"{percent:.0f} %" if percent == 0 or percent >= 10 else f"{percent:.1f} %"
 
 
+def share_text(share: float) -> str:
+    """A share (0..1) as a percentage a person reads."""
+    return percent_text(100.0 * share)
+
+
 def names_html(names: Iterable[str]) -> str:
     """Column names in bold, comma-separated, escaped."""
     return ", ".join(f"<b>{esc(n)}</b>" for n in names)
