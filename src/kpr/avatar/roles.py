@@ -25,7 +25,6 @@ rule the projection itself uses; this module adds what a user must see before tr
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ import numpy as np
 from kpr.avatar import _table as tb
 from kpr.errors import InputError
 from kpr.inputs.kinds import FEW_DISTINCT, TypeClass, decide_kind, looks_like_codes, series_facts
+from kpr.results import json
 
 #: A numeric column with at most this many distinct values is treated as categorical.
 CATEGORICAL_MAX_DISTINCT = FEW_DISTINCT
@@ -99,7 +99,7 @@ class Roles:
         return {"rows": self.rows, "columns": [c.to_dict() for c in self.columns]}
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return json.dumps(self.to_dict(), indent)
 
     def text(self) -> list[str]:
         """One line per column, then the flags."""

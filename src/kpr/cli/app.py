@@ -6,7 +6,6 @@ or bad input (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from kpr.engine import backends
 from kpr.errors import KprError
 from kpr.inputs.writers import write_csv
 from kpr.metric.attack import check_tolerance
+from kpr.results import json
 from kpr.results.evaluation import KprResult
 from kpr.version import __version__
 
@@ -78,7 +78,7 @@ def emit(
         if threshold is not None:
             payload["fail_under"] = threshold
             payload["passed"] = result.rate >= threshold
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(payload) + "\n")
     else:
         console = summary_console(linked_out, report)
         render.print_text(

@@ -6,7 +6,6 @@ Added to the ``kpr`` group by ``kpr.cli.app``.
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from collections.abc import Mapping
@@ -38,6 +37,7 @@ from kpr.cli.options import (
 )
 from kpr.errors import InputError
 from kpr.metric.attack import check_tolerance
+from kpr.results import json
 from kpr.results.ksweep import Decoding, Synthesis
 
 from . import render
@@ -284,7 +284,7 @@ def tune_command(
     if fmt == "json":
         payload = result.to_dict()
         payload["reproduce"] = reproduce or None
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+        sys.stdout.write(json.dumps(payload) + "\n")
     else:
         render.print_text(stdout, render.tune_text(result, reproduce))
     if not result.reached:

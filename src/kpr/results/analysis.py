@@ -3,7 +3,6 @@ one sentence that explains it, and ``to_dict()`` for JSON and the HTML report.""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import statistics
@@ -20,7 +19,7 @@ from kpr.metric.interval import (
     z_value,
 )
 from kpr.notices import warnings_json
-from kpr.results import views
+from kpr.results import json, views
 from kpr.results.evaluation import claims_sentence, format_rate, protection_rate
 
 Method = Literal["bins", "window"]
@@ -157,7 +156,7 @@ class SweepResult:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
 
 
 @dataclass(frozen=True)
@@ -396,7 +395,7 @@ class AnalysisResult:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(

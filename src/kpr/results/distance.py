@@ -3,9 +3,10 @@ holdout, the baseline) sits to the originals."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from kpr.results import json
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,9 @@ class Closeness:
         return {
             "rows": self.rows,
             "exact_copies": self.exact_copies,
-            "exact_copy_share": self.exact_copy_share,
-            "median_dcr": self.median_dcr,
-            "median_nndr": self.median_nndr,
+            "exact_copy_share": json.finite_or_none(self.exact_copy_share),
+            "median_dcr": json.finite_or_none(self.median_dcr),
+            "median_nndr": json.finite_or_none(self.median_nndr),
         }
 
 
@@ -54,7 +55,7 @@ class DistanceMetrics:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return json.dumps(self.to_dict(), indent)
 
     def text(self) -> str:
         """A small table: synthetic (and holdout) rows' copies, DCR and NNDR."""

@@ -3,7 +3,6 @@ every known variable, the warnings, and (on request) who is linked to what."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from kpr.engine import queries
 from kpr.labels import SPECIAL_LABELS, class_label
 from kpr.metric.attack import Kind
 from kpr.notices import warnings_json
-from kpr.results import views
+from kpr.results import json, views
 
 
 def protection_rate(linked: int, n: int) -> float:
@@ -233,7 +232,7 @@ class KprResult:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(

@@ -6,8 +6,6 @@ lives in ``kpr.render.ksweep`` (registered through ``kpr.results.views``).
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +14,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from kpr.results import views
+from kpr.results import json, views
 from kpr.results.analysis import AttackRate, ControlComparison
 from kpr.results.distance import DistanceMetrics
 from kpr.results.evaluation import format_rate
@@ -75,11 +73,6 @@ def _mean(values: Iterable[float]) -> float:
     return float(np.mean(vals)) if vals else float("nan")
 
 
-def _json_float(x: float) -> float | None:
-    """JSON has no NaN: an undefined metric (e.g. no numeric pair) becomes null."""
-    return x if math.isfinite(x) else None
-
-
 @dataclass(frozen=True)
 class SweepRun:
     """One avatar table, generated with one k and one seed, and what it was measured to give."""
@@ -116,9 +109,9 @@ class SweepRun:
             "hidden_rate": self.hidden_rate,
             "median_local_cloaking": self.median_local_cloaking,
             "distance": self.distance.to_dict(),
-            "mean_hellinger": _json_float(self.mean_hellinger),
-            "correlation_difference": _json_float(self.correlation_difference),
-            "hellinger": {str(c): _json_float(v) for c, v in self.hellinger.items()},
+            "mean_hellinger": json.finite_or_none(self.mean_hellinger),
+            "correlation_difference": json.finite_or_none(self.correlation_difference),
+            "hellinger": {str(c): json.finite_or_none(v) for c, v in self.hellinger.items()},
             "generation_seconds": self.seconds,
         }
 
@@ -288,11 +281,11 @@ class SweepRow:
             "hidden_rate": self.hidden_rate,
             "median_local_cloaking": self.median_local_cloaking,
             "exact_copy_share": self.exact_copy_share,
-            "median_dcr": _json_float(self.median_dcr),
-            "median_nndr": _json_float(self.median_nndr),
+            "median_dcr": json.finite_or_none(self.median_dcr),
+            "median_nndr": json.finite_or_none(self.median_nndr),
             "control_distance": self.control_distance,
-            "mean_hellinger": _json_float(self.mean_hellinger),
-            "correlation_difference": _json_float(self.correlation_difference),
+            "mean_hellinger": json.finite_or_none(self.mean_hellinger),
+            "correlation_difference": json.finite_or_none(self.correlation_difference),
             "generation_seconds": self.seconds,
             "runs": [r.to_dict() for r in self.runs],
         }
@@ -383,7 +376,7 @@ class SweepOverK:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(self, path: None = None) -> str: ...
@@ -491,4 +484,4 @@ class TuneResult:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
