@@ -16,7 +16,7 @@ import polars as pl
 from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import queries
 from kpr.engine.backends import hooks_for
-from kpr.errors import InputError
+from kpr.errors import InputError, first_line
 from kpr.inputs.files import CsvOptions
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.pairing import count_correct, read_pairing
@@ -33,9 +33,7 @@ def _persist_polars(frame: queries.Frame) -> queries.Frame:
 
 def polars_error(exc: Exception) -> InputError:
     """A polars error while reading the inputs, as one line for the user."""
-    text = str(exc).strip()
-    first = text.splitlines()[0] if text else type(exc).__name__
-    return InputError(f"could not read the input data: {first}")
+    return InputError(f"could not read the input data: {first_line(exc)}")
 
 
 def library_of(table: Any) -> str:

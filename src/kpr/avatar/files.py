@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from kpr.errors import InputError
+from kpr.errors import InputError, first_line
 from kpr.inputs.files import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
 from kpr.inputs.writers import STDOUT, check_output_path, write_csv, write_parquet
 
@@ -82,8 +82,7 @@ def read_original(
     try:
         return frame.collect()
     except pl.exceptions.PolarsError as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise InputError(f"{loaded.label}: could not read the data ({first})") from None
+        raise InputError(f"{loaded.label}: could not read the data ({first_line(exc)})") from None
 
 
 def write_table(frame: pl.DataFrame, path: str | os.PathLike[str]) -> None:
