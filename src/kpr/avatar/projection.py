@@ -51,6 +51,7 @@ import numpy as np
 
 from kpr.avatar import _table as tb
 from kpr.avatar.roles import Role, column_roles
+from kpr.checks import whole_number
 from kpr.errors import InputError
 
 #: Numerics are rounded to the coarsest precision (decimals from -15 to this) that represents
@@ -180,7 +181,7 @@ class Projection:
     ) -> tuple[Projection, Encoded]:
         """:meth:`fit`, also returning the coded table (the generator mixes coded rows)."""
         kind = tb.frame_kind(df)
-        _check_int("ncp", ncp, 1)
+        whole_number(ncp, "ncp", 1)
         n = tb.n_rows(df)
         names = tb.column_names(kind, df)
         if n == 0 or not names:
@@ -452,9 +453,3 @@ class Projection:
         for name, template in self._empty_templates.items():
             out[name] = tb.take(kind, template, np.zeros(m, dtype=np.int64))
         return tb.assemble(kind, self.columns, [out[c] for c in self.columns])
-
-
-def _check_int(name: str, value: object, minimum: int) -> None:
-    """Parameters must be true integers at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")

@@ -31,7 +31,6 @@ below it) more k is not the remedy, and tune says so.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable, Collection, Iterable
@@ -51,7 +50,7 @@ from kpr.avatar.metrics import (
     median_local_cloaking,
     utility,
 )
-from kpr.avatar.projection import _check_int
+from kpr.checks import percentage, whole_number
 from kpr.errors import InputError
 from kpr.inputs.files import check_columns
 from kpr.measure import evaluate_loaded, load
@@ -97,16 +96,6 @@ def check_ks(ks: Iterable[object], n: int | None = None) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-def check_target(target: object) -> float:
-    """A KPR target is a percentage in (0, 100]."""
-    if isinstance(target, bool) or not isinstance(target, int | float):
-        raise InputError(f"target must be a percentage in (0, 100], got {target!r}")
-    value = float(target)
-    if not (math.isfinite(value) and 0.0 < value <= 100.0):
-        raise InputError(f"target must be a percentage in (0, 100], such as 95; got {target!r}")
-    return value
-
-
 def _read(table: Any, categorical: Collection[str], role: str) -> Any:
     """A path is read into polars (CSV typed as ``kpr evaluate`` types it); frames pass."""
     if isinstance(table, str | os.PathLike):
@@ -147,9 +136,9 @@ def _plan(
 ) -> _Plan:
     """Check everything before the first (slow) generation, each problem in one line."""
     attack = make_attack(known, tolerance)
-    _check_int("repeats", repeats, 1)
-    _check_int("ncp", ncp, 1)
-    _check_int("control_subsets", control_subsets, 1)
+    whole_number(repeats, "repeats", 1)
+    whole_number(ncp, "ncp", 1)
+    whole_number(control_subsets, "control_subsets", 1)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise InputError(f"seed must be a whole number >= 0, got {seed!r}")
     cats = [categorical] if isinstance(categorical, str) else list(categorical or [])
@@ -385,7 +374,7 @@ def tune(
     and ``control_subsets`` add the size-fair control comparison as in :func:`sweep`
     (it informs; the pick depends on the KPR lower bound only).
     """
-    goal = check_target(target)
+    goal = percentage(target, "target", zero=False)
     tolerance = make_attack(known, tolerance).tolerance
     plan = _plan(
         original, known, ks, control, tolerance, categorical, repeats, seed, ncp,

@@ -16,6 +16,7 @@ import click
 
 from kpr.avatar.files import read_original
 from kpr.avatar.tuning import DEFAULT_KS, DEFAULT_TUNE_KS, sweep, tune
+from kpr.checks import percentage_text
 from kpr.cli.common import (
     CONTEXT,
     check_files,
@@ -59,17 +60,6 @@ def parse_ks(value: str, option: str) -> tuple[int, ...]:
                 f"{part!r} is not one"
             ) from None
     return tuple(out)
-
-
-def parse_target(value: str) -> float:
-    """A percentage in (0, 100]."""
-    try:
-        target = float(value)
-    except ValueError:
-        raise InputError(f"--target must be a percentage in (0, 100], got {value!r}") from None
-    if not (0.0 < target <= 100.0):  # also rejects NaN
-        raise InputError(f"--target must be a percentage in (0, 100], such as 95; got {value!r}")
-    return target
 
 
 #: Options of the Avatar generator and of reading CSV files, shared by the commands.
@@ -259,7 +249,7 @@ def tune_command(
     """
     names = split_names(known)
     tol = check_tolerance(tolerance)
-    goal = parse_target(target)
+    goal = percentage_text(target, "--target", zero=False)
     wanted = parse_ks(ks, "--ks")
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)

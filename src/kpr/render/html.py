@@ -11,7 +11,6 @@ skeleton, headline, warnings and footer are shared with the analysis report
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
+from kpr.checks import percentage
 from kpr.errors import InputError
 from kpr.labels import SPECIAL_LABELS
 from kpr.metric.attack import Kind
@@ -51,25 +51,12 @@ LINKED_ROWS = 20
 
 __all__ = [
     "CSP",
-    "check_threshold",
     "esc",
     "render_report",
     "repr_html",
     "require_matplotlib",
     "write_report",
 ]
-
-
-def check_threshold(threshold: object) -> float | None:
-    """A pass/fail threshold is a percentage in [0, 100]."""
-    if threshold is None:
-        return None
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-        raise InputError(f"threshold must be a number in [0, 100], got {threshold!r}")
-    value = float(threshold)
-    if not (math.isfinite(value) and 0.0 <= value <= 100.0):
-        raise InputError(f"threshold must be in [0, 100] (a percentage), got {threshold!r}")
-    return value
 
 
 _int = count_text
@@ -331,7 +318,7 @@ def render_report(
     require_matplotlib()
     from kpr.render import plots
 
-    threshold = check_threshold(threshold)
+    threshold = None if threshold is None else percentage(threshold, "threshold")
     if inputs is not None and len(inputs) != 2:
         raise InputError("inputs names the original and the avatar tables: give two labels")
     risks = variable_risks(result)
