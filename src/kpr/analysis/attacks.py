@@ -33,7 +33,7 @@ def run_attack(
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> AttackRate:
-    """Evaluate one attack on inputs loaded once (``kpr.api.load``)."""
+    """Evaluate one attack on inputs loaded once (``kpr.measure.load``)."""
     attack = make_attack(list(known), tolerance)
     method = check_method(method)
     if method == "bins":

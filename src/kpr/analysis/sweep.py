@@ -1,7 +1,7 @@
 """The known-variable sweep: which combinations of known variables put the
 individuals most at risk, and how much each variable adds to the risk.
 
-Inputs are read once (``kpr.api.load`` with ``materialize``). With the bins
+Inputs are read once (``kpr.measure.load`` with ``materialize``). With the bins
 method on in-memory (polars) inputs, the candidates are encoded once and the
 subsets share that work (``kpr.engine.encoded``); otherwise every subset is its
 own attack through ``run_attack``. Either way each entry equals a direct
