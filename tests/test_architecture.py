@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -166,3 +169,31 @@ def test_readme_lists_the_rules() -> None:
     for part, text in rules.items():
         listed = set(re.findall(r"`(\w+)`", text))
         assert listed == ALLOWED[part], part
+
+
+def test_import_kpr_registers_every_view_and_leaves_matplotlib_out() -> None:
+    """``import kpr`` fills the views registry for each result with an HTML page (so
+    ``to_html``/``_repr_html_`` work however a result is reached), and stays light."""
+    code = (
+        "import sys, kpr\n"
+        "from kpr.results import views\n"
+        "from kpr.results.analysis import AnalysisResult\n"
+        "from kpr.results.evaluation import KprResult\n"
+        "from kpr.results.ksweep import SweepOverK\n"
+        "for kind in (KprResult, AnalysisResult, SweepOverK):\n"
+        "    assert kind in views._VIEWS, kind\n"
+        "assert 'matplotlib' not in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_result_type_without_views_is_named() -> None:
+    from kpr.results import views
+
+    class Unregistered:
+        pass
+
+    with pytest.raises(TypeError, match="no HTML view is registered for Unregistered"):
+        views.repr_html(Unregistered())
