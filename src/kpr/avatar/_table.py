@@ -1,9 +1,11 @@
-"""The little the avatar code needs from a table, for polars and pandas alike.
+"""What the avatar code needs from a polars or pandas table beyond narwhals.
 
-Everything downstream works on numpy arrays; this module turns columns into
-arrays (floats with NaN for missing, or integer codes) and arrays back into
-columns of the original dtype. pandas is imported only when a pandas object is
-actually seen, so polars users never need it.
+Column listing, selection and extraction go through narwhals. What stays
+hand-written is what narwhals does not offer with the exactness avatars need:
+dtypes classified and restored exactly (pandas time zones and units, polars
+NaN-only floats), sorted integer codes of mixed-type values, and fresh pandas
+indexes. Everything downstream works on numpy arrays; pandas is imported only
+when a pandas object is actually seen, so polars users never need it.
 """
 
 from __future__ import annotations
@@ -11,23 +13,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import narwhals as nw
 import numpy as np
 import polars as pl
+from narwhals.dependencies import is_pandas_dataframe
+from narwhals.exceptions import DuplicateError
 
 from kpr.errors import InputError
 
-Kind = Literal["polars", "pandas"]
+#: The dataframe library a table comes from (kpr.metric.Kind is a column's kind, unrelated).
+Backend = Literal["polars", "pandas"]
 
 #: Integer physical values of temporal columns are carried in float64 (exact below 2**53).
 _I8_MISSING = np.iinfo(np.int64).min
 
 
-def frame_kind(df: object) -> Kind:
+def frame_backend(df: object) -> Backend:
     """Which library the table comes from, so the output can be of the same type."""
     if isinstance(df, pl.DataFrame):
         return "polars"
-    module = type(df).__module__ or ""
-    if module.startswith("pandas") and type(df).__name__ == "DataFrame":
+    if is_pandas_dataframe(df):
         return "pandas"
     raise InputError(
         f"expected a polars or pandas DataFrame, got {type(df).__name__}; "
@@ -35,38 +40,39 @@ def frame_kind(df: object) -> Kind:
     )
 
 
-def column_names(kind: Kind, df: Any) -> list[Any]:
+def _frame(df: Any) -> nw.DataFrame[Any]:
+    """The narwhals view of a polars or pandas table (unique column names checked)."""
+    try:
+        return nw.from_native(df, eager_only=True)
+    except DuplicateError:
+        raise InputError(
+            "the table has duplicate column names; rename them so each is unique"
+        ) from None
+
+
+def column_names(df: Any) -> list[Any]:
     """Column labels, in order (pandas labels need not be strings)."""
-    names = list(df.columns)
-    if kind == "pandas" and len(set(names)) != len(names):
-        raise InputError("the table has duplicate column names; rename them so each is unique")
-    return names
+    return list(_frame(df).columns)
 
 
-def drop_columns(kind: Kind, df: Any, names: list[Any]) -> Any:
+def drop_columns(df: Any, names: list[Any]) -> Any:
     """The table without the given columns."""
-    if kind == "polars":
-        return df.drop(names)
-    return df.drop(columns=names)
+    return _frame(df).drop(names).to_native()
 
 
-def select_columns(kind: Kind, df: Any, names: list[Any]) -> Any:
+def select_columns(df: Any, names: list[Any]) -> Any:
     """The table with only the given columns, in that order."""
-    if kind == "polars":
-        return df.select(names)
-    return df[names]
+    return _frame(df).select(nw.col(*names)).to_native()
 
 
 def n_rows(df: Any) -> int:
     """Number of rows of a polars or pandas table."""
-    return int(df.shape[0])
+    return len(_frame(df))
 
 
-def get_column(kind: Kind, df: Any, name: Any) -> Any:
+def get_column(df: Any, name: Any) -> Any:
     """The native Series of one column."""
-    if kind == "polars":
-        return df.get_column(name)
-    return df[name]
+    return _frame(df).get_column(name).to_native()
 
 
 @dataclass(frozen=True)
@@ -80,9 +86,9 @@ class ColumnType:
     dtype: Any  #: the native dtype, to cast back to
 
 
-def column_type(kind: Kind, s: Any) -> ColumnType:
+def column_type(backend: Backend, s: Any) -> ColumnType:
     """Classify a Series by dtype only (distinct counts are looked at elsewhere)."""
-    if kind == "polars":
+    if backend == "polars":
         dt = s.dtype
         if dt.is_nested() or dt == pl.Object:
             raise InputError(
@@ -118,12 +124,12 @@ def _is_pandas_temporal(dt: Any) -> bool:
     return bool(api.is_datetime64_any_dtype(dt) or api.is_timedelta64_dtype(dt))
 
 
-def to_float(kind: Kind, s: Any) -> np.ndarray:
+def to_float(backend: Backend, s: Any) -> np.ndarray:
     """A numeric column as float64 with NaN for missing (nulls and NaN alike).
 
     Temporal columns give their integer physical value (e.g. microseconds).
     """
-    if kind == "polars":
+    if backend == "polars":
         dt = s.dtype
         if dt.is_temporal():
             s = s.to_physical()
@@ -140,14 +146,14 @@ def to_float(kind: Kind, s: Any) -> np.ndarray:
     return np.array(s.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
 
 
-def nan_only_missing(kind: Kind, s: Any) -> bool:
+def nan_only_missing(backend: Backend, s: Any) -> bool:
     """True for a polars float column whose missing values are all NaN (no null)."""
-    return kind == "polars" and s.dtype.is_float() and s.null_count() == 0
+    return backend == "polars" and s.dtype.is_float() and s.null_count() == 0
 
 
-def missing_mask(kind: Kind, s: Any) -> np.ndarray:
+def missing_mask(backend: Backend, s: Any) -> np.ndarray:
     """True where the value is missing (null, NaN or NaT)."""
-    if kind == "polars":
+    if backend == "polars":
         mask = s.is_null()
         if s.dtype.is_float():
             mask = mask | s.is_nan().fill_null(False)
@@ -155,13 +161,13 @@ def missing_mask(kind: Kind, s: Any) -> np.ndarray:
     return np.asarray(s.isna().to_numpy(), dtype=bool)
 
 
-def factorize(kind: Kind, s: Any) -> tuple[np.ndarray, np.ndarray]:
+def factorize(backend: Backend, s: Any) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of a column's distinct non-missing values, in sorted order.
 
     Returns ``codes`` (int64, -1 where missing) and ``first``: for each code, the
     first row holding it, so the levels can be gathered in their own dtype.
     """
-    if kind == "polars":
+    if backend == "polars":
         if s.dtype.is_float():
             s = s.fill_nan(None)
         # Dense ranks are 1..L in sorted order; nulls get rank null, coded -1.
@@ -194,16 +200,16 @@ def factorize(kind: Kind, s: Any) -> tuple[np.ndarray, np.ndarray]:
     return codes, rows.astype(np.int64)
 
 
-def take(kind: Kind, s: Any, idx: np.ndarray) -> Any:
+def take(backend: Backend, s: Any, idx: np.ndarray) -> Any:
     """Rows ``idx`` of a Series, keeping its dtype exactly (fresh index for pandas)."""
-    if kind == "polars":
+    if backend == "polars":
         return s.gather(idx)
     return s.take(idx).reset_index(drop=True)
 
 
-def encode(kind: Kind, levels: Any, s: Any) -> np.ndarray:
+def encode(backend: Backend, levels: Any, s: Any) -> np.ndarray:
     """Codes of ``s`` against the fitted ``levels`` Series: -1 for missing or unseen values."""
-    if kind == "polars":
+    if backend == "polars":
         if s.dtype.is_float():
             s = s.fill_nan(None)
         if s.dtype != levels.dtype:
@@ -220,7 +226,7 @@ def encode(kind: Kind, levels: Any, s: Any) -> np.ndarray:
 
 
 def from_float(
-    kind: Kind, name: Any, values: np.ndarray, ctype: ColumnType, nan_missing: bool = False
+    backend: Backend, name: Any, values: np.ndarray, ctype: ColumnType, nan_missing: bool = False
 ) -> Any:
     """A Series of dtype ``ctype.dtype`` from float64 values (NaN = missing).
 
@@ -228,7 +234,7 @@ def from_float(
     polars: missing becomes null, or stays NaN if ``nan_missing`` (a float column
     whose original marked missing values with NaN only).
     """
-    if kind == "polars":
+    if backend == "polars":
         dt = ctype.dtype
         s = pl.Series(name, values, dtype=pl.Float64)
         if not (nan_missing and dt.is_float()):
@@ -244,8 +250,8 @@ def from_float(
         i8 = np.where(np.isnan(values), _I8_MISSING, values).astype(np.int64)
         tz = getattr(dt, "tz", None)
         unit = getattr(dt, "unit", None) or np.datetime_data(dt)[0]
-        kind_char = "m" if pd.api.types.is_timedelta64_dtype(dt) else "M"
-        arr = i8.view(f"{kind_char}8[{unit}]")
+        unit_char = "m" if pd.api.types.is_timedelta64_dtype(dt) else "M"
+        arr = i8.view(f"{unit_char}8[{unit}]")
         out = pd.Series(arr, name=name)
         if tz is not None:
             out = out.dt.tz_localize("UTC").dt.tz_convert(tz)
@@ -253,9 +259,9 @@ def from_float(
     return pd.Series(values, name=name).astype(dt)
 
 
-def assemble(kind: Kind, names: list[Any], columns: list[Any]) -> Any:
-    """A table of the given kind from Series, in the given column order."""
-    if kind == "polars":
+def assemble(backend: Backend, names: list[Any], columns: list[Any]) -> Any:
+    """A table of the given library from Series, in the given column order."""
+    if backend == "polars":
         return pl.DataFrame([c.alias(n) for n, c in zip(names, columns, strict=True)])
     import pandas as pd
 

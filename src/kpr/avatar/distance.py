@@ -33,8 +33,8 @@ from kpr.errors import InputError
 from kpr.results.distance import Closeness, DistanceMetrics
 
 
-def _as_polars(kind: tb.Kind, df: Any) -> pl.DataFrame:
-    frame = df if kind == "polars" else pl.from_pandas(df)
+def _as_polars(backend: tb.Backend, df: Any) -> pl.DataFrame:
+    frame = df if backend == "polars" else pl.from_pandas(df)
     # NaN and null both mean missing: make them one value so they compare equal.
     return frame.with_columns(pl.col(pl.Float32, pl.Float64).fill_nan(None))
 
@@ -43,10 +43,10 @@ def exact_copies(original: Any, other: Any) -> int:
     """Rows of ``other`` equal to some row of ``original`` on all of ``original``'s columns
     (missing equals missing; a column typed differently on the two sides is compared as
     numbers when both are numeric, else as text)."""
-    kind = tb.frame_kind(original)
-    orig = _as_polars(kind, original)
+    backend = tb.frame_backend(original)
+    orig = _as_polars(backend, original)
     names = orig.columns
-    rows = _as_polars(tb.frame_kind(other), other).select(names)
+    rows = _as_polars(tb.frame_backend(other), other).select(names)
     # Values compared in a type both sides hold exactly (never a lossy cast, which
     # would turn 2.5 into a copy of 2): numbers as Float64, anything else as text.
     for c in names:

@@ -228,11 +228,11 @@ def generate(
     unless named in ``keep_identifiers``: then it is left out of the projection and
     each avatar carries its own individual's value (which links the two).
     """
-    kind = tb.frame_kind(df)
+    backend = tb.frame_backend(df)
     whole_number(k, "k", 1)
     whole_number(ncp, "ncp", 1)
     n = tb.n_rows(df)
-    if n == 0 or not tb.column_names(kind, df):
+    if n == 0 or not tb.column_names(df):
         raise InputError("the table is empty; give a table with at least one row and column")
     if k >= n:
         raise InputError(
@@ -245,10 +245,10 @@ def generate(
         raise InputError(
             f"categorical_decoding must be 'draw' or 'mode', got {categorical_decoding!r}"
         )
-    roles = decide_roles(kind, df, categorical, split_identifiers(keep_identifiers))
+    roles = decide_roles(backend, df, categorical, split_identifiers(keep_identifiers))
     roles.check()
     passthrough = roles.of("passthrough")
-    fitted = tb.drop_columns(kind, df, passthrough) if passthrough else df
+    fitted = tb.drop_columns(df, passthrough) if passthrough else df
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     projection, enc = Projection._fit(fitted, ncp, categorical)
     coords = projection.coordinates
@@ -265,7 +265,7 @@ def generate(
     del idx, w, enc
     avatars = projection._assemble(numeric, codes)
     if passthrough:
-        avatars = _with_passthrough(kind, df, avatars, passthrough, order)
+        avatars = _with_passthrough(backend, df, avatars, passthrough, order)
     pairing = np.empty(n, dtype=np.int64)
     pairing[order] = np.arange(n)
     return Generation(
@@ -274,17 +274,17 @@ def generate(
 
 
 def _with_passthrough(
-    kind: tb.Kind, df: Any, avatars: Any, names: list[Any], order: np.ndarray
+    backend: tb.Backend, df: Any, avatars: Any, names: list[Any], order: np.ndarray
 ) -> Any:
     """The avatar table with the passed-through columns copied from each avatar's own
     individual (avatar row r comes from individual ``order[r]``), in the original order."""
     columns = []
-    for name in tb.column_names(kind, df):
+    for name in tb.column_names(df):
         if name in names:
-            columns.append(tb.take(kind, tb.get_column(kind, df, name), order))
+            columns.append(tb.take(backend, tb.get_column(df, name), order))
         else:
-            columns.append(tb.get_column(kind, avatars, name))
-    return tb.assemble(kind, tb.column_names(kind, df), columns)
+            columns.append(tb.get_column(avatars, name))
+    return tb.assemble(backend, tb.column_names(df), columns)
 
 
 def avatarize(

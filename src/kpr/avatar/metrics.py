@@ -179,14 +179,14 @@ def utility(
     below the original's minimum and one above its maximum, so values outside the
     original range are told apart from its extreme bins.
     """
-    kind = tb.frame_kind(original)
-    if tb.frame_kind(avatars) != kind:
+    backend = tb.frame_backend(original)
+    if tb.frame_backend(avatars) != backend:
         raise InputError("original and avatars must both be polars or both be pandas tables")
     if bins < 2:
         raise InputError(f"bins must be >= 2, got {bins}")
-    roles = column_roles(kind, original, categorical)
-    names = tb.column_names(kind, original)
-    absent = [c for c in names if c not in set(tb.column_names(kind, avatars))]
+    roles = column_roles(backend, original, categorical)
+    names = tb.column_names(original)
+    absent = [c for c in names if c not in set(tb.column_names(avatars))]
     if absent:
         raise InputError(f"the avatar table lacks column(s) {absent}; compare the same columns")
 
@@ -195,24 +195,24 @@ def utility(
     num_av: list[np.ndarray] = []
     num_names: list[Any] = []
     for name in names:
-        so = tb.get_column(kind, original, name)
-        sa = tb.get_column(kind, avatars, name)
+        so = tb.get_column(original, name)
+        sa = tb.get_column(avatars, name)
         if roles[name] == "numeric":
-            xo = tb.to_float(kind, so)
-            xa = tb.to_float(kind, sa)
+            xo = tb.to_float(backend, so)
+            xa = tb.to_float(backend, sa)
             grid = _numeric_bins(xo, bins)
             distances[name] = hellinger(_binned(xo, grid), _binned(xa, grid))
             num_orig.append(xo)
             num_av.append(xa)
             num_names.append(name)
             continue
-        codes_o, first = tb.factorize(kind, so)
+        codes_o, first = tb.factorize(backend, so)
         n_levels = first.shape[0]
-        levels = tb.take(kind, so, first)
-        codes_a = tb.encode(kind, levels, sa)
+        levels = tb.take(backend, so, first)
+        codes_a = tb.encode(backend, levels, sa)
         # Bins: the original's categories, then "missing", then "absent from the original".
         codes_o = np.where(codes_o < 0, n_levels, codes_o)
-        miss_a = tb.missing_mask(kind, sa)
+        miss_a = tb.missing_mask(backend, sa)
         codes_a = np.where(miss_a, n_levels, np.where(codes_a < 0, n_levels + 1, codes_a))
         distances[name] = hellinger(
             np.bincount(codes_o, minlength=n_levels + 2),

@@ -167,7 +167,7 @@ class Projection:
     columns: list[Any]
     roles: dict[Any, Role]
     dropped: tuple[Any, ...]
-    frame_kind: tb.Kind
+    backend: tb.Backend
     _empty_templates: dict[Any, Any]
 
     @classmethod
@@ -180,23 +180,23 @@ class Projection:
         cls, df: Any, ncp: int, categorical: Sequence[Any] | None
     ) -> tuple[Projection, Encoded]:
         """:meth:`fit`, also returning the coded table (the generator mixes coded rows)."""
-        kind = tb.frame_kind(df)
+        backend = tb.frame_backend(df)
         whole_number(ncp, "ncp", 1)
         n = tb.n_rows(df)
-        names = tb.column_names(kind, df)
+        names = tb.column_names(df)
         if n == 0 or not names:
             raise InputError("the table is empty; give a table with at least one row and column")
-        roles = column_roles(kind, df, categorical)
+        roles = column_roles(backend, df, categorical)
         if all(r == "empty" for r in roles.values()):
             raise InputError("every column is entirely missing; there is nothing to project")
 
         self = cls.__new__(cls)
-        self.frame_kind = kind
+        self.backend = backend
         self.columns = names
         self.roles = roles
         self.dropped = tuple(c for c in names if roles[c] == "empty")
         self._empty_templates = {
-            c: tb.take(kind, tb.get_column(kind, df, c), np.zeros(1, dtype=np.int64))
+            c: tb.take(backend, tb.get_column(df, c), np.zeros(1, dtype=np.int64))
             for c in self.dropped
         }
 
@@ -207,10 +207,10 @@ class Projection:
         q = sum(1 for c in names if roles[c] == "numeric")
         offset = q
         for name in names:
-            s = tb.get_column(kind, df, name)
+            s = tb.get_column(df, name)
             if roles[name] == "numeric":
-                ctype = tb.column_type(kind, s)
-                x = tb.to_float(kind, s)
+                ctype = tb.column_type(backend, s)
+                x = tb.to_float(backend, s)
                 miss = np.isnan(x)
                 observed = x[~miss]
                 _check_finite(name, observed)
@@ -240,19 +240,19 @@ class Projection:
                         high=float(observed.max()),
                         decimals=decimals,
                         indicator=indicator,
-                        nan_missing=tb.nan_only_missing(kind, s),
+                        nan_missing=tb.nan_only_missing(backend, s),
                     )
                 )
                 numeric_cols.append((x - mean) / scale)
             elif roles[name] == "categorical":
-                code, first = tb.factorize(kind, s)
+                code, first = tb.factorize(backend, s)
                 missing_code = None
                 missing = code < 0
                 if missing.any():
                     missing_code = first.shape[0]
                     code[missing] = missing_code
                     first = np.append(first, np.flatnonzero(missing)[0])
-                levels = tb.take(kind, s, first)
+                levels = tb.take(backend, s, first)
                 prop = np.bincount(code, minlength=first.shape[0]) / n
                 blocks.append(CategoricalBlock(name, False, offset, prop, levels, missing_code))
                 codes.append(code)
@@ -364,13 +364,13 @@ class Projection:
 
     def _encode(self, df: Any) -> Encoded:
         """Code a table with the fitted statistics (same columns as the fitted table)."""
-        kind = tb.frame_kind(df)
-        if kind != self.frame_kind:
+        backend = tb.frame_backend(df)
+        if backend != self.backend:
             raise InputError(
-                f"the projection was fitted on a {self.frame_kind} table but got a {kind} "
+                f"the projection was fitted on a {self.backend} table but got a {backend} "
                 "table; convert it to the same library first"
             )
-        names = set(tb.column_names(kind, df))
+        names = set(tb.column_names(df))
         absent = [c for c in self.columns if c not in names and c not in self.dropped]
         if absent:
             raise InputError(f"the table lacks column(s) {absent}; give the fitted columns")
@@ -378,7 +378,7 @@ class Projection:
         num = np.empty((m, len(self.numeric)))
         codes: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * len(self.blocks)
         for j, var in enumerate(self.numeric):
-            x = tb.to_float(kind, tb.get_column(kind, df, var.name))
+            x = tb.to_float(backend, tb.get_column(df, var.name))
             miss = np.isnan(x)
             x[miss] = var.fill
             num[:, j] = (x - var.mean) / var.scale
@@ -387,13 +387,13 @@ class Projection:
         for i, blk in enumerate(self.blocks):
             if blk.indicator:
                 continue
-            s = tb.get_column(kind, df, blk.name)
+            s = tb.get_column(df, blk.name)
             levels = blk.levels
             if blk.missing_code is not None:
-                levels = tb.take(kind, levels, np.arange(blk.missing_code, dtype=np.int64))
-            code = tb.encode(kind, levels, s)
+                levels = tb.take(backend, levels, np.arange(blk.missing_code, dtype=np.int64))
+            code = tb.encode(backend, levels, s)
             if blk.missing_code is not None:
-                code[tb.missing_mask(kind, s)] = blk.missing_code
+                code[tb.missing_mask(backend, s)] = blk.missing_code
             codes[i] = code
         return Encoded(num, codes)
 
@@ -437,7 +437,7 @@ class Projection:
 
     def _assemble(self, standardised: np.ndarray, block_codes: list[np.ndarray]) -> Any:
         """The output table from standardised numerics (rows x q) and a code per block."""
-        kind = self.frame_kind
+        backend = self.backend
         m = standardised.shape[0]
         out: dict[Any, Any] = {}
         for j, var in enumerate(self.numeric):
@@ -446,10 +446,10 @@ class Projection:
                 x = np.round(x, var.decimals)
             if var.indicator is not None:
                 x[block_codes[var.indicator] == 1] = np.nan
-            out[var.name] = tb.from_float(kind, var.name, x, var.ctype, var.nan_missing)
+            out[var.name] = tb.from_float(backend, var.name, x, var.ctype, var.nan_missing)
         for blk, code in zip(self.blocks, block_codes, strict=True):
             if not blk.indicator:
-                out[blk.name] = tb.take(kind, blk.levels, code)
+                out[blk.name] = tb.take(backend, blk.levels, code)
         for name, template in self._empty_templates.items():
-            out[name] = tb.take(kind, template, np.zeros(m, dtype=np.int64))
-        return tb.assemble(kind, self.columns, [out[c] for c in self.columns])
+            out[name] = tb.take(backend, template, np.zeros(m, dtype=np.int64))
+        return tb.assemble(backend, self.columns, [out[c] for c in self.columns])

@@ -128,7 +128,7 @@ class Roles:
 
 
 def column_roles(
-    kind: tb.Kind, df: Any, categorical: Sequence[Any] | None = None
+    backend: tb.Backend, df: Any, categorical: Sequence[Any] | None = None
 ) -> dict[Any, Role]:
     """Decide, for each column, numeric / categorical / empty (entirely missing).
 
@@ -137,7 +137,7 @@ def column_roles(
     :data:`CATEGORICAL_MAX_DISTINCT` distinct values. Temporal columns count as
     numeric (their integer timestamps).
     """
-    names = tb.column_names(kind, df)
+    names = tb.column_names(df)
     declared = list(categorical) if categorical is not None else []
     if isinstance(categorical, str):
         declared = [categorical]
@@ -148,11 +148,11 @@ def column_roles(
         )
     roles: dict[Any, Role] = {}
     for name in names:
-        s = tb.get_column(kind, df, name)
-        if tb.missing_mask(kind, s).all():
+        s = tb.get_column(df, name)
+        if tb.missing_mask(backend, s).all():
             roles[name] = "empty"
             continue
-        ctype = tb.column_type(kind, s)  # refuses nested and object columns
+        ctype = tb.column_type(backend, s)  # refuses nested and object columns
         # kpr's kind rule first (numbers, durations, dates); the projection also
         # carries times of day as numbers
         facts = series_facts(s)
@@ -162,19 +162,19 @@ def column_roles(
         if name in declared or not numeric:
             roles[name] = "categorical"
             continue
-        values = tb.to_float(kind, s)
+        values = tb.to_float(backend, s)
         distinct = np.unique(values[~np.isnan(values)]).size
         roles[name] = "categorical" if looks_like_codes(distinct) else "numeric"
     return roles
 
 
-def _distinct(kind: tb.Kind, s: Any) -> int:
+def _distinct(backend: tb.Backend, s: Any) -> int:
     """Distinct present values (NaN counts as missing)."""
-    if kind == "polars":
+    if backend == "polars":
         if s.dtype.is_float():
             s = s.fill_nan(None)
         return int(s.drop_nulls().n_unique())
-    return int(tb.factorize(kind, s)[1].shape[0])
+    return int(tb.factorize(backend, s)[1].shape[0])
 
 
 def _looks_like_code(name: Any, values: np.ndarray) -> bool:
@@ -189,39 +189,39 @@ def _looks_like_code(name: Any, values: np.ndarray) -> bool:
 
 
 def decide_roles(
-    kind: tb.Kind,
+    backend: tb.Backend,
     df: Any,
     categorical: Sequence[Any] | None = None,
     keep_identifiers: Collection[Any] = (),
 ) -> Roles:
     """Every column's role and the reason (see the module docstring). Raises nothing
     about identifiers: call :meth:`Roles.check` to refuse them."""
-    names = tb.column_names(kind, df)
+    names = tb.column_names(df)
     unknown = [c for c in keep_identifiers if c not in names]
     if unknown:
         raise InputError(
             f"keep-identifiers names unknown column(s) {unknown}; use names from the table"
         )
-    base = column_roles(kind, df, categorical)
+    base = column_roles(backend, df, categorical)
     declared = set([categorical] if isinstance(categorical, str) else (categorical or []))
     n = tb.n_rows(df)
     out = []
     for name in names:
-        s = tb.get_column(kind, df, name)
+        s = tb.get_column(df, name)
         dtype = str(s.dtype)
-        missing = int(tb.missing_mask(kind, s).sum())
+        missing = int(tb.missing_mask(backend, s).sum())
         present = n - missing
         role: str = base[name]
         if role == "empty":
             out.append(ColumnRole(name, role, dtype, 0, missing, "entirely missing: left as is"))
             continue
-        distinct = _distinct(kind, s)
+        distinct = _distinct(backend, s)
         counts = f"{distinct:,} distinct values"
         flags: list[str] = []
         if role == "numeric":
             reason = f"numeric dtype {dtype}, {counts} (> {CATEGORICAL_MAX_DISTINCT})"
-            values = tb.to_float(kind, s)
-            if tb.column_type(kind, s).integer and _looks_like_code(name, values):
+            values = tb.to_float(backend, s)
+            if tb.column_type(backend, s).integer and _looks_like_code(name, values):
                 flags.append(
                     f"a number that looks like a code ({counts}); averaged, it produces codes "
                     f"that do not exist: declare it --categorical {name}"
@@ -236,7 +236,7 @@ def decide_roles(
             if why is None:
                 why = (
                     f"numeric dtype {dtype} with only {counts} (<= {CATEGORICAL_MAX_DISTINCT})"
-                    if tb.column_type(kind, s).numeric
+                    if tb.column_type(backend, s).numeric
                     else f"dtype {dtype}"
                 )
             reason = f"{why}, {counts}"

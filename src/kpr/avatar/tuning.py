@@ -146,8 +146,8 @@ def _plan(
     if control is not None:
         inputs["control"] = _label(control, "control")
     original = _read(original, cats, "original")
-    kind = tb.frame_kind(original)
-    names = [str(c) for c in tb.column_names(kind, original)]
+    tb.frame_backend(original)  # a polars or pandas table, else one clear InputError
+    names = [str(c) for c in tb.column_names(original)]
     check_columns(names, attack.known, "original")
     check_columns(names, cats, "original")
     n = tb.n_rows(original)
@@ -158,8 +158,8 @@ def _plan(
     checked_ks = check_ks(ks, n)
     if control is not None:
         control = _read(control, cats, "control")
-        kind = tb.frame_kind(control)
-        check_columns([str(c) for c in tb.column_names(kind, control)], attack.known, "control")
+        tb.frame_backend(control)  # a polars or pandas table, else one clear InputError
+        check_columns([str(c) for c in tb.column_names(control)], attack.known, "control")
     # A column the user declares categorical is compared as categorical by the attack too.
     kinds = {c: "categorical" for c in cats if c in attack.known}
     keep = [keep_identifiers] if isinstance(keep_identifiers, str) else list(keep_identifiers or [])
@@ -238,11 +238,11 @@ def _holdout(control: Any, gen: Generation) -> Any:
     fitted on (a control may hold only the known variables: then there is none)."""
     if control is None:
         return None
-    names = set(tb.column_names(tb.frame_kind(control), control))
+    names = set(tb.column_names(control))
     fitted = [c for c in gen.projection.columns if c not in gen.projection.dropped]
     if not all(c in names for c in fitted):
         return None
-    return tb.select_columns(tb.frame_kind(control), control, fitted)
+    return tb.select_columns(control, fitted)
 
 
 def _fitted_columns(table: Any, gen: Generation) -> Any:
@@ -250,7 +250,7 @@ def _fitted_columns(table: Any, gen: Generation) -> Any:
     passthrough = [] if gen.roles is None else gen.roles.of("passthrough")
     if not passthrough:
         return table
-    return tb.drop_columns(tb.frame_kind(table), table, passthrough)
+    return tb.drop_columns(table, passthrough)
 
 
 def _walk(
