@@ -4,12 +4,14 @@ or from an option's text."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from kpr import InputError
 from kpr.checks import percentage, percentage_text, whole_number
+from kpr.metric.attack import check_tolerance
 
 
 @pytest.mark.parametrize("value", [0, 0.0, 50, 99.5, 100])
@@ -45,3 +47,32 @@ def test_whole_numbers(value: int) -> None:
 def test_not_whole_numbers_or_too_small(value: object) -> None:
     with pytest.raises(InputError, match=r"^k must be an integer >= 1, got "):
         whole_number(value, "k", 1)
+
+
+@pytest.mark.parametrize(
+    ("option", "text", "check"),
+    [
+        ("FAIL_UNDER", "101", lambda: percentage_text("101", "--fail-under")),
+        ("TARGET", "0", lambda: percentage_text("0", "--target", zero=False)),
+        ("TOLERANCE_TYPE", "1.5", lambda: check_tolerance(1.5)),
+    ],
+)
+def test_option_types_refuse_with_the_api_message(
+    option: str, text: str, check: Callable[[], object]
+) -> None:
+    """A click option type converts with the API's check: same error, same line."""
+    from kpr.cli import options
+
+    with pytest.raises(InputError) as api:
+        check()
+    with pytest.raises(InputError) as cli:
+        getattr(options, option).convert(text, None, None)
+    assert str(cli.value) == str(api.value)
+
+
+def test_option_types_convert_good_text() -> None:
+    from kpr.cli import options
+
+    assert options.FAIL_UNDER.convert("61.5", None, None) == 61.5
+    assert options.TARGET.convert("100", None, None) == 100.0
+    assert options.TOLERANCE_TYPE.convert("0.05", None, None) == 0.05

@@ -5,7 +5,6 @@ Added to the ``kpr`` group by ``kpr.cli.app``.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -16,15 +15,15 @@ from kpr.analysis import (
     AnalysisResult,
     AttackRate,
     analyze,
+    check_tolerances,
 )
 from kpr.cli.common import (
     CONTEXT,
     check_files,
     check_report,
+    emit,
     report_option,
     stderr,
-    summary_console,
-    written,
 )
 from kpr.cli.options import (
     CONTROL,
@@ -35,6 +34,7 @@ from kpr.cli.options import (
     PAIRING,
     QUIET,
     TOLERANCE,
+    Checked,
     declared_kinds,
     na_markers,
     parse_delimiter,
@@ -42,7 +42,6 @@ from kpr.cli.options import (
 )
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
-from kpr.metric.attack import check_tolerance
 from kpr.render.risk import analysis_advice
 from kpr.results.analysis import (
     EXPLAIN_CONTRIBUTION,
@@ -137,10 +136,11 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
 
 
 def _parse_tolerances(value: str) -> tuple[float, ...]:
+    """``--tolerances``: comma-separated, each checked as the API checks its tolerances."""
     values = [v.strip() for v in value.split(",") if v.strip()]
     if not values:
         raise InputError("--tolerances is empty: give e.g. 0.01,0.02,0.05,0.1,0.2")
-    return tuple(check_tolerance(v) for v in values)
+    return check_tolerances(values)
 
 
 @click.command("analyze", context_settings=CONTEXT)
@@ -178,6 +178,7 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
 @KPR_AVATARS
 @click.option(
     "--tolerances",
+    type=Checked("tolerances", _parse_tolerances),
     default=",".join(f"{t:g}" for t in DEFAULT_TOLERANCES),
     show_default=True,
     help="Tolerances of the curve, comma-separated.",
@@ -220,9 +221,9 @@ def analyze_command(
     seed: int,
     pairing: str | None,
     kpr_avatars: bool,
-    tolerances: str,
+    tolerances: tuple[float, ...],
     method: str,
-    tolerance: str,
+    tolerance: float,
     categorical: tuple[str, ...],
     numeric: tuple[str, ...],
     date: tuple[str, ...],
@@ -264,8 +265,6 @@ def analyze_command(
     if max_known is None:
         max_known = min(3, len(names)) if names else 3
     kinds = declared_kinds(categorical, numeric, date)
-    tol = check_tolerance(tolerance)
-    tols = _parse_tolerances(tolerances)
     inputs = [original, avatars, *([control] if control else [])]
     check_files({"--report": report}, inputs, fmt)  # before the work
     check_report(report)
@@ -280,8 +279,8 @@ def analyze_command(
             control_subsets=control_subsets,
             seed=seed,
             pairing=pairing,
-            tolerance=tol,
-            tolerances=tols,
+            tolerance=tolerance,
+            tolerances=tolerances,
             method=method,  # type: ignore[arg-type]
             kinds=kinds or None,
             progress=progress,
@@ -292,9 +291,4 @@ def analyze_command(
         )
     if report is not None:
         result.to_html(report, top=top, inputs=labels, kpr_avatars=kpr_avatars)
-    if fmt == "json":
-        sys.stdout.write(result.to_json() + "\n")
-    else:
-        render.print_text(
-            summary_console(report), text_report(result, top, kpr_avatars) + written(report)
-        )
+    emit(fmt, result.to_json, lambda: text_report(result, top, kpr_avatars), report)

@@ -17,7 +17,6 @@ from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.engine import backends
 from kpr.errors import KprError
 from kpr.inputs.writers import write_csv
-from kpr.metric.attack import check_tolerance
 from kpr.results import json
 from kpr.results.evaluation import KprResult
 from kpr.version import __version__
@@ -26,11 +25,10 @@ from . import analyze, avatar, ksweep, render
 from .common import (
     CONTEXT,
     check_outputs,
+    emit,
     output_options,
     report_options,
     stderr,
-    summary_console,
-    written,
 )
 from .options import (
     CONTROL,
@@ -55,7 +53,7 @@ def cli() -> None:
     few of their variables could single out in a synthetic (avatar) table."""
 
 
-def emit(
+def emit_evaluation(
     result: KprResult,
     fmt: str,
     threshold: float | None,
@@ -73,17 +71,18 @@ def emit(
             report, threshold=threshold, show_values=show_values, inputs=inputs,
             kpr_avatars=kpr_avatars,
         )  # fmt: skip
-    if fmt == "json":
-        payload = result.to_dict()
+
+    def payload() -> str:
+        data = result.to_dict()
         if threshold is not None:
-            payload["fail_under"] = threshold
-            payload["passed"] = result.rate >= threshold
-        sys.stdout.write(json.dumps(payload) + "\n")
-    else:
-        console = summary_console(linked_out, report)
-        render.print_text(
-            console, render.text_summary(result, threshold, kpr_avatars) + written(report)
-        )
+            data["fail_under"] = threshold
+            data["passed"] = result.rate >= threshold
+        return json.dumps(data)
+
+    emit(
+        fmt, payload, lambda: render.text_summary(result, threshold, kpr_avatars),
+        report, (linked_out,),
+    )  # fmt: skip
     if threshold is not None and result.rate < threshold:
         sys.exit(1)
 
@@ -138,7 +137,7 @@ def evaluate(
     original: str,
     avatars: str,
     known: tuple[str, ...],
-    tolerance: str,
+    tolerance: float,
     categorical: tuple[str, ...],
     numeric: tuple[str, ...],
     date: tuple[str, ...],
@@ -158,7 +157,7 @@ def evaluate(
     pairing: str | None,
     kpr_avatars: bool,
     fmt: str,
-    fail_under: str | None,
+    fail_under: float | None,
     linked_out: Path | None,
     quiet: bool,
     report: Path | None,
@@ -173,8 +172,7 @@ def evaluate(
     names = split_names(known)
     kinds = declared_kinds(categorical, numeric, date)
     widths = parse_widths(width)
-    tol = check_tolerance(tolerance)
-    threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
+    check_outputs(linked_out, report, show_values, (original, avatars), fmt)
     if dask_scheduler is not None:
         engine = "dask"
     if engine in ("spark", "dask") and (pairing or control) is not None:
@@ -209,7 +207,7 @@ def evaluate(
         result = evaluate_tables(
             *tables,
             known=names,
-            tolerance=tol,
+            tolerance=tolerance,
             kinds=kinds,
             widths=widths,
             metadata=metadata,
@@ -224,8 +222,8 @@ def evaluate(
             control_subsets=control_subsets,
             seed=seed,
         )
-    emit(
-        result, fmt, threshold, linked_out, report, show_values, (original, avatars),
+    emit_evaluation(
+        result, fmt, fail_under, linked_out, report, show_values, (original, avatars),
         kpr_avatars,
     )  # fmt: skip
 
@@ -235,7 +233,7 @@ def evaluate(
 @report_options
 def demo(
     fmt: str,
-    fail_under: str | None,
+    fail_under: float | None,
     linked_out: Path | None,
     quiet: bool,
     report: Path | None,
@@ -245,11 +243,11 @@ def demo(
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
     education and native country."""
     original, avatars = demo_paths()
-    threshold = check_outputs(fail_under, linked_out, report, show_values, (original, avatars), fmt)
+    check_outputs(linked_out, report, show_values, (original, avatars), fmt)
     with render.progress(stderr, quiet) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)
     labels = (f"{original.name} (bundled demo)", f"{avatars.name} (bundled demo)")
-    emit(result, fmt, threshold, linked_out, report, show_values, labels)
+    emit_evaluation(result, fmt, fail_under, linked_out, report, show_values, labels)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,7 +6,6 @@ Added to the ``kpr`` group by ``kpr.cli.app``.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import cast
 
@@ -20,8 +19,8 @@ from kpr.avatar.roles import Roles
 from kpr.cli.common import (
     CONTEXT,
     check_files,
+    emit,
     stderr,
-    stdout,
     summary_console,
 )
 from kpr.cli.options import (
@@ -260,7 +259,4 @@ def distance_command(
         held = read_original(holdout, categorical=cats, csv=csv, role="holdout")
         check_columns(held.columns, frame.columns, holdout)
     result = distance_metrics(frame, other, held, ncp=ncp, categorical=cats)
-    if fmt == "json":
-        sys.stdout.write(result.to_json() + "\n")
-    else:
-        render.print_text(stdout, result.text())
+    emit(fmt, result.to_json, result.text)

@@ -7,6 +7,7 @@ imports another, and ``app`` assembles the group.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from rich.console import Console
 from kpr.inputs.writers import check_outputs as check_output_files
 from kpr.inputs.writers import writes_to_stdout
 
-from .options import FORMAT, QUIET, options, parse_fail_under
+from . import render
+from .options import FAIL_UNDER, FORMAT, QUIET, options
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -30,6 +32,7 @@ output_options = options(
     FORMAT,
     click.option(
         "--fail-under",
+        type=FAIL_UNDER,
         metavar="PERCENT",
         help="Exit with code 1 when the rate is below this (a release gate).",
     ),
@@ -92,15 +95,27 @@ def written(report: Path | None) -> str:
 
 
 def check_outputs(
-    fail_under: str | None,
     linked_out: Path | None,
     report: Path | None,
     show_values: bool,
     inputs: Iterable[Any] = (),
     fmt: str = "text",
-) -> float | None:
-    """Before any work: the ``--fail-under`` threshold, and the files to write can be."""
-    threshold = parse_fail_under(fail_under)
+) -> None:
+    """Before any work: the files to write can be, and the report has what it needs."""
     check_files({"--linked-out": linked_out, "--report": report}, inputs, fmt)
     check_report(report, show_values)
-    return threshold
+
+
+def emit(
+    fmt: str,
+    json_text: Callable[[], str],
+    summary: Callable[[], str],
+    report: Path | None = None,
+    files: Iterable[Path | None] = (),
+) -> None:
+    """Print a result once for every command: its JSON on standard output, or its
+    text summary (with where the report went) where the written files leave room."""
+    if fmt == "json":
+        sys.stdout.write(json_text() + "\n")
+    else:
+        render.print_text(summary_console(*files, report), summary() + written(report))

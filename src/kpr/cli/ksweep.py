@@ -16,28 +16,25 @@ import click
 
 from kpr.avatar.files import read_original
 from kpr.avatar.tuning import DEFAULT_KS, DEFAULT_TUNE_KS, sweep, tune
-from kpr.checks import percentage_text
 from kpr.cli.common import (
     CONTEXT,
     check_files,
     check_report,
+    emit,
     report_option,
     stderr,
-    stdout,
-    summary_console,
-    written,
 )
 from kpr.cli.options import (
     CONTROL_SUBSETS,
     FORMAT,
     QUIET,
+    TARGET,
     TOLERANCE,
     csv_options,
     options,
     split_names,
 )
 from kpr.errors import InputError
-from kpr.metric.attack import check_tolerance
 from kpr.results import json
 from kpr.results.ksweep import Decoding, Synthesis
 
@@ -135,7 +132,7 @@ def reproduce_command(
 def sweep_command(
     original: str,
     known: tuple[str, ...],
-    tolerance: str,
+    tolerance: float,
     seed: int,
     repeats: int,
     fmt: str,
@@ -167,7 +164,6 @@ def sweep_command(
           --report sweep.html
     """
     names = split_names(known)
-    tol = check_tolerance(tolerance)
     wanted = parse_ks(ks, "--k")
     check_files({"--report": report}, [original, *([control] if control else [])], fmt)
     check_report(report)
@@ -182,17 +178,14 @@ def sweep_command(
     with render.progress_bar(stderr, quiet) as progress:
         result = sweep(
             frame, names, ks=wanted, repeats=repeats, seed=seed, control=control_frame,
-            ncp=ncp, tolerance=tol, categorical=cats, progress=progress,
+            ncp=ncp, tolerance=tolerance, categorical=cats, progress=progress,
             synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
             keep_identifiers=split_names(keep_identifiers), control_subsets=control_subsets,
         )  # fmt: skip
     result.inputs = {"original": original, **({"control": control} if control else {})}
     if report is not None:
         result.to_html(report)
-    if fmt == "json":
-        sys.stdout.write(result.to_json() + "\n")
-    else:
-        render.print_text(summary_console(report), render.sweep_text(result) + written(report))
+    emit(fmt, result.to_json, lambda: render.sweep_text(result), report)
 
 
 # --- kpr tune --------------------------------------------------------------------------
@@ -203,6 +196,7 @@ def sweep_command(
 @attack_options
 @click.option(
     "--target",
+    type=TARGET,
     required=True,
     help="The KPR (percent) the lower bound of its 95 % interval must reach, e.g. 95.",
 )
@@ -218,12 +212,12 @@ def sweep_command(
 def tune_command(
     original: str,
     known: tuple[str, ...],
-    tolerance: str,
+    tolerance: float,
     seed: int,
     repeats: int,
     fmt: str,
     quiet: bool,
-    target: str,
+    target: float,
     ks: str,
     ncp: int,
     categorical: tuple[str, ...],
@@ -248,8 +242,6 @@ def tune_command(
       kpr tune patients.csv --known age,sex,zip --target 95 --ks 5,10,20,40,80
     """
     names = split_names(known)
-    tol = check_tolerance(tolerance)
-    goal = percentage_text(target, "--target", zero=False)
     wanted = parse_ks(ks, "--ks")
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
@@ -257,8 +249,8 @@ def tune_command(
     frame = drop_columns(frame, split_names(drop), original)
     with render.progress_bar(stderr, quiet) as progress:
         result = tune(
-            frame, names, target=goal, ks=wanted, repeats=repeats, seed=seed, ncp=ncp,
-            tolerance=tol, categorical=cats, progress=progress,
+            frame, names, target=target, ks=wanted, repeats=repeats, seed=seed, ncp=ncp,
+            tolerance=tolerance, categorical=cats, progress=progress,
             synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
             keep_identifiers=split_names(keep_identifiers),
         )  # fmt: skip
@@ -271,11 +263,10 @@ def tune_command(
         }  # fmt: skip
         reading = {"--delimiter": delimiter, "--encoding": encoding, "--na-value": na_value}
         reproduce = reproduce_command(original, result.k, seed, params, reading)
-    if fmt == "json":
-        payload = result.to_dict()
-        payload["reproduce"] = reproduce or None
-        sys.stdout.write(json.dumps(payload) + "\n")
-    else:
-        render.print_text(stdout, render.tune_text(result, reproduce))
+    emit(
+        fmt,
+        lambda: json.dumps({**result.to_dict(), "reproduce": reproduce or None}),
+        lambda: render.tune_text(result, reproduce),
+    )
     if not result.reached:
         sys.exit(1)

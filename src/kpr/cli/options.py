@@ -12,7 +12,7 @@ import click
 from kpr.checks import percentage_text
 from kpr.errors import InputError
 from kpr.inputs.files import CsvOptions
-from kpr.metric.attack import DEFAULT_TOLERANCE
+from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,9 +31,25 @@ def split_names(values: Iterable[str] | None) -> list[str]:
     return names
 
 
-def parse_fail_under(value: str | None) -> float | None:
-    """``--fail-under``: a percentage in [0, 100], when given."""
-    return None if value is None else percentage_text(value, "--fail-under")
+class Checked(click.ParamType):
+    """An option's type whose conversion is the API's own check (:mod:`kpr.checks`,
+    the metric's tolerance), so both share one rule and one message. A bad value
+    raises that check's InputError: one line and exit code 2, as any bad input."""
+
+    def __init__(self, name: str, check: Callable[[Any], Any]) -> None:
+        self.name = name
+        self._check = check
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return self._check(value)
+
+
+#: ``--fail-under``: a percentage in [0, 100].
+FAIL_UNDER = Checked("percent", lambda text: percentage_text(text, "--fail-under"))
+#: ``--target``: a percentage in (0, 100].
+TARGET = Checked("percent", lambda text: percentage_text(text, "--target", zero=False))
+#: ``--tolerance``: a number in (0, 1).
+TOLERANCE_TYPE = Checked("tolerance", check_tolerance)
 
 
 def parse_delimiter(value: str | None) -> str | None:
@@ -114,7 +130,7 @@ FORMAT = click.option(
 )  # fmt: skip
 QUIET = click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 TOLERANCE = click.option(
-    "--tolerance", "-t", default=str(DEFAULT_TOLERANCE), show_default=True,
+    "--tolerance", "-t", type=TOLERANCE_TYPE, default=str(DEFAULT_TOLERANCE), show_default=True,
     help="Relative tolerance for numeric variables, in (0, 1).",
 )  # fmt: skip
 CSV = options(

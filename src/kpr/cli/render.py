@@ -19,7 +19,8 @@ from rich.progress import (
 from kpr.metric.attack import Kind
 from kpr.render.risk import advice, variable_risk
 from kpr.results.evaluation import KprResult, format_rate
-from kpr.results.ksweep import EXPLAIN, SweepOverK, SweepRow, TuneResult
+from kpr.results.ksweep import EXPLAIN, SweepOverK, TuneResult
+from kpr.results.ksweep_rows import SweepRow
 
 
 def text_summary(
