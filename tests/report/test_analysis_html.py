@@ -383,7 +383,7 @@ def test_cli_missing_matplotlib_before_the_work(
 
 def test_interval_bounds_near_100_are_not_rounded_up() -> None:
     from kpr.analysis import AttackRate
-    from kpr.render.analysis import interval_text
+    from kpr.render.analysis_sections import interval_text
 
     one_in_many = AttackRate(("age",), 0.05, "bins", 100_000, 100_000, 10, 1)
     low, high = one_in_many.interval

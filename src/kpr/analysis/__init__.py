@@ -51,15 +51,9 @@ from kpr.metric.interval import (
     kpr_interval,
     wilson_interval,
 )
-from kpr.results.analysis import (
-    METHODS,
-    AnalysisResult,
-    AttackRate,
-    Contribution,
-    ControlComparison,
-    Method,
-    SweepResult,
-)
+from kpr.results.analysis import AnalysisResult, Contribution, SweepResult
+from kpr.results.control import ControlComparison
+from kpr.results.rates import METHODS, AttackRate, Method
 
 __all__ = [
     "DEFAULT_CONFIDENCE",

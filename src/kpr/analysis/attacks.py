@@ -15,7 +15,7 @@ from kpr.errors import InputError
 from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
-from kpr.results.analysis import METHODS, AttackRate, Method
+from kpr.results.rates import METHODS, AttackRate, Method
 from kpr.tables import Prepared
 
 

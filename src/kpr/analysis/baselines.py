@@ -27,8 +27,9 @@ from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.notices import Notice
-from kpr.results.analysis import AttackRate, ControlComparison, Method
+from kpr.results.control import ControlComparison
 from kpr.results.evaluation import KprResult
+from kpr.results.rates import AttackRate, Method
 from kpr.tables import Prepared
 
 

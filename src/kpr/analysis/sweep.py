@@ -23,7 +23,8 @@ from kpr.errors import InputError
 from kpr.measure import load, polars_error
 from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
 from kpr.metric.interval import DEFAULT_CONFIDENCE
-from kpr.results.analysis import AttackRate, Contribution, Method, SweepResult
+from kpr.results.analysis import Contribution, SweepResult
+from kpr.results.rates import AttackRate, Method
 from kpr.tables import Prepared
 
 #: ``progress(done, total, label)``: called as attacks finish (``done`` so far,

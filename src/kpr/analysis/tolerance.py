@@ -9,7 +9,7 @@ from kpr.analysis.attacks import run_attack
 from kpr.errors import InputError
 from kpr.metric.attack import check_tolerance
 from kpr.metric.interval import DEFAULT_CONFIDENCE
-from kpr.results.analysis import AttackRate, Method
+from kpr.results.rates import AttackRate, Method
 from kpr.tables import Prepared
 
 DEFAULT_TOLERANCES: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2)

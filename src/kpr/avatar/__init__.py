@@ -21,7 +21,8 @@ from kpr.avatar.projection import Projection
 from kpr.avatar.roles import CATEGORICAL_MAX_DISTINCT, column_roles
 from kpr.avatar.tuning import sweep, tune
 from kpr.results.distance import Closeness, DistanceMetrics
-from kpr.results.ksweep import PAIRING_SPACE, SweepOverK, SweepRow, SweepRun, TuneResult
+from kpr.results.ksweep import PAIRING_SPACE, SweepOverK, TuneResult
+from kpr.results.ksweep_rows import SweepRow, SweepRun
 
 __all__ = [
     "CATEGORICAL_MAX_DISTINCT",

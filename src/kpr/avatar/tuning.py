@@ -56,15 +56,14 @@ from kpr.inputs.files import check_columns
 from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
-from kpr.results.analysis import AttackRate
 from kpr.results.ksweep import (
     Decoding,
     SweepOverK,
-    SweepRow,
-    SweepRun,
     Synthesis,
     TuneResult,
 )
+from kpr.results.ksweep_rows import SweepRow, SweepRun
+from kpr.results.rates import AttackRate
 
 #: ``progress(done, total, label)``, as in ``kpr.analysis``: called before each step.
 Progress = Callable[[int, int, str], None]

@@ -32,7 +32,8 @@ from kpr.results.evaluation import format_rate
 from kpr.results.ksweep import EXPLAIN
 
 if TYPE_CHECKING:
-    from kpr.results.ksweep import SweepOverK, SweepRow
+    from kpr.results.ksweep import SweepOverK
+    from kpr.results.ksweep_rows import SweepRow
 
 HEADING = "kpr report · choosing k for the avatars"
 

@@ -1,0 +1,241 @@
+"""One sweep's measurements: a run (one avatar table, one k and one seed) and a row
+(every repeat at one k, with the summaries a sweep or tune reports). The sweep and
+tune results gathering the rows live in :mod:`kpr.results.ksweep`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kpr.results import json
+from kpr.results.control import ControlComparison
+from kpr.results.distance import DistanceMetrics
+from kpr.results.rates import AttackRate
+
+
+def _mean(values: Iterable[float]) -> float:
+    """Mean that stays NaN (instead of raising) when a metric is undefined."""
+    vals = list(values)
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """One avatar table, generated with one k and one seed, and what it was measured to give."""
+
+    k: int
+    seed: int
+    kpr: AttackRate
+    control: ControlComparison | None
+    hidden_rate: float
+    median_local_cloaking: float
+    mean_hellinger: float
+    correlation_difference: float
+    hellinger: dict[str, float]
+    seconds: float  #: generation time (avatars only, not the metrics)
+    correct_links: int  #: linked individuals linked to their own avatar
+    distance: DistanceMetrics
+
+    @property
+    def reidentification(self) -> float:
+        """Correct links per 100 individuals."""
+        return 100.0 * self.correct_links / self.kpr.n
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.kpr.interval
+        return {
+            "seed": self.seed,
+            "kpr": self.kpr.rate,
+            "interval": {"low": low, "high": high},
+            "linked": self.kpr.linked,
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification,
+            "unique_originals": self.kpr.unique_originals,
+            "control": None if self.control is None else self.control.to_dict(),
+            "hidden_rate": self.hidden_rate,
+            "median_local_cloaking": self.median_local_cloaking,
+            "distance": self.distance.to_dict(),
+            "mean_hellinger": json.finite_or_none(self.mean_hellinger),
+            "correlation_difference": json.finite_or_none(self.correlation_difference),
+            "hellinger": {str(c): json.finite_or_none(v) for c, v in self.hellinger.items()},
+            "generation_seconds": self.seconds,
+        }
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """Every repeat at one k, and their summaries (means, min/max, interval envelope)."""
+
+    k: int
+    runs: tuple[SweepRun, ...]
+
+    @property
+    def kpr(self) -> float:
+        """Mean KPR over the repeats, in percent."""
+        return _mean(r.kpr.rate for r in self.runs)
+
+    @property
+    def kpr_min(self) -> float:
+        return min(r.kpr.rate for r in self.runs)
+
+    @property
+    def kpr_max(self) -> float:
+        return max(r.kpr.rate for r in self.runs)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The Wilson interval (one repeat), or the envelope of the repeats' intervals."""
+        return (
+            min(r.kpr.interval[0] for r in self.runs),
+            max(r.kpr.interval[1] for r in self.runs),
+        )
+
+    @property
+    def low(self) -> float:
+        """The lower bound :func:`tune` compares with the target (the worst repeat's)."""
+        return self.interval[0]
+
+    @property
+    def controls(self) -> list[ControlComparison]:
+        """Each repeat's size-fair control comparison (empty without a control)."""
+        return [r.control for r in self.runs if r.control is not None]
+
+    @property
+    def control_kpr(self) -> float | None:
+        """Mean KPR of the control group at the compared size, None without a control."""
+        controls = self.controls
+        return _mean(c.control_rate for c in controls) if controls else None
+
+    @property
+    def original_kpr_at_size(self) -> float | None:
+        """Mean KPR of the original at the compared size, None without a control."""
+        controls = self.controls
+        return _mean(c.original_rate for c in controls) if controls else None
+
+    @property
+    def control_difference(self) -> float | None:
+        """Mean of the repeats' control minus original KPR at the same size, in points."""
+        controls = self.controls
+        return _mean(c.difference for c in controls) if controls else None
+
+    @property
+    def control_difference_interval(self) -> tuple[float, float] | None:
+        """The difference's interval (one repeat), or the envelope of the repeats'."""
+        spans = [c.difference_interval for c in self.controls]
+        if not spans:
+            return None
+        return min(s[0] for s in spans), max(s[1] for s in spans)
+
+    def control_dict(self) -> dict[str, Any] | None:
+        """The comparison at this k, with the names of ``kpr.evaluate``'s ``control``
+        object: means over the repeats, intervals as their envelope."""
+        controls = self.controls
+        diff, span = self.control_difference, self.control_difference_interval
+        if not controls or diff is None or span is None:
+            return None
+        first, conf = controls[0], controls[0].original.confidence
+        risks = [c.residual_risk for c in controls]
+        risk_spans = [c.residual_risk_interval for c in controls]
+        risk_span = None
+        if all(s is not None for s in risk_spans):
+            lows = [s[0] for s in risk_spans if s is not None]
+            highs = [s[1] for s in risk_spans if s is not None]
+            risk_span = {"low": min(lows), "high": max(highs), "confidence": conf}
+        return {
+            "compared_at_size": first.size,
+            "subsampled": first.subsampled,
+            "subsets": len(first.subsets),
+            "seeds": [c.seed for c in controls],
+            "original_kpr_at_size": self.original_kpr_at_size,
+            "control_kpr_at_size": self.control_kpr,
+            "difference": diff,
+            "difference_interval": {"low": span[0], "high": span[1], "confidence": conf},
+            "residual_risk": None
+            if any(r is None for r in risks)
+            else _mean(r for r in risks if r is not None),
+            "residual_risk_interval": risk_span,
+            "shared_rows": first.shared_rows,
+            "shared_share": first.shared_share,
+        }
+
+    @property
+    def hidden_rate(self) -> float:
+        return _mean(r.hidden_rate for r in self.runs)
+
+    @property
+    def median_local_cloaking(self) -> float:
+        return _mean(r.median_local_cloaking for r in self.runs)
+
+    @property
+    def correct_links(self) -> float:
+        """Mean number of correct links over the repeats."""
+        return _mean(r.correct_links for r in self.runs)
+
+    @property
+    def reidentification(self) -> float:
+        """Mean re-identification rate (100 x correct links / n) over the repeats."""
+        return _mean(r.reidentification for r in self.runs)
+
+    @property
+    def exact_copy_share(self) -> float:
+        return _mean(r.distance.synthetic.exact_copy_share for r in self.runs)
+
+    @property
+    def median_dcr(self) -> float:
+        return _mean(r.distance.synthetic.median_dcr for r in self.runs)
+
+    @property
+    def median_nndr(self) -> float:
+        return _mean(r.distance.synthetic.median_nndr for r in self.runs)
+
+    @property
+    def control_distance(self) -> dict[str, float] | None:
+        """The control's own copies, DCR and NNDR (the holdout baseline), None without."""
+        held = [r.distance.holdout for r in self.runs if r.distance.holdout is not None]
+        if not held:
+            return None
+        return {
+            "exact_copy_share": _mean(h.exact_copy_share for h in held),
+            "median_dcr": _mean(h.median_dcr for h in held),
+            "median_nndr": _mean(h.median_nndr for h in held),
+        }
+
+    @property
+    def mean_hellinger(self) -> float:
+        return _mean(r.mean_hellinger for r in self.runs)
+
+    @property
+    def correlation_difference(self) -> float:
+        return _mean(r.correlation_difference for r in self.runs)
+
+    @property
+    def seconds(self) -> float:
+        """Mean generation time of one avatar table, in seconds."""
+        return _mean(r.seconds for r in self.runs)
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {
+            "k": self.k,
+            "kpr": self.kpr,
+            "kpr_min": self.kpr_min,
+            "kpr_max": self.kpr_max,
+            "interval": {"low": low, "high": high},
+            "control": self.control_dict(),
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification,
+            "hidden_rate": self.hidden_rate,
+            "median_local_cloaking": self.median_local_cloaking,
+            "exact_copy_share": self.exact_copy_share,
+            "median_dcr": json.finite_or_none(self.median_dcr),
+            "median_nndr": json.finite_or_none(self.median_nndr),
+            "control_distance": self.control_distance,
+            "mean_hellinger": json.finite_or_none(self.mean_hellinger),
+            "correlation_difference": json.finite_or_none(self.correlation_difference),
+            "generation_seconds": self.seconds,
+            "runs": [r.to_dict() for r in self.runs],
+        }
