@@ -555,9 +555,14 @@ def dask_client(address: str) -> Any:
 
 
 def dask_inputs(
-    original: str, avatars: str, known: Sequence[str], row_id: str | None = None
+    original: str,
+    avatars: str,
+    known: Sequence[str],
+    row_id: str | None = None,
+    positions: bool = False,
 ) -> tuple[ReadTable, ReadTable]:
-    """Both Parquet files read by Dask (only the known columns and ``row_id``)."""
+    """Both Parquet files read by Dask (only the known columns and ``row_id``), with
+    ``positions``: each row's position in its file (see :func:`dask_positions`)."""
     from kpr.io.readers import PARQUET_SUFFIXES, check_columns
 
     try:
@@ -577,5 +582,17 @@ def dask_inputs(
             )
         frame = dd.read_parquet(str(p))
         check_columns(list(frame.columns), columns, path)
-        tables.append(ReadTable(frame[columns], False, path))
+        frame = frame[columns]
+        if positions:
+            frame = dask_positions(frame, FILE_ROW)
+        tables.append(ReadTable(frame, False, path, FILE_ROW if positions else None))
     return tables[0], tables[1]
+
+
+def dask_positions(frame: Any, name: str) -> Any:
+    """Column ``name``: each row's position in the frame's order (a Parquet file's
+    partitions follow its row groups, in order). A cumulative sum of ones, which
+    Dask computes per partition plus the previous partitions' totals: lazy, and
+    nothing reaches the client."""
+    counted = frame.assign(**{name: 1})
+    return counted.assign(**{name: counted[name].cumsum() - 1})
