@@ -56,6 +56,8 @@ class Side:
     categories: set[str] = field(default_factory=set)  # category-like before conversion
     present: dict[str, bool] = field(default_factory=dict)  # see _has_value
     row: str | None = None  # the column that identifies rows (else positions, polars only)
+    schema: Any = None  # of ``schema_of``, see _schema
+    schema_of: object = None
 
     @property
     def is_polars(self) -> bool:
@@ -291,12 +293,17 @@ def _text_facts(side: Side, name: str) -> TextFacts | None:
     return side.facts[name]
 
 
+def _schema(side: Side) -> Any:
+    """The side's narwhals schema, walked once per frame (kinds and casts ask for
+    dtypes many times; a new frame, after a cast, is walked again)."""
+    if side.schema_of is not side.frame:
+        frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
+        side.schema, side.schema_of = frame.collect_schema(), side.frame
+    return side.schema
+
+
 def _dtype(side: Side, name: str) -> Any:
-    return (
-        nw.from_native(side.frame).collect_schema()[name]
-        if side.is_polars
-        else (side.frame.collect_schema()[name])
-    )
+    return _schema(side)[name]
 
 
 def _cast(side: Side, name: str, dtype: Any) -> None:
@@ -321,7 +328,7 @@ def _has_value(side: Side, name: str) -> bool:
     query answers it for every numeric column of the side, the first time."""
     if name not in side.present:
         frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
-        schema = frame.collect_schema()
+        schema = _schema(side)
         numeric = [n for n, t in schema.items() if t.is_numeric() or t.is_temporal()]
         exprs = []
         for n in numeric:
