@@ -18,7 +18,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from kpr.engine.backends import ReadTable, parse_number, text_facts
+from kpr.engine.backends import ReadTable, nan_text_to_null, parse_number, text_facts
 from kpr.errors import InputError
 from kpr.io import dates
 from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
@@ -438,10 +438,16 @@ def _numeric_expr(
 
 def _nan_text_missing(side: Side, name: str) -> None:
     """A CSV text column kept as text: NaN is missing in it when every value is a
-    number (see :func:`nan_text_is_missing`)."""
+    number (see :func:`nan_text_is_missing`; on Spark, ``nan_text_to_null``)."""
+    if not side.untyped or _dtype(side, name) != nw.String:
+        return
     lf = side.frame
-    if side.untyped and isinstance(lf, pl.LazyFrame) and _dtype(side, name) == nw.String:
+    if isinstance(lf, pl.LazyFrame):
         side.frame = lf.with_columns(nan_text_is_missing(name))
+        return
+    facts = _text_facts(side, name)
+    if facts is not None and facts[2] is None:  # numbers only (Spark)
+        side.frame = nan_text_to_null(lf, name)
 
 
 def _empty_takes_avatar_type(o: Side, a: Side, name: str) -> None:
