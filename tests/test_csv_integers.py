@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kpr
-from kpr.io.readers import CsvOptions, _stream_csv
+from kpr.inputs.files import CsvOptions, _stream_csv
 
 #: Small blocks, so a file of a few hundred bytes spans many of them.
 BLOCK = 1 << 6

@@ -2,7 +2,7 @@
 narwhals LazyFrames that hold only the known columns, with agreed dtypes and
 kinds, ready for the engine.
 
-Kinds follow the one rule of ``kpr.io.kinds`` (decided on the original table):
+Kinds follow the one rule of ``kpr.inputs.kinds`` (decided on the original table):
 numeric, date or categorical. Both tables must agree; a disagreement is an error
 that names the column and one offending value.
 """
@@ -20,11 +20,11 @@ import polars as pl
 
 from kpr.engine.backends import ReadTable, nan_text_to_null, parse_number, text_facts
 from kpr.errors import InputError
-from kpr.io import dates
-from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
-from kpr.io.kinds import text_facts as text_facts_of
-from kpr.io.readers import CsvOptions, read_table, resolve_columns
-from kpr.metric.plan import Attack, Kind
+from kpr.inputs import dates
+from kpr.inputs.files import CsvOptions, read_table, resolve_columns
+from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
+from kpr.inputs.kinds import text_facts as text_facts_of
+from kpr.metric.attack import Attack, Kind
 
 #: Name of the row-position column the engine carries, lengthened with
 #: underscores when a known column has that name.
@@ -196,7 +196,7 @@ def _select(
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
     """For a text column, in one query: (some value present, every value an
     integer, the first value that is not a number). A CSV column of integers
-    read as Int64 (``compact``, see ``kpr.io.readers``) needs no parsing."""
+    read as Int64 (``compact``, see ``kpr.inputs.files``) needs no parsing."""
     col = pl.col(name)
     present = col.is_not_null()
     dtype = lf.collect_schema()[name]
@@ -270,7 +270,7 @@ def _example(side: Side, name: str) -> str:
 
 @dataclass(frozen=True)
 class _Days:
-    """Replace a typed date, datetime or duration column by its days (``kpr.io.dates``)."""
+    """Replace a typed date, datetime or duration column by its days (``kpr.inputs.dates``)."""
 
     dtype: Any
 
@@ -356,7 +356,7 @@ def _column_facts(side: Side, name: str) -> ColumnFacts:
 
 
 def _decide_kind(original: Side, name: str, declared: Kind | None) -> tuple[Kind, bool]:
-    """The kind (by ``kpr.io.kinds``) and whether the original holds any value."""
+    """The kind (by ``kpr.inputs.kinds``) and whether the original holds any value."""
     if declared is not None:
         return declared, True
     facts = _column_facts(original, name)

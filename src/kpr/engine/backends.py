@@ -1,6 +1,6 @@
 """What differs between the backends the lazy engine runs on.
 
-The metric is written once (``kpr.engine.lazy``); this module only decides, per
+The metric is written once (``kpr.engine.queries``); this module only decides, per
 backend, how G (the original grouped by its raw known values) is built and
 kept, and how a query is collected:
 
@@ -19,7 +19,7 @@ kept, and how a query is collected:
 - DuckDB and anything else narwhals supports: recomputed by the database.
 
 It also holds the Spark glue of the CLI: the session, and reading CSV/Parquet
-files with Spark the way ``kpr.io.readers`` and ``kpr.tables`` read them.
+files with Spark the way ``kpr.inputs.files`` and ``kpr.tables`` read them.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine import lazy
-from kpr.engine.lazy import Frame, Hooks
+from kpr.engine import queries as lazy
+from kpr.engine.queries import Frame, Hooks
 from kpr.errors import InputError, MissingDependencyError
 from kpr.metric.binning import NumericBins
 
@@ -356,7 +356,7 @@ def read_spark(
     """Read the known columns of a CSV (all as text) or Parquet file with Spark.
 
     Returns the frame and whether its columns are untyped text (CSV)."""
-    from kpr.io.readers import PARQUET_SUFFIXES, resolve_columns
+    from kpr.inputs.files import PARQUET_SUFFIXES, resolve_columns
 
     p = Path(path)
     if not p.exists():
@@ -461,8 +461,8 @@ _SPARK_CHARSETS = {"iso-8859-1", "us-ascii", "utf-16", "utf-16be", "utf-16le", "
 
 
 def _sniff_csv(p: Any, delimiter: str | None, encoding: str | None, label: str) -> tuple[str, str]:
-    """Encoding (as Java names it) and delimiter, sniffed as ``kpr.io.readers`` does."""
-    from kpr.io import readers
+    """Encoding (as Java names it) and delimiter, sniffed as ``kpr.inputs.files`` does."""
+    from kpr.inputs import files as readers
 
     enc, sep, _ = readers.sniff_csv(Path(p), delimiter, encoding, label)
     try:
@@ -579,7 +579,7 @@ def dask_inputs(
 ) -> tuple[ReadTable, ReadTable]:
     """Both Parquet files read by Dask (only the known columns and ``row_id``), with
     ``positions``: each row's position in its file (see :func:`dask_positions`)."""
-    from kpr.io.readers import PARQUET_SUFFIXES, check_columns
+    from kpr.inputs.files import PARQUET_SUFFIXES, check_columns
 
     try:
         import dask.dataframe as dd

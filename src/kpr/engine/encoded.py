@@ -33,9 +33,9 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine.lazy import numeric_statistics
+from kpr.engine.queries import numeric_statistics
+from kpr.metric.attack import Kind
 from kpr.metric.binning import MISSING, NEG_INF, OUTSIDE, POS_INF, NumericBins
-from kpr.metric.plan import Kind
 
 #: A packed key is re-numbered densely before its radix would pass this.
 _KEY_LIMIT = 2**62
@@ -127,7 +127,7 @@ def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
 
 
 def _classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
-    """Each value's code as ``kpr.engine.lazy.code_expr`` computes it (float codes)."""
+    """Each value's code as ``kpr.engine.queries.code_expr`` computes it (float codes)."""
     out = np.full(len(values), float(MISSING))
     out[values == math.inf] = POS_INF
     out[values == -math.inf] = NEG_INF

@@ -31,8 +31,8 @@ from typing import Any
 
 import narwhals as nw
 
-from kpr.io import dates
-from kpr.metric.plan import Kind
+from kpr.inputs import dates
+from kpr.metric.attack import Kind
 
 
 class TypeClass(Enum):

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from kpr.errors import InputError
-from kpr.io.names import suggest
+from kpr.inputs.names import suggest
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 _SAMPLE_BYTES = 1 << 16
