@@ -180,17 +180,15 @@ def evaluate(
             f"--pairing and --control need row positions, which --engine {engine} does not "
             "keep; drop them or use --engine polars"
         )
-    if engine == "dask" and linked_out is not None and row_id is None:
-        raise KprError(
-            "--linked-out with --engine dask needs --row-id COLUMN (Dask keeps no row order)"
-        )
     with render.progress(stderr, quiet) as step:
         tables: tuple[Any, Any] = (original, avatars)
         if dask_scheduler is not None:
             step("connecting to the Dask scheduler")
             backends.dask_client(dask_scheduler)
         if engine == "dask":
-            tables = backends.dask_inputs(original, avatars, names, row_id)
+            tables = backends.dask_inputs(
+                original, avatars, names, row_id, positions=linked_out is not None and not row_id
+            )
         if engine == "spark":
             step("starting Spark")
             tables = backends.spark_inputs(
