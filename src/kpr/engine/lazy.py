@@ -540,12 +540,19 @@ def numeric_statistics(
     collected exactly as :func:`run` does (for tools that hold U themselves)."""
     if not numeric:
         return {}
+    aliases = internal_names(numeric)
+    u = internal_frame(u, aliases, None)
+    names = list(aliases.values())
     first = _collect_row(
         u.select(
-            *(e for i, v in enumerate(numeric) for e in _stat_exprs(i, nw.col(v).cast(nw.Float64)))
+            *(e for i, v in enumerate(names) for e in _stat_exprs(i, nw.col(v).cast(nw.Float64)))
         )
     )
-    return _bins_from(first, u, numeric, exact_integers(u, numeric), tolerance, _collect_row, dates)
+    internal_dates = {aliases[v] for v in dates}
+    bins = _bins_from(
+        first, u, names, exact_integers(u, names), tolerance, _collect_row, internal_dates
+    )
+    return {v: bins[a] for v, a in aliases.items()}
 
 
 def _link_counts(coded_u: Frame, coded_a: Frame, keys: list[str]) -> Frame:

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from kpr.metric.exact import limb_bits
+from kpr.metric.exact import combine_limbs, limb_bits, limb_pairs
 
 # Special codes. In-range codes of members of U are integers >= 0 (because
 # ``lo <= min``), so negative codes never collide with them.
@@ -65,17 +65,11 @@ class Deviations:
 
     def pairs(self) -> list[tuple[int, int]]:
         """The limb products the engine sums (i <= j)."""
-        return [(i, j) for i in range(self.limbs) for j in range(i, self.limbs)]
+        return limb_pairs(self.limbs)
 
     def combine(self, linear: list[int], products: list[int]) -> tuple[int, int]:
         """Exact ``(sum d, sum d**2)`` from the limb sums, in :meth:`pairs` order."""
-        w = self.bits
-        sum_d = sum(s << (w * i) for i, s in enumerate(linear))
-        sum_d2 = sum(
-            (s << (w * (i + j))) * (1 if i == j else 2)
-            for (i, j), s in zip(self.pairs(), products, strict=True)
-        )
-        return sum_d, sum_d2
+        return combine_limbs(self.bits, linear, products)
 
 
 def deviations(count: int, int_range: tuple[int, int]) -> Deviations:

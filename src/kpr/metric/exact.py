@@ -35,6 +35,22 @@ _ONE_WINDOW_BITS = 200
 _LIMB_BUDGET = 60
 
 
+def limb_pairs(limbs: int) -> list[tuple[int, int]]:
+    """The limb products summed for a sum of squares (i <= j)."""
+    return [(i, j) for i in range(limbs) for j in range(i, limbs)]
+
+
+def combine_limbs(bits: int, linear: list[int], products: list[int]) -> tuple[int, int]:
+    """Exact ``(sum d, sum d**2)`` from the sums of each limb of ``d`` (lowest
+    first) and of each product of two limbs (in :func:`limb_pairs` order)."""
+    total = sum(s << (bits * i) for i, s in enumerate(linear))
+    squares = sum(
+        (s << (bits * (i + j))) * (1 if i == j else 2)
+        for (i, j), s in zip(limb_pairs(len(linear)), products, strict=True)
+    )
+    return total, squares
+
+
 def limb_bits(count: int) -> int:
     """Limb width such that ``count`` products of two limbs sum below 2**60 in int64."""
     return max(1, (_LIMB_BUDGET - 2 - count.bit_length()) // 2)
@@ -73,7 +89,7 @@ class FloatSums:
 
     def pairs(self, window: Window) -> list[tuple[int, int]]:
         """The limb products summed for ``sum X**2`` (i <= j)."""
-        return [(i, j) for i in range(window.limbs) for j in range(i, window.limbs)]
+        return limb_pairs(window.limbs)
 
     @property
     def grid(self) -> int:
@@ -84,13 +100,8 @@ class FloatSums:
         """Exact ``(sum X, sum X**2)`` on :attr:`grid` from each window's limb sums
         (limbs lowest first; products in :meth:`pairs` order)."""
         total, squares = 0, 0
-        w = self.bits
         for window, lin, prod in zip(self.windows, linear, products, strict=True):
-            s1 = sum(s << (w * i) for i, s in enumerate(lin))
-            s2 = sum(
-                (s << (w * (i + j))) * (1 if i == j else 2)
-                for (i, j), s in zip(self.pairs(window), prod, strict=True)
-            )
+            s1, s2 = combine_limbs(self.bits, lin, prod)
             up = window.grid - self.grid
             total += s1 << up
             squares += s2 << (2 * up)
