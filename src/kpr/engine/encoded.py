@@ -201,7 +201,7 @@ def _extend(
     no keys yet: the digits), renumbered densely (jointly) first when the
     product could overflow (then True)."""
     if keys is None:
-        return [d.astype(np.int64) for d in digits], digit_radix, False
+        return [np.asarray(d, dtype=np.int64) for d in digits], digit_radix, False
     renumbered = radix * digit_radix >= _KEY_LIMIT
     if renumbered:
         joint, radix = _renumber(np.concatenate(keys))
