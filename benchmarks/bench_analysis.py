@@ -136,7 +136,7 @@ def main() -> None:
     parser.add_argument(
         "--reference",
         action="store_true",
-        help="also time the sweep through kpr.api.evaluate_loaded (slow)",
+        help="also time the sweep through kpr.measure.evaluate_loaded (slow)",
     )
     parser.add_argument("--cli", action="store_true", help="also time the whole commands")
     parser.add_argument("--no-window", action="store_true", help="skip the window attack")
@@ -161,7 +161,7 @@ def main() -> None:
     if args.reference:
         import itertools
 
-        from kpr.api import evaluate_loaded, load
+        from kpr.measure import evaluate_loaded, load
 
         def reference() -> int:
             prepared = load(original, avatars, CANDIDATES, materialize=True)

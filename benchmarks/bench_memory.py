@@ -88,6 +88,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000_000)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--baseline-src", help="another checkout's src/, measured alike")
+    parser.add_argument("--cases", nargs="*", help="only these cases (default: all)")
     args = parser.parse_args()
     sources = {"this": SRC, **({"baseline": args.baseline_src} if args.baseline_src else {})}
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,6 +99,8 @@ def main() -> None:
         print(f"{'case':<14}{'input MiB':>10}" + "".join(f"{k + ' MiB':>16}{'x input':>9}"
                                                         for k in sources))  # fmt: skip
         for name, (o, a, known) in cases.items():
+            if args.cases and name not in args.cases:
+                continue
             size = o.stat().st_size + a.stat().st_size
             line = f"{name:<14}{size / 2**20:>10.0f}"
             for key, src in sources.items():

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.io.metadata import sdv_kinds
+from kpr.inputs.metadata import sdv_kinds
 from tests.test_cli import run
 
 ORIGINAL = pl.DataFrame(

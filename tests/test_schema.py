@@ -132,7 +132,7 @@ def test_sweep_json_follows_its_schema(
 
 
 def test_non_finite_numbers_are_null_everywhere() -> None:
-    from kpr.result import json_number
+    from kpr.results.evaluation import json_number
 
     assert json_number(math.inf) is None and json_number(math.nan) is None
     assert json_number(1.5) == 1.5

@@ -4,12 +4,15 @@
 >>> result = kpr.evaluate("original.csv", "avatars.csv", known=["age", "sex"])  # doctest: +SKIP
 """
 
+# kpr.render registers the results' HTML views (kpr.results.views): importing it here
+# makes to_html/_repr_html_ work however a result is reached. It does not import
+# matplotlib (that happens when a plot is drawn).
+import kpr.render  # noqa: F401
 from kpr.api import evaluate
 from kpr.errors import InputError, KprError, MissingDependencyError
-from kpr.metric.plan import DEFAULT_TOLERANCE, Kind
-from kpr.result import KprResult, VariableInfo
-
-__version__ = "0.1.0"
+from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
+from kpr.results.evaluation import KprResult, VariableInfo
+from kpr.version import __version__
 
 __all__ = [
     "DEFAULT_TOLERANCE",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kpr.io.kinds import looks_like_codes
-from kpr.metric.plan import Kind
+from kpr.inputs.kinds import looks_like_codes
+from kpr.metric.attack import Kind
 from kpr.notices import Notice
-from kpr.result import VariableInfo
+from kpr.results.evaluation import VariableInfo
 
 #: ... but only in tables large enough for few distinct values to be telling.
 MIN_ROWS_FOR_CODES = 100

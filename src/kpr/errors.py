@@ -17,3 +17,10 @@ class MissingDependencyError(KprError, ImportError):
 
     def __init__(self, package: str, extra: str, purpose: str) -> None:
         super().__init__(f"{purpose} needs the package '{package}': pip install 'kpr[{extra}]'")
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (its type's name when empty): what a
+    one-line error can quote of a library's multi-line message."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from kpr.errors import InputError
-from kpr.io.readers import CsvOptions, read_table
+from kpr.inputs.files import CsvOptions, read_table
 
 #: The columns ``kpr avatarize --pairing-out`` writes (and ``--linked-out`` uses).
 COLUMNS = ("original_row", "avatar_row")

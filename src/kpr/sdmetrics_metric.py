@@ -19,7 +19,7 @@ from sdmetrics.single_table.base import SingleTableMetric
 
 from kpr.api import evaluate
 from kpr.errors import InputError
-from kpr.metric.plan import DEFAULT_TOLERANCE
+from kpr.metric.attack import DEFAULT_TOLERANCE
 
 
 class KnowledgeProtectionRate(SingleTableMetric):

@@ -2,7 +2,7 @@
 narwhals LazyFrames that hold only the known columns, with agreed dtypes and
 kinds, ready for the engine.
 
-Kinds follow the one rule of ``kpr.io.kinds`` (decided on the original table):
+Kinds follow the one rule of ``kpr.inputs.kinds`` (decided on the original table):
 numeric, date or categorical. Both tables must agree; a disagreement is an error
 that names the column and one offending value.
 """
@@ -18,13 +18,13 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from kpr.engine.backends import ReadTable, parse_number, text_facts
+from kpr.engine.backends import ReadTable, nan_text_to_null, parse_number, text_facts
 from kpr.errors import InputError
-from kpr.io import dates
-from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
-from kpr.io.kinds import text_facts as text_facts_of
-from kpr.io.readers import CsvOptions, read_table, resolve_columns
-from kpr.metric.plan import Attack, Kind
+from kpr.inputs import dates
+from kpr.inputs.files import CsvOptions, read_table, resolve_columns
+from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
+from kpr.inputs.kinds import text_facts as text_facts_of
+from kpr.metric.attack import Attack, Kind
 
 #: Name of the row-position column the engine carries, lengthened with
 #: underscores when a known column has that name.
@@ -56,6 +56,8 @@ class Side:
     categories: set[str] = field(default_factory=set)  # category-like before conversion
     present: dict[str, bool] = field(default_factory=dict)  # see _has_value
     row: str | None = None  # the column that identifies rows (else positions, polars only)
+    schema: Any = None  # of ``schema_of``, see _schema
+    schema_of: object = None
 
     @property
     def is_polars(self) -> bool:
@@ -130,7 +132,7 @@ def _load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -
             "DataFrame, e.g. series.to_frame()"
         )
     if _is_path(obj):
-        loaded = read_table(obj, known, csv, label)  # type: ignore[arg-type]
+        loaded = read_table(obj, known, csv, label, compact=True)  # type: ignore[arg-type]
         return Side(loaded.frame, loaded.untyped, loaded.label)
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
         lf = obj.lazy()
@@ -193,24 +195,40 @@ def _select(
 
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
     """For a text column, in one query: (some value present, every value an
-    integer, the first value that is not a number)."""
+    integer, the first value that is not a number). A CSV column of integers
+    read as Int64 (``compact``, see ``kpr.inputs.files``) needs no parsing."""
     col = pl.col(name)
     present = col.is_not_null()
-    textual = isinstance(lf.collect_schema()[name], pl.String)
-    number = _trimmed(name)
-    some, not_int, bad = (
+    dtype = lf.collect_schema()[name]
+    if dtype.is_integer():
+        return bool(lf.select(present.any()).collect().item()), True, None
+    textual = isinstance(dtype, pl.String)
+    number = _trimmed(name).cast(pl.Float64, strict=False)
+    some, not_nan, not_int, bad = (
         lf.select(
             present.any().alias("some"),
-            (present & number.cast(pl.Int64, strict=False).is_null()).any().alias("not_int"),
-            col.filter(present & number.cast(pl.Float64, strict=False).is_null())
-            .first()
-            .cast(pl.String)
-            .alias("bad"),
+            (present & ~number.is_nan().fill_null(False)).any().alias("not_nan"),
+            (present & _trimmed(name).cast(pl.Int64, strict=False).is_null())
+            .any()
+            .alias("not_int"),
+            col.filter(present & number.is_null()).first().cast(pl.String).alias("bad"),
         )
         .collect()
         .row(0)
     )
-    return bool(some), textual and not not_int, bad
+    # a column of numbers holds a value when some number is not NaN (NaN is missing)
+    return bool(some if bad is not None else not_nan), textual and not not_int, bad
+
+
+def nan_text_is_missing(name: str) -> pl.Expr:
+    """A CSV text column kept as text (not numeric by kind) in which every value is a
+    number: its NaN texts become missing, as NaN is in a float column of a frame (a
+    frame written to CSV writes its NaN as ``NaN``). In a column holding other text,
+    ``NaN`` is a category like any word."""
+    col = pl.col(name)
+    number = _trimmed(name).cast(pl.Float64, strict=False)
+    numbers_only = ~(col.is_not_null() & number.is_null()).any()
+    return pl.when(numbers_only & number.is_nan()).then(None).otherwise(col).alias(name)
 
 
 def _trimmed(name: str) -> pl.Expr:
@@ -252,7 +270,7 @@ def _example(side: Side, name: str) -> str:
 
 @dataclass(frozen=True)
 class _Days:
-    """Replace a typed date, datetime or duration column by its days (``kpr.io.dates``)."""
+    """Replace a typed date, datetime or duration column by its days (``kpr.inputs.dates``)."""
 
     dtype: Any
 
@@ -275,12 +293,17 @@ def _text_facts(side: Side, name: str) -> TextFacts | None:
     return side.facts[name]
 
 
+def _schema(side: Side) -> Any:
+    """The side's narwhals schema, walked once per frame (kinds and casts ask for
+    dtypes many times; a new frame, after a cast, is walked again)."""
+    if side.schema_of is not side.frame:
+        frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
+        side.schema, side.schema_of = frame.collect_schema(), side.frame
+    return side.schema
+
+
 def _dtype(side: Side, name: str) -> Any:
-    return (
-        nw.from_native(side.frame).collect_schema()[name]
-        if side.is_polars
-        else (side.frame.collect_schema()[name])
-    )
+    return _schema(side)[name]
 
 
 def _cast(side: Side, name: str, dtype: Any) -> None:
@@ -305,7 +328,7 @@ def _has_value(side: Side, name: str) -> bool:
     query answers it for every numeric column of the side, the first time."""
     if name not in side.present:
         frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
-        schema = frame.collect_schema()
+        schema = _schema(side)
         numeric = [n for n, t in schema.items() if t.is_numeric() or t.is_temporal()]
         exprs = []
         for n in numeric:
@@ -333,7 +356,7 @@ def _column_facts(side: Side, name: str) -> ColumnFacts:
 
 
 def _decide_kind(original: Side, name: str, declared: Kind | None) -> tuple[Kind, bool]:
-    """The kind (by ``kpr.io.kinds``) and whether the original holds any value."""
+    """The kind (by ``kpr.inputs.kinds``) and whether the original holds any value."""
     if declared is not None:
         return declared, True
     facts = _column_facts(original, name)
@@ -397,8 +420,8 @@ def _numeric_expr(
 ) -> pl.Expr | _Parse | _Days | None:
     """How to make one side's column numeric, or raise naming an offending value."""
     dtype = _dtype(side, name)
-    if not side.untyped and dtype.is_numeric():
-        return None
+    if dtype.is_numeric() and (not side.untyped or dtype.is_integer()):
+        return None  # a number already (CSV integers come as Int64, see read_table)
     if not side.untyped and dates.is_duration(dtype):
         return _Days(dtype)
     textual = side.untyped or any(dtype == t for t in _TEXT)
@@ -411,6 +434,20 @@ def _numeric_expr(
         f"{side.label} ({hint}); fix that value, or declare the column categorical "
         f"(--categorical / kinds={{{name!r}: 'categorical'}})"
     )
+
+
+def _nan_text_missing(side: Side, name: str) -> None:
+    """A CSV text column kept as text: NaN is missing in it when every value is a
+    number (see :func:`nan_text_is_missing`; on Spark, ``nan_text_to_null``)."""
+    if not side.untyped or _dtype(side, name) != nw.String:
+        return
+    lf = side.frame
+    if isinstance(lf, pl.LazyFrame):
+        side.frame = lf.with_columns(nan_text_is_missing(name))
+        return
+    facts = _text_facts(side, name)
+    if facts is not None and facts[2] is None:  # numbers only (Spark)
+        side.frame = nan_text_to_null(lf, name)
 
 
 def _empty_takes_avatar_type(o: Side, a: Side, name: str) -> None:
@@ -582,6 +619,8 @@ def prepare(
                 if expr is not None:
                     casts[name] = expr
         else:
+            _nan_text_missing(o, name)
+            _nan_text_missing(a, name)
             target = _categorical_target(o, a, name)
             if target is not None:
                 o_casts[name] = target

@@ -1,4 +1,4 @@
-"""Hostile kinds: one rule for every source (``kpr.io.kinds``). Category-like
+"""Hostile kinds: one rule for every source (``kpr.inputs.kinds``). Category-like
 types are categorical whatever their values, an all-missing column is
 categorical from CSV and from typed frames alike, padded numbers are numbers,
 declarations win, and mismatched types are one clear line."""
@@ -16,7 +16,7 @@ import pytest
 
 import kpr
 from kpr.avatar import column_roles
-from kpr.io.kinds import ColumnFacts, TypeClass, decide_kind
+from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind
 
 from .conftest import assert_cli_refuses, assert_input_error, assert_reference, rows, run_cli, write
 

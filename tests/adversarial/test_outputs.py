@@ -1,4 +1,4 @@
-"""Hostile output targets: every file kpr writes goes through ``kpr.io.writers``.
+"""Hostile output targets: every file kpr writes goes through ``kpr.inputs.writers``.
 
 Each case ends with a result equal to the reference or with exit 2 and one line,
 and in every case no input and no other file is damaged (bytes, links, devices
@@ -22,7 +22,7 @@ import pytest
 from kpr.avatar.files import write_table
 from kpr.demo import demo_paths
 from kpr.errors import InputError
-from kpr.io import writers
+from kpr.inputs import writers
 from tests.adversarial._outputs_helpers import (
     AVATARS,
     ORIGINAL,

@@ -177,7 +177,7 @@ def test_text_and_html_carry_the_comparison(placebo: tuple[pl.DataFrame, pl.Data
     c = r.control
     low, high = c.difference_interval
     expected = [
-        f"compared at n = 500: original {kpr.result.format_rate(c.original_rate)}",
+        f"compared at n = 500: original {kpr.results.evaluation.format_rate(c.original_rate)}",
         "4 random subsets of the original, seed 0",
         f"control minus original: {c.difference:+.2f} points (95 % CI {low:+.2f} to {high:+.2f})",
         f"residual risk (anonymeter's (attack - control) / (1 - control)): {c.residual_risk:+.4f}",

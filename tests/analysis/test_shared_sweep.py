@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 import kpr
 from kpr.analysis import sweep
 from kpr.analysis.sweep import subsets
-from kpr.api import load
 from kpr.engine import encoded
 from kpr.engine.encoded import EncodedTables, sweep_counts
+from kpr.measure import load
 from tests.strategies import SCHEMA, Case, cases
 
 from ._data import tables

@@ -15,7 +15,7 @@ import kpr
 from kpr.avatar import generate, sweep
 from kpr.avatar.files import read_original
 from kpr.cli.app import main
-from kpr.io.readers import CsvOptions
+from kpr.inputs.files import CsvOptions
 
 from ._tables import mixed_pandas
 
@@ -308,10 +308,11 @@ def test_progress_on_a_terminal_unless_quiet(
 
     from rich.console import Console
 
-    from kpr.cli import avatar as module
+    from kpr.cli import avatar, ksweep
 
     screen = io.StringIO()
-    monkeypatch.setattr(module, "stderr", Console(file=screen, force_terminal=True, width=100))
+    for module in (avatar, ksweep):
+        monkeypatch.setattr(module, "stderr", Console(file=screen, force_terminal=True, width=100))
     flag = ["--quiet"] if quiet else []
     argv = ["sweep", str(files["csv"]), "-k", KNOWN, "--k", "2,3", *flag]
     assert run(argv, capsys)[0] == 0

@@ -26,7 +26,7 @@ from kpr.avatar import (
 )
 from kpr.avatar.files import read_original
 from kpr.errors import InputError
-from kpr.result import format_rate
+from kpr.results.evaluation import format_rate
 
 from ._tables import mixed_pandas
 
@@ -260,7 +260,7 @@ def test_html_page(swept: SweepOverK) -> None:
 
 
 def test_text_shows_the_size_fair_control(swept: SweepOverK) -> None:
-    from kpr.cli.avatar import sweep_text
+    from kpr.cli.render import sweep_text
 
     text = sweep_text(swept)
     for row in swept.rows:

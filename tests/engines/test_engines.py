@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.metric.plan import Kind
+from kpr.metric.attack import Kind
 from tests.reference import numeric_variables, reference_kpr
 
 from .conftest import Convert

@@ -155,3 +155,20 @@ def test_spark_reads_the_encodings_polars_reads(
     polars_result, spark_result = both(argv, capsys)
     assert spark_result == polars_result
     assert polars_result["unique_originals"] == 3 and polars_result["linked"] == 1
+
+
+def test_nan_text_is_missing_in_a_column_of_numbers_on_spark_too(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An original column with no value against avatars holding NaN (a frame's NaN
+    written to CSV), and the same column declared categorical: Spark links what
+    polars links (NaN is missing in a column of numbers)."""
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    o.write_text("c,x,y\na,,1.5\nb,,NaN\nc,,2\n")
+    a.write_text("c,x,y\na,1.5,1.5\nb,NaN,\nc,nan,2\n")
+    for extra in ([], ["--categorical", "y"]):
+        polars_result, spark_result = both(
+            ["evaluate", str(o), str(a), "-k", "c,x,y", *extra], capsys
+        )
+        assert spark_result == polars_result
+        assert polars_result["linked"] == 2, extra

@@ -12,7 +12,7 @@ import pytest
 import kpr
 from kpr.analysis import AnalysisResult, analyze
 from kpr.demo import DEMO_KNOWN, demo_paths
-from kpr.result import KprResult
+from kpr.results.evaluation import KprResult
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from kpr.analysis import AnalysisResult, analyze
-from kpr.analysis.result import EXPLAIN_CONTRIBUTION, EXPLAIN_METHOD
 from kpr.cli.app import main
 from kpr.errors import InputError, MissingDependencyError
-from kpr.report import plots
-from kpr.report.page import esc
-from kpr.report.risk import shorten
-from kpr.result import format_rate, meaning
+from kpr.render import plots
+from kpr.render.page import esc
+from kpr.render.risk import shorten
+from kpr.results.analysis import EXPLAIN_CONTRIBUTION, EXPLAIN_METHOD
+from kpr.results.evaluation import format_rate, meaning
 
 from ..analysis._data import tables
 from .conftest import DEMO_LABELS, HOSTILE_COLUMN, IMG, MATH, SCRIPT
@@ -383,7 +383,7 @@ def test_cli_missing_matplotlib_before_the_work(
 
 def test_interval_bounds_near_100_are_not_rounded_up() -> None:
     from kpr.analysis import AttackRate
-    from kpr.report.analysis import interval_text
+    from kpr.render.analysis import interval_text
 
     one_in_many = AttackRate(("age",), 0.05, "bins", 100_000, 100_000, 10, 1)
     low, high = one_in_many.interval

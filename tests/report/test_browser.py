@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kpr.analysis import AnalysisResult
-from kpr.result import KprResult, format_rate
+from kpr.results.evaluation import KprResult, format_rate
 
 from .conftest import ARTIFACTS, HOSTILE_COLUMN, IMG, MATH, SCRIPT
 

@@ -13,9 +13,9 @@ import pytest
 
 import kpr
 from kpr.errors import InputError, MissingDependencyError
-from kpr.report import html as report_html
-from kpr.report import plots, risk
-from kpr.result import KprResult, format_rate
+from kpr.render import html as report_html
+from kpr.render import plots, risk
+from kpr.results.evaluation import KprResult, format_rate
 
 from .conftest import HOSTILE_COLUMN, IMG, MATH, SCRIPT
 

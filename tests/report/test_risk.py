@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.report import risk
-from kpr.result import KprResult
+from kpr.render import risk
+from kpr.results.evaluation import KprResult
 
 
 def test_worked_example_categorical(worked_example: KprResult) -> None:
@@ -131,7 +131,7 @@ def test_date_classes_are_labelled_as_dates() -> None:
     import polars as pl
 
     import kpr
-    from kpr.report.risk import interval_label, numeric_risk
+    from kpr.render.risk import interval_label, numeric_risk
 
     assert interval_label(0.0, 30.0, 30.0, date=True) == "[1970-01-01, 1970-01-31)"
     assert interval_label(-0.25, 0.25, 0.5, date=True) == "[1969-12-31 18:00, 1970-01-01 06:00)"

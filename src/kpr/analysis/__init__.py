@@ -27,21 +27,6 @@ from kpr.analysis.baselines import (
     whole_table,
     worst_case,
 )
-from kpr.analysis.interval import (
-    DEFAULT_CONFIDENCE,
-    difference_interval,
-    kpr_interval,
-    wilson_interval,
-)
-from kpr.analysis.result import (
-    METHODS,
-    AnalysisResult,
-    AttackRate,
-    Contribution,
-    ControlComparison,
-    Method,
-    SweepResult,
-)
 from kpr.analysis.sweep import (
     DEFAULT_MAX_ATTACKS,
     SweepProgress,
@@ -56,10 +41,25 @@ from kpr.analysis.tolerance import (
     check_tolerances,
     tolerance_curve,
 )
-from kpr.api import evaluate_loaded, load
 from kpr.errors import InputError
-from kpr.io.readers import CsvOptions
-from kpr.metric.plan import DEFAULT_TOLERANCE, make_attack
+from kpr.inputs.files import CsvOptions
+from kpr.measure import evaluate_loaded, load
+from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.metric.interval import (
+    DEFAULT_CONFIDENCE,
+    difference_interval,
+    kpr_interval,
+    wilson_interval,
+)
+from kpr.results.analysis import (
+    METHODS,
+    AnalysisResult,
+    AttackRate,
+    Contribution,
+    ControlComparison,
+    Method,
+    SweepResult,
+)
 
 __all__ = [
     "DEFAULT_CONFIDENCE",

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kpr.analysis.interval import DEFAULT_CONFIDENCE
-from kpr.analysis.result import METHODS, AttackRate, Method
 from kpr.analysis.window import window_counts
-from kpr.api import evaluate_loaded, load
 from kpr.errors import InputError
-from kpr.metric.plan import DEFAULT_TOLERANCE, make_attack
+from kpr.measure import evaluate_loaded, load
+from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.results.analysis import METHODS, AttackRate, Method
 from kpr.tables import Prepared
 
 
@@ -33,7 +33,7 @@ def run_attack(
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> AttackRate:
-    """Evaluate one attack on inputs loaded once (``kpr.api.load``)."""
+    """Evaluate one attack on inputs loaded once (``kpr.measure.load``)."""
     attack = make_attack(list(known), tolerance)
     method = check_method(method)
     if method == "bins":

@@ -21,14 +21,14 @@ import numpy as np
 import polars as pl
 
 from kpr.analysis.attacks import run_attack
-from kpr.analysis.interval import DEFAULT_CONFIDENCE
-from kpr.analysis.result import AttackRate, ControlComparison, Method
-from kpr.api import load
 from kpr.errors import InputError
-from kpr.io.readers import CsvOptions, read_all
-from kpr.metric.plan import DEFAULT_TOLERANCE
+from kpr.inputs.files import CsvOptions, read_all
+from kpr.measure import load
+from kpr.metric.attack import DEFAULT_TOLERANCE
+from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.notices import Notice
-from kpr.result import KprResult
+from kpr.results.analysis import AttackRate, ControlComparison, Method
+from kpr.results.evaluation import KprResult
 from kpr.tables import Prepared
 
 

@@ -1,7 +1,7 @@
 """The known-variable sweep: which combinations of known variables put the
 individuals most at risk, and how much each variable adds to the risk.
 
-Inputs are read once (``kpr.api.load`` with ``materialize``). With the bins
+Inputs are read once (``kpr.measure.load`` with ``materialize``). With the bins
 method on in-memory (polars) inputs, the candidates are encoded once and the
 subsets share that work (``kpr.engine.encoded``); otherwise every subset is its
 own attack through ``run_attack``. Either way each entry equals a direct
@@ -18,12 +18,12 @@ from typing import Any
 import polars as pl
 
 from kpr.analysis.attacks import check_method, run_attack
-from kpr.analysis.interval import DEFAULT_CONFIDENCE
-from kpr.analysis.result import AttackRate, Contribution, Method, SweepResult
-from kpr.api import load, polars_error
 from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.errors import InputError
-from kpr.metric.plan import DEFAULT_TOLERANCE, check_tolerance
+from kpr.measure import load, polars_error
+from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
+from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.results.analysis import AttackRate, Contribution, Method, SweepResult
 from kpr.tables import Prepared
 
 #: ``progress(done, total, label)``: called as attacks finish (``done`` so far,

@@ -1,15 +1,15 @@
 """The tolerance curve: the same attack at several tolerances (drawn in the
-analysis report by ``kpr.report.plots.tolerance_svg``)."""
+analysis report by ``kpr.render.plots.tolerance_svg``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from kpr.analysis.attacks import run_attack
-from kpr.analysis.interval import DEFAULT_CONFIDENCE
-from kpr.analysis.result import AttackRate, Method
 from kpr.errors import InputError
-from kpr.metric.plan import check_tolerance
+from kpr.metric.attack import check_tolerance
+from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.results.analysis import AttackRate, Method
 from kpr.tables import Prepared
 
 DEFAULT_TOLERANCES: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2)

@@ -42,8 +42,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from kpr.engine import lazy
-from kpr.metric.plan import Kind
+from kpr.engine import queries
+from kpr.metric.attack import Kind
 from kpr.tables import Prepared
 
 _SIDE = "__kpr_side__"
@@ -231,8 +231,8 @@ def half_widths(
     u: pl.DataFrame, numeric: Sequence[str], tolerance: float, dates: Sequence[str] = ()
 ) -> dict[str, float]:
     """h_v: the class width of the spec over U, collected and computed exactly as
-    every engine does (``kpr.engine.lazy.numeric_statistics``)."""
-    bins = lazy.numeric_statistics(nw.from_native(u.lazy()), numeric, tolerance, dates)
+    every engine does (``kpr.engine.queries.numeric_statistics``)."""
+    bins = queries.numeric_statistics(nw.from_native(u.lazy()), numeric, tolerance, dates)
     return {v: b.width for v, b in bins.items()}
 
 
@@ -241,11 +241,11 @@ def window_counts(
 ) -> tuple[int, int, int, int]:
     """(n, m, |U|, linked) of the window attack on loaded inputs (read into memory)."""
     # internal names only (``__kpr_k0__``...), so no user column meets ours
-    aliases = lazy.internal_names(known)
+    aliases = queries.internal_names(known)
     known = list(aliases.values())
     kinds = {aliases[name]: prepared.kinds[name] for name in aliases}
-    original = _to_polars(lazy.internal_frame(prepared.original, aliases, None))
-    avatars = _to_polars(lazy.internal_frame(prepared.avatars, aliases, None))
+    original = _to_polars(queries.internal_frame(prepared.original, aliases, None))
+    avatars = _to_polars(queries.internal_frame(prepared.avatars, aliases, None))
     u = unique_originals(original, known)
     numeric = [v for v in known if kinds[v].binned]
     categorical = [v for v in known if not kinds[v].binned]

@@ -6,10 +6,9 @@ an avatar table, distance metrics for any synthetic table (:func:`distance_metri
 and the choice of k (:func:`sweep`, :func:`tune`).
 """
 
-from kpr.avatar.distance import Closeness, DistanceMetrics, distance_metrics, exact_copies
+from kpr.avatar.distance import distance_metrics, exact_copies
 from kpr.avatar.generator import Generation, avatarize, generate, neighbours, weights
 from kpr.avatar.metrics import (
-    PAIRING_SPACE,
     Utility,
     correct_links,
     hellinger,
@@ -18,8 +17,11 @@ from kpr.avatar.metrics import (
     median_local_cloaking,
     utility,
 )
-from kpr.avatar.projection import CATEGORICAL_MAX_DISTINCT, Projection, column_roles
-from kpr.avatar.tuning import SweepOverK, SweepRow, SweepRun, TuneResult, sweep, tune
+from kpr.avatar.projection import Projection
+from kpr.avatar.roles import CATEGORICAL_MAX_DISTINCT, column_roles
+from kpr.avatar.tuning import sweep, tune
+from kpr.results.distance import Closeness, DistanceMetrics
+from kpr.results.ksweep import PAIRING_SPACE, SweepOverK, SweepRow, SweepRun, TuneResult
 
 __all__ = [
     "CATEGORICAL_MAX_DISTINCT",

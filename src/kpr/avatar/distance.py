@@ -19,9 +19,7 @@ figures for real newcomers, i.e. how close an honest sample already sits.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,76 +30,7 @@ from kpr.avatar import _table as tb
 from kpr.avatar.metrics import locality_order
 from kpr.avatar.projection import Projection
 from kpr.errors import InputError
-
-
-@dataclass(frozen=True)
-class Closeness:
-    """How close one table's rows sit to the originals."""
-
-    rows: int
-    exact_copies: int  #: rows equal to some original row on every column
-    median_dcr: float
-    median_nndr: float
-
-    @property
-    def exact_copy_share(self) -> float:
-        """Percentage of rows that copy an original row exactly."""
-        return 100.0 * self.exact_copies / self.rows if self.rows else float("nan")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rows": self.rows,
-            "exact_copies": self.exact_copies,
-            "exact_copy_share": self.exact_copy_share,
-            "median_dcr": self.median_dcr,
-            "median_nndr": self.median_nndr,
-        }
-
-
-@dataclass(frozen=True)
-class DistanceMetrics:
-    """Closeness of a synthetic table (and of a holdout, the baseline) to the originals."""
-
-    synthetic: Closeness
-    holdout: Closeness | None
-    ncp: int
-    n_original: int
-
-    @property
-    def space(self) -> str:
-        return f"FAMD space fitted on the originals ({self.ncp} axes)"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "n_original": self.n_original,
-            "space": self.space,
-            "synthetic": self.synthetic.to_dict(),
-            "holdout": None if self.holdout is None else self.holdout.to_dict(),
-        }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
-
-    def text(self) -> str:
-        """A small table: synthetic (and holdout) rows' copies, DCR and NNDR."""
-        lines = [
-            f"Closeness to the {self.n_original:,} originals, in the {self.space}:",
-            f"  {'':<10} {'rows':>10} {'exact copies':>14} {'median DCR':>11} {'median NNDR':>11}",
-        ]
-        for label, c in (("synthetic", self.synthetic), ("holdout", self.holdout)):
-            if c is None:
-                continue
-            lines.append(
-                f"  {label:<10} {c.rows:>10,} {c.exact_copy_share:>12.2f} % "
-                f"{c.median_dcr:>11.4f} {c.median_nndr:>11.4f}"
-            )
-        lines.append(
-            "  DCR: distance to the closest original; NNDR: closest over second-closest "
-            "(near 0 = points at one real record)."
-        )
-        if self.holdout is None:
-            lines.append("  Give a holdout (real rows not used to synthesise) for a baseline.")
-        return "\n".join(lines)
+from kpr.results.distance import Closeness, DistanceMetrics
 
 
 def _as_polars(kind: tb.Kind, df: Any) -> pl.DataFrame:

@@ -1,6 +1,6 @@
 """Tables to avatarise, read from files; avatar tables and pairings, written to files.
 
-A CSV is read as text (``kpr.io.readers``), then each column is typed exactly as
+A CSV is read as text (``kpr.inputs.files``), then each column is typed exactly as
 ``kpr evaluate`` types the columns of a CSV original (``kpr.tables``): a column
 whose values all read as integers becomes Int64, as numbers Float64, anything
 else stays text. So the avatars of a CSV and the KPR computed on that CSV agree
@@ -8,7 +8,7 @@ on which columns are numeric. Columns declared categorical stay text, so codes
 such as ``01230`` keep their leading zeros.
 
 Outputs are written atomically (no partial file on error); CSVs through
-``kpr.io.writers.write_csv``, which neutralises text cells a spreadsheet would
+``kpr.inputs.writers.write_csv``, which neutralises text cells a spreadsheet would
 run as formulas (``=``, ``+``, ``-``, ``@``...) by prefixing a quote.
 """
 
@@ -22,9 +22,9 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from kpr.errors import InputError
-from kpr.io.readers import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
-from kpr.io.writers import STDOUT, check_output_path, write_csv, write_parquet
+from kpr.errors import InputError, first_line
+from kpr.inputs.files import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
+from kpr.inputs.writers import STDOUT, check_output_path, write_csv, write_parquet
 
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
@@ -82,8 +82,7 @@ def read_original(
     try:
         return frame.collect()
     except pl.exceptions.PolarsError as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise InputError(f"{loaded.label}: could not read the data ({first})") from None
+        raise InputError(f"{loaded.label}: could not read the data ({first_line(exc)})") from None
 
 
 def write_table(frame: pl.DataFrame, path: str | os.PathLike[str]) -> None:

@@ -34,19 +34,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from kpr.avatar import _table as tb
-from kpr.avatar.projection import Encoded, Projection, _check_int
+from kpr.avatar.projection import Encoded, Projection
 from kpr.avatar.roles import Roles, decide_roles, split_identifiers
+from kpr.checks import whole_number
 from kpr.errors import InputError
+from kpr.results.ksweep import Decoding, Synthesis
 
 Seed = int | np.random.Generator | None
-Synthesis = Literal["full", "reduced"]
-Decoding = Literal["draw", "mode"]
 DECODINGS: tuple[str, ...] = ("draw", "mode")
 
 #: Elements of a temporary (rows x categories) vote table.
@@ -229,8 +229,8 @@ def generate(
     each avatar carries its own individual's value (which links the two).
     """
     kind = tb.frame_kind(df)
-    _check_int("k", k, 1)
-    _check_int("ncp", ncp, 1)
+    whole_number(k, "k", 1)
+    whole_number(ncp, "ncp", 1)
     n = tb.n_rows(df)
     if n == 0 or not tb.column_names(kind, df):
         raise InputError("the table is empty; give a table with at least one row and column")

@@ -29,17 +29,11 @@ from scipy.spatial import cKDTree
 
 from kpr.avatar import _table as tb
 from kpr.avatar.generator import Generation
-from kpr.avatar.projection import column_roles
+from kpr.avatar.roles import column_roles
 from kpr.errors import InputError
 from kpr.pairing import count_correct
 
 _TIE = 1e-9
-
-#: Where the pairing metrics are measured, for reports.
-PAIRING_SPACE = (
-    "FAMD space fitted on the originals (its ncp first axes), avatars projected into it; "
-    "ties count as closer"
-)
 
 
 def _own_distance(gen: Generation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -45,16 +45,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from kpr.avatar import _table as tb
+from kpr.avatar.roles import Role, column_roles
+from kpr.checks import whole_number
 from kpr.errors import InputError
-from kpr.io.kinds import FEW_DISTINCT, TypeClass, decide_kind, looks_like_codes, series_facts
 
-#: A numeric column with at most this many distinct values is treated as categorical.
-CATEGORICAL_MAX_DISTINCT = FEW_DISTINCT
 #: Numerics are rounded to the coarsest precision (decimals from -15 to this) that represents
 #: every original value; a float column that needs more decimals is not rounded.
 MAX_DECIMALS = 8
@@ -62,8 +61,6 @@ MAX_DECIMALS = 8
 _DENSE_GRAM_MAX = 3000
 #: Elements of a temporary (rows x coded columns) block when projecting back.
 _CHUNK_ELEMENTS = 1 << 22
-
-Role = Literal["numeric", "categorical", "empty"]
 
 
 @dataclass(frozen=True)
@@ -105,47 +102,6 @@ class Encoded:
 
     numeric: np.ndarray  #: (n, q) float64, imputed and standardised
     codes: list[np.ndarray] = field(default_factory=list)  #: per block, int64, -1 unseen
-
-
-def column_roles(
-    kind: tb.Kind, df: Any, categorical: Sequence[Any] | None = None
-) -> dict[Any, Role]:
-    """Decide, for each column, numeric / categorical / empty (entirely missing).
-
-    Categorical: declared in ``categorical``, or a non-numeric dtype (strings,
-    categoricals, booleans...), or numeric with at most
-    :data:`CATEGORICAL_MAX_DISTINCT` distinct values. Temporal columns count as
-    numeric (their integer timestamps).
-    """
-    names = tb.column_names(kind, df)
-    declared = list(categorical) if categorical is not None else []
-    if isinstance(categorical, str):
-        declared = [categorical]
-    unknown = [c for c in declared if c not in names]
-    if unknown:
-        raise InputError(
-            f"categorical names unknown column(s) {unknown}; use names from the table's columns"
-        )
-    roles: dict[Any, Role] = {}
-    for name in names:
-        s = tb.get_column(kind, df, name)
-        if tb.missing_mask(kind, s).all():
-            roles[name] = "empty"
-            continue
-        ctype = tb.column_type(kind, s)  # refuses nested and object columns
-        # kpr's kind rule first (numbers, durations, dates); the projection also
-        # carries times of day as numbers
-        facts = series_facts(s)
-        numeric = decide_kind(facts).binned or (
-            facts.type_class is TypeClass.OTHER and ctype.numeric
-        )
-        if name in declared or not numeric:
-            roles[name] = "categorical"
-            continue
-        values = tb.to_float(kind, s)
-        distinct = np.unique(values[~np.isnan(values)]).size
-        roles[name] = "categorical" if looks_like_codes(distinct) else "numeric"
-    return roles
 
 
 def _check_finite(name: Any, values: np.ndarray) -> None:
@@ -225,7 +181,7 @@ class Projection:
     ) -> tuple[Projection, Encoded]:
         """:meth:`fit`, also returning the coded table (the generator mixes coded rows)."""
         kind = tb.frame_kind(df)
-        _check_int("ncp", ncp, 1)
+        whole_number(ncp, "ncp", 1)
         n = tb.n_rows(df)
         names = tb.column_names(kind, df)
         if n == 0 or not names:
@@ -497,9 +453,3 @@ class Projection:
         for name, template in self._empty_templates.items():
             out[name] = tb.take(kind, template, np.zeros(m, dtype=np.int64))
         return tb.assemble(kind, self.columns, [out[c] for c in self.columns])
-
-
-def _check_int(name: str, value: object, minimum: int) -> None:
-    """Parameters must be true integers at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")

@@ -1,8 +1,8 @@
 """Each column's role in the avatars, decided before generating and shown to the user.
 
 The base kind (numeric or categorical, or empty when entirely missing) comes from
-ONE call, :func:`kpr.avatar.projection.column_roles`, the rule the projection
-itself uses; this module adds what a user must see before trusting the output:
+ONE call, :func:`column_roles` (on kpr's kind rule, :mod:`kpr.inputs.kinds`), the
+rule the projection itself uses; this module adds what a user must see before trusting the output:
 
 * ``numeric`` (with a missingness companion when values are missing: whether a
   value is missing is then drawn like a categorical), ``categorical``, ``empty``;
@@ -25,17 +25,22 @@ itself uses; this module adds what a user must see before trusting the output:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from kpr.avatar import _table as tb
-from kpr.avatar.projection import CATEGORICAL_MAX_DISTINCT, column_roles
 from kpr.errors import InputError
+from kpr.inputs.kinds import FEW_DISTINCT, TypeClass, decide_kind, looks_like_codes, series_facts
+from kpr.results import json
+
+#: A numeric column with at most this many distinct values is treated as categorical.
+CATEGORICAL_MAX_DISTINCT = FEW_DISTINCT
+
+Role = Literal["numeric", "categorical", "empty"]
 
 #: A categorical column with at least this share of distinct present values is an identifier.
 IDENTIFIER_SHARE = 0.9
@@ -94,7 +99,7 @@ class Roles:
         return {"rows": self.rows, "columns": [c.to_dict() for c in self.columns]}
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        return json.dumps(self.to_dict(), indent)
 
     def text(self) -> list[str]:
         """One line per column, then the flags."""
@@ -120,6 +125,47 @@ class Roles:
             f"(--keep-identifiers {names}: each avatar then carries its own individual's "
             "value, which links it to that individual)"
         )
+
+
+def column_roles(
+    kind: tb.Kind, df: Any, categorical: Sequence[Any] | None = None
+) -> dict[Any, Role]:
+    """Decide, for each column, numeric / categorical / empty (entirely missing).
+
+    Categorical: declared in ``categorical``, or a non-numeric dtype (strings,
+    categoricals, booleans...), or numeric with at most
+    :data:`CATEGORICAL_MAX_DISTINCT` distinct values. Temporal columns count as
+    numeric (their integer timestamps).
+    """
+    names = tb.column_names(kind, df)
+    declared = list(categorical) if categorical is not None else []
+    if isinstance(categorical, str):
+        declared = [categorical]
+    unknown = [c for c in declared if c not in names]
+    if unknown:
+        raise InputError(
+            f"categorical names unknown column(s) {unknown}; use names from the table's columns"
+        )
+    roles: dict[Any, Role] = {}
+    for name in names:
+        s = tb.get_column(kind, df, name)
+        if tb.missing_mask(kind, s).all():
+            roles[name] = "empty"
+            continue
+        ctype = tb.column_type(kind, s)  # refuses nested and object columns
+        # kpr's kind rule first (numbers, durations, dates); the projection also
+        # carries times of day as numbers
+        facts = series_facts(s)
+        numeric = decide_kind(facts).binned or (
+            facts.type_class is TypeClass.OTHER and ctype.numeric
+        )
+        if name in declared or not numeric:
+            roles[name] = "categorical"
+            continue
+        values = tb.to_float(kind, s)
+        distinct = np.unique(values[~np.isnan(values)]).size
+        roles[name] = "categorical" if looks_like_codes(distinct) else "numeric"
+    return roles
 
 
 def _distinct(kind: tb.Kind, s: Any) -> int:

@@ -1,1 +1,2 @@
-"""The kpr command line (typer); see ``kpr.cli.app``."""
+"""The kpr command line (click + rich): ``app`` assembles the group from the command
+modules (``analyze``, ``avatar``), which share ``common`` and ``options``."""

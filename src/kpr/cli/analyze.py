@@ -1,6 +1,6 @@
 """``kpr analyze``: what an attacker's knowledge buys them.
 
-Registered on the ``kpr`` group by the import at the bottom of ``kpr.cli.app``.
+Added to the ``kpr`` group by ``kpr.cli.app``.
 """
 
 from __future__ import annotations
@@ -17,18 +17,10 @@ from kpr.analysis import (
     AttackRate,
     analyze,
 )
-from kpr.analysis.result import (
-    EXPLAIN_CONTRIBUTION,
-    EXPLAIN_CURVE,
-    EXPLAIN_INTERVAL,
-    EXPLAIN_METHOD,
-    EXPLAIN_SWEEP,
-)
-from kpr.cli.app import (
+from kpr.cli.common import (
     CONTEXT,
     check_files,
     check_report,
-    cli,
     report_option,
     stderr,
     summary_console,
@@ -50,9 +42,16 @@ from kpr.cli.options import (
 )
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
-from kpr.metric.plan import check_tolerance
-from kpr.report.risk import analysis_advice
-from kpr.result import format_rate, meaning
+from kpr.metric.attack import check_tolerance
+from kpr.render.risk import analysis_advice
+from kpr.results.analysis import (
+    EXPLAIN_CONTRIBUTION,
+    EXPLAIN_CURVE,
+    EXPLAIN_INTERVAL,
+    EXPLAIN_METHOD,
+    EXPLAIN_SWEEP,
+)
+from kpr.results.evaluation import format_rate, meaning
 
 from . import render
 
@@ -144,7 +143,7 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     return tuple(check_tolerance(v) for v in values)
 
 
-@cli.command("analyze", context_settings=CONTEXT)
+@click.command("analyze", context_settings=CONTEXT)
 @click.argument("original", required=False, type=click.Path(path_type=str))
 @click.argument("avatars", required=False, type=click.Path(path_type=str))
 @click.option(

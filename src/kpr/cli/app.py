@@ -6,130 +6,46 @@ or bad input (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
-from kpr import __version__
 from kpr.api import evaluate as evaluate_tables
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.engine import backends
 from kpr.errors import KprError
-from kpr.io.writers import check_outputs as check_output_files
-from kpr.io.writers import write_csv, writes_to_stdout
-from kpr.metric.plan import check_tolerance
-from kpr.result import KprResult
+from kpr.inputs.writers import write_csv
+from kpr.metric.attack import check_tolerance
+from kpr.results import json
+from kpr.results.evaluation import KprResult
+from kpr.version import __version__
 
-from . import render
+from . import analyze, avatar, ksweep, render
+from .common import (
+    CONTEXT,
+    check_outputs,
+    output_options,
+    report_options,
+    stderr,
+    summary_console,
+    written,
+)
 from .options import (
     CONTROL,
     CSV,
-    FORMAT,
     KINDS,
     KPR_AVATARS,
     PAIRING,
-    QUIET,
     TOLERANCE,
     WIDTHS,
     declared_kinds,
     na_markers,
-    options,
     parse_delimiter,
-    parse_fail_under,
     parse_widths,
     split_names,
 )
-
-stdout = Console(soft_wrap=True)
-stderr = Console(stderr=True)
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-#: Options every command that prints a result shares.
-output_options = options(
-    FORMAT,
-    click.option(
-        "--fail-under",
-        metavar="PERCENT",
-        help="Exit with code 1 when the rate is below this (a release gate).",
-    ),
-    click.option(
-        "--linked-out",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the linked individuals (original row, avatar row, binned profile) to this CSV.",
-    ),
-    QUIET,
-)
-
-
-def report_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--report PATH``, shared by every command that can write an HTML report."""
-    return click.option(
-        "--report",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Write a self-contained HTML report (needs: pip install 'kpr[report]').",
-    )(func)
-
-
-def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options of the commands that can write the evaluation's HTML report."""
-    func = click.option(
-        "--show-values",
-        is_flag=True,
-        help="Put the known values of the first linked individuals in the --report (off by "
-        "default: the report may travel further than the data).",
-    )(func)
-    return report_option(func)
-
-
-def check_report(report: Path | None, show_values: bool = False) -> None:
-    """Before any work: ``--show-values`` has a report to go to, matplotlib is there."""
-    if report is None:
-        if show_values:
-            raise click.UsageError("--show-values applies to the HTML report: add --report PATH")
-        return
-    from kpr.report import require_matplotlib
-
-    require_matplotlib()
-
-
-def check_files(outputs: dict[str, Path | None], inputs: Iterable[Any], fmt: str = "text") -> None:
-    """Before any work: every output can be written safely and overwrites no input."""
-    json_out = "--format json" if fmt == "json" else None
-    check_output_files(outputs, inputs, stdout_taken=json_out)
-
-
-def summary_console(*outputs: Path | None) -> Console:
-    """Where the text summary goes: stderr when a file is written to standard output."""
-    return stderr if writes_to_stdout(*outputs) else stdout
-
-
-def written(report: Path | None) -> str:
-    """The line saying where the report went (nothing when it went to standard output)."""
-    if report is None or writes_to_stdout(report):
-        return ""
-    return f"\nHTML report written to {report}"
-
-
-def check_outputs(
-    fail_under: str | None,
-    linked_out: Path | None,
-    report: Path | None,
-    show_values: bool,
-    inputs: Iterable[Any] = (),
-    fmt: str = "text",
-) -> float | None:
-    """Before any work: the ``--fail-under`` threshold, and the files to write can be."""
-    threshold = parse_fail_under(fail_under)
-    check_files({"--linked-out": linked_out, "--report": report}, inputs, fmt)
-    check_report(report, show_values)
-    return threshold
 
 
 @click.group(context_settings=CONTEXT)
@@ -162,7 +78,7 @@ def emit(
         if threshold is not None:
             payload["fail_under"] = threshold
             payload["passed"] = result.rate >= threshold
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(payload) + "\n")
     else:
         console = summary_console(linked_out, report)
         render.print_text(
@@ -266,17 +182,15 @@ def evaluate(
             f"--pairing and --control need row positions, which --engine {engine} does not "
             "keep; drop them or use --engine polars"
         )
-    if engine == "dask" and linked_out is not None and row_id is None:
-        raise KprError(
-            "--linked-out with --engine dask needs --row-id COLUMN (Dask keeps no row order)"
-        )
     with render.progress(stderr, quiet) as step:
         tables: tuple[Any, Any] = (original, avatars)
         if dask_scheduler is not None:
             step("connecting to the Dask scheduler")
             backends.dask_client(dask_scheduler)
         if engine == "dask":
-            tables = backends.dask_inputs(original, avatars, names, row_id)
+            tables = backends.dask_inputs(
+                original, avatars, names, row_id, positions=linked_out is not None and not row_id
+            )
         if engine == "spark":
             step("starting Spark")
             tables = backends.spark_inputs(
@@ -361,5 +275,11 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(0)
 
 
-from kpr.cli import analyze as _analyze  # noqa: E402,F401  (registers `kpr analyze`)
-from kpr.cli import avatar as _avatar  # noqa: E402,F401  (registers avatarize, sweep, tune)
+for command in (
+    analyze.analyze_command,
+    avatar.avatarize_command,
+    ksweep.sweep_command,
+    ksweep.tune_command,
+    avatar.distance_command,
+):
+    cli.add_command(command)

@@ -9,9 +9,10 @@ from typing import Any, TypeVar
 
 import click
 
+from kpr.checks import percentage_text
 from kpr.errors import InputError
-from kpr.io.readers import CsvOptions
-from kpr.metric.plan import DEFAULT_TOLERANCE
+from kpr.inputs.files import CsvOptions
+from kpr.metric.attack import DEFAULT_TOLERANCE
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,15 +32,8 @@ def split_names(values: Iterable[str] | None) -> list[str]:
 
 
 def parse_fail_under(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        threshold = float(value)
-    except ValueError:
-        raise InputError(f"--fail-under must be a number in [0, 100], got {value!r}") from None
-    if not (math.isfinite(threshold) and 0.0 <= threshold <= 100.0):
-        raise InputError(f"--fail-under must be in [0, 100] (a percentage), got {value!r}")
-    return threshold
+    """``--fail-under``: a percentage in [0, 100], when given."""
+    return None if value is None else percentage_text(value, "--fail-under")
 
 
 def parse_delimiter(value: str | None) -> str | None:

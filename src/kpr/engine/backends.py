@@ -1,6 +1,6 @@
 """What differs between the backends the lazy engine runs on.
 
-The metric is written once (``kpr.engine.lazy``); this module only decides, per
+The metric is written once (``kpr.engine.queries``); this module only decides, per
 backend, how G (the original grouped by its raw known values) is built and
 kept, and how a query is collected:
 
@@ -19,7 +19,7 @@ kept, and how a query is collected:
 - DuckDB and anything else narwhals supports: recomputed by the database.
 
 It also holds the Spark glue of the CLI: the session, and reading CSV/Parquet
-files with Spark the way ``kpr.io.readers`` and ``kpr.tables`` read them.
+files with Spark the way ``kpr.inputs.files`` and ``kpr.tables`` read them.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine import lazy
-from kpr.engine.lazy import Frame, Hooks
+from kpr.engine import queries as lazy
+from kpr.engine.queries import Frame, Hooks
 from kpr.errors import InputError, MissingDependencyError
 from kpr.metric.binning import NumericBins
 
@@ -341,6 +341,7 @@ _FLOAT_RE = (
     r"|[iI][nN][fF]([iI][nN][iI][tT][yY])?|[nN][aA][nN])$"
 )
 _INT_RE = r"^[+-]?[0-9]+$"
+_NAN_RE = r"^[+-]?[nN][aA][nN]$"
 
 
 def read_spark(
@@ -355,7 +356,7 @@ def read_spark(
     """Read the known columns of a CSV (all as text) or Parquet file with Spark.
 
     Returns the frame and whether its columns are untyped text (CSV)."""
-    from kpr.io.readers import PARQUET_SUFFIXES, resolve_columns
+    from kpr.inputs.files import PARQUET_SUFFIXES, resolve_columns
 
     p = Path(path)
     if not p.exists():
@@ -460,8 +461,8 @@ _SPARK_CHARSETS = {"iso-8859-1", "us-ascii", "utf-16", "utf-16be", "utf-16le", "
 
 
 def _sniff_csv(p: Any, delimiter: str | None, encoding: str | None, label: str) -> tuple[str, str]:
-    """Encoding (as Java names it) and delimiter, sniffed as ``kpr.io.readers`` does."""
-    from kpr.io import readers
+    """Encoding (as Java names it) and delimiter, sniffed as ``kpr.inputs.files`` does."""
+    from kpr.inputs import files as readers
 
     enc, sep, _ = readers.sniff_csv(Path(p), delimiter, encoding, label)
     try:
@@ -515,10 +516,25 @@ def spark_text_checks(frame: SparkFrame, name: str) -> tuple[bool, bool, str | N
     )
     row = frame.select(
         F.max(present.cast("int")).alias("some"),
+        F.max((present & ~trimmed.rlike(_NAN_RE)).cast("int")).alias("not_nan"),
         F.min(F.when(present, is_int.cast("int"))).alias("ints"),
         F.first(F.when(present & ~is_float, col), ignorenulls=True).alias("bad"),
     ).collect()[0]
-    return bool(row["some"]), row["ints"] is None or bool(row["ints"]), row["bad"]
+    # a column of numbers holds a value when some number is not NaN (NaN is missing)
+    some = row["some"] if row["bad"] is not None else row["not_nan"]
+    return bool(some), row["ints"] is None or bool(row["ints"]), row["bad"]
+
+
+def nan_text_to_null(frame: Frame, name: str) -> Frame:
+    """A Spark text column of numbers only: its NaN texts become missing, as
+    ``kpr.tables.nan_text_is_missing`` does on polars."""
+    from pyspark.sql import functions as F
+
+    native = frame.to_native()
+    col = F.col(_quoted(name))
+    parsed = F.when(~F.trim(col).rlike(_NAN_RE), col).alias(name)
+    others = [_quoted(c) if c != name else parsed for c in native.columns]
+    return nw.from_native(native.select(*others))
 
 
 def spark_number(name: str, integer: bool) -> Any:
@@ -555,10 +571,15 @@ def dask_client(address: str) -> Any:
 
 
 def dask_inputs(
-    original: str, avatars: str, known: Sequence[str], row_id: str | None = None
+    original: str,
+    avatars: str,
+    known: Sequence[str],
+    row_id: str | None = None,
+    positions: bool = False,
 ) -> tuple[ReadTable, ReadTable]:
-    """Both Parquet files read by Dask (only the known columns and ``row_id``)."""
-    from kpr.io.readers import PARQUET_SUFFIXES, check_columns
+    """Both Parquet files read by Dask (only the known columns and ``row_id``), with
+    ``positions``: each row's position in its file (see :func:`dask_positions`)."""
+    from kpr.inputs.files import PARQUET_SUFFIXES, check_columns
 
     try:
         import dask.dataframe as dd
@@ -577,5 +598,17 @@ def dask_inputs(
             )
         frame = dd.read_parquet(str(p))
         check_columns(list(frame.columns), columns, path)
-        tables.append(ReadTable(frame[columns], False, path))
+        frame = frame[columns]
+        if positions:
+            frame = dask_positions(frame, FILE_ROW)
+        tables.append(ReadTable(frame, False, path, FILE_ROW if positions else None))
     return tables[0], tables[1]
+
+
+def dask_positions(frame: Any, name: str) -> Any:
+    """Column ``name``: each row's position in the frame's order (a Parquet file's
+    partitions follow its row groups, in order). A cumulative sum of ones, which
+    Dask computes per partition plus the previous partitions' totals: lazy, and
+    nothing reaches the client."""
+    counted = frame.assign(**{name: 1})
+    return counted.assign(**{name: counted[name].cumsum() - 1})

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from kpr.engine.lazy import clamp64
+from kpr.engine.queries import clamp64
+from kpr.metric.attack import Kind
 from kpr.metric.binning import (
     MISSING,
     NEG_INF,
@@ -48,7 +49,6 @@ from kpr.metric.binning import (
     numeric_bins,
 )
 from kpr.metric.exact import Window, float_sums
-from kpr.metric.plan import Kind
 
 #: A packed key is re-numbered densely before its radix would pass this.
 _KEY_LIMIT = 2**62
@@ -127,7 +127,7 @@ def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
 def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray, Ints | None]:
     """A numeric column's codes, their number, the float value behind each code
     (NaN for missing), and for integer columns summed exactly by every engine
-    (``kpr.engine.lazy.exact_integers``) the exact int64 values: equal values
+    (``kpr.engine.queries.exact_integers``) the exact int64 values: equal values
     share a code, -0.0 and 0.0 included."""
     codes, distinct, radix = _dense(series)
     raw = pl.Series(distinct).cast(series.dtype)
@@ -158,7 +158,7 @@ def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
 
 
 def _classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
-    """Each value's code as ``kpr.engine.lazy.code_expr`` computes it (float codes)."""
+    """Each value's code as ``kpr.engine.queries.code_expr`` computes it (float codes)."""
     out = np.full(len(values), float(MISSING))
     out[values == math.inf] = POS_INF
     out[values == -math.inf] = NEG_INF
@@ -277,7 +277,7 @@ def _integer_limbs(values: Ints, plan: Deviations) -> list[Ints]:
 
 
 def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[Ints]:
-    """The limbs of a window's magnitudes, lowest first, as ``kpr.engine.lazy``
+    """The limbs of a window's magnitudes, lowest first, as ``kpr.engine.queries``
     computes them."""
     size = np.abs(values)
     inside = np.isfinite(values)

@@ -1,8 +1,8 @@
 """The metric, written once: what an attack is (``plan``) and how values are
 binned (``binning``). Pure Python: engines translate it, never re-invent it."""
 
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.metric.binning import MISSING, NEG_INF, OUTSIDE, POS_INF, Moments, NumericBins
-from kpr.metric.plan import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 
 __all__ = [
     "DEFAULT_TOLERANCE",

@@ -10,7 +10,8 @@ is a number, surrounding spaces allowed (``" 30 "`` is 30), else a date when
 every value is an ISO date. The user's declaration (``kinds=``,
 ``--categorical``, ``--numeric``) always wins.
 
-A column with no value at all (every value missing, NaN included) is
+A column with no value at all (every value missing, NaN included; in CSV,
+the text ``NaN`` in a column of numbers, see ``kpr.tables``) is
 *categorical* whatever its source. A CSV file cannot say the type of an empty
 column while a typed frame can, so one rule must ignore the type to make the
 same table give the same result from every source. Categorical is the rule
@@ -30,8 +31,8 @@ from typing import Any
 
 import narwhals as nw
 
-from kpr.io import dates
-from kpr.metric.plan import Kind
+from kpr.inputs import dates
+from kpr.metric.attack import Kind
 
 
 class TypeClass(Enum):

@@ -4,14 +4,13 @@ Plain Python string building; every value that comes from the data or the
 user (column names, category values, warnings, file labels) goes through
 :func:`esc`. The page carries a Content-Security-Policy that forbids scripts
 and every request, as a second line of defence. Plots are inline SVG
-(:mod:`kpr.report.plots`, which needs matplotlib, imported only here). The
+(:mod:`kpr.render.plots`, which needs matplotlib, imported only here). The
 skeleton, headline, warnings and footer are shared with the analysis report
-(:mod:`kpr.report.page`).
+(:mod:`kpr.render.page`).
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -19,10 +18,11 @@ from pathlib import Path
 
 import polars as pl
 
+from kpr.checks import percentage
 from kpr.errors import InputError
 from kpr.labels import SPECIAL_LABELS
-from kpr.metric.plan import Kind
-from kpr.report.page import (
+from kpr.metric.attack import Kind
+from kpr.render.page import (
     CSP,
     count_text,
     document,
@@ -30,29 +30,27 @@ from kpr.report.page import (
     footer,
     headline,
     names_html,
-    percent_text,
     require_matplotlib,
+    share_text,
     sources_line,
     warnings_section,
     write_document,
 )
-from kpr.report.risk import (
+from kpr.render.risk import (
     MISSING_LABEL,
-    Group,
     VariableRisk,
     advice,
     drivers,
     interval_label,
-    variable_risk,
 )
-from kpr.result import KprResult, format_rate
+from kpr.render.variables import group_label, risk_section, variable_risks
+from kpr.results.evaluation import KprResult, format_rate
 
 #: How many linked individuals the report lists.
 LINKED_ROWS = 20
 
 __all__ = [
     "CSP",
-    "check_threshold",
     "esc",
     "render_report",
     "repr_html",
@@ -61,24 +59,10 @@ __all__ = [
 ]
 
 
-def check_threshold(threshold: object) -> float | None:
-    """A pass/fail threshold is a percentage in [0, 100]."""
-    if threshold is None:
-        return None
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-        raise InputError(f"threshold must be a number in [0, 100], got {threshold!r}")
-    value = float(threshold)
-    if not (math.isfinite(value) and 0.0 <= value <= 100.0):
-        raise InputError(f"threshold must be in [0, 100] (a percentage), got {threshold!r}")
-    return value
-
-
 _int = count_text
 
 
-def _pct(share: float) -> str:
-    """A share (0..1) as a percentage a person reads."""
-    return percent_text(100.0 * share)
+_pct = share_text
 
 
 # --- the sections, top to bottom ------------------------------------------------------
@@ -194,118 +178,6 @@ def _assumptions(result: KprResult) -> str:
 </section>"""
 
 
-def _group_label(g: Group) -> str:
-    text = esc(g.label)
-    return f'<span class="missing-value">{text}</span>' if g.missing else text
-
-
-def _group_row(g: Group, css: str = "") -> str:
-    cls = f' class="{css}"' if css else ""
-    return (
-        f'  <tr{cls}><td class="value">{_group_label(g)}</td>'
-        f'<td class="num">{_int(g.originals)}</td><td class="num">{_int(g.avatars)}</td>'
-        f'<td class="num">{_int(g.unique_originals)}</td><td class="num">{_int(g.linked)}</td>'
-        f'<td class="num">{_pct(g.share)}</td></tr>'
-    )
-
-
-def _group_table(risk: VariableRisk) -> str:
-    first = "Class" if risk.kind.binned else "Value"
-    rows = [_group_row(g) for g in risk.groups]
-    rows += [_group_row(g) for g in risk.special]
-    if risk.rest is not None:
-        rows.append(_group_row(risk.rest, "total"))
-    return f"""<div class="table-wrap"><table>
-  <thead><tr><th>{first}</th><th class="num">Originals</th><th class="num">Avatars</th>
-   <th class="num">Unique originals</th><th class="num">Linked</th>
-   <th class="num">Share linked</th></tr></thead>
-  <tbody>
-{chr(10).join(rows)}
-  </tbody>
- </table></div>"""
-
-
-def _hotspot_sentence(risk: VariableRisk, overall: float) -> str:
-    """Name the class or value that holds the most linked individuals beyond its
-    fair share: big enough to matter, and over-exposed."""
-    g = risk.hotspot
-    if g is None:
-        return "Nobody is linked through this variable's values."
-    where = "class" if g.lower is not None else "value"
-    return (
-        f"The {where} {_group_label(g)} holds the most linked individuals beyond its fair "
-        f"share: {_int(g.linked)} of its {_int(g.originals)} originals are linked "
-        f"({_pct(g.share)}, against {_pct(overall)} over everybody)."
-    )
-
-
-def _variable_section(result: KprResult, risk: VariableRisk, index: int, svg: str | None) -> str:
-    overall = result.linked / result.n if result.n else 0.0
-    parts = [f'<h3 id="risk-{index}">{esc(risk.name)} <span class="muted small">{risk.kind.value}'
-             "</span></h3>"]  # fmt: skip
-    parts.append(f"<p>{_hotspot_sentence(risk, overall)}</p>")
-    if svg is not None:
-        if risk.kind.binned:
-            merged = (
-                f" Each bar merges {risk.merged} neighbouring classes to keep the plot readable."
-                if risk.merged > 1
-                else ""
-            )
-            caption = (
-                "Top: how many original individuals (blue) and avatars (orange) fall in each "
-                "class. Bottom: the share of each class's originals linked to a unique avatar; "
-                f"the dashed line is the share over everybody ({_pct(overall)}).{merged}"
-            )
-        else:
-            shown = len(risk.groups)
-            which = (
-                f"The {shown} values (of {_int(risk.values)}) with the most linked individuals."
-                if risk.rest is not None
-                else "Every value, those with the most linked individuals first."
-            )
-            caption = (
-                f"{which} Left: original individuals (blue) and avatars (orange) holding the "
-                "value. Right: the share of its originals linked to a unique avatar; the dashed "
-                f"line is the share over everybody ({_pct(overall)})."
-            )
-        parts.append(
-            f'<figure class="kpr-plot">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>'
-        )
-    if risk.special:
-        listed = "; ".join(
-            f"{esc(g.label)}: {_int(g.originals)} originals, {_int(g.avatars)} avatars, "
-            f"{_int(g.linked)} linked"
-            for g in risk.special
-        )
-        parts.append(f'<p class="small">Not in the plot (special classes): {listed}.</p>')
-    open_attr = " open" if risk.kind is Kind.CATEGORICAL else ""
-    parts.append(
-        f"<details{open_attr}><summary>The numbers for {esc(risk.name)}</summary>\n"
-        f"{_group_table(risk)}\n</details>"
-    )
-    return "\n".join(parts)
-
-
-def _risk(result: KprResult, risks: list[VariableRisk] | None, svgs: list[str | None]) -> str:
-    if risks is None:
-        body = (
-            "<p>This result holds no per-class detail, so where the risk sits cannot be shown.</p>"
-        )
-    else:
-        body = "\n".join(
-            _variable_section(result, risk, i, svg)
-            for i, (risk, svg) in enumerate(zip(risks, svgs, strict=True))
-        )
-    return f"""
-<section id="risk">
- <h2>Where the risk concentrates</h2>
- <p>For each known variable: how many originals and avatars fall in each class (numeric) or
-  value (categorical), and which share of those originals the attacker links to a unique
-  avatar. Classes or values far above the dashed line are where people are exposed.</p>
-{body}
-</section>"""
-
-
 def _profile_cell(result: KprResult, name: str, value: object) -> str:
     info = result.variables[name]
     if value is None:
@@ -394,7 +266,7 @@ def _next(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: bool
             if r.hotspot is not None:
                 g = r.hotspot
                 spot = (
-                    f"; most linked beyond its share: {_group_label(g)}, {_int(g.linked)} of "
+                    f"; most linked beyond its share: {group_label(g)}, {_int(g.linked)} of "
                     f"{_int(g.originals)} linked ({_pct(g.share)})"
                 )
             items.append(f"  <li><b>{esc(r.name)}</b>: score {_pct(r.score or 0.0)}{spot}</li>")
@@ -431,13 +303,6 @@ def _footer(show_values: bool, now: datetime) -> str:
 # --- entry points ----------------------------------------------------------------------
 
 
-def _risks(result: KprResult) -> list[VariableRisk] | None:
-    try:
-        return [variable_risk(result, name) for name in result.known]
-    except ValueError:  # a result without detail (built by hand, or deserialised)
-        return None
-
-
 def render_report(
     result: KprResult,
     *,
@@ -451,12 +316,12 @@ def render_report(
     ``kpr_avatars`` (or a pairing) says kpr's generator made the avatars: only then
     does the advice speak of k."""
     require_matplotlib()
-    from kpr.report import plots
+    from kpr.render import plots
 
-    threshold = check_threshold(threshold)
+    threshold = None if threshold is None else percentage(threshold, "threshold")
     if inputs is not None and len(inputs) != 2:
         raise InputError("inputs names the original and the avatar tables: give two labels")
-    risks = _risks(result)
+    risks = variable_risks(result)
     overall = result.linked / result.n if result.n else 0.0
     svgs = [plots.variable_svg(r, overall, f"kpr{i}") for i, r in enumerate(risks or [])]
     title = f"Knowledge Protection Rate {format_rate(result.rate)} — kpr report"
@@ -466,7 +331,7 @@ def render_report(
             _counts(result),
             _assumptions(result),
             warnings_section(result.warnings),
-            _risk(result, risks, svgs),
+            risk_section(result, risks, svgs),
             _linked(result, show_values),
             _next(result, risks, kpr_avatars or result.correct_links is not None),
             _footer(show_values, now or datetime.now(UTC)),

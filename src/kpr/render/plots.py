@@ -22,9 +22,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
-from kpr.report.page import percent_text
-from kpr.report.risk import Group, VariableRisk, shorten
-from kpr.result import format_rate
+from kpr.render.page import percent_text
+from kpr.render.risk import Group, VariableRisk, shorten
+from kpr.results.evaluation import format_rate
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 BLUE = "#0072B2"  # originals

@@ -3,8 +3,8 @@
 the riskiest subsets of known variables, each variable's contribution, the
 tolerance curve and the method.
 
-Built from the same pieces as the evaluation report (:mod:`kpr.report.page`
-for the skeleton, escaping and writing; :mod:`kpr.report.plots` for the
+Built from the same pieces as the evaluation report (:mod:`kpr.render.page`
+for the skeleton, escaping and writing; :mod:`kpr.render.plots` for the
 plots), so both look alike, escape alike and open offline. Column names are
 the only data-derived text on the page, and each goes through ``esc``.
 """
@@ -16,18 +16,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kpr.analysis.result import (
-    EXPLAIN_CONTRIBUTION,
-    EXPLAIN_CURVE,
-    EXPLAIN_INTERVAL,
-    EXPLAIN_METHOD,
-    EXPLAIN_SWEEP,
-    AnalysisResult,
-    AttackRate,
-    SweepResult,
-)
 from kpr.errors import InputError
-from kpr.report.page import (
+from kpr.render.page import (
     count_text,
     document,
     esc,
@@ -40,8 +30,18 @@ from kpr.report.page import (
     warnings_section,
     write_document,
 )
-from kpr.report.risk import analysis_advice
-from kpr.result import format_rate, meaning
+from kpr.render.risk import analysis_advice
+from kpr.results.analysis import (
+    EXPLAIN_CONTRIBUTION,
+    EXPLAIN_CURVE,
+    EXPLAIN_INTERVAL,
+    EXPLAIN_METHOD,
+    EXPLAIN_SWEEP,
+    AnalysisResult,
+    AttackRate,
+    SweepResult,
+)
+from kpr.results.evaluation import format_rate, meaning
 
 #: How many of the riskiest subsets the report shows by default.
 TOP = 10
@@ -358,7 +358,7 @@ def render_analysis(
     (or a pairing) says kpr's generator made the avatars (the advice speaks of k).
     """
     require_matplotlib()
-    from kpr.report import plots
+    from kpr.render import plots
 
     top = check_top(top)
     labels = list(inputs or ())

@@ -3,7 +3,6 @@ every known variable, the warnings, and (on request) who is linked to what."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Sequence
@@ -14,10 +13,11 @@ from typing import Any, overload
 import narwhals as nw
 import polars as pl
 
-from kpr.engine import lazy
+from kpr.engine import queries
 from kpr.labels import SPECIAL_LABELS, class_label
-from kpr.metric.plan import Kind
+from kpr.metric.attack import Kind
 from kpr.notices import warnings_json
+from kpr.results import json, views
 
 
 def protection_rate(linked: int, n: int) -> float:
@@ -95,13 +95,13 @@ def json_number(x: Any) -> Any:
 class Detail:
     """What is needed to explain a result after the fact (pairs, per-class counts)."""
 
-    original: lazy.Frame
-    run: lazy.EngineRun
+    original: queries.Frame
+    run: queries.EngineRun
     kinds: dict[str, Kind]
     library: str = "polars"  # of the original input: results come back in it
 
 
-def _to_polars(frame: lazy.Frame) -> pl.DataFrame:
+def _to_polars(frame: queries.Frame) -> pl.DataFrame:
     native = frame.collect(backend="polars").to_native()
     assert isinstance(native, pl.DataFrame)
     return native
@@ -153,7 +153,7 @@ class KprResult:
                 "row positions are not available for this input (Spark, Dask and DuckDB "
                 "keep no row order); name a column of row ids with row_id=..."
             )
-        frame = _to_polars(lazy.linked_pairs(d.run, d.kinds))
+        frame = _to_polars(queries.linked_pairs(d.run, d.kinds))
         if codes:
             return frame
         labels = []
@@ -162,7 +162,7 @@ class KprResult:
                 continue
             b = d.run.bins[name]
             date = kind is Kind.DATE
-            column = lazy.profile_column(name)
+            column = queries.profile_column(name)
             present = frame[column].unique().drop_nulls().to_list()
             mapping = {c: class_label(int(c), b.lo, b.width, date) for c in present}
             labels.append(pl.col(column).replace_strict(mapping, return_dtype=pl.String))
@@ -184,7 +184,7 @@ class KprResult:
             raise ValueError("this result holds no detail")
         if name not in d.kinds:
             raise ValueError(f"{name!r} is not a known variable of this result: {self.known}")
-        table = _to_polars(lazy.class_counts(d.run, d.original, d.kinds, name))
+        table = _to_polars(queries.class_counts(d.run, d.original, d.kinds, name))
         if d.kinds[name].binned:
             b = d.run.bins[name]
             code = pl.col("class")
@@ -232,7 +232,7 @@ class KprResult:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(
@@ -274,23 +274,14 @@ class KprResult:
         original and avatar tables; ``kpr_avatars`` says kpr's generator made the
         avatars (then, and with a pairing, the advice speaks of k).
         """
-        from kpr.report.html import render_report, write_report  # lazy: report imports result
-
-        if path is None:
-            return render_report(
-                self, threshold=threshold, show_values=show_values, inputs=inputs,
-                kpr_avatars=kpr_avatars,
-            )  # fmt: skip
-        return write_report(
+        return views.to_html(
             self, path, threshold=threshold, show_values=show_values, inputs=inputs,
             kpr_avatars=kpr_avatars,
         )  # fmt: skip
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the rate, the counts and the warnings (no plots)."""
-        from kpr.report.html import repr_html  # lazy: report imports result
-
-        return repr_html(self)
+        return views.repr_html(self)
 
     def __repr__(self) -> str:
         return (

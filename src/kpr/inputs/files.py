@@ -3,6 +3,11 @@
 CSV is read as text on purpose: kinds are decided afterwards, on the original
 table (see ``kpr.tables``), so an avatar file is parsed with the kinds of the
 original and a column declared categorical keeps ``01230`` as it is written.
+
+With ``compact=True`` (what ``kpr.evaluate`` asks for), a text column whose every
+value is an integer written the way it prints back (``30``, ``-7``; not ``030``,
+``+7`` or `` 30 ``) is held as Int64 instead of text: 8 bytes a value instead of
+16, and exact, since casting it back to text gives the file's text again.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from kpr.errors import InputError
-from kpr.io.names import suggest
+from kpr.inputs.names import suggest
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 _SAMPLE_BYTES = 1 << 16
@@ -56,9 +61,11 @@ def read_table(
     columns: Sequence[str] | None,
     options: CsvOptions,
     role: str = "",
+    compact: bool = False,
 ) -> Loaded:
     """Read ``columns`` (None: all) of a CSV or Parquet file (by extension, or by its
-    first bytes when it comes through a pipe); ``role`` names it in errors."""
+    first bytes when it comes through a pipe); ``role`` names it in errors;
+    ``compact``: CSV columns of integers as Int64 (see the module docstring)."""
     label = f"{role} {path}".strip()
     with _regular_file(Path(path), label) as p:
         if _is_parquet(p, Path(path)):
@@ -66,7 +73,8 @@ def read_table(
             if p != Path(path):  # a spooled pipe: read it before the copy goes
                 frame = frame.collect().lazy()
             return Loaded(frame, untyped=False, label=label)
-        return Loaded(_read_csv(p, columns, options, label).lazy(), untyped=True, label=label)
+        table = _read_csv(p, columns, options, label, compact)
+        return Loaded(table.lazy(), untyped=True, label=label)
 
 
 @contextlib.contextmanager
@@ -262,7 +270,7 @@ _MAX_BLOCK_BYTES = 1 << 31
 
 
 def _read_csv(
-    p: Path, columns: Sequence[str] | None, options: CsvOptions, label: str
+    p: Path, columns: Sequence[str] | None, options: CsvOptions, label: str, compact: bool
 ) -> pl.DataFrame:
     encoding, delimiter, header = sniff_csv(p, options.delimiter, options.encoding, label)
     wanted = header if columns is None else list(columns)
@@ -270,7 +278,7 @@ def _read_csv(
     block = _BLOCK_BYTES
     while True:
         try:
-            frame = _stream_csv(p, columns, options, encoding, delimiter, block)
+            frame = _stream_csv(p, columns, options, encoding, delimiter, block, compact)
             break
         except pa.ArrowInvalid as exc:
             if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
@@ -291,12 +299,14 @@ def _stream_csv(
     encoding: str,
     delimiter: str,
     block: int,
+    compact: bool,
 ) -> pl.DataFrame:
     """Only ``columns``, as text, parsed one block at a time and moved to polars block
-    by block, so Arrow's copy of the text never exists whole (memory, see
-    benchmarks/bench_memory.py). Arrow decompresses ``.gz``."""
+    by block, so Arrow's copy of the text never exists whole, and (``compact``)
+    integer columns typed block by block, so their text never exists whole either
+    (memory, see benchmarks/bench_memory.py). Arrow decompresses ``.gz``."""
     compression = "gzip" if _is_gzip(p) else None
-    parts: list[pl.DataFrame] = []
+    parts = _Parts(list(columns) if compact else [])
     with pa.input_stream(str(p), compression=compression) as fh:
         reader = pa_csv.open_csv(
             fh,
@@ -316,9 +326,50 @@ def _stream_csv(
         for batch in reader:
             part = pl.from_arrow(batch)
             assert isinstance(part, pl.DataFrame)
-            parts.append(part)
-    if not parts:  # a header and no row
+            parts.add(part)
+    if not parts.frames:  # a header and no row
         empty = pl.from_arrow(schema.empty_table())
         assert isinstance(empty, pl.DataFrame)
         return empty
-    return pl.concat(parts, rechunk=False)
+    return parts.whole()
+
+
+class _Parts:
+    """The blocks of a CSV file, each ``integers`` column held as Int64 for as long
+    as every block's text of it is canonical integers (see :func:`_prints_back`);
+    the first block that is not turns that column back to text in every block
+    (exactly: a canonical integer prints as its text)."""
+
+    def __init__(self, integers: list[str]) -> None:
+        self.frames: list[pl.DataFrame] = []
+        self.integers = integers  # the columns still held as Int64
+        self.present: set[str] = set()  # integer columns with a value so far
+
+    def add(self, part: pl.DataFrame) -> None:
+        if self.integers:
+            typed = part.with_columns(pl.col(self.integers).cast(pl.Int64, strict=False))
+            lost = [c for c in self.integers if not _prints_back(part[c], typed[c])]
+            self.present.update(c for c in self.integers if part[c].null_count() < len(part))
+            if lost:
+                self._to_text(lost)
+                typed = typed.with_columns(part.select(lost))
+            part = typed
+        self.frames.append(part)
+
+    def _to_text(self, names: list[str]) -> None:
+        self.integers = [c for c in self.integers if c not in names]
+        text = [pl.col(c).cast(pl.String) for c in names]
+        self.frames = [f.with_columns(text) for f in self.frames]
+
+    def whole(self) -> pl.DataFrame:
+        """One frame; a column that never held a value stays text (as without compact)."""
+        empty = [c for c in self.integers if c not in self.present]
+        if empty:
+            self._to_text(empty)
+        return pl.concat(self.frames, rechunk=False)
+
+
+def _prints_back(text: pl.Series, ints: pl.Series) -> bool:
+    """Whether every value of a text column is the integer that prints as it
+    (``ints``: the text cast to Int64, null where it is not one)."""
+    return ints.null_count() == text.null_count() and bool((ints.cast(pl.String) == text).all())

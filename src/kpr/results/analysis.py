@@ -3,7 +3,6 @@ one sentence that explains it, and ``to_dict()`` for JSON and the HTML report.""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import statistics
@@ -12,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from kpr.analysis.interval import (
+from kpr.metric.interval import (
     DEFAULT_CONFIDENCE,
     kpr_interval,
     share_difference_interval,
@@ -20,7 +19,8 @@ from kpr.analysis.interval import (
     z_value,
 )
 from kpr.notices import warnings_json
-from kpr.result import claims_sentence, format_rate, protection_rate
+from kpr.results import json, views
+from kpr.results.evaluation import claims_sentence, format_rate, protection_rate
 
 Method = Literal["bins", "window"]
 METHODS: tuple[Method, ...] = ("bins", "window")
@@ -87,12 +87,6 @@ class AttackRate:
     def interval(self) -> tuple[float, float]:
         """Wilson score interval of the rate, in percent (low, high)."""
         return kpr_interval(self.linked, self.n, self.confidence)
-
-    def describe(self) -> str:
-        low, high = self.interval
-        return (
-            f"{format_rate(self.rate)} ({self.confidence * 100:g} % CI {low:.2f} to {high:.2f} %)"
-        )
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.interval
@@ -162,7 +156,7 @@ class SweepResult:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
 
 
 @dataclass(frozen=True)
@@ -401,7 +395,7 @@ class AnalysisResult:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(
@@ -439,15 +433,8 @@ class AnalysisResult:
         tables; ``kpr_avatars`` says kpr's generator made the avatars (then, and with
         a pairing, the advice speaks of k).
         """
-        # lazy: the report needs matplotlib, and imports this module
-        from kpr.report.analysis import render_analysis, write_analysis
-
-        if path is None:
-            return render_analysis(self, top=top, inputs=inputs, kpr_avatars=kpr_avatars)
-        return write_analysis(self, path, top=top, inputs=inputs, kpr_avatars=kpr_avatars)
+        return views.to_html(self, path, top=top, inputs=inputs, kpr_avatars=kpr_avatars)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the attack, its baselines, the riskiest subsets (no plots)."""
-        from kpr.report.analysis import repr_analysis  # lazy: the report imports this module
-
-        return repr_analysis(self)
+        return views.repr_html(self)

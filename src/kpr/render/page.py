@@ -2,8 +2,8 @@
 (Content-Security-Policy, stylesheet), the headline rate, the warnings, the
 footer, and writing the file atomically.
 
-The evaluation report (:mod:`kpr.report.html`) and the attacker-knowledge
-analysis report (:mod:`kpr.report.analysis`) are built from these pieces, so
+The evaluation report (:mod:`kpr.render.html`) and the attacker-knowledge
+analysis report (:mod:`kpr.render.analysis`) are built from these pieces, so
 both look alike and are escaped and written the same way. Nothing here needs
 matplotlib.
 """
@@ -18,10 +18,10 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-from kpr import __version__
 from kpr.errors import MissingDependencyError
-from kpr.io.writers import check_output_path, write_text
-from kpr.result import format_rate
+from kpr.inputs.writers import check_output_path, write_text
+from kpr.results.evaluation import format_rate
+from kpr.version import __version__
 
 #: No script, no request of any kind: only inline styles and inline SVG.
 CSP = (
@@ -54,6 +54,11 @@ def count_text(x: int) -> str:
 def percent_text(percent: float) -> str:
     """A percentage as a person reads it: 3.3 %, 12 % (one decimal only when small)."""
     return f"{percent:.0f} %" if percent == 0 or percent >= 10 else f"{percent:.1f} %"
+
+
+def share_text(share: float) -> str:
+    """A share (0..1) as a percentage a person reads."""
+    return percent_text(100.0 * share)
 
 
 def names_html(names: Iterable[str]) -> str:
@@ -128,7 +133,7 @@ def footer(data_note: str, now: datetime) -> str:
 
 
 def stylesheet() -> str:
-    return resources.files("kpr.report").joinpath("style.css").read_text(encoding="utf-8")
+    return resources.files("kpr.render").joinpath("style.css").read_text(encoding="utf-8")
 
 
 def document(title: str, body: str, heading: str = HEADING) -> str:
@@ -157,7 +162,7 @@ def document(title: str, body: str, heading: str = HEADING) -> str:
 
 
 def write_document(path: str | os.PathLike[str], render: Callable[[], str]) -> Path:
-    """Check the target, render, then write it (``kpr.io.writers``: atomically,
+    """Check the target, render, then write it (``kpr.inputs.writers``: atomically,
     links followed, devices written through): a failure leaves no file."""
     check_output_path(path, "the report")
     write_text(path, render())

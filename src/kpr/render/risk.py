@@ -12,10 +12,10 @@ from typing import Any
 
 import polars as pl
 
-from kpr.analysis.result import AnalysisResult
 from kpr.labels import interval_label
-from kpr.metric.plan import Kind
-from kpr.result import KprResult
+from kpr.metric.attack import Kind
+from kpr.results.analysis import AnalysisResult
+from kpr.results.evaluation import KprResult
 
 #: At most this many bars per numeric plot: beyond, adjacent classes are merged.
 MAX_BARS = 60

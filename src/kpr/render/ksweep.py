@@ -2,9 +2,9 @@
 how the KPR and the utility of the avatars move with k, the number of neighbours
 the Avatar generator mixes, so the data owner can pick k with the trade-off in view.
 
-Built from the shared pieces (:mod:`kpr.report.page` for the skeleton, escaping
+Built from the shared pieces (:mod:`kpr.render.page` for the skeleton, escaping
 and atomic writing; the drawing context and SVG inlining of
-:mod:`kpr.report.plots`), so it looks, escapes and opens offline like the other
+:mod:`kpr.render.plots`), so it looks, escapes and opens offline like the other
 reports. Column names and file labels are the only user-derived text; each goes
 through ``esc``.
 """
@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kpr.report.page import (
+from kpr.render.page import (
     count_text,
     document,
     esc,
@@ -28,10 +28,11 @@ from kpr.report.page import (
     sources_line,
     write_document,
 )
-from kpr.result import format_rate
+from kpr.results.evaluation import format_rate
+from kpr.results.ksweep import EXPLAIN
 
 if TYPE_CHECKING:
-    from kpr.avatar.tuning import SweepOverK, SweepRow
+    from kpr.results.ksweep import SweepOverK, SweepRow
 
 HEADING = "kpr report · choosing k for the avatars"
 
@@ -52,7 +53,7 @@ def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
-    from kpr.report import plots
+    from kpr.render import plots
 
     rows = result.rows
     if not rows:
@@ -236,8 +237,6 @@ def _table(result: SweepOverK) -> str:
 
 
 def _explanations(result: SweepOverK) -> str:
-    from kpr.avatar.tuning import EXPLAIN
-
     keys = [k for k in EXPLAIN if k != "control" or result.has_control]
     items = "\n".join(
         f"  <li>{esc(EXPLAIN[k].format(conf=result.confidence * 100))}</li>" for k in keys

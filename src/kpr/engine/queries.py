@@ -25,6 +25,7 @@ from typing import Any
 
 import narwhals as nw
 
+from kpr.metric.attack import Attack, Kind
 from kpr.metric.binning import (
     MISSING,
     NEG_INF,
@@ -37,7 +38,6 @@ from kpr.metric.binning import (
     numeric_bins,
 )
 from kpr.metric.exact import FloatSums, Window, float_sums
-from kpr.metric.plan import Attack, Kind
 
 Frame = nw.LazyFrame[Any]
 Progress = Callable[[str], None]

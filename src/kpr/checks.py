@@ -1,0 +1,42 @@
+"""The checks of parameters that the API and the command line share: one rule and
+one message for a percentage or a whole number, whether it came as a Python
+value (``kpr.evaluate(...).to_html(threshold=...)``, ``kpr.avatar.tune(target=...)``)
+or as the text of an option (``--fail-under``, ``--target``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kpr.errors import InputError
+
+
+def percentage(value: object, name: str, *, zero: bool = True, shown: object = None) -> float:
+    """A percentage in [0, 100] (or (0, 100] when ``zero`` is False); ``name`` and
+    ``shown`` (the value as the user gave it, by default ``value``) go into the message."""
+    low_ok = (lambda x: x >= 0.0) if zero else (lambda x: x > 0.0)
+    interval = "[0, 100]" if zero else "(0, 100]"
+    given = value if shown is None else shown
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{name} must be a percentage in {interval}, got {given!r}")
+    x = float(value)
+    if not (math.isfinite(x) and low_ok(x) and x <= 100.0):
+        raise InputError(f"{name} must be a percentage in {interval}, such as 95; got {given!r}")
+    return x
+
+
+def percentage_text(text: str, option: str, *, zero: bool = True) -> float:
+    """An option's text as a percentage (see :func:`percentage`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan  # refused below, with the option's own text in the message
+    return percentage(value, option, zero=zero, shown=text)
+
+
+def whole_number(value: object, name: str, minimum: int) -> int:
+    """A true integer (not a bool, not a float) at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)

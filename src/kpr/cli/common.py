@@ -1,0 +1,106 @@
+"""What every ``kpr`` command shares: the consoles, click's context settings, the
+output and report options and the checks made before any work.
+
+The command modules (``app``, ``analyze``, ``avatar``) import this one; none
+imports another, and ``app`` assembles the group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from kpr.inputs.writers import check_outputs as check_output_files
+from kpr.inputs.writers import writes_to_stdout
+
+from .options import FORMAT, QUIET, options, parse_fail_under
+
+stdout = Console(soft_wrap=True)
+stderr = Console(stderr=True)
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+#: Options every command that prints a result shares.
+output_options = options(
+    FORMAT,
+    click.option(
+        "--fail-under",
+        metavar="PERCENT",
+        help="Exit with code 1 when the rate is below this (a release gate).",
+    ),
+    click.option(
+        "--linked-out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the linked individuals (original row, avatar row, binned profile) to this CSV.",
+    ),
+    QUIET,
+)
+
+
+def report_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--report PATH``, shared by every command that can write an HTML report."""
+    return click.option(
+        "--report",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write a self-contained HTML report (needs: pip install 'kpr[report]').",
+    )(func)
+
+
+def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the commands that can write the evaluation's HTML report."""
+    func = click.option(
+        "--show-values",
+        is_flag=True,
+        help="Put the known values of the first linked individuals in the --report (off by "
+        "default: the report may travel further than the data).",
+    )(func)
+    return report_option(func)
+
+
+def check_report(report: Path | None, show_values: bool = False) -> None:
+    """Before any work: ``--show-values`` has a report to go to, matplotlib is there."""
+    if report is None:
+        if show_values:
+            raise click.UsageError("--show-values applies to the HTML report: add --report PATH")
+        return
+    from kpr.render import require_matplotlib
+
+    require_matplotlib()
+
+
+def check_files(outputs: dict[str, Path | None], inputs: Iterable[Any], fmt: str = "text") -> None:
+    """Before any work: every output can be written safely and overwrites no input."""
+    json_out = "--format json" if fmt == "json" else None
+    check_output_files(outputs, inputs, stdout_taken=json_out)
+
+
+def summary_console(*outputs: Path | None) -> Console:
+    """Where the text summary goes: stderr when a file is written to standard output."""
+    return stderr if writes_to_stdout(*outputs) else stdout
+
+
+def written(report: Path | None) -> str:
+    """The line saying where the report went (nothing when it went to standard output)."""
+    if report is None or writes_to_stdout(report):
+        return ""
+    return f"\nHTML report written to {report}"
+
+
+def check_outputs(
+    fail_under: str | None,
+    linked_out: Path | None,
+    report: Path | None,
+    show_values: bool,
+    inputs: Iterable[Any] = (),
+    fmt: str = "text",
+) -> float | None:
+    """Before any work: the ``--fail-under`` threshold, and the files to write can be."""
+    threshold = parse_fail_under(fail_under)
+    check_files({"--linked-out": linked_out, "--report": report}, inputs, fmt)
+    check_report(report, show_values)
+    return threshold

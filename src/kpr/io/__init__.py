@@ -1,1 +1,0 @@
-"""Files in and out: reading CSV/Parquet tables, writing safe CSV exports."""

@@ -1,0 +1,79 @@
+"""What ``kpr.avatar.distance_metrics`` returns: how close a synthetic table (and a
+holdout, the baseline) sits to the originals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kpr.results import json
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """How close one table's rows sit to the originals."""
+
+    rows: int
+    exact_copies: int  #: rows equal to some original row on every column
+    median_dcr: float
+    median_nndr: float
+
+    @property
+    def exact_copy_share(self) -> float:
+        """Percentage of rows that copy an original row exactly."""
+        return 100.0 * self.exact_copies / self.rows if self.rows else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "exact_copies": self.exact_copies,
+            "exact_copy_share": json.finite_or_none(self.exact_copy_share),
+            "median_dcr": json.finite_or_none(self.median_dcr),
+            "median_nndr": json.finite_or_none(self.median_nndr),
+        }
+
+
+@dataclass(frozen=True)
+class DistanceMetrics:
+    """Closeness of a synthetic table (and of a holdout, the baseline) to the originals."""
+
+    synthetic: Closeness
+    holdout: Closeness | None
+    ncp: int
+    n_original: int
+
+    @property
+    def space(self) -> str:
+        return f"FAMD space fitted on the originals ({self.ncp} axes)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_original": self.n_original,
+            "space": self.space,
+            "synthetic": self.synthetic.to_dict(),
+            "holdout": None if self.holdout is None else self.holdout.to_dict(),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent)
+
+    def text(self) -> str:
+        """A small table: synthetic (and holdout) rows' copies, DCR and NNDR."""
+        lines = [
+            f"Closeness to the {self.n_original:,} originals, in the {self.space}:",
+            f"  {'':<10} {'rows':>10} {'exact copies':>14} {'median DCR':>11} {'median NNDR':>11}",
+        ]
+        for label, c in (("synthetic", self.synthetic), ("holdout", self.holdout)):
+            if c is None:
+                continue
+            lines.append(
+                f"  {label:<10} {c.rows:>10,} {c.exact_copy_share:>12.2f} % "
+                f"{c.median_dcr:>11.4f} {c.median_nndr:>11.4f}"
+            )
+        lines.append(
+            "  DCR: distance to the closest original; NNDR: closest over second-closest "
+            "(near 0 = points at one real record)."
+        )
+        if self.holdout is None:
+            lines.append("  Give a holdout (real rows not used to synthesise) for a baseline.")
+        return "\n".join(lines)

@@ -1,0 +1,19 @@
+"""The one JSON policy of kpr's results: UTF-8 text as is, and no NaN or infinity
+(they are not JSON): an undefined figure is written as null, and a non-finite
+number that reaches the writer is a bug, refused rather than written."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def finite_or_none(x: float) -> float | None:
+    """An undefined figure (NaN, e.g. no numeric pair to measure) becomes null."""
+    return x if math.isfinite(x) else None
+
+
+def dumps(data: Any, indent: int | None = 2) -> str:
+    """``data`` as JSON text, under the policy above."""
+    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)

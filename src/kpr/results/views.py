@@ -1,0 +1,53 @@
+"""Where a result finds its HTML views without importing the renderers.
+
+Results sit below ``kpr.render`` (the pages import the results they draw), so a
+result's ``to_html``/``_repr_html_`` look their renderer up here; ``kpr.render``
+registers one ``Views`` per result type when imported, and ``kpr/__init__``
+imports it, so the lookup always succeeds once ``kpr`` is imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Views:
+    """The HTML views of one result type: the page (returned or written) and Jupyter's."""
+
+    render: Callable[..., str]
+    write: Callable[..., Path]
+    repr_html: Callable[[Any], str]
+
+
+_VIEWS: dict[type, Views] = {}
+
+
+def register(kind: type, views: Views) -> None:
+    """Make ``views`` the HTML views of ``kind`` (and of its subclasses)."""
+    _VIEWS[kind] = views
+
+
+def views_of(result: object) -> Views:
+    """The views registered for ``result``'s type (or the nearest base class)."""
+    for kind in type(result).__mro__:
+        if kind in _VIEWS:
+            return _VIEWS[kind]
+    raise TypeError(f"no HTML view is registered for {type(result).__name__}")
+
+
+def to_html(result: object, path: str | os.PathLike[str] | None, **options: Any) -> str | Path:
+    """The page of ``result``: the document, or written atomically to ``path``."""
+    views = views_of(result)
+    if path is None:
+        return views.render(result, **options)
+    return views.write(result, path, **options)
+
+
+def repr_html(result: object) -> str:
+    """Jupyter's compact view of ``result``."""
+    return views_of(result).repr_html(result)

@@ -1,0 +1,199 @@
+"""The import rules of README's "Layout" section hold for every module of src/kpr.
+
+Every ``import``/``from ... import`` counts, at module level or inside a function
+(a lazy import is still a dependency), relative imports resolved. Modules map to
+their top-level part (``kpr.engine.queries`` -> ``engine``; ``kpr.api`` ->
+``api``); the package facade ``kpr/__init__.py`` is the one place allowed to
+gather everything, and no part may import it.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "kpr"
+
+#: Each part and the parts it may import, lowest floor first. Keep in step with
+#: README.md's "Layout" section (``test_readme_lists_the_rules`` checks it).
+RULES = {
+    "errors": "",
+    "version": "",
+    "labels": "",
+    "notices": "",
+    "demo": "",
+    "checks": "errors",
+    "metric": "errors",
+    "inputs": "errors metric",
+    "engine": "errors metric inputs",
+    "tables": "errors metric inputs engine",
+    "pairing": "errors inputs",
+    "results": "errors metric engine labels notices",
+    "diagnostics": "errors metric inputs notices results",
+    "measure": "errors metric inputs engine tables pairing results diagnostics",
+    "analysis": "errors metric inputs engine tables notices results measure",
+    "api": "errors metric inputs results measure analysis",
+    "avatar": "errors checks metric inputs tables pairing results measure analysis",
+    "render": "errors checks version labels metric inputs results",
+    "sdmetrics_metric": "errors metric api",
+    "cli": "errors checks version metric inputs engine results api analysis avatar render demo",
+    "__main__": "cli",
+}
+ALLOWED: dict[str, set[str]] = {part: set(may.split()) for part, may in RULES.items()}
+
+
+def module_name(path: Path) -> list[str]:
+    parts = ["kpr", *path.relative_to(SRC).with_suffix("").parts]
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def imported_modules(path: Path, name: list[str] | None = None) -> list[tuple[int, str]]:
+    """(line, absolute module) of every import in ``path`` (the module ``name``,
+    by default its place under src/kpr), anywhere in the file."""
+    name = module_name(path) if name is None else name
+    package = name if path.name == "__init__.py" else name[:-1]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                if node.module:
+                    found.append((node.lineno, ".".join([*base, node.module])))
+                else:  # from . import x: each x may be a module
+                    found += [(node.lineno, ".".join([*base, a.name])) for a in node.names]
+            elif node.module:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def part_of(module: str) -> str | None:
+    """The top-level part of a kpr module; "kpr" for the facade; None outside kpr."""
+    parts = module.split(".")
+    if parts[0] != "kpr":
+        return None
+    return parts[1] if len(parts) > 1 else "kpr"
+
+
+def part_edges() -> dict[tuple[str, str], list[str]]:
+    """(importer part, imported part) -> where, for every import across parts."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        me = part_of(".".join(module_name(path)))
+        assert me is not None
+        for line, module in imported_modules(path):
+            other = part_of(module)
+            if other is not None and other != me:
+                edges.setdefault((me, other), []).append(f"{path.relative_to(ROOT)}:{line}")
+    return edges
+
+
+def test_every_part_is_known() -> None:
+    modules = {p.stem for p in SRC.glob("*.py") if p.name != "__init__.py"}
+    packages = {p.parent.name for p in SRC.glob("*/__init__.py")}
+    assert (modules | packages) == set(ALLOWED), "a new part: add it to ALLOWED and README"
+
+
+def test_parts_import_in_one_direction() -> None:
+    wrong = {
+        f"{a} -> {b}: {', '.join(where)}"
+        for (a, b), where in part_edges().items()
+        if a != "kpr" and b not in ALLOWED.get(a, set())
+    }
+    assert not wrong, "imports against the layout rules:\n" + "\n".join(sorted(wrong))
+
+
+def test_part_graph_is_acyclic() -> None:
+    graph: dict[str, set[str]] = {}
+    for a, b in part_edges():
+        graph.setdefault(a, set()).add(b)
+    try:
+        list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail(f"import cycle between parts: {' -> '.join(exc.args[1])}")
+
+
+def test_the_allowed_rules_are_acyclic() -> None:
+    """The rules themselves form floors: no rule lets two parts import each other."""
+    list(graphlib.TopologicalSorter(ALLOWED).static_order())
+
+
+def test_no_part_imports_the_facade() -> None:
+    assert [e for e in part_edges() if e[1] == "kpr" and e[0] != "kpr"] == []
+
+
+def test_results_never_import_renderers() -> None:
+    assert ("results", "render") not in part_edges()
+
+
+def test_cli_commands_do_not_import_the_app() -> None:
+    """``app`` assembles the group from the command modules, never the reverse."""
+    cli = SRC / "cli"
+    for path in sorted(cli.glob("*.py")):
+        if path.name == "app.py":
+            continue
+        imported = {module for _, module in imported_modules(path)}
+        assert "kpr.cli.app" not in imported, path.name
+
+
+def test_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
+    """The parser catches what a lazy renderer import would be: inside a function, relative."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os\n"
+        "def f():\n"
+        "    from ..render import html\n"
+        "    from . import views\n"
+        "    import kpr.cli.app\n"
+    )
+    found = imported_modules(probe, ["kpr", "results", "probe"])
+    assert [m for _, m in found] == ["os", "kpr.render", "kpr.results.views", "kpr.cli.app"]
+    assert [part_of(m) for _, m in found] == [None, "render", "results", "cli"]
+
+
+def test_readme_lists_the_rules() -> None:
+    """README's Layout section names every part and what it may import, as ALLOWED says."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    rules = dict(re.findall(r"^- `(\w+)` may import: (.*)$", section, flags=re.MULTILINE))
+    assert set(rules) == set(ALLOWED)
+    for part, text in rules.items():
+        listed = set(re.findall(r"`(\w+)`", text))
+        assert listed == ALLOWED[part], part
+
+
+def test_import_kpr_registers_every_view_and_leaves_matplotlib_out() -> None:
+    """``import kpr`` fills the views registry for each result with an HTML page (so
+    ``to_html``/``_repr_html_`` work however a result is reached), and stays light."""
+    code = (
+        "import sys, kpr\n"
+        "from kpr.results import views\n"
+        "from kpr.results.analysis import AnalysisResult\n"
+        "from kpr.results.evaluation import KprResult\n"
+        "from kpr.results.ksweep import SweepOverK\n"
+        "for kind in (KprResult, AnalysisResult, SweepOverK):\n"
+        "    assert kind in views._VIEWS, kind\n"
+        "assert 'matplotlib' not in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_result_type_without_views_is_named() -> None:
+    from kpr.results import views
+
+    class Unregistered:
+        pass
+
+    with pytest.raises(TypeError, match="no HTML view is registered for Unregistered"):
+        views.repr_html(Unregistered())
