@@ -71,11 +71,15 @@ def _bins(values: list[float], tolerance: float, date: bool = False) -> RefBins:
 
 def _sqrt(q: Fraction) -> float:
     """sqrt(float(q)), also for a variance beyond the float range (values near
-    1e308): divide by 4**64 until it fits, multiply the root back by 2**64."""
+    1e308): divide by 4**64 until it fits, multiply the root back by 2**64; and
+    below it (subnormal values): multiply by 4**64 until it is a normal float."""
     steps = 0
     while q >= Fraction(2) ** 1024:
         q /= Fraction(4) ** 64
         steps += 1
+    while 0 < q < Fraction(2) ** -900:
+        q *= Fraction(4) ** 64
+        steps -= 1
     return math.sqrt(float(q)) * 2.0 ** (64 * steps)
 
 

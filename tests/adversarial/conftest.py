@@ -30,16 +30,10 @@ def assert_reference(
     known: Sequence[str],
     numeric: set[str],
     tolerance: float = 0.05,
-    exact_bins: bool = True,
 ) -> RefResult:
-    """Counts, rate, kinds and (numeric) ``lo``/``width`` equal the reference's, bit for
-    bit. Without ``exact_bins`` (float data whose mean is a cancellation, where the
-    spec lets engines differ in the last bits), the reference uses kpr's grid and
-    the statistics agree to 1e-9 of the column's scale."""
-    grid = None
-    if not exact_bins:
-        grid = {v: (got.variables[v].lo, got.variables[v].width) for v in numeric}
-    ref = reference_kpr(list(original), list(avatars), list(known), numeric, tolerance, grid=grid)
+    """Counts, rate, kinds and (numeric) ``lo``/``width`` and statistics equal the
+    reference's, bit for bit."""
+    ref = reference_kpr(list(original), list(avatars), list(known), numeric, tolerance)
     assert (got.n, got.n_avatars, got.unique_originals, got.linked) == (
         ref.n, ref.n_avatars, ref.unique_originals, ref.linked,
     )  # fmt: skip
@@ -49,10 +43,7 @@ def assert_reference(
         assert got.variables[name].kind is expected, name
     for name, b in ref.bins.items():
         v = got.variables[name]
-        assert (v.lo, v.width) == (b.lo, b.width), name
-        if not exact_bins:
-            assert b.mean is not None and b.std is not None and v.mean is not None
-            assert v.mean == pytest.approx(b.mean, abs=1e-9 * b.std)
+        assert (v.lo, v.width, v.mean, v.std) == (b.lo, b.width, b.mean, b.std), name
     return ref
 
 

@@ -9,8 +9,11 @@ candidate is encoded once:
   group-by). Categorical codes are shared by both tables, so they are the link
   codes too; numeric codes index a dictionary of the column's distinct values.
 - per subset, U is found on one packed integer key built from those codes
-  (prefix keys are shared by the subsets that extend them); the statistics over
-  U go through ``kpr.metric.binning`` like every engine's; a numeric column's
+  (prefix keys are shared by the subsets that extend them, and counted with
+  ``np.bincount`` when the key range is small); the statistics over U come from
+  how many members of U hold each distinct value (one ``np.bincount``), summed
+  exactly as every engine sums them (``kpr.metric.exact``, integer limbs) and
+  turned into bins by ``kpr.metric.binning``; a numeric column's
   classes are computed once per distinct value, then gathered; the link is a
   count over one packed integer key per row.
 
@@ -29,13 +32,23 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine.queries import numeric_statistics
+from kpr.engine.queries import clamp64
 from kpr.metric.attack import Kind
-from kpr.metric.binning import MISSING, NEG_INF, OUTSIDE, POS_INF, NumericBins
+from kpr.metric.binning import (
+    MISSING,
+    NEG_INF,
+    OUTSIDE,
+    POS_INF,
+    Deviations,
+    Moments,
+    NumericBins,
+    deviations,
+    numeric_bins,
+)
+from kpr.metric.exact import Window, float_sums
 
 #: A packed key is re-numbered densely before its radix would pass this.
 _KEY_LIMIT = 2**62
@@ -81,7 +94,21 @@ class _Column:
     radix: int
     o_values: np.ndarray | None = None
     a_values: np.ndarray | None = None
-    o_raw: pl.Series | None = None  #: ``o_values`` in the column's own dtype
+    o_ints: Ints | None = None  #: ``o_values`` as exact int64 (integer columns)
+
+
+def _unique(values: np.ndarray) -> tuple[np.ndarray, Ints]:
+    """``np.unique(values, return_inverse=True)``; integers of a small range
+    (categorical codes, ages, counts) by a count instead of a sort."""
+    if values.dtype.kind in "iu" and len(values):
+        low, high = int(values.min()), int(values.max())
+        if high - low <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * len(values)):
+            offsets = (values - low).astype(np.int64)
+            seen = np.bincount(offsets, minlength=high - low + 1) > 0
+            rank = np.cumsum(seen) - 1
+            distinct = (np.flatnonzero(seen) + low).astype(values.dtype)
+            return distinct, rank[offsets]
+    return np.unique(values, return_inverse=True)
 
 
 def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
@@ -91,22 +118,26 @@ def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
     values = series.drop_nulls()
     if isinstance(values.dtype, pl.String | pl.Categorical | pl.Enum):
         values = values.cast(pl.Categorical).to_physical()  # a hash, no sort of text
-    distinct, inverse = np.unique(values.to_numpy(), return_inverse=True)
+    distinct, inverse = _unique(values.to_numpy())
     codes = np.zeros(len(series), dtype=np.int64)
     codes[present] = inverse + 1
     return codes, distinct, len(distinct) + 1
 
 
-def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray, pl.Series]:
+def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray, Ints | None]:
     """A numeric column's codes, their number, the float value behind each code
-    (NaN for missing), and the value itself in the column's dtype (null for
-    missing; integers stay exact for the statistics): equal values share a
-    code, -0.0 and 0.0 included."""
+    (NaN for missing), and for integer columns summed exactly by every engine
+    (``kpr.engine.queries.exact_integers``) the exact int64 values: equal values
+    share a code, -0.0 and 0.0 included."""
     codes, distinct, radix = _dense(series)
-    raw = pl.concat([pl.Series([None], dtype=series.dtype), pl.Series(distinct).cast(series.dtype)])
+    raw = pl.Series(distinct).cast(series.dtype)
     values = np.full(radix, np.nan)
-    values[1:] = raw[1:].cast(pl.Float64).to_numpy()
-    return codes, radix, values, raw
+    values[1:] = raw.cast(pl.Float64).to_numpy()
+    ints = None
+    if series.dtype.is_integer() and series.dtype != pl.UInt64:
+        ints = np.zeros(radix, dtype=np.int64)
+        ints[1:] = raw.cast(pl.Int64).to_numpy()
+    return codes, radix, values, ints
 
 
 def _comparable(series: pl.Series) -> pl.Series:
@@ -118,9 +149,9 @@ def _comparable(series: pl.Series) -> pl.Series:
 
 def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
     if kind.binned:  # numeric, or a date as float days
-        o_codes, o_radix, o_values, o_raw = _values(o)
+        o_codes, o_radix, o_values, o_ints = _values(o)
         a_codes, _, a_values, _ = _values(a)
-        return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values, o_raw)
+        return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values, o_ints)
     o, a = _comparable(o), _comparable(a)
     codes, _, radix = _dense(pl.concat([o, a if a.dtype == o.dtype else a.cast(o.dtype)]))
     return _Column(kind, codes[: len(o)], codes[len(o) :], radix)
@@ -170,7 +201,7 @@ def _extend(
     no keys yet: the digits), renumbered densely (jointly) first when the
     product could overflow (then True)."""
     if keys is None:
-        return [d.astype(np.int64) for d in digits], digit_radix, False
+        return [np.asarray(d, dtype=np.int64) for d in digits], digit_radix, False
     renumbered = radix * digit_radix >= _KEY_LIMIT
     if renumbered:
         joint, radix = _renumber(np.concatenate(keys))
@@ -199,6 +230,11 @@ def _once(key: Ints) -> np.ndarray:
     return counts[inverse] == 1
 
 
+def _few_keys(radix: int, rows: int) -> bool:
+    """Whether keys below ``radix`` are counted by ``np.bincount`` rather than sorted."""
+    return radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * rows)
+
+
 def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars.
 
@@ -208,7 +244,7 @@ def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
     starts with B1 holds the members of U linked through it."""
     if len(u_key) == 0 or len(a_key) == 0:
         return 0
-    if radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * (len(u_key) + len(a_key))):
+    if _few_keys(radix, len(u_key) + len(a_key)):
         return int(np.count_nonzero(np.bincount(a_key, minlength=radix)[u_key] == 1))
     ordered = np.sort(a_key)
     once = ordered[_singles(ordered)]
@@ -219,11 +255,72 @@ def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
     return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
 
 
-def _bins(values: pl.Series, tolerance: float, date: bool) -> NumericBins:
-    """The spec's bins from the values over U, collected by the very function
-    every engine uses (exact integer sums, scaled float moments)."""
-    u = nw.from_native(values.alias("x").to_frame().lazy())
-    return numeric_statistics(u, ["x"], tolerance, ["x"] if date else ())["x"]
+def _weighted(
+    limbs: list[Ints], counts: Ints, pairs: list[tuple[int, int]], signed: Ints | None = None
+) -> tuple[list[int], list[int]]:
+    """Sums over U of each limb and each product of two limbs, each distinct value
+    weighted by its number of rows in U (int64, within the limb budget);
+    ``signed``: the weights of the linear sums when the limbs are of magnitudes."""
+    signed = counts if signed is None else signed
+    linear = [int(np.dot(signed, limb)) for limb in limbs]
+    products = [int(np.dot(counts, limbs[a] * limbs[b])) for a, b in pairs]
+    return linear, products
+
+
+def _integer_limbs(values: Ints, plan: Deviations) -> list[Ints]:
+    """``value - shift`` split into ``plan.limbs`` limbs of ``plan.bits`` bits, lowest
+    first (the top one signed)."""
+    rest = values - np.int64(plan.shift)
+    mask = np.int64((1 << plan.bits) - 1)
+    limbs = [(rest >> (plan.bits * j)) & mask for j in range(plan.limbs - 1)]
+    return [*limbs, rest >> (plan.bits * (plan.limbs - 1))]
+
+
+def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[Ints]:
+    """The limbs of a window's magnitudes, lowest first, as ``kpr.engine.queries``
+    computes them."""
+    size = np.abs(values)
+    inside = np.isfinite(values)
+    if window.low is not None:
+        inside &= size >= 2.0**window.low
+    if window.high is not None:
+        inside &= size < 2.0**window.high
+    r = np.where(inside, np.abs(values), 0.0)
+    for factor in window.scale(bits):
+        r = r * factor
+    limbs = []
+    for _ in range(window.limbs):
+        limb = np.floor(r)
+        limbs.append(limb.astype(np.int64))
+        r = (r - limb) * float(2**bits)
+    return limbs[::-1]
+
+
+def _moments(col: _Column, counts: Ints) -> Moments:
+    """The aggregates over U of one numeric column, from its distinct values and
+    how many members of U hold each: the same exact sums every engine collects."""
+    assert col.o_values is not None
+    finite = np.isfinite(col.o_values) & (counts > 0)
+    values, counts = col.o_values[finite], counts[finite]
+    count = int(counts.sum())
+    if count == 0:
+        return Moments(0, None, None, 0, 0, 0)
+    lo, hi = float(values.min()), float(values.max())
+    if col.o_ints is not None:
+        plan = deviations(count, (clamp64(lo), clamp64(hi)))
+        linear, products = _weighted(_integer_limbs(col.o_ints[finite], plan), counts, plan.pairs())
+        sum_d, sum_d2 = plan.combine(linear, products)
+        return Moments(count, lo, hi, plan.shift, sum_d, sum_d2)
+    nonzero = np.abs(values[values != 0])
+    tiny = float(nonzero.min()) if len(nonzero) else None
+    sums = float_sums(count, tiny, max(abs(lo), abs(hi)))
+    signed = np.where(values < 0, -counts, counts)
+    parts = [
+        _weighted(_float_limbs(values, w, sums.bits), counts, sums.pairs(w), signed)
+        for w in sums.windows
+    ]
+    sum_d, sum_d2 = sums.combine([p[0] for p in parts], [p[1] for p in parts])
+    return Moments(count, lo, hi, 0, sum_d, sum_d2, sums.grid)
 
 
 class EncodedTables:
@@ -242,9 +339,9 @@ class EncodedTables:
         """Each known variable's codes over U (the original rows whose codes are
         unique), from the packed key of the raw codes; prefix keys are cached.
 
-        The sorted keys that occur once are U's keys, and each one decodes
-        into its codes, so no per-row mask is needed (unless the key had to be
-        renumbered)."""
+        The keys that occur once (found by a count or a sort) are U's keys, and
+        each one decodes into its codes, so no per-row mask is needed (unless
+        the key had to be renumbered)."""
         key: Ints | None = None
         radix, renumbered, start = 1, False, 0
         for i in range(len(known), 0, -1):
@@ -258,11 +355,16 @@ class EncodedTables:
             renumbered = renumbered or again
             cache[tuple(known[: i + 1])] = (key, radix, renumbered)
         assert key is not None
+        few = _few_keys(radix, len(key))
         if renumbered:
-            rows = np.flatnonzero(_once(key))
+            once = np.bincount(key, minlength=radix)[key] == 1 if few else _once(key)
+            rows = np.flatnonzero(once)
             return [self.columns[name].o[rows] for name in known]
-        ordered = np.sort(key)
-        rest = ordered[_singles(ordered)]
+        if few:  # the keys held once, in order, without a sort
+            rest = np.flatnonzero(np.bincount(key, minlength=radix) == 1)
+        else:
+            ordered = np.sort(key)
+            rest = ordered[_singles(ordered)]
         codes: list[Ints] = []
         for name in reversed(known):
             rest, code = np.divmod(rest, self.columns[name].radix)
@@ -281,8 +383,9 @@ class EncodedTables:
         for name, codes in zip(known, u_codes, strict=True):
             col = self.columns[name]
             if col.kind.binned:
-                assert col.o_raw is not None
-                bins[name] = _bins(col.o_raw.gather(codes), tolerance, col.kind is Kind.DATE)
+                counts = np.bincount(codes, minlength=col.radix)
+                date = col.kind is Kind.DATE
+                bins[name] = numeric_bins(_moments(col, counts), tolerance, date=date)
                 do, da, digit_radix = _digits(col, bins[name])
                 u_digit, a_digit = do[codes], da[col.a]
             else:

@@ -37,6 +37,7 @@ from kpr.metric.binning import (
     deviations,
     numeric_bins,
 )
+from kpr.metric.exact import FloatSums, Window, float_sums
 
 Frame = nw.LazyFrame[Any]
 Progress = Callable[[str], None]
@@ -347,9 +348,9 @@ def _stat_exprs(i: int, x: nw.Expr) -> list[nw.Expr]:
     f = nw.when(x.is_finite()).then(x)
     return [
         f.count().alias(f"c{i}"),
-        f.sum().alias(f"s{i}"),
         f.min().alias(f"lo{i}"),
         f.max().alias(f"hi{i}"),
+        nw.when(x.is_finite() & (x != 0)).then(x.abs()).min().alias(f"tiny{i}"),
     ]
 
 
@@ -392,21 +393,84 @@ def _limbs(x: nw.Expr, plan: Deviations) -> list[nw.Expr]:
     return [rest, *reversed(out)]
 
 
-def _second_pass(u: Frame, numeric: Sequence[str], plans: Mapping[str, Deviations]) -> Frame:
+def _sign(i: int) -> str:
+    return f"__kpr_s{i}__"
+
+
+def _window_values(x: nw.Expr, window: Window, bits: int) -> nw.Expr:
+    """The magnitudes of one window's finite values (0 elsewhere), scaled to its
+    top limb's units (magnitudes: the fractional part of a negative number may
+    need more bits than it has)."""
+    inside = x.is_finite()
+    if window.low is not None:
+        inside = inside & (x.abs() >= 2.0**window.low)
+    if window.high is not None:
+        inside = inside & (x.abs() < 2.0**window.high)
+    out = nw.when(inside).then(x.abs()).otherwise(0.0)
+    for factor in window.scale(bits):
+        out = out * factor
+    return out
+
+
+def _float_limbs(
+    u: Frame, numeric: Sequence[str], plans: Mapping[str, Deviations | FloatSums]
+) -> tuple[Frame, dict[tuple[int, int], list[str]]]:
+    """U with the limbs of each float column's windows (``kpr.metric.exact``) and
+    its signs; the limbs of ``|x|``, top limb first: ``limb = floor(r)``,
+    ``r = (r - limb) * 2**bits``, all exact."""
+    rests: dict[str, int] = {}
+    names: dict[tuple[int, int], list[str]] = {}
+    start: list[nw.Expr] = []
+    for i, v in enumerate(numeric):
+        plan = plans[v]
+        if isinstance(plan, FloatSums) and plan.windows:
+            x = nw.col(v).cast(nw.Float64)
+            start.append(nw.when(x < 0).then(-1).otherwise(1).cast(nw.Int64).alias(_sign(i)))
+            for k, window in enumerate(plan.windows):
+                rest = f"__kpr_r{i}_{k}__"
+                start.append(_window_values(x, window, plan.bits).alias(rest))
+                rests[rest] = plan.bits
+                names[(i, k)] = [f"__kpr_l{i}_{k}_{j}__" for j in range(window.limbs)]
+    if not names:
+        return u, names
+    u = u.with_columns(start)
+    for step in range(max(len(n) for n in names.values())):
+        exprs: list[nw.Expr] = []
+        for (i, k), limbs in names.items():
+            j = len(limbs) - 1 - step  # top limb first
+            if j < 0:
+                continue
+            rest = f"__kpr_r{i}_{k}__"
+            r = nw.col(rest)
+            exprs.append(r.floor().cast(nw.Int64).alias(limbs[j]))
+            if j > 0:
+                exprs.append(((r - r.floor()) * float(2 ** rests[rest])).alias(rest))
+        u = u.with_columns(exprs)
+    return u, names
+
+
+def _second_pass(
+    u: Frame, numeric: Sequence[str], plans: Mapping[str, Deviations | FloatSums]
+) -> Frame | None:
+    """The limb sums of every column (None: nothing to sum, e.g. only zeros)."""
     exprs: list[nw.Expr] = []
+    u, float_limbs = _float_limbs(u, numeric, plans)
     for i, name in enumerate(numeric):
         plan = plans[name]
-        if plan.integer:
-            limbs = _limbs(nw.col(name), plan)
-            exprs += [limb.sum().alias(f"d{i}_{k}") for k, limb in enumerate(limbs)]
-            exprs += [(limbs[a] * limbs[b]).sum().alias(f"dd{i}_{a}_{b}") for a, b in plan.pairs()]
+        if isinstance(plan, FloatSums):
+            for k, window in enumerate(plan.windows):
+                cols = [nw.col(c) for c in float_limbs[(i, k)]]
+                sign = nw.col(_sign(i))
+                exprs += [(c * sign).sum().alias(f"d{i}_{k}_{j}") for j, c in enumerate(cols)]
+                exprs += [
+                    (cols[a] * cols[b]).sum().alias(f"dd{i}_{k}_{a}_{b}")
+                    for a, b in plan.pairs(window)
+                ]
             continue
-        x = nw.col(name).cast(nw.Float64)
-        if plan.scale_exp:
-            x = x * 2.0**-plan.scale_exp
-        d = nw.when(x.is_finite()).then(x - plan.shift)
-        exprs += [d.sum().alias(f"d{i}"), (d * d).sum().alias(f"dd{i}")]
-    return u.select(*exprs)
+        limbs = _limbs(nw.col(name), plan)
+        exprs += [limb.sum().alias(f"d{i}_{k}") for k, limb in enumerate(limbs)]
+        exprs += [(limbs[a] * limbs[b]).sum().alias(f"dd{i}_{a}_{b}") for a, b in plan.pairs()]
+    return u.select(*exprs) if exprs else None
 
 
 def exact_integers(frame: Frame, numeric: Sequence[str]) -> list[str]:
@@ -427,39 +491,43 @@ def _bins_from(
 ) -> dict[str, NumericBins]:
     """The second pass over U and the shared rule (``numeric_bins``) on both passes
     (``dates``: binned on days, width from the range; ``widths``: absolute widths)."""
-    plans: dict[str, Deviations] = {}
+    plans: dict[str, Deviations | FloatSums] = {}
     for i, v in enumerate(numeric):
         count = _int(first[f"c{i}"])
         lo, hi = first[f"lo{i}"], first[f"hi{i}"]
-        span = None
         if v in integers and count:
-            span = (_clamp64(lo), _clamp64(hi))
-        plans[v] = deviations(count, _float(first[f"s{i}"]), lo, hi, span)
-    second = (
-        collect(_second_pass(u, numeric, plans))
-        if any(first[f"c{i}"] for i in range(len(numeric)))
-        else {}
-    )
+            plans[v] = deviations(count, (clamp64(lo), clamp64(hi)))
+        else:
+            top = None if count == 0 else max(abs(float(lo)), abs(float(hi)))
+            tiny = first[f"tiny{i}"]
+            plans[v] = float_sums(count, None if tiny is None else float(tiny), top)
+    query = _second_pass(u, numeric, plans)
+    second = {} if query is None else collect(query)
     bins: dict[str, NumericBins] = {}
     for i, v in enumerate(numeric):
         count, plan = _int(first[f"c{i}"]), plans[v]
-        sum_d: float | int
-        sum_d2: float | int
-        if plan.integer and count:
+        if isinstance(plan, FloatSums):
+            shift, scale_exp = 0, plan.grid
+            sum_d, sum_d2 = plan.combine(
+                [[_int(second[f"d{i}_{k}_{j}"]) for j in range(w.limbs)]
+                 for k, w in enumerate(plan.windows)],
+                [[_int(second[f"dd{i}_{k}_{a}_{b}"]) for a, b in plan.pairs(w)]
+                 for k, w in enumerate(plan.windows)],
+            )  # fmt: skip
+        else:
+            shift, scale_exp = plan.shift, 0
             sum_d, sum_d2 = plan.combine(
                 [_int(second[f"d{i}_{k}"]) for k in range(plan.limbs)],
                 [_int(second[f"dd{i}_{a}_{b}"]) for a, b in plan.pairs()],
             )
-        else:
-            sum_d, sum_d2 = _float(second.get(f"d{i}")), _float(second.get(f"dd{i}"))
         moments = Moments(
             count=count,
             minimum=None if count == 0 else float(first[f"lo{i}"]),
             maximum=None if count == 0 else float(first[f"hi{i}"]),
-            shift=plan.shift,
+            shift=shift,
             sum_d=sum_d,
             sum_d2=sum_d2,
-            scale_exp=plan.scale_exp,
+            scale_exp=scale_exp,
         )
         bins[v] = numeric_bins(moments, tolerance, date=v in dates, width=(widths or {}).get(v))
     return bins
@@ -472,12 +540,19 @@ def numeric_statistics(
     collected exactly as :func:`run` does (for tools that hold U themselves)."""
     if not numeric:
         return {}
+    aliases = internal_names(numeric)
+    u = internal_frame(u, aliases, None)
+    names = list(aliases.values())
     first = _collect_row(
         u.select(
-            *(e for i, v in enumerate(numeric) for e in _stat_exprs(i, nw.col(v).cast(nw.Float64)))
+            *(e for i, v in enumerate(names) for e in _stat_exprs(i, nw.col(v).cast(nw.Float64)))
         )
     )
-    return _bins_from(first, u, numeric, exact_integers(u, numeric), tolerance, _collect_row, dates)
+    internal_dates = {aliases[v] for v in dates}
+    bins = _bins_from(
+        first, u, names, exact_integers(u, names), tolerance, _collect_row, internal_dates
+    )
+    return {v: bins[a] for v, a in aliases.items()}
 
 
 def _link_counts(coded_u: Frame, coded_a: Frame, keys: list[str]) -> Frame:
@@ -498,11 +573,7 @@ def _int(value: Any) -> int:
     return 0 if value is None else int(value)
 
 
-def _float(value: Any) -> float:
-    return 0.0 if value is None else float(value)
-
-
-def _clamp64(value: float) -> int:
+def clamp64(value: float) -> int:
     """An int64 near a float bound (a base for exact integer sums)."""
     return max(-(2**63), min(2**63 - 1, int(value)))
 

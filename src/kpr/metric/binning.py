@@ -7,7 +7,7 @@ and every row order gets bit-identical values. Engines receive the resulting
 :class:`NumericBins` and only translate ``floor((x - lo) / width)`` and the
 special classes below into their own expressions.
 
-This module imports nothing but the standard library.
+This module imports nothing but the standard library (and ``kpr.metric.exact``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+
+from kpr.metric.exact import combine_limbs, limb_bits, limb_pairs
 
 # Special codes. In-range codes of members of U are integers >= 0 (because
 # ``lo <= min``), so negative codes never collide with them.
@@ -31,9 +33,10 @@ _INT_SAFE = 2.0**62
 class Moments:
     """Aggregates an engine collects over the finite values of one column of U.
 
-    ``sum_d`` and ``sum_d2`` are the sums of ``d`` and ``d ** 2`` where
-    ``d = x * 2 ** -scale_exp - shift`` (see :class:`Deviations`): exact Python
-    integers for integer columns, float64 sums otherwise.
+    ``sum_d`` and ``sum_d2`` are the exact sums of ``d`` and ``d ** 2`` where
+    ``d = x * 2 ** -scale_exp - shift``: integer columns are shifted
+    (:class:`Deviations`), float columns are read on a binary grid
+    (``kpr.metric.exact``, shift 0).
     """
 
     count: int
@@ -45,77 +48,39 @@ class Moments:
     scale_exp: int = 0
 
 
-#: Float columns are scaled by a power of two so that the largest scaled value
-#: stays below 2**_SCALED_EXP: its square times any row count is then finite.
-_SCALED_EXP = 480
-#: Integer deviations are split into limbs whose pairwise products, summed over
-#: every row, stay below 2**_LIMB_BUDGET: exact int64 sums on every engine.
-_LIMB_BUDGET = 60
-
-
 @dataclass(frozen=True)
 class Deviations:
-    """What the second pass over U sums, decided from the first pass.
+    """What the second pass over U sums for an integer column, decided from the first pass.
 
-    Float columns: ``d = x * 2 ** -scale_exp - shift`` summed in float64 (the
-    scale is a power of two, so exact, and keeps sums of values near the float
-    limit finite). Integer columns (``limbs > 0``): ``d = x - shift`` in int64,
+    ``d = x - shift`` in int64,
     split into ``limbs`` limbs of ``bits`` bits; the engine sums each limb and
     each product of two limbs in int64, which never overflows, and
     :meth:`combine` rebuilds the exact sums of ``d`` and ``d ** 2``, so every
     engine and row order gets the same integers whatever the magnitude.
     """
 
-    shift: float | int
-    scale_exp: int = 0
-    bits: int = 0
-    limbs: int = 0
-
-    @property
-    def integer(self) -> bool:
-        return self.limbs > 0
+    shift: int
+    bits: int
+    limbs: int
 
     def pairs(self) -> list[tuple[int, int]]:
         """The limb products the engine sums (i <= j)."""
-        return [(i, j) for i in range(self.limbs) for j in range(i, self.limbs)]
+        return limb_pairs(self.limbs)
 
     def combine(self, linear: list[int], products: list[int]) -> tuple[int, int]:
         """Exact ``(sum d, sum d**2)`` from the limb sums, in :meth:`pairs` order."""
-        w = self.bits
-        sum_d = sum(s << (w * i) for i, s in enumerate(linear))
-        sum_d2 = sum(
-            (s << (w * (i + j))) * (1 if i == j else 2)
-            for (i, j), s in zip(self.pairs(), products, strict=True)
-        )
-        return sum_d, sum_d2
+        return combine_limbs(self.bits, linear, products)
 
 
-def deviations(
-    count: int,
-    total: float,
-    minimum: float | None,
-    maximum: float | None,
-    int_range: tuple[int, int] | None = None,
-) -> Deviations:
-    """Plan the second pass of one column from its first-pass aggregates.
-
-    ``int_range`` (integer columns): the exact smallest and largest value."""
-    if int_range is not None and count > 0:
-        lo, hi = int_range
-        base = lo if hi - lo < 2**62 else 0  # x - base never overflows int64
-        span = max(abs(lo - base), abs(hi - base), 1)
-        bits = max(1, (_LIMB_BUDGET - 2 - count.bit_length()) // 2)
-        limbs = max(1, -(-span.bit_length() // bits))
-        return Deviations(base, 0, bits, limbs)
-    if count == 0 or minimum is None or maximum is None:
-        return Deviations(0.0)
-    top = max(abs(minimum), abs(maximum))
-    exp = math.frexp(top)[1] if math.isfinite(top) else 0
-    k = max(0, exp - _SCALED_EXP)
-    if k == 0:
-        return Deviations(shift_for(count, total, minimum))
-    scale = 2.0**-k
-    return Deviations(minimum * scale / 2 + maximum * scale / 2, k)
+def deviations(count: int, int_range: tuple[int, int]) -> Deviations:
+    """Plan the exact sums of one integer column from its exact smallest and
+    largest value over U."""
+    lo, hi = int_range
+    base = lo if hi - lo < 2**62 else 0  # x - base never overflows int64
+    span = max(abs(lo - base), abs(hi - base), 1)
+    bits = limb_bits(count)
+    limbs = max(1, -(-span.bit_length() // bits))
+    return Deviations(base, bits, limbs)
 
 
 @dataclass(frozen=True)
@@ -175,17 +140,6 @@ class NumericBins:
         return float(c)
 
 
-def shift_for(count: int, total: float, minimum: float | None) -> float:
-    """The shift for the second pass: an integer near the mean, so that integer
-    data stay exact and float data avoid cancellation."""
-    if count == 0:
-        return 0.0
-    approx = total / count
-    if math.isfinite(approx):
-        return float(round(approx))
-    return minimum if minimum is not None and math.isfinite(minimum) else 0.0
-
-
 def _to_float(q: Fraction) -> float:
     try:
         return float(q)
@@ -199,12 +153,14 @@ def _finite(x: float | None) -> bool:
 
 
 def _sqrt(q: Fraction) -> float:
-    """``sqrt(float(q))``, also when ``q`` itself exceeds the float range (scaled
-    by a power of four, which is exact)."""
+    """``sqrt(q)`` rounded, also when ``q`` itself lies beyond the float range
+    (scaled by a power of four, which is exact)."""
     j = 0
-    while _to_float(q / 4**j) == math.inf:
+    while _to_float(q / Fraction(4) ** j) == math.inf:
         j += 64
-    return math.sqrt(_to_float(q / 4**j)) * 2.0**j
+    while 0 < q / Fraction(4) ** j < 2**-900:  # tiny: scaled up, no underflow
+        j -= 64
+    return math.sqrt(_to_float(q / Fraction(4) ** j)) * 2.0**j
 
 
 def numeric_bins(
