@@ -407,10 +407,10 @@ def _spark_query() -> str:
 
 def spark_mode(args: argparse.Namespace) -> None:
     import kpr
-    from kpr.engine import backends
+    from kpr.engine.spark import spark_session
 
     paths = write_parquet(args.rows, args.data)
-    session = backends.spark_session(
+    session = spark_session(
         args.spark_master,
         {"spark.driver.memory": args.spark_memory, "spark.sql.shuffle.partitions": "8"},
     )

@@ -18,7 +18,9 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from kpr.engine.backends import ReadTable, nan_text_to_null, parse_number, text_facts
+from kpr.engine.backends import text_facts
+from kpr.engine.read import ReadTable
+from kpr.engine.spark import nan_text_to_null, parse_number
 from kpr.errors import InputError
 from kpr.inputs import dates
 from kpr.inputs.files import CsvOptions, read_table, resolve_columns

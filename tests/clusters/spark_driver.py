@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from kpr.cli.app import main as cli
-from kpr.engine import backends
+from kpr.engine.spark import spark_session
 from tests.clusters.processes import HOST
 from tests.clusters.slice import check_cases, check_hypothesis_sample, check_row_ids
 from tests.engines.conftest import _to_spark
@@ -50,7 +50,7 @@ def check_cli(url: str) -> None:
 
 
 def run(url: str) -> None:
-    session = backends.spark_session(url, CLUSTER_CONF)
+    session = spark_session(url, CLUSTER_CONF)
     assert session.sparkContext.master == url
     try:
         convert = lambda frame: _to_spark(session, frame)  # noqa: E731

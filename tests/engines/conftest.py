@@ -17,6 +17,7 @@ import polars as pl
 import pytest
 
 from kpr.engine import backends
+from kpr.engine.spark import spark_session
 
 ENGINES = [
     "polars",
@@ -37,7 +38,7 @@ def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:
         pytest.skip("Spark needs Java")
-    session = backends.spark_session(
+    session = spark_session(
         "local[2]",
         {
             "spark.sql.shuffle.partitions": "4",

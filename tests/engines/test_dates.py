@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.engine import backends
+from kpr.engine.spark import spark_inputs
 from tests.engines.conftest import Convert
 from tests.reference import reference_kpr
 
@@ -207,7 +207,7 @@ def test_dates_through_csv_on_spark(spark: Any, tmp_path: Path) -> None:
     texts[0].write_csv(o)
     texts[1].write_csv(a)
     by_polars = kpr.evaluate(o, a, known=["birth", "sex"])
-    read = backends.spark_inputs(spark, str(o), str(a), ["birth", "sex"])
+    read = spark_inputs(spark, str(o), str(a), ["birth", "sex"])
     by_spark = kpr.evaluate(*read, known=["birth", "sex"])
     assert by_spark.variables["birth"].kind is kpr.Kind.DATE
     assert (by_spark.variables["birth"].min, by_spark.variables["birth"].max) == (
@@ -220,9 +220,9 @@ def test_dates_through_csv_on_spark(spark: Any, tmp_path: Path) -> None:
         by_polars.unique_originals, by_polars.linked
     )  # fmt: skip
     o.write_text("t\n1970-01-01T12:00:00.25Z\n1970-01-02T01:00:00+01:00\n1999-12-31\n")
-    info = kpr.evaluate(*backends.spark_inputs(spark, str(o), str(o), ["t"]), known=["t"])
+    info = kpr.evaluate(*spark_inputs(spark, str(o), str(o), ["t"]), known=["t"])
     day = exact_days(dt.date(1999, 12, 31))
     assert (info.variables["t"].min, info.variables["t"].max) == (0.5 + 0.25 / 86_400, day)
     a.write_text("t\n03/04/2001\n")
     with pytest.raises(kpr.InputError, match="'03/04/2001'"):
-        kpr.evaluate(*backends.spark_inputs(spark, str(o), str(a), ["t"]), known=["t"])
+        kpr.evaluate(*spark_inputs(spark, str(o), str(a), ["t"]), known=["t"])

@@ -115,7 +115,7 @@ def test_dask_positions_count_across_partitions() -> None:
     dd = pytest.importorskip("dask.dataframe")
     import pandas as pd
 
-    from kpr.engine.backends import dask_positions
+    from kpr.engine.dask import dask_positions
 
     frame = dd.from_pandas(pd.DataFrame({"x": list("abcdefghij")}), npartitions=4)
     got = dask_positions(frame, "pos").compute()

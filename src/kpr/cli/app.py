@@ -14,7 +14,8 @@ import click
 
 from kpr.api import evaluate as evaluate_tables
 from kpr.demo import DEMO_KNOWN, demo_paths
-from kpr.engine import backends
+from kpr.engine.dask import dask_client, dask_inputs
+from kpr.engine.spark import spark_inputs, spark_session
 from kpr.errors import KprError
 from kpr.inputs.writers import write_csv
 from kpr.results import json
@@ -184,15 +185,15 @@ def evaluate(
         tables: tuple[Any, Any] = (original, avatars)
         if dask_scheduler is not None:
             step("connecting to the Dask scheduler")
-            backends.dask_client(dask_scheduler)
+            dask_client(dask_scheduler)
         if engine == "dask":
-            tables = backends.dask_inputs(
+            tables = dask_inputs(
                 original, avatars, names, row_id, positions=linked_out is not None and not row_id
             )
         if engine == "spark":
             step("starting Spark")
-            tables = backends.spark_inputs(
-                backends.spark_session(spark_master),
+            tables = spark_inputs(
+                spark_session(spark_master),
                 original,
                 avatars,
                 names,

@@ -30,7 +30,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from kpr.errors import InputError
+from kpr.errors import InputError, first_line
 from kpr.inputs.names import suggest
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
@@ -166,14 +166,9 @@ def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.Lazy
     try:
         schema = pl.read_parquet_schema(p)
     except Exception as exc:  # polars raises several types for garbage
-        raise InputError(f"{label} is not a readable Parquet file ({_first_line(exc)})") from None
+        raise InputError(f"{label} is not a readable Parquet file ({first_line(exc)})") from None
     wanted = list(schema) if columns is None else list(columns)
     return _renamed(pl.scan_parquet(p), resolve_columns(list(schema), wanted, label), wanted)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def _is_gzip(p: Path) -> bool:
@@ -219,7 +214,7 @@ def _decodes(p: Path, encoding: str) -> bool:
 
 def _not_encoded(label: str, encoding: str, exc: Exception) -> InputError:
     return InputError(
-        f"{label}: cannot decode as {encoding} ({_first_line(exc)}); "
+        f"{label}: cannot decode as {encoding} ({first_line(exc)}); "
         "pass the file's encoding with --encoding, e.g. --encoding cp1252"
     )
 
@@ -286,7 +281,7 @@ def _read_csv(
                 continue
             if "UTF8" in str(exc):
                 raise _not_encoded(label, encoding, exc) from None
-            raise InputError(f"{label}: malformed CSV ({_first_line(exc)})") from None
+            raise InputError(f"{label}: malformed CSV ({first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
             raise _not_encoded(label, encoding, exc) from None
     return _renamed(frame.lazy(), columns, wanted).collect()
