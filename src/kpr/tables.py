@@ -5,13 +5,14 @@ kinds, ready for the engine.
 Kinds follow the one rule of ``kpr.inputs.kinds`` (decided on the original table):
 numeric, date or categorical. Both tables must agree; a disagreement is an error
 that names the column and one offending value.
+
+Loading each table is ``kpr.inputs.sides``; what a CSV text column holds, on
+polars, is ``kpr.inputs.csv_text``; this module reconciles the two sides.
 """
 
 from __future__ import annotations
 
-import os
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,13 +20,19 @@ import narwhals as nw
 import polars as pl
 
 from kpr.engine.backends import text_facts
-from kpr.engine.read import ReadTable
 from kpr.engine.spark import nan_text_to_null, parse_number
 from kpr.errors import InputError
 from kpr.inputs import dates
-from kpr.inputs.files import CsvOptions, read_table, resolve_columns
-from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, native_categories, type_class
-from kpr.inputs.kinds import text_facts as text_facts_of
+from kpr.inputs.csv_text import (
+    TextFacts,
+    nan_text_is_missing,
+    polars_text_facts,
+    text_column_facts,
+    text_to_number,
+)
+from kpr.inputs.files import CsvOptions
+from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, type_class
+from kpr.inputs.sides import Side, load_side
 from kpr.metric.attack import Attack, Kind
 
 #: Name of the row-position column the engine carries, lengthened with
@@ -43,28 +50,6 @@ def row_name(known: Sequence[str]) -> str:
 
 _TEXT = (nw.String, nw.Categorical, nw.Enum)
 
-#: (some value present, every value an integer, the first value that is not a number)
-TextFacts = tuple[bool, bool, str | None]
-
-
-@dataclass
-class Side:
-    """One input table, read but not yet reconciled with the other one."""
-
-    frame: pl.LazyFrame | nw.LazyFrame[Any]
-    untyped: bool  # every known column is text still to be parsed (CSV)
-    label: str
-    facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see _text_facts
-    categories: set[str] = field(default_factory=set)  # category-like before conversion
-    present: dict[str, bool] = field(default_factory=dict)  # see _has_value
-    row: str | None = None  # the column that identifies rows (else positions, polars only)
-    schema: Any = None  # of ``schema_of``, see _schema
-    schema_of: object = None
-
-    @property
-    def is_polars(self) -> bool:
-        return isinstance(self.frame, pl.LazyFrame)
-
 
 @dataclass
 class Prepared:
@@ -78,182 +63,6 @@ class Prepared:
     #: per known variable, original rows whose value no other row has (filled on demand)
     unique_values: dict[str, int] = field(default_factory=dict)
     library: str = "polars"  # of the original input (pandas, pyarrow or polars)
-
-
-def _is_path(obj: object) -> bool:
-    return isinstance(obj, str | os.PathLike)
-
-
-def load_side(
-    obj: object, known: Sequence[str], label: str, csv: CsvOptions, row_id: str | None = None
-) -> Side:
-    """Read one input, keep only the known columns (and the ``row_id`` column)."""
-    if row_id is not None:
-        side = load_side(obj, [*known, *([row_id] if row_id not in known else [])], label, csv)
-        side.row = row_id
-        return side
-    side = _load_side(obj, known, label, csv)
-    if side.is_polars:
-        assert isinstance(side.frame, pl.LazyFrame)
-        check_column_types(side.frame.collect_schema(), side.label)
-    return side
-
-
-#: The widest decimal the engines compute with (narwhals and Arrow's decimal128).
-MAX_DECIMAL_DIGITS = 38
-
-
-def check_column_types(schema: Mapping[str, pl.DataType], label: str) -> None:
-    """Refuse, in one line, the column types no engine can compare."""
-    for name, dtype in schema.items():
-        if isinstance(dtype, pl.Object):
-            raise InputError(
-                f"{label}: column {name!r} holds Python objects; convert it to numbers or "
-                "text first (e.g. .cast(pl.String))"
-            )
-        if isinstance(dtype, pl.Decimal) and (dtype.precision or 0) > MAX_DECIMAL_DIGITS:
-            raise InputError(
-                f"{label}: column {name!r} is a decimal of {dtype.precision} digits, more "
-                f"than the {MAX_DECIMAL_DIGITS} kpr computes with; cast it to float64 (numbers) "
-                "or to text (codes)"
-            )
-
-
-def _is_series(obj: object) -> bool:
-    kind = type(obj).__name__
-    module = type(obj).__module__.split(".")[0]
-    return (module in ("polars", "pandas", "pyarrow") and kind in (
-        "Series", "Array", "ChunkedArray", "Expr",
-    )) or (module == "pyarrow" and kind.endswith("Array"))  # fmt: skip
-
-
-def _load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
-    if _is_series(obj):
-        raise InputError(
-            f"{label} is a single column ({type(obj).__name__}), not a table; give a "
-            "DataFrame, e.g. series.to_frame()"
-        )
-    if _is_path(obj):
-        loaded = read_table(obj, known, csv, label, compact=True)  # type: ignore[arg-type]
-        return Side(loaded.frame, loaded.untyped, loaded.label)
-    if isinstance(obj, pl.DataFrame | pl.LazyFrame):
-        lf = obj.lazy()
-        return Side(_select(nw.from_native(lf), known, label).to_native(), False, label)
-    if isinstance(obj, ReadTable):  # a file read by another engine (Spark)
-        frame = nw.from_native(obj.frame).lazy()
-        extra = obj.row if obj.row and obj.row not in known else None
-        return Side(_select(frame, known, obj.label, extra), obj.untyped, obj.label, row=obj.row)
-    module = type(obj).__module__.split(".")[0]
-    if module in ("pandas", "pyarrow"):
-        categories = native_categories(obj, _names(obj, known, label))
-    if module == "pandas":
-        try:
-            frame = pl.from_pandas(obj[_names(obj, known, label)])  # type: ignore[index]
-        except Exception as exc:
-            raise InputError(
-                f"{label}: a known column mixes value types ({str(exc).splitlines()[0]}); "
-                "give each column one type"
-            ) from None
-        frame.columns = list(known)
-        return Side(frame.lazy(), False, label, categories=_renamed(categories, obj, known, label))
-    if module == "pyarrow":
-        table = pl.from_arrow(obj.select(_names(obj, known, label)))  # type: ignore[attr-defined]
-        assert isinstance(table, pl.DataFrame)
-        table.columns = list(known)
-        return Side(table.lazy(), False, label, categories=_renamed(categories, obj, known, label))
-    try:
-        with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
-            warnings.filterwarnings("ignore", "Dask support", FutureWarning)
-            native = nw.from_native(obj)  # type: ignore[call-overload]
-    except TypeError:
-        raise InputError(
-            f"{label}: unsupported input of type {type(obj).__name__}; give a pandas or "
-            "polars DataFrame, a pyarrow Table, a DuckDB relation, a Spark or Dask DataFrame, "
-            "or a CSV/Parquet path"
-        ) from None
-    return Side(_select(native.lazy(), known, label), False, label)
-
-
-def _names(obj: Any, known: Sequence[str], label: str) -> list[str]:
-    """The columns of a pandas DataFrame or pyarrow Table that ``known`` designates."""
-    columns = obj.column_names if hasattr(obj, "column_names") else obj.columns
-    return resolve_columns([str(c) for c in columns], known, label)
-
-
-def _renamed(categories: set[str], obj: Any, known: Sequence[str], label: str) -> set[str]:
-    actual = _names(obj, known, label)
-    return {w for a, w in zip(actual, known, strict=True) if a in categories}
-
-
-def _select(
-    frame: nw.LazyFrame[Any], known: Sequence[str], label: str, extra: str | None = None
-) -> nw.LazyFrame[Any]:
-    """The known columns, under the names the user gave (see ``resolve_columns``),
-    and the ``extra`` column (file row positions) as it is."""
-    actual = resolve_columns(frame.collect_schema().names(), known, label)
-    cols = [nw.col(a).alias(w) for a, w in zip(actual, known, strict=True)]
-    return frame.select(*cols, *([nw.col(extra)] if extra else []))
-
-
-def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
-    """For a text column, in one query: (some value present, every value an
-    integer, the first value that is not a number). A CSV column of integers
-    read as Int64 (``compact``, see ``kpr.inputs.files``) needs no parsing."""
-    col = pl.col(name)
-    present = col.is_not_null()
-    dtype = lf.collect_schema()[name]
-    if dtype.is_integer():
-        return bool(lf.select(present.any()).collect().item()), True, None
-    textual = isinstance(dtype, pl.String)
-    number = _trimmed(name).cast(pl.Float64, strict=False)
-    some, not_nan, not_int, bad = (
-        lf.select(
-            present.any().alias("some"),
-            (present & ~number.is_nan().fill_null(False)).any().alias("not_nan"),
-            (present & _trimmed(name).cast(pl.Int64, strict=False).is_null())
-            .any()
-            .alias("not_int"),
-            col.filter(present & number.is_null()).first().cast(pl.String).alias("bad"),
-        )
-        .collect()
-        .row(0)
-    )
-    # a column of numbers holds a value when some number is not NaN (NaN is missing)
-    return bool(some if bad is not None else not_nan), textual and not not_int, bad
-
-
-def nan_text_is_missing(name: str) -> pl.Expr:
-    """A CSV text column kept as text (not numeric by kind) in which every value is a
-    number: its NaN texts become missing, as NaN is in a float column of a frame (a
-    frame written to CSV writes its NaN as ``NaN``). In a column holding other text,
-    ``NaN`` is a category like any word."""
-    col = pl.col(name)
-    number = _trimmed(name).cast(pl.Float64, strict=False)
-    numbers_only = ~(col.is_not_null() & number.is_null()).any()
-    return pl.when(numbers_only & number.is_nan()).then(None).otherwise(col).alias(name)
-
-
-def _trimmed(name: str) -> pl.Expr:
-    """A text column without surrounding spaces: ``" 30 "`` is the number 30."""
-    return pl.col(name).cast(pl.String).str.strip_chars()
-
-
-def text_to_number(name: str, facts: TextFacts) -> pl.Expr:
-    """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
-    return _trimmed(name).cast(pl.Int64 if facts[1] else pl.Float64)
-
-
-def text_column_facts(
-    facts: TextFacts, iso_dates: Callable[[], bool] = lambda: False
-) -> ColumnFacts:
-    """What the kind rule needs to know of a CSV text column."""
-    some, _ints, bad = facts
-    return text_facts_of(some, bad is None, iso_dates)
-
-
-def all_numbers(facts: TextFacts) -> bool:
-    """Whether a CSV text column is numeric by the kind rule (numbers only, at least one)."""
-    return decide_kind(text_column_facts(facts)) is Kind.NUMERIC
 
 
 def _example(side: Side, name: str) -> str:

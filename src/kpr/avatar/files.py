@@ -23,12 +23,12 @@ import numpy as np
 import polars as pl
 
 from kpr.errors import InputError, first_line
-from kpr.inputs.files import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
-from kpr.inputs.writers import STDOUT, check_output_path, write_csv, write_parquet
 
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
-from kpr.tables import all_numbers, polars_text_facts, text_to_number
+from kpr.inputs.csv_text import all_numbers, polars_text_facts, text_to_number
+from kpr.inputs.files import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
+from kpr.inputs.writers import STDOUT, check_output_path, write_csv, write_parquet
 
 Format = Literal["csv", "parquet"]
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kpr.engine.read import FILE_ROW, ReadTable
 from kpr.errors import InputError, MissingDependencyError, first_line
+from kpr.inputs.read_table import FILE_ROW, ReadTable
 
 
 def dask_client(address: str) -> Any:

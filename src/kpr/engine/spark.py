@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import narwhals as nw
 
 from kpr.engine.queries import Frame
-from kpr.engine.read import FILE_ROW, ReadTable
 from kpr.errors import InputError, MissingDependencyError, first_line
+from kpr.inputs.read_table import FILE_ROW, ReadTable
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
@@ -270,7 +270,7 @@ def spark_text_checks(frame: SparkFrame, name: str) -> tuple[bool, bool, str | N
 
 def nan_text_to_null(frame: Frame, name: str) -> Frame:
     """A Spark text column of numbers only: its NaN texts become missing, as
-    ``kpr.tables.nan_text_is_missing`` does on polars."""
+    ``kpr.inputs.csv_text.nan_text_is_missing`` does on polars."""
     from pyspark.sql import functions as F
 
     native = frame.to_native()

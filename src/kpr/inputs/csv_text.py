@@ -1,0 +1,78 @@
+"""What a CSV text column holds, read on polars: whether it has a value, holds
+integers only, or which value is no number; and the expressions that parse it.
+Spark's counterparts are in ``kpr.engine.spark``; the kind rule in
+``kpr.inputs.kinds``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from kpr.inputs.kinds import ColumnFacts, decide_kind
+from kpr.inputs.kinds import text_facts as text_facts_of
+from kpr.metric.attack import Kind
+
+#: (some value present, every value an integer, the first value that is not a number)
+TextFacts = tuple[bool, bool, str | None]
+
+
+def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
+    """For a text column, in one query: (some value present, every value an
+    integer, the first value that is not a number). A CSV column of integers
+    read as Int64 (``compact``, see ``kpr.inputs.files``) needs no parsing."""
+    col = pl.col(name)
+    present = col.is_not_null()
+    dtype = lf.collect_schema()[name]
+    if dtype.is_integer():
+        return bool(lf.select(present.any()).collect().item()), True, None
+    textual = isinstance(dtype, pl.String)
+    number = _trimmed(name).cast(pl.Float64, strict=False)
+    some, not_nan, not_int, bad = (
+        lf.select(
+            present.any().alias("some"),
+            (present & ~number.is_nan().fill_null(False)).any().alias("not_nan"),
+            (present & _trimmed(name).cast(pl.Int64, strict=False).is_null())
+            .any()
+            .alias("not_int"),
+            col.filter(present & number.is_null()).first().cast(pl.String).alias("bad"),
+        )
+        .collect()
+        .row(0)
+    )
+    # a column of numbers holds a value when some number is not NaN (NaN is missing)
+    return bool(some if bad is not None else not_nan), textual and not not_int, bad
+
+
+def nan_text_is_missing(name: str) -> pl.Expr:
+    """A CSV text column kept as text (not numeric by kind) in which every value is a
+    number: its NaN texts become missing, as NaN is in a float column of a frame (a
+    frame written to CSV writes its NaN as ``NaN``). In a column holding other text,
+    ``NaN`` is a category like any word."""
+    col = pl.col(name)
+    number = _trimmed(name).cast(pl.Float64, strict=False)
+    numbers_only = ~(col.is_not_null() & number.is_null()).any()
+    return pl.when(numbers_only & number.is_nan()).then(None).otherwise(col).alias(name)
+
+
+def _trimmed(name: str) -> pl.Expr:
+    """A text column without surrounding spaces: ``" 30 "`` is the number 30."""
+    return pl.col(name).cast(pl.String).str.strip_chars()
+
+
+def text_to_number(name: str, facts: TextFacts) -> pl.Expr:
+    """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
+    return _trimmed(name).cast(pl.Int64 if facts[1] else pl.Float64)
+
+
+def text_column_facts(
+    facts: TextFacts, iso_dates: Callable[[], bool] = lambda: False
+) -> ColumnFacts:
+    """What the kind rule needs to know of a CSV text column."""
+    some, _ints, bad = facts
+    return text_facts_of(some, bad is None, iso_dates)
+
+
+def all_numbers(facts: TextFacts) -> bool:
+    """Whether a CSV text column is numeric by the kind rule (numbers only, at least one)."""
+    return decide_kind(text_column_facts(facts)) is Kind.NUMERIC
