@@ -164,7 +164,7 @@ class KprResult:
             date = kind is Kind.DATE
             column = queries.profile_column(name)
             present = frame[column].unique().drop_nulls().to_list()
-            mapping = {c: class_label(int(c), b.lo, b.width, date) for c in present}
+            mapping = {c: class_label(c, b.lo, b.width, date) for c in present}
             labels.append(pl.col(column).replace_strict(mapping, return_dtype=pl.String))
         return frame.with_columns(labels) if labels else frame
 
