@@ -149,13 +149,6 @@ def _classify(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
     return expr.cast(nw.Int64) if bins.int_codes else expr
 
 
-def code_expr(name: str, bins: NumericBins) -> nw.Expr:
-    """The class of each value of a numeric column, as the spec defines it."""
-    x = nw.col(name).cast(nw.Float64)
-    q = None if bins.code_min is None else _rank(x, bins)
-    return _classify(x, q, bins)
-
-
 def _rank_name(name: str) -> str:
     return f"__kpr_rank__{name}"
 
@@ -168,8 +161,9 @@ def code_frame(
 ) -> Frame:
     """A table's binned profiles: one code column per known variable.
 
-    Same codes as ``code_expr``, built in steps (cast, rank, class) so each
-    intermediate is computed once: fewer expression nodes, less per-call work."""
+    Each code is ``_classify(x, _rank(x))`` over ``x`` cast to float64, built in
+    steps (cast, rank, class) so each intermediate is computed once: fewer
+    expression nodes, less per-call work."""
     numeric = [n for n, k in kinds.items() if k.binned]
     schema = frame.collect_schema()
     casts = [nw.col(n).cast(nw.Float64) for n in numeric if schema[n] != nw.Float64]
