@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import kpr
 from kpr.labels import OVERFLOW_LABEL
+from kpr.render import html as report_html
 from tests.reference import reference_kpr
 
 from .conftest import Convert, _duckdb_convert
@@ -51,6 +52,12 @@ def test_the_overflowing_class_has_its_own_label() -> None:
     assert dict(zip(frame["original_row"], frame["avatar_row"], strict=True)) == {0: 3, 1: 0, 2: 0}
     assert frame["v"].to_list()[1:] == [OVERFLOW_LABEL] * 2
     assert r.linked_frame(codes=True)["v"].to_list()[1:] == [math.inf] * 2
+    table = r.class_table("v").filter(pl.col("class") == math.inf)
+    assert table.select("lower", "upper", "special", "linked").rows() == [
+        (None, None, OVERFLOW_LABEL, 2)
+    ]
+    # the report's cell (the whole report's plots fail near the float limit, on main too)
+    assert report_html._profile_cell(r, "v", math.inf) == OVERFLOW_LABEL
 
 
 _MAX = 1.7976931348623157e308
