@@ -96,7 +96,8 @@ def _code(x: Any, b: RefBins) -> Any:
     if math.isinf(x):
         return ("inf", x > 0)
     q = (x - b.lo) / b.width
-    return q if math.isinf(q) else math.floor(q)  # x - lo may overflow near 1e308
+    # x - lo may overflow near 1e308: class number inf, not the class of the value inf
+    return q if math.isinf(q) else math.floor(q)
 
 
 def reference_kpr(

@@ -37,8 +37,14 @@ def interval_label(lower: float, upper: float, width: float, date: bool = False)
     return f"[{edge(lower, width)}, {edge(upper, width)})"
 
 
-def class_label(code: int, lo: float, width: float, date: bool = False) -> str:
+#: The class of finite values whose ``x - lo`` overflows (the spec's IEEE rule gives +inf).
+OVERFLOW_LABEL = "x - lo beyond the float range"
+
+
+def class_label(code: float, lo: float, width: float, date: bool = False) -> str:
     """The interval of class ``code`` (``lo + code * width`` onwards), or its special name."""
+    if math.isinf(code):
+        return OVERFLOW_LABEL
     if code < 0:
-        return SPECIAL_LABELS.get(code, f"class {code}")
+        return SPECIAL_LABELS.get(int(code), f"class {code}")
     return interval_label(lo + code * width, lo + (code + 1) * width, width, date)

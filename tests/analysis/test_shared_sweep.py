@@ -20,6 +20,7 @@ from kpr.analysis.sweep import subsets
 from kpr.engine import encoded
 from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.measure import load
+from tests.reference import reference_kpr
 from tests.strategies import SCHEMA, Case, cases
 
 from ._data import tables
@@ -158,7 +159,7 @@ def test_dates_every_subset() -> None:
     _assert_each_subset_equals_evaluate(original, avatars, ["born", "age", "sex", "height"], 3)
 
 
-def _hostile(k: int, seed: int) -> pl.DataFrame:
+def _hostile(k: int, seed: int, top: float = 1.5e300, bottom: float = -1e300) -> pl.DataFrame:
     """i11b's hostile numbers: integers near 1e12, int64 extremes, quarters, a
     z-score column (mean ~1e-17 by cancellation: its width is 5 % of that mean,
     so any rounding in its sums would show), values from subnormals to 1e300 in
@@ -166,7 +167,7 @@ def _hostile(k: int, seed: int) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     z = rng.integers(-8, 9, k) / 4.0
     x = rng.normal(size=k)
-    mixed = rng.choice([5e-324, -1e-300, 2.5, -7.0, 1.5e300, -1e300, 0.0], k)
+    mixed = rng.choice([5e-324, -1e-300, 2.5, -7.0, top, bottom, 0.0], k)
     extremes = rng.choice([-(2**63), 2**63 - 1, -(2**62), 0, 1, 2**62], k)
     return pl.DataFrame(
         {
@@ -187,6 +188,21 @@ def test_hostile_numbers_every_subset_in_shuffled_orders(seed: int) -> None:
     names = list(original.columns)
     for shuffled in (original, original.sample(fraction=1.0, shuffle=True, seed=seed)):
         _assert_each_subset_equals_evaluate(shuffled, avatars, names, 3)
+
+
+def test_hostile_numbers_up_to_the_float_limit_equal_the_reference() -> None:
+    """``mixed`` from -1.5e308 to 1.5e308: ``x - lo`` overflows for its top
+    members of U, whose class is then +inf (spec: IEEE order). kpr.evaluate
+    linked 6 for (z, mixed) where the reference and the sweep link 3."""
+    original = _hostile(400, 11, top=5e307, bottom=-5e307).sample(
+        fraction=1.0, shuffle=True, seed=1
+    )
+    avatars = _hostile(350, 21, top=5e307, bottom=-5e307)
+    assert original["mixed"].abs().max() == 1.5e308  # the hostile magnitude, finite
+    names = ["z", "mixed", "ids"]
+    _assert_each_subset_equals_evaluate(original, avatars, names, 2)
+    ref = reference_kpr(original.to_dicts(), avatars.to_dicts(), ["z", "mixed"], {"z", "mixed"})
+    assert kpr.evaluate(original, avatars, known=["z", "mixed"]).linked == ref.linked
 
 
 def test_values_near_the_float_limit_every_subset() -> None:

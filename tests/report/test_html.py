@@ -9,6 +9,7 @@ from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import kpr
@@ -310,3 +311,22 @@ def test_repr_html_escapes(hostile_result: KprResult) -> None:
     assert_self_contained(view)
     text = "".join(parse(view).text)
     assert f"{SCRIPT} is odd" in text and HOSTILE_COLUMN in text
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1e307, 1.2e308, -1.5e308, 1.7e308, 0.0, 5.0],  # x - lo overflows: class +inf
+        [1.0e308, 1.1e308, 1.2e308, 1.3e308, 1.4e308, 1.5e308],  # huge, finite span
+        [-1.7e308, -1.0e308, 0.0, 1.0e308, 1.7e308, 3.0],  # span beyond the float range
+    ],
+)
+def test_report_draws_classes_near_the_float_limit(values: list[float]) -> None:
+    """Near the float limit the classes cannot be drawn at their bounds (matplotlib
+    cannot place ticks there): the report draws them side by side, never fails."""
+    original = {"x": values * 3 + [values[1]], "c": list("abcabc") * 3 + ["a"]}
+    avatars = {"x": [v * 0.99 for v in values], "c": list("abcabc")}
+    result = kpr.evaluate(pl.DataFrame(original), pl.DataFrame(avatars), ["x", "c"])
+    page = result.to_html()
+    assert page.count("<svg") >= 2
+    assert "Bar chart for x" in page

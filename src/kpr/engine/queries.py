@@ -110,8 +110,11 @@ def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     # True division by a column, never by a scalar: polars divides by a scalar as
     # a multiplication by its reciprocal, which puts values sitting on a class
     # edge in the class below (the spec forbids it). ``d * 0 + width`` is
-    # ``width`` for every finite value and leaves the rest to ``_classify``.
-    r = d / (d * 0.0 + bins.width)
+    # ``width`` for every finite ``d``. A finite ``x`` whose ``x - lo`` overflows
+    # has ``d = ±inf``, and the spec's IEEE rule gives it the class ``±inf``
+    # (``inf / width``, width > 0), which members of U may hold too: keep ``d``
+    # there rather than ``inf / (inf * 0 + width)``, which is NaN.
+    r = nw.when(d.is_finite()).then(d / (d * 0.0 + bins.width)).otherwise(d)
     if bins.int_codes:
         below, above = bins.clip
         return r.clip(below, above).floor()
@@ -139,15 +142,11 @@ def _classify(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
         expr = special
     else:
         assert bins.code_min is not None and bins.code_max is not None
-        expr = nw.when(q.is_between(bins.code_min, bins.code_max)).then(q).otherwise(special)
+        # ``x`` finite first: an overflowed class is ``inf`` too, yet +inf itself
+        # is its own class
+        in_u = x.is_finite() & q.is_between(bins.code_min, bins.code_max)
+        expr = nw.when(in_u).then(q).otherwise(special)
     return expr.cast(nw.Int64) if bins.int_codes else expr
-
-
-def code_expr(name: str, bins: NumericBins) -> nw.Expr:
-    """The class of each value of a numeric column, as the spec defines it."""
-    x = nw.col(name).cast(nw.Float64)
-    q = None if bins.code_min is None else _rank(x, bins)
-    return _classify(x, q, bins)
 
 
 def _rank_name(name: str) -> str:
@@ -162,8 +161,9 @@ def code_frame(
 ) -> Frame:
     """A table's binned profiles: one code column per known variable.
 
-    Same codes as ``code_expr``, built in steps (cast, rank, class) so each
-    intermediate is computed once: fewer expression nodes, less per-call work."""
+    Each code is ``_classify(x, _rank(x))`` over ``x`` cast to float64, built in
+    steps (cast, rank, class) so each intermediate is computed once: fewer
+    expression nodes, less per-call work."""
     numeric = [n for n, k in kinds.items() if k.binned]
     schema = frame.collect_schema()
     casts = [nw.col(n).cast(nw.Float64) for n in numeric if schema[n] != nw.Float64]

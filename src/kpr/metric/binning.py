@@ -124,21 +124,6 @@ class NumericBins:
             max(self.code_max + 1.0, math.nextafter(self.code_max, math.inf)),
         )
 
-    def code(self, x: float | None) -> float:
-        """The class of one value, as every engine must compute it (float-valued code)."""
-        if x is None or math.isnan(x):
-            return MISSING
-        if x == math.inf:
-            return POS_INF
-        if x == -math.inf:
-            return NEG_INF
-        c = ffloor((x - self.lo) / self.width)
-        if self.code_min is None or self.code_max is None:
-            return OUTSIDE
-        if c < self.code_min or c > self.code_max:
-            return OUTSIDE
-        return float(c)
-
 
 def _to_float(q: Fraction) -> float:
     try:

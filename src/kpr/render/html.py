@@ -11,6 +11,7 @@ skeleton, headline, warnings and footer are shared with the analysis report
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ import polars as pl
 
 from kpr.checks import percentage
 from kpr.errors import InputError
-from kpr.labels import SPECIAL_LABELS
+from kpr.labels import OVERFLOW_LABEL, SPECIAL_LABELS
 from kpr.metric.attack import Kind
 from kpr.render.page import (
     CSP,
@@ -182,6 +183,8 @@ def _profile_cell(result: KprResult, name: str, value: object) -> str:
     info = result.variables[name]
     if value is None:
         return f'<span class="missing-value">{MISSING_LABEL}</span>'
+    if info.kind.binned and isinstance(value, float) and math.isinf(value):
+        return esc(OVERFLOW_LABEL)  # the class of values whose x - lo overflows
     if info.kind.binned and isinstance(value, int):
         if value < 0:
             return esc(SPECIAL_LABELS.get(value, f"class {value}"))

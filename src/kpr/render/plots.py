@@ -9,6 +9,7 @@ XML-escapes it. Mathtext is off, so a ``$`` in a category is just a dollar.
 from __future__ import annotations
 
 import io
+import math
 import re
 import warnings
 from collections.abc import Iterator, Sequence
@@ -124,11 +125,29 @@ def to_inline_svg(fig: Figure, key: str, label: str) -> str:
     return svg[:head_end] + f"\n <title>{escape(label)}</title>" + svg[head_end:]
 
 
+def _on_value_axis(groups: Sequence[Group]) -> bool:
+    """Whether the classes can be drawn at their bounds: every bound finite and
+    the whole span a finite float (near the float limit it is not: matplotlib
+    then cannot place ticks, so the classes are drawn side by side instead)."""
+    bounds = [b for g in groups for b in (g.lower, g.upper) if b is not None]
+    if not bounds or not all(math.isfinite(b) for b in bounds):
+        return not bounds
+    span = max(bounds) - min(bounds)
+    return math.isfinite(span) and span < 1e300
+
+
+def _bar_positions(groups: Sequence[Group]) -> tuple[list[float], list[float]]:
+    """Each bar's left edge and width: the class bounds, or one slot per class."""
+    if _on_value_axis(groups):
+        lowers = [g.lower or 0.0 for g in groups]
+        return lowers, [(g.upper or 0.0) - (g.lower or 0.0) for g in groups]
+    return [float(i) for i in range(len(groups))], [1.0] * len(groups)
+
+
 def numeric_svg(risk: VariableRisk, overall: float, key: str) -> str:
     """Originals vs avatars per class (top) and the share linked per class (bottom)."""
     groups = risk.groups
-    lowers = [g.lower or 0.0 for g in groups]
-    widths = [(g.upper or 0.0) - (g.lower or 0.0) for g in groups]
+    lowers, widths = _bar_positions(groups)
     halves = [w * 0.45 for w in widths]
     with _drawing():
         fig = Figure(figsize=(7.6, 4.8), layout="constrained")
@@ -168,6 +187,9 @@ def numeric_svg(risk: VariableRisk, overall: float, key: str) -> str:
         bottom.set_ylim(bottom=0)
         per_bar = f"; {risk.merged} classes per bar" if risk.merged > 1 else ""
         bottom.set_xlabel(f"{shorten(risk.name, 48)} (classes of the attack{per_bar})")
+        if not _on_value_axis(groups):
+            bottom.set_xticks([x + w / 2 for x, w in zip(lowers, widths, strict=True)])
+            bottom.set_xticklabels([shorten(g.label, 18) for g in groups], rotation=30, ha="right")
         label = (
             f"Bar chart for {risk.name}: number of original individuals and avatars per class, "
             "and the share of the originals in each class that are linked to a unique avatar."
