@@ -158,7 +158,7 @@ def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
 
 
 def _classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
-    """Each value's code as ``kpr.engine.queries.code_expr`` computes it (float codes)."""
+    """Each value's code as ``kpr.engine.queries.code_frame`` computes it (float codes)."""
     out = np.full(len(values), float(MISSING))
     out[values == math.inf] = POS_INF
     out[values == -math.inf] = NEG_INF
