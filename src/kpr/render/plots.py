@@ -136,18 +136,19 @@ def _on_value_axis(groups: Sequence[Group]) -> bool:
     return math.isfinite(span) and span < 1e300
 
 
-def _bar_positions(groups: Sequence[Group]) -> tuple[list[float], list[float]]:
-    """Each bar's left edge and width: the class bounds, or one slot per class."""
+def _bar_positions(groups: Sequence[Group]) -> tuple[list[float], list[float], bool]:
+    """Each bar's left edge and width, and whether they are the class bounds (else
+    one slot per class)."""
     if _on_value_axis(groups):
         lowers = [g.lower or 0.0 for g in groups]
-        return lowers, [(g.upper or 0.0) - (g.lower or 0.0) for g in groups]
-    return [float(i) for i in range(len(groups))], [1.0] * len(groups)
+        return lowers, [(g.upper or 0.0) - (g.lower or 0.0) for g in groups], True
+    return [float(i) for i in range(len(groups))], [1.0] * len(groups), False
 
 
 def numeric_svg(risk: VariableRisk, overall: float, key: str) -> str:
     """Originals vs avatars per class (top) and the share linked per class (bottom)."""
     groups = risk.groups
-    lowers, widths = _bar_positions(groups)
+    lowers, widths, on_values = _bar_positions(groups)
     halves = [w * 0.45 for w in widths]
     with _drawing():
         fig = Figure(figsize=(7.6, 4.8), layout="constrained")
@@ -187,7 +188,7 @@ def numeric_svg(risk: VariableRisk, overall: float, key: str) -> str:
         bottom.set_ylim(bottom=0)
         per_bar = f"; {risk.merged} classes per bar" if risk.merged > 1 else ""
         bottom.set_xlabel(f"{shorten(risk.name, 48)} (classes of the attack{per_bar})")
-        if not _on_value_axis(groups):
+        if not on_values:
             bottom.set_xticks([x + w / 2 for x, w in zip(lowers, widths, strict=True)])
             bottom.set_xticklabels([shorten(g.label, 18) for g in groups], rotation=30, ha="right")
         label = (
