@@ -39,7 +39,7 @@ RULES = {
     "results": "errors metric engine labels notices",
     "diagnostics": "errors metric inputs notices results",
     "measure": "errors metric inputs engine tables pairing results diagnostics",
-    "analysis": "errors metric inputs engine tables notices results measure",
+    "analysis": "errors checks metric inputs engine tables notices results measure",
     "api": "errors metric inputs results measure analysis",
     "avatar": "errors checks metric inputs tables pairing results measure analysis",
     "render": "errors checks version labels metric inputs results",

@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from kpr.analysis.attacks import run_attack
+from kpr.checks import whole_number
 from kpr.errors import InputError
 from kpr.inputs.files import CsvOptions, read_all
 from kpr.measure import load
@@ -195,8 +196,7 @@ def control_comparison(
     ``tables`` (the whole original and control) when given, else on the known
     variables; a control identical to the original is an input error."""
     known = list(known)
-    if not (isinstance(subsets, int) and subsets >= 1):
-        raise InputError(f"subsets must be a whole number >= 1, got {subsets!r}")
+    whole_number(subsets, "subsets", 1)
     opts: dict[str, Any] = {"tolerance": tolerance, "method": method, "confidence": confidence}
     whole_o, whole_c = tables
     if whole_o is not None and whole_c is not None:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from kpr.checks import whole_number
 from kpr.errors import InputError
 from kpr.render.analysis_sections import (
     baselines_section,
@@ -56,13 +57,6 @@ DATA_NOTE = (
 )
 
 
-def check_top(top: object) -> int:
-    """How many subsets to show: a whole number, 0 or more."""
-    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
-        raise InputError(f"top must be a whole number, 0 or more, got {top!r}")
-    return top
-
-
 # --- entry points ----------------------------------------------------------------------
 
 
@@ -83,7 +77,7 @@ def render_analysis(
     require_matplotlib()
     from kpr.render import plots
 
-    top = check_top(top)
+    top = whole_number(top, "top", 0)  # how many subsets to show
     labels = list(inputs or ())
     if inputs is not None and len(labels) not in (2, 3):
         raise InputError(
