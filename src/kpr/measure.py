@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import narwhals as nw
+import numpy as np
 import polars as pl
 
 from kpr.diagnostics import identifier_warnings, warnings_for
@@ -19,7 +20,7 @@ from kpr.engine.backends import hooks_for
 from kpr.errors import InputError, first_line
 from kpr.inputs.files import CsvOptions
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
-from kpr.pairing import count_correct, read_pairing
+from kpr.pairing import correct_links
 from kpr.results.evaluation import Detail, KprResult, VariableInfo, protection_rate
 from kpr.tables import Prepared, prepare
 
@@ -138,18 +139,29 @@ def evaluate_loaded(
         raise
     result = _result(prepared, attack, kinds, run, run.profile)
     if pairing is not None:
-        result.correct_links = _correct_links(result, pairing)
+        result.correct_links = _correct_links(result, prepared, pairing)
     return result
 
 
-def _correct_links(result: KprResult, pairing: Any) -> int:
+def _correct_links(result: KprResult, prepared: Prepared, pairing: Any) -> int:
     if result._detail is None or result._detail.run.row is None:
         raise InputError(
             "correct links need row positions, which this engine does not keep; "
             "evaluate a polars/pandas/pyarrow table or a file instead"
         )
-    own = read_pairing(pairing, result.n, result.n_avatars)
-    return count_correct(_linked_rows(result), own)
+    ids = None
+    if prepared.row_id is not None:  # the pairing is in the row-id column's terms
+        ids = (
+            prepared.row_id,
+            _ids(prepared.original, prepared.row),
+            _ids(prepared.avatars, prepared.row),
+        )
+    return correct_links(_linked_rows(result), pairing, result.n, result.n_avatars, ids)
+
+
+def _ids(side: Any, row: str) -> np.ndarray:
+    frame = side.select(row).collect(backend="polars").to_native()
+    return np.asarray(frame[row].to_numpy(), dtype=np.int64)
 
 
 def _linked_rows(result: KprResult) -> pl.DataFrame:

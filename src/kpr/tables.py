@@ -63,6 +63,8 @@ class Prepared:
     #: per known variable, original rows whose value no other row has (filled on demand)
     unique_values: dict[str, int] = field(default_factory=dict)
     library: str = "polars"  # of the original input (pandas, pyarrow or polars)
+    #: the user's row-id column, when ``row`` holds its ids rather than positions
+    row_id: str | None = None
 
 
 def _example(side: Side, name: str) -> str:
@@ -443,6 +445,7 @@ def prepare(
         kinds=kinds,
         has_rows=o.is_polars or o.row is not None,
         row=row,
+        row_id=o.row,
     )
 
 
