@@ -76,10 +76,32 @@ def check_report(report: Path | None, show_values: bool = False) -> None:
     require_matplotlib()
 
 
-def check_files(outputs: dict[str, Path | None], inputs: Iterable[Any], fmt: str = "text") -> None:
-    """Before any work: every output can be written safely and overwrites no input."""
+def command_inputs(outputs: Iterable[str] = ()) -> list[str]:
+    """Every file the running command reads: the values of its path arguments and
+    options (original, avatars, control, pairing, metadata, holdout...), the
+    ``outputs`` options excepted. Taken from the command's own parameters, so an
+    input added later is protected without being listed anywhere."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return []
+    found: list[str] = []
+    for param in ctx.command.params:
+        if not isinstance(param.type, click.Path) or set(param.opts) & set(outputs):
+            continue
+        value = ctx.params.get(param.name or "")
+        values = value if isinstance(value, tuple | list) else [value]
+        found += [str(v) for v in values if v is not None]
+    return found
+
+
+def check_files(
+    outputs: dict[str, Path | None], inputs: Iterable[Any] = (), fmt: str = "text"
+) -> None:
+    """Before any work: every output can be written safely and overwrites no input:
+    neither ``inputs`` nor any file argument of the command (:func:`command_inputs`)."""
     json_out = "--format json" if fmt == "json" else None
-    check_output_files(outputs, inputs, stdout_taken=json_out)
+    every = [*inputs, *command_inputs(outputs)]
+    check_output_files(outputs, every, stdout_taken=json_out)
 
 
 def summary_console(*outputs: Path | None) -> Console:
