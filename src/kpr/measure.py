@@ -7,6 +7,7 @@ evaluate many times.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -110,6 +111,14 @@ def evaluate_loaded(
             raise InputError(
                 f"a width is given for {name!r}, which is categorical (compared as it is); "
                 "give widths to numeric or date variables only"
+            )
+        timed = prepared.kinds[name] is Kind.DATE or name in prepared.durations
+        given = (widths or {})[name]
+        if isinstance(given, dt.timedelta) and not timed:
+            raise InputError(
+                f"the width of {name!r} is a duration ({given}), but {name!r} holds plain "
+                f"numbers: units (d, h, min, s) apply to dates and durations; give a number, "
+                f"such as {name}=2"
             )
     kinds = {n: prepared.kinds[n] for n in attack.known}
     row = prepared.row if prepared.has_rows else None

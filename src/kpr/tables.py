@@ -31,7 +31,7 @@ from kpr.inputs.csv_text import (
     text_to_number,
 )
 from kpr.inputs.files import CsvOptions
-from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, type_class
+from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, not_numeric, type_class
 from kpr.inputs.sides import Side, load_side
 from kpr.metric.attack import Attack, Kind
 
@@ -65,6 +65,8 @@ class Prepared:
     library: str = "polars"  # of the original input (pandas, pyarrow or polars)
     #: the user's row-id column, when ``row`` holds its ids rather than positions
     row_id: str | None = None
+    #: numeric known variables that hold durations (a width in time units suits them)
+    durations: frozenset[str] = frozenset()
 
 
 def _example(side: Side, name: str) -> str:
@@ -242,11 +244,7 @@ def _numeric_expr(
     if facts is not None and facts[2] is None:
         return text_to_number(name, facts) if side.is_polars else _Parse(integer=facts[1])
     hint = f"e.g. {facts[2]!r}" if facts is not None else f"e.g. {_example(side, name)}"
-    raise InputError(
-        f"column {name!r} is numeric in {other.label} but {_describe(side, dtype)} in "
-        f"{side.label} ({hint}); fix that value, or declare the column categorical "
-        f"(--categorical / kinds={{{name!r}: 'categorical'}})"
-    )
+    raise not_numeric(name, other.label, _describe(side, dtype), side.label, hint)
 
 
 def _nan_text_missing(side: Side, name: str) -> None:
@@ -446,6 +444,9 @@ def prepare(
         has_rows=o.is_polars or o.row is not None,
         row=row,
         row_id=o.row,
+        durations=frozenset(
+            n for n in attack.known if not o.untyped and dates.is_duration(_dtype(o, n))
+        ),
     )
 
 

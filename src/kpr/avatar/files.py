@@ -28,6 +28,7 @@ from kpr.errors import InputError, first_line
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
 from kpr.inputs.csv_text import all_numbers, polars_text_facts, text_to_number
 from kpr.inputs.files import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
+from kpr.inputs.kinds import not_numeric
 from kpr.inputs.writers import STDOUT, check_output_path, write_csv, write_parquet
 
 Format = Literal["csv", "parquet"]
@@ -83,6 +84,36 @@ def read_original(
         return frame.collect()
     except pl.exceptions.PolarsError as exc:
         raise InputError(f"{loaded.label}: could not read the data ({first_line(exc)})") from None
+
+
+def read_like(
+    original: pl.DataFrame,
+    path: str | os.PathLike[str],
+    labels: tuple[str, str],
+    *,
+    categorical: Collection[str] = (),
+    csv: CsvOptions | None = None,
+    role: str = "synthetic",
+) -> pl.DataFrame:
+    """Another table of the same individuals (synthetic, holdout, control), read as
+    :func:`read_original` does, with the original's columns; a column numeric in the
+    original must be numeric in it: a word there is refused as ``kpr evaluate``
+    refuses it, never read as missing. ``labels``: the original's and this table's."""
+    other = read_original(path, categorical=categorical, csv=csv, role=role)
+    check_columns(other.columns, original.columns, labels[1])
+    for name in original.columns:
+        dtype = other.schema[name]
+        if not original.schema[name].is_numeric() or dtype.is_numeric() or dtype == pl.Null:
+            continue
+        values = other[name].drop_nulls()
+        if dtype == pl.String:
+            values = values.filter(
+                values.str.strip_chars().cast(pl.Float64, strict=False).is_null()
+            )
+        if values.len():
+            found = "text" if dtype == pl.String else str(dtype)
+            raise not_numeric(name, labels[0], found, labels[1], f"e.g. {values[0]!r}")
+    return other
 
 
 def write_table(frame: pl.DataFrame, path: str | os.PathLike[str]) -> None:

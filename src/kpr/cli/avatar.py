@@ -13,7 +13,7 @@ import click
 import polars as pl
 
 from kpr.avatar.distance import distance_metrics
-from kpr.avatar.files import check_output, pairing_frame, read_original, write_table
+from kpr.avatar.files import check_output, pairing_frame, read_like, read_original, write_table
 from kpr.avatar.generator import generate
 from kpr.avatar.roles import Roles
 from kpr.cli.common import (
@@ -252,11 +252,16 @@ def distance_command(
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
     frame = read_original(original, categorical=cats, csv=csv)
-    other = read_original(synthetic, categorical=cats, csv=csv, role="synthetic")
-    check_columns(other.columns, frame.columns, synthetic)
+    other = read_like(
+        frame,
+        synthetic,
+        (f"original {original}", f"synthetic {synthetic}"),
+        categorical=cats,
+        csv=csv,
+    )
     held = None
     if holdout is not None:
-        held = read_original(holdout, categorical=cats, csv=csv, role="holdout")
-        check_columns(held.columns, frame.columns, holdout)
+        labels = (f"original {original}", f"holdout {holdout}")
+        held = read_like(frame, holdout, labels, categorical=cats, csv=csv, role="holdout")
     result = distance_metrics(frame, other, held, ncp=ncp, categorical=cats)
     emit(fmt, result.to_json, result.text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import math
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -81,14 +82,15 @@ def na_markers(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(("", *values)))
 
 
-#: Units an absolute width may carry (in days, the unit of dates).
+#: Units an absolute width may carry, in days; a width with a unit is a duration
+#: (a ``timedelta``), which only a date or duration variable accepts (see ``kpr.measure``).
 _WIDTH_UNITS = {"d": 1.0, "h": 1.0 / 24.0, "min": 1.0 / 1440.0, "s": 1.0 / 86400.0}
 
 
-def parse_widths(values: Iterable[str]) -> dict[str, float]:
-    """``--width age=2 --width birth_date=30d``: absolute class widths (days for a
-    unit d, h, min or s)."""
-    widths: dict[str, float] = {}
+def parse_widths(values: Iterable[str]) -> dict[str, float | dt.timedelta]:
+    """``--width age=2 --width birth_date=30d``: absolute class widths; a plain number
+    is in the variable's unit, a unit (d, h, min, s) makes it a duration."""
+    widths: dict[str, float | dt.timedelta] = {}
     for value in values:
         name, sep, text = value.rpartition("=")
         text = text.strip()
@@ -104,7 +106,7 @@ def parse_widths(values: Iterable[str]) -> dict[str, float]:
                 f"--width must be NAME=WIDTH with a width > 0, such as age=2 or "
                 f"birth_date=30d (units d, h, min, s), got {value!r}"
             )
-        widths[name.strip()] = width
+        widths[name.strip()] = dt.timedelta(days=width) if unit else width
     return widths
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import narwhals as nw
 
+from kpr.errors import InputError
 from kpr.inputs import dates
 from kpr.metric.attack import Kind
 
@@ -135,3 +136,14 @@ FEW_DISTINCT = 10
 def looks_like_codes(distinct: int) -> bool:
     """Whether a numeric column has few enough distinct values to be codes."""
     return distinct <= FEW_DISTINCT
+
+
+def not_numeric(name: str, numeric_in: str, found: str, found_in: str, example: str) -> InputError:
+    """The one error for a column that is numeric in one table and holds something
+    else (a word, a boolean) in another: every reader (evaluate, distance, sweep's
+    control) refuses it with this line rather than reading the value as missing."""
+    return InputError(
+        f"column {name!r} is numeric in {numeric_in} but {found} in {found_in} "
+        f"({example}); fix that value, or declare the column categorical "
+        f"(--categorical / kinds={{{name!r}: 'categorical'}})"
+    )
