@@ -112,3 +112,32 @@ def test_the_readme_example_runs() -> None:
     assert blocks, "the README has an SDMetrics example"
     for code in blocks:
         exec(compile(code, "README.md", "exec"), {})
+
+
+def test_a_single_known_name_may_be_a_string() -> None:
+    """``known_column_names="age"`` is the column age, not the columns a, g, e."""
+    real, synthetic = demo_tables()
+    metric = sdmetrics.single_table.KnowledgeProtectionRate
+    metadata = metadata_of(real)
+    one = metric.compute_breakdown(real, synthetic, metadata, known_column_names="age")
+    listed = metric.compute_breakdown(real, synthetic, metadata, known_column_names=["age"])
+    assert one == listed
+    assert one["kpr"] == kpr.evaluate(real, synthetic, known=["age"]).rate
+
+
+@pytest.mark.parametrize(
+    ("columns", "known", "message"),
+    [
+        ([0, 1], [0], r"known_column_names must be column names as strings, got 0 \(int\)"),
+        ([0, "sex"], ["sex"], r"real_data has column names that are not strings \(0, int\)"),
+    ],
+)
+def test_column_names_that_are_not_strings_say_so(
+    columns: list[object], known: list[object], message: str
+) -> None:
+    frame = pd.DataFrame({columns[0]: [30, 41, 52], columns[1]: ["F", "M", "F"]})
+    with pytest.raises(kpr.InputError, match=message) as info:
+        sdmetrics.single_table.KnowledgeProtectionRate.compute(
+            frame, frame, None, known_column_names=known
+        )
+    assert "astype(str)" in str(info.value) and "\n" not in str(info.value)

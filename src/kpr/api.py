@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kpr.analysis.baselines import compare_control, control_warnings
+from kpr.analysis.baselines import check_control_options, compare_control, control_warnings
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
 from kpr.measure import Progress, evaluate_loaded, load
@@ -68,6 +68,12 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
+    if table is not None and metadata is None:
+        raise InputError(
+            "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
+        )
+    if control is not None:  # checked before any work
+        check_control_options(control_subsets, seed)
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
     check = make_attack(known, tolerance, kinds, widths)

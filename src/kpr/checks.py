@@ -35,8 +35,34 @@ def percentage_text(text: str, option: str, *, zero: bool = True) -> float:
     return percentage(value, option, zero=zero, shown=text)
 
 
-def whole_number(value: object, name: str, minimum: int) -> int:
-    """A true integer (not a bool, not a float) at least ``minimum``."""
+#: The most random subsets a control comparison draws (each is a whole attack).
+MAX_SUBSETS = 1000
+
+
+def whole_number(value: object, name: str, minimum: int, maximum: int | None = None) -> int:
+    """A true integer (not a bool, not a float) at least ``minimum`` (and at most
+    ``maximum``, a cap that keeps a run within reach)."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise InputError(f"{name} must be at most {maximum:,}, got {value!r}")
     return int(value)
+
+
+def whole_number_text(text: str, option: str, minimum: int, maximum: int | None = None) -> int:
+    """An option's text as a whole number (see :func:`whole_number`)."""
+    try:
+        value: object = int(str(text).strip())
+    except ValueError:
+        value = text  # refused below, with the option's own text in the message
+    return whole_number(value, option, minimum, maximum)
+
+
+def seed(value: object, name: str = "seed") -> int:
+    """A random seed: a whole number >= 0 (what numpy's generators accept)."""
+    return whole_number(value, name, 0)
+
+
+def subsets(value: object, name: str = "subsets") -> int:
+    """The count of random subsets of a control comparison, capped at ``MAX_SUBSETS``."""
+    return whole_number(value, name, 1, MAX_SUBSETS)

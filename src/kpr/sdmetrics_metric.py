@@ -22,6 +22,36 @@ from kpr.errors import InputError
 from kpr.metric.attack import DEFAULT_TOLERANCE
 
 
+def _names(known: str | Iterable[str] | None) -> list[str]:
+    """``known_column_names`` as a list: one name may be given as a string."""
+    names = [known] if isinstance(known, str) else list(known or [])
+    if not names:
+        raise InputError("known_column_names is empty: name the columns the attacker knows")
+    for name in names:
+        if not isinstance(name, str):
+            raise InputError(
+                f"known_column_names must be column names as strings, got {name!r} "
+                f"({type(name).__name__}); rename the columns to strings "
+                "(data.columns = data.columns.astype(str)) and name them so"
+            )
+    return names
+
+
+def _check_column_names(label: str, frame: Any) -> None:
+    """kpr names columns by text, as SDV metadata does: a frame whose column names
+    are not strings is refused with the fix, not with a message about value types."""
+    columns = getattr(frame, "columns", None)
+    if columns is None:
+        return
+    bad = [c for c in columns if not isinstance(c, str)]
+    if bad:
+        raise InputError(
+            f"{label} has column names that are not strings ({bad[0]!r}, "
+            f"{type(bad[0]).__name__}); rename them: {label}.columns = "
+            f"{label}.columns.astype(str)"
+        )
+
+
 class KnowledgeProtectionRate(SingleTableMetric):
     """Share of the real individuals an attacker who knows ``known_column_names``
     cannot single out in the synthetic data (kpr's rate / 100)."""
@@ -37,16 +67,17 @@ class KnowledgeProtectionRate(SingleTableMetric):
         real_data: Any,
         synthetic_data: Any,
         metadata: Mapping[str, Any] | None = None,
-        known_column_names: Iterable[str] | None = None,
+        known_column_names: str | Iterable[str] | None = None,
         tolerance: float = DEFAULT_TOLERANCE,
     ) -> dict[str, Any]:
         """The score and the counts behind it (n, m, |U|, |S|)."""
-        if not known_column_names:
-            raise InputError("known_column_names is empty: name the columns the attacker knows")
+        known = _names(known_column_names)
+        for label, frame in (("real_data", real_data), ("synthetic_data", synthetic_data)):
+            _check_column_names(label, frame)
         result = evaluate(
             real_data,
             synthetic_data,
-            known=list(known_column_names),
+            known=known,
             tolerance=tolerance,
             metadata=metadata,
         )
@@ -65,7 +96,7 @@ class KnowledgeProtectionRate(SingleTableMetric):
         real_data: Any,
         synthetic_data: Any,
         metadata: Mapping[str, Any] | None = None,
-        known_column_names: Iterable[str] | None = None,
+        known_column_names: str | Iterable[str] | None = None,
         tolerance: float = DEFAULT_TOLERANCE,
     ) -> float:
         """The rate as a fraction: 1 means nobody is singled out."""

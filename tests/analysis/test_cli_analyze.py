@@ -80,7 +80,7 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["--candidates", "agee,sex"], "did you mean 'age'"),
         (["--candidates", "age,sex", "--max-known", "3"], "max_known must be between 1 and"),
-        (["--candidates", "age", "--max-known", "0"], "max_known must be between 1 and"),
+        (["--candidates", "age", "--max-known", "0"], "--max-known must be an integer >= 1"),
         ([], "give --candidates"),
         (["-c", "age", "--tolerances", "0.05,5"], "tolerance must be in (0, 1)"),
         (["-c", "age", "--control", "CONTROL_MISSING"], "error: control "),

@@ -20,6 +20,7 @@ import polars as pl
 from kpr.analysis.attacks import check_method, run_attack, window_attack
 from kpr.analysis.baselines import (
     DEFAULT_SUBSETS,
+    check_control_options,
     compare_control,
     control_comparison,
     control_warnings,
@@ -134,6 +135,8 @@ def analyze(
             raise InputError("name the known variables, or the candidates to sweep over")
         known = cands
     attack = make_attack(known, tolerance)
+    if control is not None:
+        check_control_options(control_subsets, seed)
     curve_tols = check_tolerances(tolerances) if tolerances is not None else ()
     names = list(dict.fromkeys([*attack.known, *(cands or [])]))
     prepared = load(

@@ -21,7 +21,8 @@ import numpy as np
 import polars as pl
 
 from kpr.analysis.attacks import run_attack
-from kpr.checks import whole_number
+from kpr.checks import seed as check_seed
+from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
 from kpr.inputs.files import CsvOptions, read_all
 from kpr.measure import load
@@ -176,6 +177,12 @@ def subset_attacks(
     return tuple(out)
 
 
+def check_control_options(subsets: object, seed: object) -> None:
+    """The control comparison's count of subsets (capped) and seed, checked before any work."""
+    check_subsets(subsets, "control_subsets")
+    check_seed(seed)
+
+
 def control_comparison(
     prepared: Prepared,
     control: Prepared,
@@ -196,7 +203,12 @@ def control_comparison(
     ``tables`` (the whole original and control) when given, else on the known
     variables; a control identical to the original is an input error."""
     known = list(known)
-    whole_number(subsets, "subsets", 1)
+    check_control_options(subsets, seed)
+    if _polars(control.original.select(nw.len())).item() == 0:
+        raise InputError(
+            "the control table has no rows: give individuals of the same population who "
+            "were not used to make the avatars"
+        )
     opts: dict[str, Any] = {"tolerance": tolerance, "method": method, "confidence": confidence}
     whole_o, whole_c = tables
     if whole_o is not None and whole_c is not None:

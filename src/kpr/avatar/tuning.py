@@ -51,6 +51,8 @@ from kpr.avatar.metrics import (
     utility,
 )
 from kpr.checks import percentage, whole_number
+from kpr.checks import seed as check_seed
+from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
 from kpr.inputs.files import check_columns
 from kpr.measure import evaluate_loaded, load
@@ -137,9 +139,8 @@ def _plan(
     attack = make_attack(known, tolerance)
     whole_number(repeats, "repeats", 1)
     whole_number(ncp, "ncp", 1)
-    whole_number(control_subsets, "control_subsets", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise InputError(f"seed must be a whole number >= 0, got {seed!r}")
+    check_subsets(control_subsets, "control_subsets")
+    check_seed(seed)
     cats = [categorical] if isinstance(categorical, str) else list(categorical or [])
     inputs = {"original": _label(original, "original")}
     if control is not None:

@@ -27,6 +27,7 @@ from kpr.cli.common import (
 )
 from kpr.cli.options import (
     CONTROL,
+    CONTROL_NEEDS,
     CSV,
     FORMAT,
     KINDS,
@@ -38,7 +39,9 @@ from kpr.cli.options import (
     declared_kinds,
     na_markers,
     parse_delimiter,
+    requires,
     split_names,
+    whole,
 )
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
@@ -162,12 +165,12 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
 )
 @click.option(
     "--max-known",
-    type=int,
+    type=whole("--max-known", 1),
     help="Largest subset in the sweep (default: 3, or fewer when there are fewer candidates).",
 )
 @click.option(
     "--max-attacks",
-    type=click.IntRange(min=1),
+    type=whole("--max-attacks", 1),
     default=DEFAULT_MAX_ATTACKS,
     show_default=True,
     help="Refuse a sweep of more attacks than this (subsets of --candidates); raise it "
@@ -196,7 +199,7 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
 @FORMAT
 @click.option(
     "--top",
-    type=click.IntRange(min=0),
+    type=whole("--top", 0),
     default=10,
     show_default=True,
     help="How many of the riskiest subsets to show (text and --report; JSON holds all).",
@@ -246,6 +249,7 @@ def analyze_command(
       kpr analyze original.csv avatars.csv -c age,sex,region --control holdout.csv
       kpr analyze --demo --report analysis.html
     """
+    requires(click.get_current_context(), CONTROL_NEEDS)
     if demo:
         if original is not None or avatars is not None:
             raise InputError("--demo uses the bundled tables: give no ORIGINAL or AVATARS")

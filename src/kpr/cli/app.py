@@ -33,6 +33,7 @@ from .common import (
 )
 from .options import (
     CONTROL,
+    CONTROL_NEEDS,
     CSV,
     KINDS,
     KPR_AVATARS,
@@ -43,6 +44,7 @@ from .options import (
     na_markers,
     parse_delimiter,
     parse_widths,
+    requires,
     split_names,
 )
 
@@ -170,6 +172,7 @@ def evaluate(
     Example:
       kpr evaluate original.csv avatars.csv --known age,sex,region --fail-under 90
     """
+    requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
     names = split_names(known)
     kinds = declared_kinds(categorical, numeric, date)
     widths = parse_widths(width)

@@ -27,9 +27,11 @@ from kpr.cli.options import (
     CSV,
     FORMAT,
     QUIET,
+    SEED,
     csv_options,
     options,
     split_names,
+    whole,
 )
 from kpr.errors import InputError
 from kpr.inputs.files import check_columns
@@ -41,10 +43,10 @@ from . import render
 generator_options = options(
     click.option(
         "--ncp",
-        type=int,
+        type=whole("--ncp", 1),
         default=5,
         show_default=True,
-        help="FAMD axes on which neighbours are searched.",
+        help="FAMD axes on which neighbours are searched (>= 1).",
     ),
     click.option(
         "--categorical",
@@ -106,15 +108,16 @@ def drop_columns(frame: pl.DataFrame, drop: list[str], label: str) -> pl.DataFra
 @click.option(
     "--k",
     "k",
-    type=int,
+    type=whole("--k", 1),
     default=20,
     show_default=True,
-    help="Neighbours mixed into each avatar: higher protects more, keeps less detail.",
+    help="Neighbours mixed into each avatar (>= 1, fewer than the rows): higher protects "
+    "more, keeps less detail.",
 )
 @click.option(
     "--seed",
-    type=int,
-    help="Seed for a reproducible table (default: a fresh random draw). Keep it private, "
+    type=SEED,
+    help="Seed (>= 0) for a reproducible table (default: a fresh random draw). Keep it private, "
     "like the pairing: with the original, it rebuilds who became which avatar.",
 )
 @click.option(
@@ -163,8 +166,6 @@ def avatarize_command(
         _check_json_output(roles_out, "--roles-out")
     outputs = {"--output": output, "--pairing-out": pairing_out, "--roles-out": roles_out}
     check_files(outputs, [original])
-    if seed is not None and seed < 0:
-        raise InputError(f"--seed must be a whole number >= 0, got {seed}")
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
     with render.progress(stderr, quiet) as step:
@@ -218,10 +219,10 @@ def _check_json_output(path: Path, option: str) -> None:
 )
 @click.option(
     "--ncp",
-    type=int,
+    type=whole("--ncp", 1),
     default=5,
     show_default=True,
-    help="FAMD axes of the space fitted on ORIGINAL in which distances are measured.",
+    help="FAMD axes of the space fitted on ORIGINAL in which distances are measured (>= 1).",
 )
 @click.option(
     "--categorical",

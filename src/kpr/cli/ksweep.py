@@ -28,11 +28,14 @@ from kpr.cli.options import (
     CONTROL_SUBSETS,
     FORMAT,
     QUIET,
+    SEED,
     TARGET,
     TOLERANCE,
     csv_options,
     options,
+    requires,
     split_names,
+    whole,
 )
 from kpr.errors import InputError
 from kpr.results import json
@@ -71,14 +74,14 @@ attack_options = options(
     TOLERANCE,
     click.option(
         "--seed",
-        type=int,
+        type=SEED,
         default=0,
         show_default=True,
-        help="Seed of the first repeat; repeat i uses seed + i.",
+        help="Seed of the first repeat (>= 0); repeat i uses seed + i.",
     ),
     click.option(
         "--repeats",
-        type=click.IntRange(min=1),
+        type=whole("--repeats", 1),
         default=1,
         show_default=True,
         help="Avatar tables generated per k (KPR mean, min and max over them).",
@@ -163,6 +166,7 @@ def sweep_command(
       kpr sweep patients.parquet -k age,sex --repeats 3 --control holdout.parquet \\
           --report sweep.html
     """
+    requires(click.get_current_context(), {"control_subsets": "control"})
     names = split_names(known)
     wanted = parse_ks(ks, "--k")
     check_files({"--report": report}, [original, *([control] if control else [])], fmt)

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from kpr.checks import percentage_text
+from kpr.checks import MAX_SUBSETS, percentage_text, whole_number_text
 from kpr.errors import InputError
 from kpr.inputs.files import CsvOptions
 from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
@@ -51,6 +51,27 @@ FAIL_UNDER = Checked("percent", lambda text: percentage_text(text, "--fail-under
 TARGET = Checked("percent", lambda text: percentage_text(text, "--target", zero=False))
 #: ``--tolerance``: a number in (0, 1).
 TOLERANCE_TYPE = Checked("tolerance", check_tolerance)
+
+
+def whole(option: str, minimum: int, maximum: int | None = None) -> Checked:
+    """An option taking a whole number in [minimum, maximum], checked as the API checks it."""
+    return Checked("integer", lambda text: whole_number_text(text, option, minimum, maximum))
+
+
+#: ``--seed``: what numpy's generators accept.
+SEED = whole("--seed", 0)
+
+
+def requires(ctx: click.Context, needs: dict[str, str]) -> None:
+    """Options given on the command line that mean nothing without another one
+    (``{"table": "metadata"}``: --table needs --metadata) are refused, not ignored."""
+    for name, other in needs.items():
+        given = ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+        if given and ctx.params.get(other) in (None, False, ()):
+            raise click.UsageError(
+                f"--{name.replace('_', '-')} applies with --{other.replace('_', '-')}: "
+                f"add --{other.replace('_', '-')}, or drop --{name.replace('_', '-')}"
+            )
 
 
 def parse_delimiter(value: str | None) -> str | None:
@@ -153,11 +174,11 @@ KINDS = options(
 )
 CONTROL_SUBSETS = click.option(
     "--control-subsets",
-    type=click.IntRange(min=1),
-    default=20,  # DEFAULT_SUBSETS of kpr.analysis.baselines (not imported: CLI start-up)
+    type=whole("--control-subsets", 1, MAX_SUBSETS),
+    default="20",  # DEFAULT_SUBSETS of kpr.analysis.baselines (not imported: CLI start-up)
     show_default=True,
     help="Random subsets of the larger side (original or control), of the smaller "
-    "side's size, averaged by the control comparison.",
+    f"side's size, averaged by the control comparison (1 to {MAX_SUBSETS:,}; needs --control).",
 )
 CONTROL = options(
     click.option(
@@ -170,12 +191,14 @@ CONTROL = options(
     CONTROL_SUBSETS,
     click.option(
         "--seed",
-        type=int,
-        default=0,
+        type=SEED,
+        default="0",
         show_default=True,
-        help="Seed of the control comparison's random subsets.",
+        help="Seed of the control comparison's random subsets (>= 0; needs --control).",
     ),
 )
+#: Options of CONTROL that mean nothing without ``--control`` (see :func:`requires`).
+CONTROL_NEEDS = {"control_subsets": "control", "seed": "control"}
 PAIRING = click.option(
     "--pairing",
     type=click.Path(path_type=str),
@@ -198,5 +221,5 @@ WIDTHS = options(
         "--metadata", type=click.Path(path_type=str),
         help="SDV metadata JSON: kinds from its sdtypes (numerical, datetime, categorical).",
     ),
-    click.option("--table", help="The table of multi-table SDV metadata."),
+    click.option("--table", help="The table of multi-table SDV metadata (needs --metadata)."),
 )  # fmt: skip
