@@ -183,7 +183,8 @@ def analyze(
         step("control individuals")
         comparison = control_comparison(
             prepared, control_prepared, attack.known, tolerance=attack.tolerance,
-            original_rate=main, subsets=control_subsets, seed=seed, tables=tables, **opts,
+            original_rate=main, subsets=control_subsets, seed=seed, tables=tables,
+            correct_links=correct, **opts,
         )  # fmt: skip
         warnings += control_warnings(comparison)
     curve = []

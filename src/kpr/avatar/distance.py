@@ -30,34 +30,22 @@ from kpr.avatar import _table as tb
 from kpr.avatar.metrics import locality_order
 from kpr.avatar.projection import Projection
 from kpr.errors import InputError
+from kpr.inputs.same_rows import comparable, rows_found
 from kpr.results.distance import Closeness, DistanceMetrics
 
 
 def _as_polars(backend: tb.Backend, df: Any) -> pl.DataFrame:
-    frame = df if backend == "polars" else pl.from_pandas(df)
-    # NaN and null both mean missing: make them one value so they compare equal.
-    return frame.with_columns(pl.col(pl.Float32, pl.Float64).fill_nan(None))
+    return df if backend == "polars" else pl.from_pandas(df)
 
 
 def exact_copies(original: Any, other: Any) -> int:
-    """Rows of ``other`` equal to some row of ``original`` on all of ``original``'s columns
-    (missing equals missing; a column typed differently on the two sides is compared as
-    numbers when both are numeric, else as text)."""
-    backend = tb.frame_backend(original)
-    orig = _as_polars(backend, original)
-    names = orig.columns
-    rows = _as_polars(tb.frame_backend(other), other).select(names)
-    # Values compared in a type both sides hold exactly (never a lossy cast, which
-    # would turn 2.5 into a copy of 2): numbers as Float64, anything else as text.
-    for c in names:
-        left, right = orig.schema[c], rows.schema[c]
-        if left == right:
-            continue
-        common = pl.Float64 if left.is_numeric() and right.is_numeric() else pl.String
-        orig = orig.with_columns(pl.col(c).cast(common))
-        rows = rows.with_columns(pl.col(c).cast(common))
-    found = rows.join(orig.unique(), on=names, how="semi", nulls_equal=True)
-    return int(found.height)
+    """Rows of ``other`` equal to some row of ``original`` on all of ``original``'s columns,
+    compared by value and kind as the metric compares them (see
+    :mod:`kpr.inputs.same_rows`: 30 equals 30.0, missing equals missing)."""
+    orig = _as_polars(tb.frame_backend(original), original)
+    rows = _as_polars(tb.frame_backend(other), other)
+    orig, rows = comparable(orig, rows, orig.columns)
+    return rows_found(rows, orig)
 
 
 def _closeness(

@@ -172,10 +172,7 @@ def _control_lines(rows: list[SweepRow], conf: str) -> list[str]:
         )
     shared = next((r.control_dict() for r in rows if r.controls), None)
     if shared is not None and shared["shared_rows"]:
-        lines.append(
-            f"  warning: {shared['shared_rows']:,} control rows "
-            f"({100 * shared['shared_share']:.1f} %) are also rows of the original: remove them"
-        )
+        lines.append(f"  note: {shared['shared_sentence']}")
     return lines
 
 

@@ -158,8 +158,14 @@ class SweepRow:
             if any(r is None for r in risks)
             else _mean(r for r in risks if r is not None),
             "residual_risk_interval": risk_span,
+            "residual_risk_unclipped": None
+            if any(c.residual_risk_unclipped is None for c in controls)
+            else _mean(c.residual_risk_unclipped or 0.0 for c in controls),
             "shared_rows": first.shared_rows,
             "shared_share": first.shared_share,
+            "original_repeats": first.original_repeats,
+            "original_repeat_share": first.original_repeat_share,
+            "shared_sentence": first.shared_sentence,
         }
 
     @property
