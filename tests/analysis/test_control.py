@@ -295,3 +295,44 @@ def test_following_the_advice_keeps_a_placebo_unbiased() -> None:
 
     assert abs(float(np.mean(kept))) < 2 * standard_error(kept)
     assert abs(float(np.mean(dropped))) > 4 * standard_error(dropped)
+
+
+def _comparison(linked_original: int, linked_control: int, correct: int | None = None):  # type: ignore[no-untyped-def]
+    from kpr.results.control import ControlComparison
+    from kpr.results.rates import AttackRate
+
+    def rate(linked: int) -> AttackRate:
+        return AttackRate(("age",), 0.05, "bins", 2000, 2000, 1500, linked)
+
+    return ControlComparison(rate(linked_original), rate(linked_control), correct_links=correct)
+
+
+def test_a_difference_whose_interval_holds_zero_reads_no_excess_detected() -> None:
+    c = _comparison(100, 90)
+    low, high = c.difference_interval
+    assert low < 0.0 < high
+    assert c.verdict.startswith(f"Its 95 % interval, {low:+.2f} to {high:+.2f} points, holds 0")
+    assert f"no excess risk detected; at most {high:+.2f} points at 95 %" in c.verdict
+    assert f"at most {round(high / 100 * 2000):,} more claimable links per 2,000" in c.verdict
+    assert "no measurable risk" not in c.explanation
+
+
+def test_an_excess_is_translated_into_links_and_correct_links() -> None:
+    c = _comparison(300, 100, correct=30)
+    low, high = c.difference_interval
+    assert low > 0.0 and c.difference == pytest.approx(10.0)
+    links, lo_links, hi_links = c.excess_links
+    assert links == 200 and lo_links == round(low * 20) and hi_links == round(high * 20)
+    assert "lies above 0: an excess risk" in c.verdict
+    assert "claim about 200 more links per 2,000 individuals" in c.verdict
+    assert f"({lo_links:,} to {hi_links:,} at 95 %)" in c.verdict
+    assert "right as often as all links (30 of 300), about 20 of them" in c.verdict
+    assert "of them" not in _comparison(300, 100).verdict  # no pairing, no correct links
+
+
+def test_a_difference_below_zero_reads_no_excess() -> None:
+    c = _comparison(100, 300)
+    high = c.difference_interval[1]
+    assert high < 0.0
+    assert "lies below 0" in c.verdict and "no excess risk detected" in c.verdict
+    assert "excess risk;" not in c.verdict

@@ -6,8 +6,9 @@
   population structure gives any attacker; the gap to the original's rate, at
   the same size (random subsets of the larger side, averaged), is what the
   synthesis itself creates.
-* Worst case: the rate if the original table itself were published (avatars =
-  original), the reference the avatars' rate is meant to improve on.
+* Original published: the rate if the original table itself were published (avatars
+  = original), a reference the avatars' rate is meant to improve on (not the worst
+  case: that is every member of U linked, ``AttackRate.floor``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def load_control(
     )  # fmt: skip
 
 
-def worst_case_inputs(prepared: Prepared) -> Prepared:
+def original_published_inputs(prepared: Prepared) -> Prepared:
     """The same inputs with the original table published as the avatars."""
     return Prepared(
         original=prepared.original,
@@ -68,7 +69,7 @@ def worst_case_inputs(prepared: Prepared) -> Prepared:
     )
 
 
-def worst_case(
+def original_published(
     prepared: Prepared,
     known: Iterable[str],
     *,
@@ -79,7 +80,7 @@ def worst_case(
     """The rate if the original itself were published: equals
     ``kpr.evaluate(original, original, known)`` for the bins method."""
     return run_attack(
-        worst_case_inputs(prepared), known, tolerance=tolerance, method=method,
+        original_published_inputs(prepared), known, tolerance=tolerance, method=method,
         confidence=confidence,
     )  # fmt: skip
 
