@@ -246,7 +246,7 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
     if row is not None:
         lines += [
             "",
-            "KPR usually rises with k but is not guaranteed to: check the table you publish.",
+            "Nothing makes the KPR rise with k: check the table you publish.",
             f"The table measured for k = {row.k}"
             + (f" (first repeat, seed {result.sweep.seed}):" if result.sweep.repeats > 1 else ":"),
             f"  {reproduce}",

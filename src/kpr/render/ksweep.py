@@ -248,10 +248,10 @@ def _explanations(result: SweepOverK) -> str:
  <ul>
 {items}
  </ul>
- <p>Each k is a new random draw of avatars: the KPR usually rises with k, as the source
-  says (an avatar mixes more neighbours, so it sits further from its own individual), but
-  nothing forces it to between two given ks. Check the table you publish with
-  <code>kpr evaluate</code>.</p>
+ <p>Each k is a new random draw of avatars: a larger k mixes more neighbours into each
+  avatar, but nothing makes the KPR rise with it; the sentence at the top says what this
+  sweep measured (rises or falls only when the intervals of the smallest and the largest
+  k do not overlap). Check the table you publish with <code>kpr evaluate</code>.</p>
 </section>"""
 
 
