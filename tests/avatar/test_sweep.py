@@ -4,6 +4,7 @@ tune picks the smallest k reaching the target, bad parameters fail in one line."
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import math
 
@@ -355,3 +356,30 @@ def test_tune_advice_follows_the_measured_sweep() -> None:
     # a higher KPR at the largest k, but within the previous k's interval: a plateau
     up_within = _hand_made([200, 150, 100, 95])
     assert TuneResult(target=99.5, k=None, sweep=up_within, ks=(2, 5, 10, 20)).plateau
+
+
+def test_sweep_control_verdicts_follow_each_ks_interval() -> None:
+    """Each k's control comparison earns the sentence its interval says (text, JSON and
+    the page): the same generated sentence as kpr evaluate --control's."""
+    from kpr.cli.render import sweep_text
+    from kpr.results.control import verdict
+
+    rng = np.random.default_rng(2)
+    table = pl.DataFrame(
+        {"age": rng.integers(18, 90, 600), "sex": rng.choice(np.array(["F", "M"]), 600)}
+    )
+    result = sweep(table[:400], ["age", "sex"], ks=(2, 5), control=table[400:], seed=0)
+    text = sweep_text(result)
+    for row in result.rows:
+        c = row.control_dict()
+        assert c is not None
+        span = (c["difference_interval"]["low"], c["difference_interval"]["high"])
+        expected = verdict(
+            c["difference"], span, c["compared_at_size"], 0.95, row.runs[0].kpr.linked,
+            row.runs[0].correct_links,
+        )  # fmt: skip
+        assert c["verdict"] == expected and expected in text
+        holds = span[0] <= 0.0 <= span[1]
+        assert ("holds 0: no excess risk detected" in expected) == holds
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert 'data-kpr-verdict="2"' in result.to_html()

@@ -170,6 +170,7 @@ def _control_lines(rows: list[SweepRow], conf: str) -> list[str]:
             f"{format_rate(c['control_kpr_at_size'])}; control minus original "
             f"{c['difference']:+.2f} points ({conf} {span['low']:+.2f} to {span['high']:+.2f})"
         )
+        lines.append(f"    {c['verdict']}")
     shared = next((r.control_dict() for r in rows if r.controls), None)
     if shared is not None and shared["shared_rows"]:
         lines.append(f"  note: {shared['shared_sentence']}")

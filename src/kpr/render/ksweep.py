@@ -229,6 +229,14 @@ def _table(result: SweepOverK) -> str:
             f"{_number(baseline['median_dcr'], 3)}, median NNDR "
             f"{_number(baseline['median_nndr'], 2)}.</p>"
         )
+    verdicts = [(r.k, r.control_dict()) for r in result.rows]
+    items = "".join(
+        f'<li data-kpr-verdict="{r_k}">k = {r_k}: {esc(c["verdict"])}</li>'
+        for r_k, c in verdicts
+        if c is not None
+    )
+    if items:
+        note += f'\n <ul class="small">{items}</ul>'
     return f"""<div class="table-wrap"><table>
   <thead><tr>{head}</tr></thead>
   <tbody>

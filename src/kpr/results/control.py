@@ -31,6 +31,53 @@ EXPLAIN_SUBSETS = (
 )
 
 
+def excess_links(
+    difference: float, interval: tuple[float, float], size: int
+) -> tuple[int, int, int]:
+    """A difference in points (and its interval) as links among ``size`` individuals."""
+    low, high = interval
+    return round(difference * size / 100.0), round(low * size / 100.0), round(high * size / 100.0)
+
+
+def verdict(
+    difference: float,
+    interval: tuple[float, float],
+    size: int,
+    confidence: float,
+    linked: int,
+    correct: int | None = None,
+) -> str:
+    """The sentence a control difference (control minus original, in points) earns from
+    its interval: no excess detected when it holds 0 (with the most it allows) or lies
+    below; an excess, in claimable links per ``size`` individuals (and, with the
+    original's ``correct`` of ``linked`` links, in correct links), when it lies above."""
+    conf = f"{confidence * 100:g} %"
+    low, high = interval
+    span = f"Its {conf} interval, {low:+.2f} to {high:+.2f} points,"
+    links, lo_links, hi_links = excess_links(difference, interval, size)
+    if low <= 0.0 <= high:
+        return (
+            f"{span} holds 0: no excess risk detected; at most {high:+.2f} points at {conf}, "
+            f"i.e. at most {max(hi_links, 0):,} more claimable links per {size:,} individuals."
+        )
+    if high < 0.0:
+        return (
+            f"{span} lies below 0: the individuals used to make the avatars are linked less "
+            "often than the control: no excess risk detected."
+        )
+    text = (
+        f"{span} lies above 0: an excess risk; the synthesis lets the attacker claim about "
+        f"{links:,} more links per {size:,} individuals than the population structure alone "
+        f"({lo_links:,} to {hi_links:,} at {conf})."
+    )
+    if correct is not None and linked > 0:
+        text += (
+            f" If they are right as often as all links ({correct:,} of {linked:,}), about "
+            f"{round(links * correct / linked):,} of them point at the individual's own avatar."
+        )
+    return text
+
+
 def _unit(x: float) -> float:
     return min(max(x, 0.0), 1.0)
 
@@ -184,47 +231,15 @@ class ControlComparison:
     def excess_links(self) -> tuple[int, int, int]:
         """The difference as links among ``size`` individuals: the estimate and its
         interval's ends (positive: more links on the original than on the control)."""
-        low, high = self.difference_interval
-        size = self.size
-        return (
-            round(self.difference / 100.0 * size),
-            round(low / 100.0 * size),
-            round(high / 100.0 * size),
-        )
+        return excess_links(self.difference, self.difference_interval, self.size)
 
     @property
     def verdict(self) -> str:
         """What the difference's interval says, in words generated from its numbers."""
-        conf = f"{self.original.confidence * 100:g} %"
-        low, high = self.difference_interval
-        size = f"{self.size:,}"
-        if low <= 0.0 <= high:
-            return (
-                f"Its {conf} interval, {low:+.2f} to {high:+.2f} points, holds 0: no excess "
-                f"risk detected; at most {high:+.2f} points at {conf}, i.e. at most "
-                f"{max(self.excess_links[2], 0):,} more claimable links per {size} individuals."
-            )
-        if high < 0.0:
-            return (
-                f"Its {conf} interval, {low:+.2f} to {high:+.2f} points, lies below 0: the "
-                "individuals used to make the avatars are linked less often than the control: "
-                "no excess risk detected."
-            )
-        links, lo_links, hi_links = self.excess_links
-        text = (
-            f"Its {conf} interval, {low:+.2f} to {high:+.2f} points, lies above 0: an excess "
-            f"risk; the synthesis lets the attacker claim about {links:,} more links per {size} "
-            f"individuals than the population structure alone ({lo_links:,} to {hi_links:,} "
-            f"at {conf})."
-        )
-        linked, correct = self.original.linked, self.correct_links
-        if correct is not None and linked > 0:
-            text += (
-                f" If they are right as often as all links ({correct:,} of {linked:,}), about "
-                f"{round(links * correct / linked):,} of them point at the individual's own "
-                "avatar."
-            )
-        return text
+        return verdict(
+            self.difference, self.difference_interval, self.size, self.original.confidence,
+            self.original.linked, self.correct_links,
+        )  # fmt: skip
 
     @property
     def explanation(self) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from kpr.results import json
-from kpr.results.control import ControlComparison
+from kpr.results.control import ControlComparison, verdict
 from kpr.results.distance import DistanceMetrics
 from kpr.results.rates import AttackRate
 
@@ -166,6 +166,14 @@ class SweepRow:
             "original_repeats": first.original_repeats,
             "original_repeat_share": first.original_repeat_share,
             "shared_sentence": first.shared_sentence,
+            "verdict": verdict(
+                diff,
+                span,
+                first.size,
+                conf,
+                round(_mean(r.kpr.linked for r in self.runs)),
+                round(_mean(r.correct_links for r in self.runs)),
+            ),
         }
 
     @property
