@@ -11,7 +11,7 @@ reports
   attacked through the same avatars (``kpr.evaluate(control=...)``'s, bit for
   bit: the same function, seeded with the run's seed);
 * the pairing-based metrics of the Avatar paper: hidden rate and median local
-  cloaking (authors' definitions: ties count as closer);
+  cloaking (ties count in the cloaking, broken at random in the hidden rate);
 * correct links: of the individuals the attack links, those linked to their own
   avatar (kpr made the avatars, so it knows the pairing), and the
   re-identification rate 100 x correct / n;

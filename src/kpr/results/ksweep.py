@@ -23,7 +23,7 @@ Decoding = Literal["draw", "mode"]
 #: Where the pairing metrics are measured, for reports.
 PAIRING_SPACE = (
     "FAMD space fitted on the originals (its ncp first axes), avatars projected into it; "
-    "ties count as closer"
+    "ties count in the local cloaking and are broken at random in the hidden rate"
 )
 
 EXPLAIN = {
@@ -41,8 +41,10 @@ EXPLAIN = {
     "correct_links": "Correct links: linked individuals whose unique approaching avatar is "
     "really their own (kpr knows the pairing); re-identification rate = 100 x correct / n "
     "(lower = safer). The other linked individuals are claimed wrongly.",
-    "hidden_rate": "Hidden rate: share of individuals whose own avatar is not strictly their "
-    f"nearest (higher = safer); in the {PAIRING_SPACE}.",
+    "hidden_rate": "Hidden rate: expected share of individuals whose nearest avatar is not "
+    "their own, ties broken at random (another avatar strictly closer: hidden; t avatars "
+    f"tied with the own one: hidden with probability t / (t + 1); higher = safer); in the "
+    f"{PAIRING_SPACE}.",
     "median_local_cloaking": "Median local cloaking: median number of other avatars at most "
     "as far from an individual as its own avatar (ties count; higher = safer; the Avatar "
     "paper deems above ~5 protective).",
