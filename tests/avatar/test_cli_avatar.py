@@ -502,3 +502,24 @@ def test_distance_pairing_and_numeric_roles(
     original.with_columns(pl.lit("a").alias("x")).write_csv(text)
     code, _, err = run(["distance", str(text), str(text), "--numeric", "x"], capsys)
     assert code == 2 and "declared numeric" in err
+
+
+def test_sweep_and_tune_keep_a_declared_numeric_and_reproduce_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(3)
+    table = pl.DataFrame({"score": rng.integers(1, 11, 80), "x": rng.normal(size=80)})
+    o = tmp_path / "o.csv"
+    table.write_csv(o)
+    base = ["--known", "score", "--numeric", "score", "-f", "json", "-q"]
+    code, out, err = run(["tune", str(o), *base, "--ks", "2", "--target", "1"], capsys)
+    assert code == 0, err
+    tuned = json.loads(out)
+    roles = {c["column"]: c["role"] for c in tuned["sweep"]["roles"]["columns"]}
+    assert roles["score"] == "numeric"
+    assert "--numeric score" in tuned["reproduce"]
+    code, out, err = run(["sweep", str(o), *base, "--k", "2"], capsys)
+    assert code == 0, err
+    swept = json.loads(out)
+    assert {c["column"]: c["role"] for c in swept["roles"]["columns"]}["score"] == "numeric"
+    assert swept["rows"][0]["kpr"] == tuned["row"]["kpr"]  # the same table, seed 0
