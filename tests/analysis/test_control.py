@@ -326,7 +326,9 @@ def test_an_excess_is_translated_into_links_and_correct_links() -> None:
     assert "lies above 0: an excess risk" in c.verdict
     assert "claim about 200 more links per 2,000 individuals" in c.verdict
     assert f"({lo_links:,} to {hi_links:,} at 95 %)" in c.verdict
-    assert "right as often as all links (30 of 300), about 20 of them" in c.verdict
+    assert "right as often as all links (30 of 300), about 20 of them would be correct" in (
+        c.verdict
+    )
     assert "of them" not in _comparison(300, 100).verdict  # no pairing, no correct links
 
 

@@ -213,8 +213,8 @@ def significant_hotspots(risks: list[VariableRisk]) -> tuple[list[VariableRisk],
 #: The advice on k, given only for kpr's own avatars (a pairing or an explicit flag).
 ADVICE_K = (
     "These avatars come from kpr's generator: a larger k mixes more neighbours into each "
-    "avatar, but whether it raises the rate on this data is to be measured, not assumed "
-    "(it is often flat): run kpr sweep over several k and read the KPR of each."
+    "avatar, but whether it raises the rate on this data is to be measured, not assumed: "
+    "run kpr sweep over several k and read the KPR of each."
 )
 #: What to do about the variables that drive the risk, whatever made the table.
 ADVICE_ACT = (
@@ -235,7 +235,7 @@ def advice(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: boo
         overall = 100.0 * result.linked / result.n
         test = (
             f"one-sided hypergeometric test, Bonferroni over the {classes:,} classes looked "
-            f"at, {HOTSPOT_LEVEL:.0%} level"
+            f"at, {HOTSPOT_LEVEL * 100:g} % level"
         )
         out = []
         if ranked:

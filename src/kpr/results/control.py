@@ -73,7 +73,8 @@ def verdict(
     if correct is not None and linked > 0:
         text += (
             f" If they are right as often as all links ({correct:,} of {linked:,}), about "
-            f"{round(links * correct / linked):,} of them point at the individual's own avatar."
+            f"{round(links * correct / linked):,} of them would be correct (the individual's "
+            "own avatar)."
         )
     return text
 
