@@ -41,13 +41,30 @@ def test_main_attack_equals_evaluate(
     assert low <= result.attack.rate <= high
 
 
-def test_worst_case_equals_evaluating_the_original_against_itself(
+def test_original_published_equals_evaluating_the_original_against_itself(
     data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], result: kpr.analysis.AnalysisResult
 ) -> None:
     original, _, _ = data
     direct = kpr.evaluate(original, original, known=KNOWN)
-    w = result.worst_case
+    w = result.original_published
     assert (w.rate, w.linked, w.n_avatars) == (direct.rate, direct.linked, direct.n)
+
+
+def test_the_worst_case_is_every_unique_original_linked(
+    data: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], result: kpr.analysis.AnalysisResult
+) -> None:
+    """The floor is reached: avatars holding each member of U once, each in a class
+    profile of its own (its exact known values), link every member of U."""
+    original, _, _ = data
+    a = result.attack
+    assert result.worst_case == 100.0 * (1.0 - a.unique_originals / a.n)
+    unique = original.filter(~original.select(KNOWN).is_duplicated())
+    floor = kpr.evaluate(original, unique, known=KNOWN, tolerance=1e-9)
+    assert floor.linked == a.unique_originals and floor.rate == pytest.approx(result.worst_case)
+    assert result.worst_case <= min(a.rate, result.original_published.rate)
+    d = result.to_dict()
+    assert d["worst_case"]["kpr"] == result.worst_case
+    assert d["original_published"]["kpr"] == result.original_published.rate
 
 
 def test_control_is_attacked_as_an_original(
@@ -91,7 +108,7 @@ def test_window_method_everywhere(data: tuple[pl.DataFrame, pl.DataFrame, pl.Dat
     original, avatars, control = data
     r = analyze(original, avatars, KNOWN, control=control, method="window", tolerances=[0.1])
     assert r.attack == kpr.analysis.window_attack(original, avatars, KNOWN)
-    assert r.worst_case == kpr.analysis.window_attack(original, original, KNOWN)
+    assert r.original_published == kpr.analysis.window_attack(original, original, KNOWN)
     assert r.control is not None
     assert r.control.control == kpr.analysis.window_attack(control, avatars, KNOWN)
     assert r.tolerance_curve == [
@@ -109,7 +126,8 @@ def test_to_dict_holds_every_part(result: kpr.analysis.AnalysisResult) -> None:
     assert d["attack"]["interval"]["confidence"] == 0.95
     assert d["control"]["difference_interval"]["low"] <= d["control"]["difference"]
     assert len(d["tolerance_curve"]["points"]) == 5
-    assert d["worst_case"]["explanation"].startswith("Publishing the original")
+    assert d["worst_case"]["explanation"].startswith("The lowest rate this attack can give")
+    assert d["original_published"]["explanation"].startswith("Publishing the original")
 
 
 def test_analyze_with_a_sweep_and_progress(

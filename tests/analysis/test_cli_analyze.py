@@ -43,7 +43,8 @@ def test_json_holds_every_part(files: dict[str, str]) -> None:
     assert len(d["sweep"]["contributions"]) == 4
     assert [p["tolerance"] for p in d["tolerance_curve"]["points"]] == [0.01, 0.02, 0.05, 0.1, 0.2]
     assert d["control"]["control"]["n"] == 200
-    assert "interval" in d["attack"] and "interval" in d["worst_case"]
+    assert "interval" in d["attack"] and "interval" in d["original_published"]
+    assert d["worst_case"]["kpr"] <= d["attack"]["kpr"]
 
 
 def test_text_output_has_each_section(files: dict[str, str]) -> None:

@@ -75,10 +75,16 @@ def test_residual_risk_is_anonymeters_formula(
     table, avatars = placebo
     c = kpr.evaluate(table[:900], avatars, known=KNOWN, control=table[900:1300]).control
     attack, ctrl = c.original_share, c.control_share
-    assert c.residual_risk == pytest.approx((attack - ctrl) / (1 - ctrl))
+    assert c.residual_risk_unclipped == pytest.approx((attack - ctrl) / (1 - ctrl))
     assert ctrl == c.control.linked / c.control.n  # the smaller side is not subsampled
-    low, high = c.residual_risk_interval
-    assert low < c.residual_risk < high
+    low, high = c.residual_risk_interval_unclipped
+    assert low < c.residual_risk_unclipped < high
+    # anonymeter reports a risk in [0, 1]: the clipped figures, the raw ones kept in JSON
+    assert c.residual_risk == min(max(c.residual_risk_unclipped, 0.0), 1.0)
+    assert c.residual_risk_interval == (max(low, 0.0), min(high, 1.0))
+    out = c.to_dict()
+    assert out["residual_risk_unclipped"] == c.residual_risk_unclipped
+    assert out["residual_risk"] == c.residual_risk
 
 
 def test_a_larger_control_is_the_side_subsampled(
@@ -180,8 +186,9 @@ def test_text_and_html_carry_the_comparison(placebo: tuple[pl.DataFrame, pl.Data
         f"compared at n = 500: original {kpr.results.evaluation.format_rate(c.original_rate)}",
         "4 random subsets of the original, seed 0",
         f"control minus original: {c.difference:+.2f} points (95 % CI {low:+.2f} to {high:+.2f})",
-        f"residual risk (anonymeter's (attack - control) / (1 - control)): {c.residual_risk:+.4f}",
-        "rows shared with the original: 0 (0.0 %)",
+        "residual risk (anonymeter's (attack - control) / (1 - control), clipped to [0, 1]): "
+        f"{c.residual_risk:.4f}",
+        "rows equal to an original row: 0 (0.0 %; the original repeats",
     ]
     for text in (text_summary(r), text_report(a), r.to_html(), a.to_html()):
         for line in expected:
@@ -197,3 +204,137 @@ def test_a_control_with_absolute_widths_is_refused(
     original, control = table.head(300), table.tail(200)
     with pytest.raises(InputError, match=r"^control with absolute widths is not supported"):
         kpr.evaluate(original, avatars, ["age", "sex"], control=control, widths={"age": 2})
+
+
+def test_a_reformatted_copy_of_the_original_is_refused(
+    placebo: tuple[pl.DataFrame, pl.DataFrame], tmp_path: object
+) -> None:
+    """30 and 30.0 are the same number, as the metric compares them: the original
+    written with floats is still the original."""
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    table, avatars = placebo
+    as_floats = table.with_columns(pl.col("age").cast(pl.Float64)).reverse()
+    with pytest.raises(InputError, match="exactly the original's rows"):
+        kpr.evaluate(table, avatars, known=KNOWN, control=as_floats)
+    o, ctrl = tmp_path / "o.csv", tmp_path / "c.csv"
+    table.write_csv(o)
+    ctrl.write_text(
+        "age,sex,region,income\n"
+        + "".join(f"{r[0]}.0,{r[1]},{r[2]},{r[3]}\n" for r in table.iter_rows())
+    )
+    with pytest.raises(InputError, match="exactly the original's rows"):
+        kpr.evaluate(str(o), avatars, known=KNOWN, control=str(ctrl))
+
+
+def test_reformatted_shared_rows_are_counted_by_value(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    table, avatars = placebo
+    copied = table[:100].with_columns(pl.col("age").cast(pl.Float64))
+    control = pl.concat([table[1000:1300].with_columns(pl.col("age").cast(pl.Float64)), copied])
+    c = kpr.evaluate(table[:1000], avatars, known=KNOWN, control=control).control
+    # a control row equal to an original row, brute force, on every shared column
+    seen = set(table[:1000].iter_rows())
+    expected = sum((int(r[0]), *r[1:]) in seen for r in control.iter_rows())
+    assert c.shared_rows == expected >= 100
+
+
+def test_shared_rows_are_set_beside_the_originals_own_repeats_and_kept() -> None:
+    """Few distinct records: different people share them, in the original as across the
+    split. The warning says so and never advises removing them."""
+    rng = np.random.default_rng(0)
+    table = pl.DataFrame(
+        {"age": rng.integers(20, 25, 600), "sex": rng.choice(np.array(["F", "M"]), 600)}
+    )
+    original, control = table[:400], table[400:]
+    r = kpr.evaluate(original, table, known=["age", "sex"], control=control)
+    c = r.control
+    rows = list(original.iter_rows())
+    counts = {row: rows.count(row) for row in set(rows)}
+    assert c.original_repeats == sum(v for v in counts.values() if v > 1)
+    assert c.shared_rows == sum(row in counts for row in control.iter_rows())
+    (warning,) = [w for w in r.warnings if w.code == "control-shares-rows"]  # type: ignore[attr-defined]
+    own = f"{100 * c.original_repeat_share:.1f} % of the rows equal another original row"
+    assert own in warning
+    assert "expected" in warning and "keep them" in warning and "remove them" not in warning
+    assert "more often than the original repeats" not in warning  # 100 % vs 100 %
+    out = r.to_dict()["control"]
+    assert out["original_repeats"] == c.original_repeats
+
+
+def test_following_the_advice_keeps_a_placebo_unbiased() -> None:
+    """A placebo on a table where different people share records (the advice: keep
+    shared rows): over 40 random splits the mean difference stays near 0, while
+    dropping the shared rows from the control (the old advice) biases it.
+    Deterministic: every split is seeded."""
+    rng = np.random.default_rng(11)
+    n = 1200
+    table = pl.DataFrame(
+        {
+            "age": rng.integers(20, 60, n),
+            "sex": rng.choice(np.array(["F", "M"]), n),
+            "region": rng.choice(np.array(["n", "s", "e"]), n),
+        }
+    )
+    avatars = table.sample(n, with_replacement=True, seed=5)  # both halves trained them
+    known = ["age", "sex", "region"]
+    kept, dropped = [], []
+    for split in range(40):
+        order = np.random.default_rng(100 + split).permutation(n)
+        original, control = table[np.sort(order[:600])], table[np.sort(order[600:])]
+        c = kpr.evaluate(original, avatars, known=known, control=control, control_subsets=5)
+        kept.append(c.control.difference)
+        fresh = control.join(original.unique(), on=known, how="anti")
+        d = kpr.evaluate(original, avatars, known=known, control=fresh, control_subsets=5)
+        dropped.append(d.control.difference)
+
+    def standard_error(values: list[float]) -> float:
+        return float(np.std(values, ddof=1)) / np.sqrt(len(values))
+
+    assert abs(float(np.mean(kept))) < 2 * standard_error(kept)
+    assert abs(float(np.mean(dropped))) > 4 * standard_error(dropped)
+
+
+def _comparison(linked_original: int, linked_control: int, correct: int | None = None):  # type: ignore[no-untyped-def]
+    from kpr.results.control import ControlComparison
+    from kpr.results.rates import AttackRate
+
+    def rate(linked: int) -> AttackRate:
+        return AttackRate(("age",), 0.05, "bins", 2000, 2000, 1500, linked)
+
+    return ControlComparison(rate(linked_original), rate(linked_control), correct_links=correct)
+
+
+def test_a_difference_whose_interval_holds_zero_reads_no_excess_detected() -> None:
+    c = _comparison(100, 90)
+    low, high = c.difference_interval
+    assert low < 0.0 < high
+    assert c.verdict.startswith(f"Its 95 % interval, {low:+.2f} to {high:+.2f} points, holds 0")
+    assert f"no excess risk detected; at most {high:+.2f} points at 95 %" in c.verdict
+    assert f"at most {round(high / 100 * 2000):,} more claimable links per 2,000" in c.verdict
+    assert "no measurable risk" not in c.explanation
+
+
+def test_an_excess_is_translated_into_links_and_correct_links() -> None:
+    c = _comparison(300, 100, correct=30)
+    low, high = c.difference_interval
+    assert low > 0.0 and c.difference == pytest.approx(10.0)
+    links, lo_links, hi_links = c.excess_links
+    assert links == 200 and lo_links == round(low * 20) and hi_links == round(high * 20)
+    assert "lies above 0: an excess risk" in c.verdict
+    assert "claim about 200 more links per 2,000 individuals" in c.verdict
+    assert f"({lo_links:,} to {hi_links:,} at 95 %)" in c.verdict
+    assert "right as often as all links (30 of 300), about 20 of them would be correct" in (
+        c.verdict
+    )
+    assert "of them" not in _comparison(300, 100).verdict  # no pairing, no correct links
+
+
+def test_a_difference_below_zero_reads_no_excess() -> None:
+    c = _comparison(100, 300)
+    high = c.difference_interval[1]
+    assert high < 0.0
+    assert "lies below 0" in c.verdict and "no excess risk detected" in c.verdict
+    assert "excess risk;" not in c.verdict

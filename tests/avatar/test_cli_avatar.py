@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.avatar import generate, sweep
+from kpr.avatar import generate, hidden_rate, sweep
 from kpr.avatar.files import read_original
 from kpr.cli.app import main
 from kpr.inputs.files import CsvOptions
@@ -463,3 +463,63 @@ def test_distance_verb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "FAMD" in d["space"]
     code, out, _ = run(["distance", str(original), str(synthetic)], capsys)
     assert code == 0 and "100.00 %" in out and "holdout" in out
+
+
+def test_distance_pairing_and_numeric_roles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kpr distance --pairing adds the pairing metrics of avatars made elsewhere, equal to
+    the API's; --numeric keeps a 1-10 score a number in the space."""
+    from kpr.avatar import distance_metrics
+
+    rng = np.random.default_rng(8)
+    original = pl.DataFrame({"score": rng.integers(1, 11, 120), "x": rng.normal(size=120)})
+    gen = generate(original, k=5, seed=1, numeric=["score"])
+    assert gen.projection.roles["score"] == "numeric"
+    assert generate(original, k=5, seed=1).projection.roles["score"] == "categorical"
+    o, s, p = (tmp_path / n for n in ("o.csv", "s.csv", "p.csv"))
+    original.write_csv(o)
+    gen.avatars.write_csv(s)
+    pl.DataFrame({"original_row": np.arange(120), "avatar_row": gen.pairing}).write_csv(p)
+    args = ["distance", str(o), str(s), "--pairing", str(p), "--numeric", "score"]
+    code, out, err = run([*args, "-f", "json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)["pairing"]
+    api = distance_metrics(original, gen.avatars, numeric=["score"], pairing=gen.pairing)
+    assert api.pairing is not None and got["individuals"] == 120
+    assert got["hidden_rate"] == api.pairing.hidden_rate
+    assert got["median_local_cloaking"] == api.pairing.median_local_cloaking
+    # the same space as the generator's: the figures the sweep reports for this table
+    assert api.pairing.hidden_rate == hidden_rate(gen)
+    code, out, _ = run(args, capsys)
+    assert code == 0 and f"hidden rate {api.pairing.hidden_rate:.2f} %" in out
+    # a pairing of another table, or a declared numeric that holds text: one line, exit 2
+    bad = tmp_path / "bad.csv"
+    pl.DataFrame({"original_row": [0, 500], "avatar_row": [0, 1]}).write_csv(bad)
+    code, _, err = run(["distance", str(o), str(s), "--pairing", str(bad)], capsys)
+    assert code == 2 and "outside" in err and "Traceback" not in err
+    text = tmp_path / "t.csv"
+    original.with_columns(pl.lit("a").alias("x")).write_csv(text)
+    code, _, err = run(["distance", str(text), str(text), "--numeric", "x"], capsys)
+    assert code == 2 and "declared numeric" in err
+
+
+def test_sweep_and_tune_keep_a_declared_numeric_and_reproduce_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(3)
+    table = pl.DataFrame({"score": rng.integers(1, 11, 80), "x": rng.normal(size=80)})
+    o = tmp_path / "o.csv"
+    table.write_csv(o)
+    base = ["--known", "score", "--numeric", "score", "-f", "json", "-q"]
+    code, out, err = run(["tune", str(o), *base, "--ks", "2", "--target", "1"], capsys)
+    assert code == 0, err
+    tuned = json.loads(out)
+    roles = {c["column"]: c["role"] for c in tuned["sweep"]["roles"]["columns"]}
+    assert roles["score"] == "numeric"
+    assert "--numeric score" in tuned["reproduce"]
+    code, out, err = run(["sweep", str(o), *base, "--k", "2"], capsys)
+    assert code == 0, err
+    swept = json.loads(out)
+    assert {c["column"]: c["role"] for c in swept["roles"]["columns"]}["score"] == "numeric"
+    assert swept["rows"][0]["kpr"] == tuned["row"]["kpr"]  # the same table, seed 0

@@ -10,7 +10,9 @@ import pytest
 from kpr.avatar import (
     Generation,
     Projection,
+    cloaking_of,
     correct_links,
+    distance_metrics,
     generate,
     hellinger,
     hidden_rate,
@@ -23,22 +25,28 @@ from kpr.errors import InputError
 from ._tables import mixed_pandas
 
 
-def _brute(gen: Generation) -> tuple[float, np.ndarray, np.ndarray]:
-    """Hidden rate and local cloaking from the full distance matrix, on the authors'
-    definitions: every OTHER avatar at most as far as the own one counts (a tie, up to
-    1e-9 relative, counts); hidden = at least one such avatar. Also returns which
-    individuals have an exact tie with their own avatar."""
-    orig = gen.projection.coordinates
-    av = gen.projection.transform(gen.avatars)
+def brute_force(
+    orig: np.ndarray, av: np.ndarray, pairing: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Hidden rate and local cloaking from the full distance matrix, on the stated rules:
+    local cloaking = OTHER avatars at most as far as the own one (a tie, up to 1e-9
+    relative, counts); hidden = 1 when c > 0 avatars are strictly closer, else t / (t + 1)
+    with t tied avatars. Also returns which individuals have a tie with their own avatar."""
     d = np.sqrt(((orig[:, None, :] - av[None, :, :]) ** 2).sum(-1))
     rows = np.arange(len(orig))
-    own = d[rows, gen.pairing]
+    own = d[rows, pairing]
     within = d <= own[:, None] * (1 + 1e-9) + 1e-12
-    within[rows, gen.pairing] = False
+    within[rows, pairing] = False
     cloaking = within.sum(axis=1)
-    strictly = (d < own[:, None] * (1 - 1e-9)).sum(axis=1)
-    tie = cloaking > strictly
-    return 100.0 * float((cloaking > 0).mean()), cloaking, tie
+    strictly = (d < own[:, None] * (1 - 1e-9) - 1e-12).sum(axis=1)
+    ties = cloaking - strictly
+    hidden = [1.0 if c > 0 else t / (t + 1) for c, t in zip(strictly, ties, strict=True)]
+    return 100.0 * float(np.mean(hidden)), cloaking, ties > 0
+
+
+def _brute(gen: Generation) -> tuple[float, np.ndarray, np.ndarray]:
+    orig = gen.projection.coordinates
+    return brute_force(orig, gen.projection.transform(gen.avatars), gen.pairing)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -59,7 +67,7 @@ def test_pairing_metrics_on_mixed_data_match_brute_force() -> None:
     hidden, cloaking, _ = _brute(gen)
     np.testing.assert_array_equal(local_cloaking(gen), cloaking)
     assert hidden_rate(gen) == pytest.approx(hidden)
-    assert hidden_rate(local_cloaking(gen)) == hidden_rate(gen)
+    assert hidden_rate(cloaking_of(gen)) == hidden_rate(gen)
 
 
 def test_k1_avatars_tie_and_ties_count_as_closer() -> None:
@@ -151,3 +159,58 @@ def test_utility_errors() -> None:
         utility(a, pl.DataFrame({"y": [1.0, 2.0]}))
     with pytest.raises(InputError, match="both be polars or both be pandas"):
         utility(a, a.to_pandas())
+
+
+def test_hidden_rate_breaks_ties_at_random_on_known_ties() -> None:
+    """Every record appears twice and each avatar copies its own individual: each
+    individual's own avatar ties with exactly one other (t = 1, c = 0), so each counts
+    1/2 and the hidden rate is 50 %, whatever the row order; local cloaking is 1."""
+    base = pl.DataFrame({"a": [1.0, 2.0, 4.0, 7.0, 11.0], "b": [3.0, 1.0, 4.0, 1.0, 5.0]})
+    df = pl.concat([base, base])
+    proj = Projection.fit(df, ncp=2, numeric=["a", "b"])  # the whole plane: no other ties
+    for seed in range(3):
+        order = np.random.default_rng(seed).permutation(df.height)
+        pairing = np.empty(df.height, dtype=np.int64)
+        pairing[order] = np.arange(df.height)
+        gen = Generation(avatars=df[order], pairing=pairing, projection=proj, k=1)
+        assert hidden_rate(gen) == 50.0
+        np.testing.assert_array_equal(local_cloaking(gen), 1)
+        counts = cloaking_of(gen)
+        np.testing.assert_array_equal(counts.closer, 0)
+        np.testing.assert_array_equal(counts.hidden, 0.5)
+
+
+def test_distance_pairing_metrics_equal_brute_force_for_avatars_made_elsewhere() -> None:
+    """Avatars built by hand with a known pairing and known ties: copies (own distance 0,
+    tied with the copies of duplicated records), avatars shifted (others strictly
+    closer) and avatars of two individuals at one place. kpr distance's figures equal
+    the brute-force count in the same space, and do not depend on the row order."""
+    rng = np.random.default_rng(3)
+    base = pl.DataFrame(
+        {"score": rng.integers(1, 11, 60).astype(np.int64), "x": rng.normal(size=60)}
+    )
+    original = pl.concat([base, base[:20]])  # 20 records appear twice: ties at distance 0
+    n = original.height
+    avatars = original.with_columns(
+        pl.when(pl.int_range(n) % 3 == 0).then(pl.col("x") + 0.7).otherwise(pl.col("x"))
+    )
+    avatars = pl.concat([avatars, avatars[5:10]])  # extra rows no one owns, tying others
+    pairing = np.arange(n)
+    pairing[40:45] = pairing[45:50]  # two individuals share one avatar
+    result = distance_metrics(original, avatars, numeric=["score"], pairing=pairing)
+    proj = Projection.fit(original, 5, numeric=["score"])
+    assert proj.roles["score"] == "numeric"  # 10 distinct values, kept a number as declared
+    expected, cloaks, tied = brute_force(proj.coordinates, proj.transform(avatars), pairing)
+    assert tied.sum() >= 20  # the known ties are there
+    p = result.pairing
+    assert p is not None and p.individuals == n
+    assert p.hidden_rate == pytest.approx(expected, rel=1e-12)
+    assert p.median_local_cloaking == float(np.median(cloaks))
+    # the same avatars in another order, the pairing following them: the same figures
+    order = np.random.default_rng(0).permutation(avatars.height)
+    where = np.empty_like(order)
+    where[order] = np.arange(order.size)
+    again = distance_metrics(original, avatars[order], numeric=["score"], pairing=where[pairing])
+    assert again.pairing == p
+    out = result.to_dict()["pairing"]
+    assert out["hidden_rate"] == p.hidden_rate and "t / (t + 1)" in out["tie_rule"]

@@ -79,3 +79,21 @@ def test_roles_json_and_text() -> None:
     text = "\n".join(roles.text())
     assert "numeric + missingness" in text and "passthrough" in text
     assert "1 missing (a missingness companion)" in text
+
+
+def test_a_score_declared_numeric_stays_a_number() -> None:
+    """Numbers with <= 10 distinct values are categories unless declared numeric (the
+    Avatar paper's 1-10 scores); declaring a column both ways, or text numeric, is refused."""
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({"score": rng.integers(1, 11, 60), "sex": rng.choice(["F", "M"], 60)})
+    inferred = {c.name: c.role for c in decide_roles("polars", df).columns}
+    assert inferred["score"] == "categorical"
+    declared = decide_roles("polars", df, numeric=["score"])
+    (score,) = [c for c in declared.columns if c.name == "score"]
+    assert score.role == "numeric" and score.reason.startswith("declared numeric")
+    with pytest.raises(InputError, match="declared both categorical and numeric"):
+        decide_roles("polars", df, categorical=["score"], numeric="score")
+    with pytest.raises(InputError, match="'sex' is declared numeric"):
+        decide_roles("polars", df, numeric=["sex"])
+    with pytest.raises(InputError, match="numeric names unknown column"):
+        decide_roles("polars", df, numeric=["nope"])

@@ -4,6 +4,7 @@ tune picks the smallest k reaching the target, bad parameters fail in one line."
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import math
 
@@ -215,7 +216,11 @@ def test_tune_says_so_when_no_k_reaches_the_target(table: pl.DataFrame) -> None:
     assert not result.reached and result.k is None and result.row is None
     assert result.sweep.ks == [2, 5]
     assert f"{result.best.low:.2f} %" in result.message
-    assert "try larger k" in result.message
+    # advice to raise k only when the largest k's interval lies above the previous one's
+    a, b = result.sweep.rows
+    rising = b.interval[0] > a.interval[1]
+    assert ("try larger k" in result.message) == rising
+    assert ("not rising measurably" in result.message) == (not rising)
     assert json.loads(result.to_json())["k"] is None
     assert "always below 100 %" in tune(table, KNOWN, target=100, ks=(2,)).message
 
@@ -296,11 +301,31 @@ def _hand_made(linked: list[int], n: int = 1000) -> SweepOverK:
 
 
 def test_summary_says_how_the_rate_moves() -> None:
-    assert "rises from 95.00 % to 99.50 %," in _hand_made([50, 20, 10, 5]).summary()
-    assert "dips between some ks, within the intervals" in _hand_made([50, 20, 22, 5]).summary()
-    assert "drops between some ks, beyond the intervals" in _hand_made([50, 10, 30, 5]).summary()
-    assert "falls from" in _hand_made([5, 50]).summary()
-    assert _hand_made([5]).summary().startswith("With k = 2, the KPR is 99.50 %")
+    """Each sentence class against the intervals it describes: rises only when the
+    largest k's interval lies above the smallest's, falls when below, else flat."""
+    rising = _hand_made([50, 20, 10, 5])  # 95.0 % -> 99.5 %
+    first, last = rising.rows[0], rising.rows[-1]
+    assert last.interval[0] > first.interval[1]
+    assert "the KPR rises from 95.00 % to 99.50 %: the interval of the largest k lies " in (
+        rising.summary()
+    )
+    falling = _hand_made([5, 50])
+    assert falling.rows[1].interval[1] < falling.rows[0].interval[0]
+    assert "the KPR falls from 99.50 % to 95.00 %" in falling.summary()
+    # 95.0 % -> 95.6 %: higher, but the largest k's interval overlaps the smallest's
+    flat = _hand_made([50, 48, 46, 44])
+    assert flat.rows[-1].interval[0] <= flat.rows[0].interval[1]
+    assert "the KPR is flat: 95.00 % and 95.60 %, whose intervals overlap" in flat.summary()
+    assert "rises" not in flat.summary()
+    flat_down = _hand_made([44, 50])
+    assert "is flat" in flat_down.summary() and "falls" not in flat_down.summary()
+    # a drop beyond the intervals between two ks is named; a dip within them is not
+    assert "drops beyond the intervals from k = 5 to 10" in _hand_made([50, 10, 30, 5]).summary()
+    assert "drops" not in _hand_made([50, 20, 22, 5]).summary()
+    one = _hand_made([5]).summary()
+    assert one.startswith("With k = 2, the KPR is 99.50 %") and "one k cannot show" in one
+    for swept in (rising, falling, flat):
+        assert "as the source says" not in swept.summary()
 
 
 def test_jupyter_shows_a_sweep_over_k() -> None:
@@ -315,7 +340,7 @@ def test_jupyter_shows_a_sweep_over_k() -> None:
 
 
 def test_tune_advice_follows_the_measured_sweep() -> None:
-    """A plateau (KPR at the largest k within the previous k's interval) gets no advice
+    """A plateau (the largest k's interval not above the previous k's) gets no advice
     to raise k; a KPR still rising beyond the interval does."""
     from kpr.avatar import TuneResult
 
@@ -328,3 +353,33 @@ def test_tune_advice_follows_the_measured_sweep() -> None:
     result = TuneResult(target=99.5, k=None, sweep=rising, ks=(2, 5, 10, 20))
     assert not result.plateau
     assert "still rising" in result.message and "--ks 40,80" in result.message
+    # a higher KPR at the largest k, but within the previous k's interval: a plateau
+    up_within = _hand_made([200, 150, 100, 95])
+    assert TuneResult(target=99.5, k=None, sweep=up_within, ks=(2, 5, 10, 20)).plateau
+
+
+def test_sweep_control_verdicts_follow_each_ks_interval() -> None:
+    """Each k's control comparison earns the sentence its interval says (text, JSON and
+    the page): the same generated sentence as kpr evaluate --control's."""
+    from kpr.cli.render import sweep_text
+    from kpr.results.control import verdict
+
+    rng = np.random.default_rng(2)
+    table = pl.DataFrame(
+        {"age": rng.integers(18, 90, 600), "sex": rng.choice(np.array(["F", "M"]), 600)}
+    )
+    result = sweep(table[:400], ["age", "sex"], ks=(2, 5), control=table[400:], seed=0)
+    text = sweep_text(result)
+    for row in result.rows:
+        c = row.control_dict()
+        assert c is not None
+        span = (c["difference_interval"]["low"], c["difference_interval"]["high"])
+        expected = verdict(
+            c["difference"], span, c["compared_at_size"], 0.95, row.runs[0].kpr.linked,
+            row.runs[0].correct_links,
+        )  # fmt: skip
+        assert c["verdict"] == expected and expected in text
+        holds = span[0] <= 0.0 <= span[1]
+        assert ("holds 0: no excess risk detected" in expected) == holds
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert 'data-kpr-verdict="2"' in result.to_html()

@@ -87,19 +87,26 @@ def test_headline_is_the_main_attack(
 
 def test_baselines_equal_the_result(demo_analysis: AnalysisResult, demo_analysis_html: str) -> None:
     baselines = section(demo_analysis_html, "baselines")
-    a, w = demo_analysis.attack, demo_analysis.worst_case
+    a, w = demo_analysis.attack, demo_analysis.original_published
     cards = {
         attrs["data-kpr-baseline"]: attrs.get("data-kpr-value")
         for _, attrs in parse(baselines).tags
         if "data-kpr-baseline" in attrs
     }
-    assert cards == {"avatars": repr(a.rate), "worst-case": repr(w.rate), "control": None}
+    assert cards == {
+        "avatars": repr(a.rate),
+        "original-published": repr(w.rate),
+        "worst-case": repr(demo_analysis.worst_case),
+        "control": None,
+    }
     for rate in (a, w):
         low, high = rate.interval
         assert f">{format_rate(rate.rate)}</span>" in baselines
         assert f"{low:.2f} to {high:.2f} %" in baselines
     assert f"{a.rate - w.rate:+.2f} points" in baselines
     assert esc(demo_analysis.worst_case_explanation) in baselines
+    assert esc(demo_analysis.original_published_explanation) in baselines
+    assert f"{a.rate - demo_analysis.worst_case:+.2f} points" in baselines
     assert "No control table was given" in baselines
     assert baselines.count("<svg") == 1
 
@@ -396,7 +403,8 @@ def test_jupyter_shows_an_analysis(demo_analysis: AnalysisResult) -> None:
     view = demo_analysis._repr_html_()
     a = demo_analysis.attack
     assert f'data-kpr-rate="{a.rate!r}"' in view and esc(format_rate(a.rate)) in view
-    assert esc(format_rate(demo_analysis.worst_case.rate)) in view
+    assert esc(format_rate(demo_analysis.original_published.rate)) in view
+    assert esc(format_rate(demo_analysis.worst_case)) in view
     assert demo_analysis.sweep is not None
     for entry in demo_analysis.sweep.top(5):
         assert esc(format_rate(entry.rate)) in view

@@ -152,7 +152,8 @@ def test_demo_analysis_in_chromium(
     )
     assert cards == [
         ["avatars", repr(a.rate)],
-        ["worst-case", repr(demo_analysis.worst_case.rate)],
+        ["original-published", repr(demo_analysis.original_published.rate)],
+        ["worst-case", repr(demo_analysis.worst_case)],
         ["control", None],
     ]
     sweep = demo_analysis.sweep

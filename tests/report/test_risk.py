@@ -139,3 +139,45 @@ def test_date_classes_are_labelled_as_dates() -> None:
     result = kpr.evaluate(pl.DataFrame({"d": days}), pl.DataFrame({"d": days}), known="d")
     labels = [g.label for g in numeric_risk(result, "d").groups]
     assert labels and all(label.startswith("[19") or label.startswith("[20") for label in labels)
+
+
+def test_hotspot_p_value_is_the_hypergeometric_tail(worked_example: KprResult) -> None:
+    """Worked example: 2 of 5 linked, both in M (2 originals): the chance that the 2
+    originals of M hold both linked, drawn at random, is C(2,2) C(3,0) / C(5,2) = 0.1."""
+    from math import comb
+
+    sex = risk.variable_risk(worked_example, "sex")
+    assert sex.hotspot_p == pytest.approx(comb(2, 2) * comb(3, 0) / comb(5, 2))
+
+
+def _region_table(linked_in_north: float, n: int = 2_000) -> KprResult:
+    """Originals unique on (id, region); avatars copy the originals chosen to be
+    linked: a share ``linked_in_north`` of region n's rows, 10 % of the others'."""
+    rng = np.random.default_rng(4)
+    region = rng.choice(np.array(["n", "s", "e", "w"]), n)
+    o = pl.DataFrame({"id": [f"p{i}" for i in range(n)], "region": region})
+    share = np.where(region == "n", linked_in_north, 0.1)
+    chosen = rng.random(n) < share
+    return kpr.evaluate(o, o.filter(pl.Series(chosen)), known=["id", "region"])
+
+
+def test_a_concentration_beyond_chance_is_named_with_its_test() -> None:
+    result = _region_table(0.5)
+    risks = [risk.variable_risk(result, v) for v in result.known]
+    found, classes = risk.significant_hotspots(risks)
+    assert [r.name for r in found] == ["region"] and classes == sum(r.values for r in risks)
+    advice = risk.advice(result, risks, kpr_avatars=False)[0]
+    assert advice.startswith("The linked individuals concentrate in: region n:")
+    assert f"Bonferroni over the {classes:,} classes looked at" in advice
+
+
+def test_noise_is_not_named_a_hotspot() -> None:
+    """The same share linked everywhere: some value still holds the most linked beyond
+    its share, but no more than chance explains once the classes looked at count."""
+    result = _region_table(0.1)
+    risks = [risk.variable_risk(result, v) for v in result.known]
+    assert all(r.hotspot is not None for r in risks)  # a "most linked" value exists...
+    assert risk.significant_hotspots(risks)[0] == []  # ...but it is not significant
+    advice = risk.advice(result, risks, kpr_avatars=False)
+    assert not any("concentrate" in line for line in advice)
+    assert advice[0].startswith("No class holds more linked individuals than chance explains")

@@ -2,8 +2,9 @@
 
 * :func:`sweep`: the rate of every subset of candidate known variables, the
   riskiest first, and each variable's contribution;
-* :func:`analyze`: one attack with its Wilson interval, the control and
-  worst-case baselines, the tolerance curve and (optionally) the sweep;
+* :func:`analyze`: one attack with its Wilson interval, the control, the
+  original published as is and the worst case (every member of U linked), the
+  tolerance curve and (optionally) the sweep;
 * :func:`window_attack`: the attack without classes (``method="window"``).
 
 Inputs are read once and every attack is evaluated exactly as ``kpr.evaluate``
@@ -25,8 +26,8 @@ from kpr.analysis.baselines import (
     control_comparison,
     control_warnings,
     load_control,
+    original_published,
     whole_table,
-    worst_case,
 )
 from kpr.analysis.sweep import (
     DEFAULT_MAX_ATTACKS,
@@ -78,13 +79,13 @@ __all__ = [
     "control_comparison",
     "difference_interval",
     "kpr_interval",
+    "original_published",
     "run_attack",
     "sweep",
     "sweep_loaded",
     "tolerance_curve",
     "wilson_interval",
     "window_attack",
-    "worst_case",
 ]
 
 
@@ -112,8 +113,8 @@ def analyze(
 ) -> AnalysisResult:
     """Examine the attack with ``known`` variables (default: all ``candidates``).
 
-    Reports its rate with a Wilson interval, the worst case (the original
-    published as is), the control comparison when ``control`` (a table of
+    Reports its rate with a Wilson interval, the worst case (every member
+    of U linked), the original published as is, the control comparison when ``control`` (a table of
     individuals not used to train the synthesizer) is given, the rate at each
     of ``tolerances`` (None: no curve beyond ``tolerance``), and, when
     ``candidates`` are given, the sweep over their subsets of up to
@@ -179,14 +180,15 @@ def analyze(
         )  # fmt: skip
     else:
         main = run_attack(prepared, attack.known, tolerance=attack.tolerance, **opts)
-    step("worst case: the original published")
-    worst = worst_case(prepared, attack.known, tolerance=attack.tolerance, **opts)
+    step("the original published as is")
+    published = original_published(prepared, attack.known, tolerance=attack.tolerance, **opts)
     comparison = None
     if control_prepared is not None:
         step("control individuals")
         comparison = control_comparison(
             prepared, control_prepared, attack.known, tolerance=attack.tolerance,
-            original_rate=main, subsets=control_subsets, seed=seed, tables=tables, **opts,
+            original_rate=main, subsets=control_subsets, seed=seed, tables=tables,
+            correct_links=correct, **opts,
         )  # fmt: skip
         warnings += control_warnings(comparison)
     curve = []
@@ -206,7 +208,7 @@ def analyze(
         progress(total, total, "done")
     return AnalysisResult(
         attack=main,
-        worst_case=worst,
+        original_published=published,
         tolerance_curve=curve,
         control=comparison,
         sweep=result_sweep,

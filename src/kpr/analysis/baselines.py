@@ -6,8 +6,9 @@
   population structure gives any attacker; the gap to the original's rate, at
   the same size (random subsets of the larger side, averaged), is what the
   synthesis itself creates.
-* Worst case: the rate if the original table itself were published (avatars =
-  original), the reference the avatars' rate is meant to improve on.
+* Original published: the rate if the original table itself were published (avatars
+  = original), a reference the avatars' rate is meant to improve on (not the worst
+  case: that is every member of U linked, ``AttackRate.floor``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from kpr.checks import seed as check_seed
 from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
 from kpr.inputs.files import CsvOptions, read_all
+from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
 from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE
 from kpr.metric.interval import DEFAULT_CONFIDENCE
@@ -56,7 +58,7 @@ def load_control(
     )  # fmt: skip
 
 
-def worst_case_inputs(prepared: Prepared) -> Prepared:
+def original_published_inputs(prepared: Prepared) -> Prepared:
     """The same inputs with the original table published as the avatars."""
     return Prepared(
         original=prepared.original,
@@ -68,7 +70,7 @@ def worst_case_inputs(prepared: Prepared) -> Prepared:
     )
 
 
-def worst_case(
+def original_published(
     prepared: Prepared,
     known: Iterable[str],
     *,
@@ -79,7 +81,7 @@ def worst_case(
     """The rate if the original itself were published: equals
     ``kpr.evaluate(original, original, known)`` for the bins method."""
     return run_attack(
-        worst_case_inputs(prepared), known, tolerance=tolerance, method=method,
+        original_published_inputs(prepared), known, tolerance=tolerance, method=method,
         confidence=confidence,
     )  # fmt: skip
 
@@ -115,36 +117,19 @@ def whole_table(table: Any, csv: CsvOptions) -> pl.DataFrame | None:
     return None
 
 
-def as_text(original: pl.DataFrame, control: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Both tables on the columns they share that can be written as text (a CSV
-    holds text, a Parquet file types: values are compared as written)."""
-    common = [
-        c
-        for c in original.columns
-        if c in control.columns
-        and not (original.schema[c].is_nested() or control.schema[c].is_nested())
-    ]
-    return (
-        original.select(pl.col(common).cast(pl.String)),
-        control.select(pl.col(common).cast(pl.String)),
-    )
-
-
-def shared_rows(original: pl.DataFrame, control: pl.DataFrame) -> int:
-    """Control rows equal to some original row on every column they share (missing
-    equals missing). Refuses a control identical to the original."""
-    if original.height == control.height:
-        cols = original.columns
-        same = original.sort(cols, nulls_last=True).equals(
-            control.sort(cols, nulls_last=True), null_equal=True
+def shared_rows(original: pl.DataFrame, control: pl.DataFrame) -> tuple[int, int]:
+    """Control rows equal to some original row, and original rows equal to another
+    original row, on every column the tables share, compared by value and kind as the
+    metric compares them (30 equals 30.0; missing equals missing). Refuses a control
+    that holds exactly the original's rows, however it is written."""
+    left, right = comparable(original, control)
+    if same_rows(left, right):
+        raise InputError(
+            "the control table holds exactly the original's rows (compared by value, so "
+            "30 and 30.0 are equal): a control must be individuals NOT used to make the "
+            "avatars; give a held-out table"
         )
-        if same:
-            raise InputError(
-                "the control table holds exactly the original's rows (on the known "
-                "variables): a control must be individuals NOT used to make the avatars; "
-                "give a held-out table"
-            )
-    return control.join(original.unique(), on=original.columns, how="semi", nulls_equal=True).height
+    return rows_found(right, left), repeated_rows(left)
 
 
 def _subset(prepared: Prepared, frame: pl.DataFrame, rows: np.ndarray) -> Prepared:
@@ -195,13 +180,14 @@ def control_comparison(
     subsets: int = DEFAULT_SUBSETS,
     seed: int = 0,
     tables: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None),
+    correct_links: int | None = None,
 ) -> ControlComparison:
     """The same attack on the original (training) individuals and on the control,
     compared at the smaller side's size: ``subsets`` random subsets of the larger
     side of that size (seeded by ``seed``), each its own attack, are averaged
     (see :class:`ControlComparison`). Shared rows are counted on every column of
     ``tables`` (the whole original and control) when given, else on the known
-    variables; a control identical to the original is an input error."""
+    variables; a control holding exactly the original's rows is an input error."""
     known = list(known)
     check_control_options(subsets, seed)
     if _polars(control.original.select(nw.len())).item() == 0:
@@ -212,9 +198,9 @@ def control_comparison(
     opts: dict[str, Any] = {"tolerance": tolerance, "method": method, "confidence": confidence}
     whole_o, whole_c = tables
     if whole_o is not None and whole_c is not None:
-        shared = shared_rows(*as_text(whole_o, whole_c))
+        shared, repeats = shared_rows(whole_o, whole_c)
     else:
-        shared = shared_rows(_known_rows(prepared, known), _known_rows(control, known))
+        shared, repeats = shared_rows(_known_rows(prepared, known), _known_rows(control, known))
     original = original_rate or run_attack(prepared, known, **opts)
     rate = run_attack(control, known, **opts)
     side: Literal["original", "control"] | None = None
@@ -225,7 +211,7 @@ def control_comparison(
         side, drawn = "control", subset_attacks(control, original.n, subsets, seed, known, **opts)
     return ControlComparison(
         original=original, control=rate, subsets=drawn, subsampled=side,
-        shared_rows=shared, seed=seed,
+        shared_rows=shared, original_repeats=repeats, seed=seed, correct_links=correct_links,
     )  # fmt: skip
 
 
@@ -258,19 +244,14 @@ def compare_control(
         prepared, loaded, result.known, tolerance=result.tolerance, original_rate=main,
         subsets=subsets, seed=seed, confidence=confidence,
         tables=(whole_table(original, csv), whole_table(control, csv)),
+        correct_links=result.correct_links,
     )  # fmt: skip
 
 
 def control_warnings(comparison: ControlComparison | None) -> list[str]:
-    """A control that repeats original rows is not a held-out group for those rows."""
+    """Control rows equal to original rows, set against how often the original repeats
+    its own rows: equal records of different people are expected, so they are reported,
+    never removed (removing them biases the comparison)."""
     if comparison is None or comparison.shared_rows == 0:
         return []
-    return [
-        Notice(
-            "control-shares-rows",
-            f"{comparison.shared_rows:,} control rows ({100 * comparison.shared_share:.1f} %) "
-            "are also rows of the original: a control must hold individuals not used to make "
-            "the avatars, so the comparison understates the risk the synthesis adds; remove "
-            "them from the control",
-        )
-    ]
+    return [Notice("control-shares-rows", comparison.shared_sentence)]

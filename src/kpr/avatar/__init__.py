@@ -9,7 +9,10 @@ and the choice of k (:func:`sweep`, :func:`tune`).
 from kpr.avatar.distance import distance_metrics, exact_copies
 from kpr.avatar.generator import Generation, avatarize, generate, neighbours, weights
 from kpr.avatar.metrics import (
+    Cloaking,
     Utility,
+    cloaking,
+    cloaking_of,
     correct_links,
     hellinger,
     hidden_rate,
@@ -20,16 +23,18 @@ from kpr.avatar.metrics import (
 from kpr.avatar.projection import Projection
 from kpr.avatar.roles import CATEGORICAL_MAX_DISTINCT, column_roles
 from kpr.avatar.tuning import sweep, tune
-from kpr.results.distance import Closeness, DistanceMetrics
+from kpr.results.distance import Closeness, DistanceMetrics, PairingMetrics
 from kpr.results.ksweep import PAIRING_SPACE, SweepOverK, TuneResult
 from kpr.results.ksweep_rows import SweepRow, SweepRun
 
 __all__ = [
     "CATEGORICAL_MAX_DISTINCT",
     "PAIRING_SPACE",
+    "Cloaking",
     "Closeness",
     "DistanceMetrics",
     "Generation",
+    "PairingMetrics",
     "Projection",
     "SweepOverK",
     "SweepRow",
@@ -37,6 +42,8 @@ __all__ = [
     "TuneResult",
     "Utility",
     "avatarize",
+    "cloaking",
+    "cloaking_of",
     "column_roles",
     "correct_links",
     "distance_metrics",

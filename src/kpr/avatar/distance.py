@@ -8,7 +8,10 @@ generator's): how close synthetic rows sit to real records.
 * NNDR (nearest neighbour distance ratio): nearest over second-nearest original
   distance, in [0, 1]; near 0 the synthetic row points at one real record, near 1
   it sits as close to two of them (1 when both distances are 0: a copy of a record
-  that is itself duplicated singles out no one).
+  that is itself duplicated singles out no one);
+* with a pairing (which synthetic row each individual became), the Avatar method's
+  hidden rate and local cloaking (:mod:`kpr.avatar.metrics`), for avatars made
+  elsewhere.
 
 Distances are measured in the FAMD space fitted on the originals (on its ``ncp``
 first axes, the space where the Avatar generator searches neighbours); synthetic
@@ -27,37 +30,26 @@ import polars as pl
 from scipy.spatial import cKDTree
 
 from kpr.avatar import _table as tb
-from kpr.avatar.metrics import locality_order
+from kpr.avatar.metrics import cloaking, locality_order
 from kpr.avatar.projection import Projection
 from kpr.errors import InputError
-from kpr.results.distance import Closeness, DistanceMetrics
+from kpr.inputs.same_rows import comparable, rows_found
+from kpr.pairing import read_pairing
+from kpr.results.distance import Closeness, DistanceMetrics, PairingMetrics
 
 
 def _as_polars(backend: tb.Backend, df: Any) -> pl.DataFrame:
-    frame = df if backend == "polars" else pl.from_pandas(df)
-    # NaN and null both mean missing: make them one value so they compare equal.
-    return frame.with_columns(pl.col(pl.Float32, pl.Float64).fill_nan(None))
+    return df if backend == "polars" else pl.from_pandas(df)
 
 
 def exact_copies(original: Any, other: Any) -> int:
-    """Rows of ``other`` equal to some row of ``original`` on all of ``original``'s columns
-    (missing equals missing; a column typed differently on the two sides is compared as
-    numbers when both are numeric, else as text)."""
-    backend = tb.frame_backend(original)
-    orig = _as_polars(backend, original)
-    names = orig.columns
-    rows = _as_polars(tb.frame_backend(other), other).select(names)
-    # Values compared in a type both sides hold exactly (never a lossy cast, which
-    # would turn 2.5 into a copy of 2): numbers as Float64, anything else as text.
-    for c in names:
-        left, right = orig.schema[c], rows.schema[c]
-        if left == right:
-            continue
-        common = pl.Float64 if left.is_numeric() and right.is_numeric() else pl.String
-        orig = orig.with_columns(pl.col(c).cast(common))
-        rows = rows.with_columns(pl.col(c).cast(common))
-    found = rows.join(orig.unique(), on=names, how="semi", nulls_equal=True)
-    return int(found.height)
+    """Rows of ``other`` equal to some row of ``original`` on all of ``original``'s columns,
+    compared by value and kind as the metric compares them (see
+    :mod:`kpr.inputs.same_rows`: 30 equals 30.0, missing equals missing)."""
+    orig = _as_polars(tb.frame_backend(original), original)
+    rows = _as_polars(tb.frame_backend(other), other)
+    orig, rows = comparable(orig, rows, orig.columns)
+    return rows_found(rows, orig)
 
 
 def _closeness(
@@ -93,21 +85,34 @@ def distance_metrics(
     ncp: int = 5,
     categorical: Sequence[Any] | None = None,
     projection: Projection | None = None,
+    pairing: Any = None,
+    numeric: Sequence[Any] | None = None,
 ) -> DistanceMetrics:
     """Exact-copy share, median DCR and median NNDR of ``synthetic`` against
     ``original`` (polars or pandas tables with the original's columns), and the same
     for ``holdout`` when given, in the FAMD space fitted on ``original``.
 
-    ``projection``: a space already fitted on ``original`` (e.g. a generation's), to
-    avoid fitting it again.
+    ``categorical`` and ``numeric`` declare column roles (a 1-10 score can stay a
+    number). ``pairing`` (a file or frame with ``original_row`` and ``avatar_row``, or
+    one synthetic row per original row) adds the hidden rate and the median local
+    cloaking, in the same space. ``projection``: a space already fitted on
+    ``original`` (e.g. a generation's), to avoid fitting it again.
     """
-    proj = projection if projection is not None else Projection.fit(original, ncp, categorical)
     n = tb.n_rows(original)
     if n == 0:
         raise InputError("the original table is empty; give at least one row")
+    proj = projection
+    if proj is None:
+        proj = Projection.fit(original, ncp, categorical, numeric)
     tree = cKDTree(proj.coordinates, balanced_tree=False, compact_nodes=False)
-    syn = _closeness(tree, proj.transform(synthetic), original, synthetic, n)
+    coords = proj.transform(synthetic)
+    syn = _closeness(tree, coords, original, synthetic, n)
     hold = None
     if holdout is not None:
         hold = _closeness(tree, proj.transform(holdout), original, holdout, n)
-    return DistanceMetrics(synthetic=syn, holdout=hold, ncp=proj.ncp, n_original=n)
+    paired = None
+    if pairing is not None:
+        own = read_pairing(pairing, n, coords.shape[0])
+        counts = cloaking(proj.coordinates, coords, own)
+        paired = PairingMetrics(int(counts.at_most.size), counts.hidden_rate, counts.median)
+    return DistanceMetrics(synthetic=syn, holdout=hold, ncp=proj.ncp, n_original=n, pairing=paired)

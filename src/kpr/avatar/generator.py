@@ -212,12 +212,15 @@ def generate(
     synthesis: Synthesis = "full",
     categorical_decoding: Decoding = "draw",
     keep_identifiers: Sequence[Any] | None = None,
+    numeric: Sequence[Any] | None = None,
 ) -> Generation:
     """Make one avatar per individual of a polars or pandas table, keeping the pairing.
 
     ``k`` neighbours per individual, searched on the ``ncp`` first FAMD axes.
     ``categorical`` names columns to treat as categorical in addition to the inferred
-    ones (non-numeric dtypes, booleans, numerics with <= 10 distinct values).
+    ones (non-numeric dtypes, booleans, numerics with <= 10 distinct values);
+    ``numeric`` names numeric columns to keep numeric whatever their number of distinct
+    values (a 1-10 score).
     ``synthesis``: "full" mixes neighbours over every axis, "reduced" over the ``ncp``
     kept axes only (see the module docstring). ``categorical_decoding``: "draw" (a
     weighted random draw among the neighbours, the default) or "mode" (the category
@@ -245,12 +248,14 @@ def generate(
         raise InputError(
             f"categorical_decoding must be 'draw' or 'mode', got {categorical_decoding!r}"
         )
-    roles = decide_roles(backend, df, categorical, split_identifiers(keep_identifiers))
+    roles = decide_roles(
+        backend, df, categorical, split_identifiers(keep_identifiers), numeric=numeric
+    )
     roles.check()
     passthrough = roles.of("passthrough")
     fitted = tb.drop_columns(df, passthrough) if passthrough else df
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    projection, enc = Projection._fit(fitted, ncp, categorical)
+    projection, enc = Projection._fit(fitted, ncp, categorical, numeric)
     coords = projection.coordinates
     dist, idx = neighbours(coords, k)
     w = weights(dist, rng)
@@ -258,12 +263,12 @@ def generate(
     order = rng.permutation(n)  # row r of the output is the avatar of individual order[r]
     idx, w = idx[order], w[order]
     if synthesis == "full":
-        numeric = _mix(enc.numeric, idx, w)
+        mixed = _mix(enc.numeric, idx, w)
     else:
-        numeric = projection.numeric_from_coordinates(_mix(coords, idx, w))
+        mixed = projection.numeric_from_coordinates(_mix(coords, idx, w))
     codes = _decode(projection, enc, idx, w, categorical_decoding, rng)
     del idx, w, enc
-    avatars = projection._assemble(numeric, codes)
+    avatars = projection._assemble(mixed, codes)
     if passthrough:
         avatars = _with_passthrough(backend, df, avatars, passthrough, order)
     pairing = np.empty(n, dtype=np.int64)
@@ -297,6 +302,7 @@ def avatarize(
     synthesis: Synthesis = "full",
     categorical_decoding: Decoding = "draw",
     keep_identifiers: Sequence[Any] | None = None,
+    numeric: Sequence[Any] | None = None,
 ) -> Any:
     """The avatar table of ``df``: same type, columns, dtypes and row count; rows shuffled.
 
@@ -305,5 +311,6 @@ def avatarize(
     gen = generate(
         df, k=k, ncp=ncp, seed=seed, categorical=categorical, synthesis=synthesis,
         categorical_decoding=categorical_decoding, keep_identifiers=keep_identifiers,
+        numeric=numeric,
     )  # fmt: skip
     return gen.avatars

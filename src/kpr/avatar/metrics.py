@@ -8,11 +8,17 @@ table re-projected into it (after rounding):
 * local cloaking: per individual, the number of OTHER avatars at most as far
   from it as its own avatar (an avatar at the same distance, a tie, counts: the
   own avatar is then not singled out);
-* hidden rate: share of individuals with a local cloaking of at least 1, i.e.
-  whose own avatar is not strictly the nearest.
+* hidden rate: the expected share of individuals whose nearest avatar is not their
+  own when ties are broken at random: an individual with c other avatars strictly
+  closer than its own counts 1 when c > 0, else t / (t + 1), t being the other
+  avatars at exactly its own avatar's distance. It is the published rule (ties
+  broken by row index) averaged over every order of the avatar rows, so it does
+  not depend on the order.
 
 Distances equal up to a relative 1e-9 are ties, so floating-point noise between
-two ways of computing one distance cannot flip the answer.
+two ways of computing one distance cannot flip the answer. The same counts serve
+kpr's avatars (:func:`cloaking_of`) and anyone's avatars with a pairing
+(:func:`cloaking`, used by ``distance_metrics(..., pairing=...)``).
 
 Correct links (:func:`correct_links`): of the individuals a KPR attack links to a
 unique approaching avatar, those whose avatar it really is.
@@ -36,44 +42,85 @@ from kpr.pairing import count_correct
 _TIE = 1e-9
 
 
-def _own_distance(gen: Generation) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Original coordinates, avatar coordinates, and each individual's distance to its avatar."""
-    orig = gen.projection.coordinates
-    av = gen.avatar_coordinates
-    own = np.sqrt(((orig - av[gen.pairing]) ** 2).sum(axis=1))
-    return orig, av, own
-
-
 def locality_order(points: np.ndarray) -> np.ndarray:
     """An order in which nearby points come together (a k-d tree's leaf order): querying
     in it reuses the same tree nodes from one query to the next, which is much faster."""
     return np.asarray(cKDTree(points, balanced_tree=False, compact_nodes=False).indices)
 
 
-def local_cloaking(gen: Generation) -> np.ndarray:
-    """Per individual, the number of other avatars at most as far from it as its own."""
-    orig, av, own = _own_distance(gen)
-    order = locality_order(orig)
-    radius = own[order] * (1.0 + _TIE) + 1e-12
-    found = cKDTree(av).query_ball_point(orig[order], r=radius, return_length=True, workers=-1)
-    counts = np.empty(orig.shape[0], dtype=np.int64)
-    # The own avatar is always within the radius: it is not counted.
-    counts[order] = np.maximum(np.asarray(found, dtype=np.int64) - 1, 0)
+@dataclass(frozen=True)
+class Cloaking:
+    """Per individual with an avatar: the other avatars at most as far from it as its
+    own (its local cloaking, ties counting) and those strictly closer."""
+
+    at_most: np.ndarray
+    closer: np.ndarray
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """Probability that the individual's nearest avatar is not its own, ties broken
+        at random: 1 when another avatar is strictly closer, else t / (t + 1)."""
+        ties = (self.at_most - self.closer).astype(np.float64)
+        return np.where(self.closer > 0, 1.0, ties / (ties + 1.0))
+
+    @property
+    def hidden_rate(self) -> float:
+        """Expected percentage of individuals whose nearest avatar is not their own."""
+        return float(100.0 * self.hidden.mean()) if self.at_most.size else float("nan")
+
+    @property
+    def median(self) -> float:
+        """Median local cloaking."""
+        return float(np.median(self.at_most)) if self.at_most.size else float("nan")
+
+
+def _within(tree: cKDTree, points: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    if points.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = locality_order(points)
+    found = tree.query_ball_point(points[order], r=radius[order], return_length=True, workers=-1)
+    counts = np.empty(points.shape[0], dtype=np.int64)
+    counts[order] = np.asarray(found, dtype=np.int64)
     return counts
 
 
-def hidden_rate(gen: Generation | np.ndarray) -> float:
-    """Percentage of individuals whose own avatar is not strictly their nearest (another
-    avatar is as close or closer; higher = safer). Takes a generation or its local
-    cloaking."""
-    values = gen if isinstance(gen, np.ndarray) else local_cloaking(gen)
-    return float(100.0 * (values > 0).mean())
+def cloaking(original: np.ndarray, avatars: np.ndarray, pairing: np.ndarray) -> Cloaking:
+    """The counts of :class:`Cloaking` from coordinates in one space: ``original`` (n, d),
+    ``avatars`` (m, d) and ``pairing[i]``, the avatar row of individual ``i`` (individuals
+    with -1 have no avatar and are left out)."""
+    rows = np.flatnonzero(np.asarray(pairing) >= 0)
+    orig = original[rows]
+    own = np.sqrt(((orig - avatars[np.asarray(pairing)[rows]]) ** 2).sum(axis=1))
+    tree = cKDTree(avatars)
+    # the own avatar is always within the upper radius (not counted) and never within
+    # the lower one; an own distance of 0 leaves nothing strictly closer
+    at_most = np.maximum(_within(tree, orig, own * (1.0 + _TIE) + 1e-12) - 1, 0)
+    lower = own * (1.0 - _TIE) - 1e-12
+    closer = np.where(lower > 0, _within(tree, orig, np.maximum(lower, 0.0)), 0)
+    return Cloaking(at_most, np.minimum(closer, at_most))
 
 
-def median_local_cloaking(gen: Generation | np.ndarray) -> float:
+def cloaking_of(gen: Generation) -> Cloaking:
+    """The cloaking counts of a generation, in its projection."""
+    return cloaking(gen.projection.coordinates, gen.avatar_coordinates, gen.pairing)
+
+
+def local_cloaking(gen: Generation) -> np.ndarray:
+    """Per individual, the number of other avatars at most as far from it as its own."""
+    return cloaking_of(gen).at_most
+
+
+def hidden_rate(gen: Generation | Cloaking) -> float:
+    """Expected percentage of individuals whose own avatar is not their nearest, ties
+    broken at random (higher = safer). Takes a generation or its :class:`Cloaking`."""
+    return (gen if isinstance(gen, Cloaking) else cloaking_of(gen)).hidden_rate
+
+
+def median_local_cloaking(gen: Generation | Cloaking | np.ndarray) -> float:
     """Median local cloaking (the paper's summary: above ~5 is considered protective)."""
-    values = gen if isinstance(gen, np.ndarray) else local_cloaking(gen)
-    return float(np.median(values))
+    if isinstance(gen, np.ndarray):
+        return float(np.median(gen))
+    return (gen if isinstance(gen, Cloaking) else cloaking_of(gen)).median
 
 
 def correct_links(linked: Any, pairing: np.ndarray) -> int:
@@ -164,6 +211,7 @@ def utility(
     categorical: Sequence[Any] | None = None,
     *,
     bins: int = 20,
+    numeric: Sequence[Any] | None = None,
 ) -> Utility:
     """Compare each column's distribution, and the numeric correlations, of two tables.
 
@@ -184,7 +232,7 @@ def utility(
         raise InputError("original and avatars must both be polars or both be pandas tables")
     if bins < 2:
         raise InputError(f"bins must be >= 2, got {bins}")
-    roles = column_roles(backend, original, categorical)
+    roles = column_roles(backend, original, categorical, numeric)
     names = tb.column_names(original)
     absent = [c for c in names if c not in set(tb.column_names(avatars))]
     if absent:

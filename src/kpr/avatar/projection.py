@@ -171,13 +171,25 @@ class Projection:
     _empty_templates: dict[Any, Any]
 
     @classmethod
-    def fit(cls, df: Any, ncp: int = 5, categorical: Sequence[Any] | None = None) -> Projection:
-        """Fit the space on a polars or pandas table; ``coordinates`` holds its rows' positions."""
-        return cls._fit(df, ncp, categorical)[0]
+    def fit(
+        cls,
+        df: Any,
+        ncp: int = 5,
+        categorical: Sequence[Any] | None = None,
+        numeric: Sequence[Any] | None = None,
+    ) -> Projection:
+        """Fit the space on a polars or pandas table; ``coordinates`` holds its rows'
+        positions. ``categorical`` and ``numeric`` declare column roles (see
+        :func:`kpr.avatar.roles.column_roles`)."""
+        return cls._fit(df, ncp, categorical, numeric)[0]
 
     @classmethod
     def _fit(
-        cls, df: Any, ncp: int, categorical: Sequence[Any] | None
+        cls,
+        df: Any,
+        ncp: int,
+        categorical: Sequence[Any] | None,
+        numeric_names: Sequence[Any] | None = None,
     ) -> tuple[Projection, Encoded]:
         """:meth:`fit`, also returning the coded table (the generator mixes coded rows)."""
         backend = tb.frame_backend(df)
@@ -186,7 +198,7 @@ class Projection:
         names = tb.column_names(df)
         if n == 0 or not names:
             raise InputError("the table is empty; give a table with at least one row and column")
-        roles = column_roles(backend, df, categorical)
+        roles = column_roles(backend, df, categorical, numeric_names)
         if all(r == "empty" for r in roles.values()):
             raise InputError("every column is entirely missing; there is nothing to project")
 

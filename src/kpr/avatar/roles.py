@@ -127,25 +127,44 @@ class Roles:
         )
 
 
+def declared_names(
+    names: Sequence[Any], categorical: Sequence[Any] | None, numeric: Sequence[Any] | None
+) -> tuple[list[Any], list[Any]]:
+    """The columns declared categorical and numeric (a single name may be a string),
+    checked: each must be a column, and none declared both."""
+    out = []
+    for label, value in (("categorical", categorical), ("numeric", numeric)):
+        declared = [value] if isinstance(value, str) else list(value or [])
+        unknown = [c for c in declared if c not in names]
+        if unknown:
+            raise InputError(
+                f"{label} names unknown column(s) {unknown}; use names from the table's columns"
+            )
+        out.append(declared)
+    both = [c for c in out[0] if c in out[1]]
+    if both:
+        raise InputError(
+            f"column(s) {both} are declared both categorical and numeric; declare each once"
+        )
+    return out[0], out[1]
+
+
 def column_roles(
-    backend: tb.Backend, df: Any, categorical: Sequence[Any] | None = None
+    backend: tb.Backend,
+    df: Any,
+    categorical: Sequence[Any] | None = None,
+    numeric: Sequence[Any] | None = None,
 ) -> dict[Any, Role]:
     """Decide, for each column, numeric / categorical / empty (entirely missing).
 
     Categorical: declared in ``categorical``, or a non-numeric dtype (strings,
     categoricals, booleans...), or numeric with at most
-    :data:`CATEGORICAL_MAX_DISTINCT` distinct values. Temporal columns count as
-    numeric (their integer timestamps).
+    :data:`CATEGORICAL_MAX_DISTINCT` distinct values unless declared in ``numeric``
+    (a 1-10 score can stay a number). Temporal columns count as numeric (their
+    integer timestamps). A column declared numeric must hold numbers.
     """
     names = tb.column_names(df)
-    declared = list(categorical) if categorical is not None else []
-    if isinstance(categorical, str):
-        declared = [categorical]
-    unknown = [c for c in declared if c not in names]
-    if unknown:
-        raise InputError(
-            f"categorical names unknown column(s) {unknown}; use names from the table's columns"
-        )
+    declared, numbers = declared_names(names, categorical, numeric)
     roles: dict[Any, Role] = {}
     for name in names:
         s = tb.get_column(df, name)
@@ -156,11 +175,19 @@ def column_roles(
         # kpr's kind rule first (numbers, durations, dates); the projection also
         # carries times of day as numbers
         facts = series_facts(s)
-        numeric = decide_kind(facts).binned or (
+        is_number = decide_kind(facts).binned or (
             facts.type_class is TypeClass.OTHER and ctype.numeric
         )
-        if name in declared or not numeric:
+        if name in numbers and not is_number:
+            raise InputError(
+                f"column {name!r} is declared numeric but holds {s.dtype} values, not "
+                "numbers; remove it from --numeric (numeric=)"
+            )
+        if name in declared or not is_number:
             roles[name] = "categorical"
+            continue
+        if name in numbers:
+            roles[name] = "numeric"
             continue
         values = tb.to_float(backend, s)
         distinct = np.unique(values[~np.isnan(values)]).size
@@ -193,6 +220,7 @@ def decide_roles(
     df: Any,
     categorical: Sequence[Any] | None = None,
     keep_identifiers: Collection[Any] = (),
+    numeric: Sequence[Any] | None = None,
 ) -> Roles:
     """Every column's role and the reason (see the module docstring). Raises nothing
     about identifiers: call :meth:`Roles.check` to refuse them."""
@@ -202,8 +230,8 @@ def decide_roles(
         raise InputError(
             f"keep-identifiers names unknown column(s) {unknown}; use names from the table"
         )
-    base = column_roles(backend, df, categorical)
-    declared = set([categorical] if isinstance(categorical, str) else (categorical or []))
+    base = column_roles(backend, df, categorical, numeric)
+    declared, numbers = declared_names(names, categorical, numeric)
     n = tb.n_rows(df)
     out = []
     for name in names:
@@ -219,7 +247,11 @@ def decide_roles(
         counts = f"{distinct:,} distinct values"
         flags: list[str] = []
         if role == "numeric":
-            reason = f"numeric dtype {dtype}, {counts} (> {CATEGORICAL_MAX_DISTINCT})"
+            reason = (
+                f"declared numeric, dtype {dtype}, {counts}"
+                if name in numbers
+                else f"numeric dtype {dtype}, {counts} (> {CATEGORICAL_MAX_DISTINCT})"
+            )
             values = tb.to_float(backend, s)
             if tb.column_type(backend, s).integer and _looks_like_code(name, values):
                 flags.append(

@@ -11,7 +11,7 @@ reports
   attacked through the same avatars (``kpr.evaluate(control=...)``'s, bit for
   bit: the same function, seeded with the run's seed);
 * the pairing-based metrics of the Avatar paper: hidden rate and median local
-  cloaking (authors' definitions: ties count as closer);
+  cloaking (ties count in the cloaking, broken at random in the hidden rate);
 * correct links: of the individuals the attack links, those linked to their own
   avatar (kpr made the avatars, so it knows the pairing), and the
   re-identification rate 100 x correct / n;
@@ -44,9 +44,9 @@ from kpr.avatar import _table as tb
 from kpr.avatar.distance import distance_metrics
 from kpr.avatar.generator import Generation, generate
 from kpr.avatar.metrics import (
+    cloaking_of,
     correct_links,
     hidden_rate,
-    local_cloaking,
     median_local_cloaking,
     utility,
 )
@@ -120,6 +120,7 @@ class _Plan:
     keep_identifiers: list[str] = field(default_factory=list)
     control_subsets: int = DEFAULT_SUBSETS
     roles: dict[str, Any] | None = None
+    numeric: list[str] = field(default_factory=list)
 
 
 def _plan(
@@ -134,6 +135,7 @@ def _plan(
     ncp: object,
     keep_identifiers: Iterable[str] | None = None,
     control_subsets: object = DEFAULT_SUBSETS,
+    numeric: Iterable[str] | None = None,
 ) -> _Plan:
     """Check everything before the first (slow) generation, each problem in one line."""
     attack = make_attack(known, tolerance)
@@ -149,7 +151,8 @@ def _plan(
     tb.frame_backend(original)  # a polars or pandas table, else one clear InputError
     names = [str(c) for c in tb.column_names(original)]
     check_columns(names, attack.known, "original")
-    check_columns(names, cats, "original")
+    nums = [numeric] if isinstance(numeric, str) else list(numeric or [])
+    check_columns(names, cats + nums, "original")
     n = tb.n_rows(original)
     if n < 2:
         raise InputError(
@@ -162,9 +165,13 @@ def _plan(
         check_columns([str(c) for c in tb.column_names(control)], attack.known, "control")
     # A column the user declares categorical is compared as categorical by the attack too.
     kinds = {c: "categorical" for c in cats if c in attack.known}
+    kinds.update({c: "numeric" for c in nums if c in attack.known})
     keep = [keep_identifiers] if isinstance(keep_identifiers, str) else list(keep_identifiers or [])
     subsets = int(control_subsets)  # type: ignore[call-overload]  # checked above
-    return _Plan(original, control, attack.known, kinds, checked_ks, cats, inputs, keep, subsets)
+    return _Plan(
+        original, control, attack.known, kinds, checked_ks, cats, inputs, keep, subsets,
+        numeric=nums,
+    )  # fmt: skip
 
 
 def _label(table: Any, role: str) -> str:
@@ -191,18 +198,19 @@ def _run(
     gen = generate(
         plan.original, k=k, ncp=ncp, seed=seed, categorical=plan.categorical, synthesis=synthesis,
         categorical_decoding=decoding, keep_identifiers=plan.keep_identifiers,
+        numeric=plan.numeric,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     if plan.roles is None and gen.roles is not None:
         plan.roles = gen.roles.to_dict()
     step(_STEPS[1])
-    cloaking = local_cloaking(gen)
+    cloaking = cloaking_of(gen)
     distance = distance_metrics(
         _fitted_columns(plan.original, gen), gen.avatars, _holdout(plan.control, gen),
         projection=gen.projection,
     )  # fmt: skip
     step(_STEPS[2])
-    use = utility(plan.original, gen.avatars, plan.categorical)
+    use = utility(plan.original, gen.avatars, plan.categorical, numeric=plan.numeric)
     step(_STEPS[3])
     prepared = load(plan.original, gen.avatars, plan.known, kinds=plan.kinds, materialize=True)
     result = evaluate_loaded(prepared, plan.known, tolerance=tolerance)
@@ -316,6 +324,7 @@ def sweep(
     categorical_decoding: Decoding = "draw",
     keep_identifiers: Iterable[str] | None = None,
     control_subsets: int = DEFAULT_SUBSETS,
+    numeric: Iterable[str] | None = None,
 ) -> SweepOverK:
     """KPR, pairing metrics and utility of the avatars of ``original`` for each k.
 
@@ -323,8 +332,9 @@ def sweep(
     Each k is generated ``repeats`` times with seeds ``seed``, ``seed + 1``, ...; the
     KPR of a run equals ``kpr.evaluate(original, generate(original, k=k, seed=s,
     ...).avatars, known)``. Columns in ``categorical`` are categorical both for the
-    generator and for the attack. ``progress(done, total, label)`` is called before
-    each step. ``categorical_decoding`` and ``keep_identifiers`` as in
+    generator and for the attack; columns in ``numeric`` stay numeric for both (a 1-10
+    score the generator would otherwise treat as categories). ``progress(done, total,
+    label)`` is called before each step. ``categorical_decoding`` and ``keep_identifiers`` as in
     :func:`kpr.avatar.generate`.
 
     With ``control`` (individuals not used to make the avatars), each run also holds
@@ -335,7 +345,7 @@ def sweep(
     tolerance = make_attack(known, tolerance).tolerance
     plan = _plan(
         original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
-        keep_identifiers, control_subsets,
+        keep_identifiers, control_subsets, numeric,
     )  # fmt: skip
     return _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
@@ -362,13 +372,14 @@ def tune(
     keep_identifiers: Iterable[str] | None = None,
     control: Any = None,
     control_subsets: int = DEFAULT_SUBSETS,
+    numeric: Iterable[str] | None = None,
 ) -> TuneResult:
     """The smallest k of ``ks`` whose KPR lower bound (``confidence`` interval; with
     repeats, the lowest over them) reaches ``target`` percent, with its utility.
 
     The ks are evaluated in increasing order and the search stops at the first that
-    reaches the target: KPR usually, but not necessarily, rises with k, so a larger k
-    is not promised to reach it too. ``result.k`` is None when none does; then
+    reaches the target: nothing makes the KPR rise with k (the sweep measures it), so a
+    larger k is not promised to reach it too. ``result.k`` is None when none does; then
     ``result.message`` gives the highest lower bound reached. The avatars measured for
     the picked k are those of ``avatarize(original, k=k, seed=seed, ...)``. ``control``
     and ``control_subsets`` add the size-fair control comparison as in :func:`sweep`
@@ -378,7 +389,7 @@ def tune(
     tolerance = make_attack(known, tolerance).tolerance
     plan = _plan(
         original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
-        keep_identifiers, control_subsets,
+        keep_identifiers, control_subsets, numeric,
     )  # fmt: skip
     result = _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,

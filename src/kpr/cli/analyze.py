@@ -85,11 +85,14 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
         "",
         "Baselines",
     ]
-    w = result.worst_case
+    w = result.original_published
     lines += [
-        f"  original published (worst case)  {format_rate(w.rate):>9}  (CI {_ci(w)});"
-        f"  avatars minus worst case: {a.rate - w.rate:+.2f} points",
+        f"  worst case (every unique original linked)  {format_rate(result.worst_case):>9};"
+        f"  avatars minus worst case: {a.rate - result.worst_case:+.2f} points",
         f"    {result.worst_case_explanation}",
+        f"  original published as is  {format_rate(w.rate):>9}  (CI {_ci(w)});"
+        f"  avatars minus original published: {a.rate - w.rate:+.2f} points",
+        f"    {result.original_published_explanation}",
     ]
     c = result.control
     if c is None:
@@ -241,7 +244,7 @@ def analyze_command(
 ) -> None:
     """Which known variables put individuals at risk: the rate of every subset of the
     CANDIDATES, each variable's contribution, the Wilson interval, the control and
-    worst-case baselines, and the rate across tolerances.
+    the original published as is, the worst case, and the rate across tolerances.
 
     \b
     Examples:

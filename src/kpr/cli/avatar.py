@@ -53,7 +53,13 @@ generator_options = options(
         multiple=True,
         help="Columns to treat as categorical (comma-separated; e.g. integer codes), "
         "by the generator and by the attack. Non-numeric columns already are, and the "
-        "generator treats numbers with <= 10 distinct values so too.",
+        "generator treats numbers with <= 10 distinct values so too (unless --numeric).",
+    ),
+    click.option(
+        "--numeric",
+        multiple=True,
+        help="Numeric columns to keep numeric (comma-separated; e.g. a 1-10 score), by the "
+        "generator and by the attack, whatever their number of distinct values.",
     ),
     click.option(
         "--synthesis",
@@ -111,8 +117,9 @@ def drop_columns(frame: pl.DataFrame, drop: list[str], label: str) -> pl.DataFra
     type=whole("--k", 1),
     default=20,
     show_default=True,
-    help="Neighbours mixed into each avatar (>= 1, fewer than the rows): higher protects "
-    "more, keeps less detail.",
+    help="Neighbours mixed into each avatar (>= 1, fewer than the rows): a larger k "
+    "averages more neighbours per avatar and keeps less detail; what it does to the KPR "
+    "of your table, measure with `kpr sweep`.",
 )
 @click.option(
     "--seed",
@@ -142,6 +149,7 @@ def avatarize_command(
     roles_out: Path | None,
     ncp: int,
     categorical: tuple[str, ...],
+    numeric: tuple[str, ...],
     synthesis: str,
     decoding: str,
     drop: tuple[str, ...],
@@ -175,7 +183,7 @@ def avatarize_command(
         step(f"generating {frame.height:,} avatars (k={k})")
         gen = generate(
             frame, k=k, ncp=ncp, seed=seed, categorical=cats, synthesis=cast(Synthesis, synthesis),
-            categorical_decoding=cast(Decoding, decoding),
+            categorical_decoding=cast(Decoding, decoding), numeric=split_names(numeric),
             keep_identifiers=split_names(keep_identifiers),
         )  # fmt: skip
         step(f"writing {output}")
@@ -229,6 +237,18 @@ def _check_json_output(path: Path, option: str) -> None:
     multiple=True,
     help="Columns to treat as categorical (comma-separated; e.g. integer codes).",
 )
+@click.option(
+    "--numeric",
+    multiple=True,
+    help="Numeric columns to keep numeric (comma-separated; e.g. a 1-10 score) although "
+    "they have <= 10 distinct values.",
+)
+@click.option(
+    "--pairing",
+    type=click.Path(path_type=str),
+    help="Which SYNTHETIC row each ORIGINAL row became (CSV or Parquet with original_row "
+    "and avatar_row): adds the hidden rate and the median local cloaking.",
+)
 @CSV
 @FORMAT
 def distance_command(
@@ -237,6 +257,8 @@ def distance_command(
     holdout: str | None,
     ncp: int,
     categorical: tuple[str, ...],
+    numeric: tuple[str, ...],
+    pairing: str | None,
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -244,7 +266,8 @@ def distance_command(
 ) -> None:
     """How close the rows of any SYNTHETIC table sit to the real records of ORIGINAL:
     share of exact copies, median distance to the closest record (DCR) and median
-    nearest/second-nearest ratio (NNDR), in the FAMD space fitted on ORIGINAL.
+    nearest/second-nearest ratio (NNDR), in the FAMD space fitted on ORIGINAL; with
+    --pairing, the hidden rate and local cloaking of the Avatar method.
 
     \b
     Example:
@@ -264,5 +287,8 @@ def distance_command(
     if holdout is not None:
         labels = (f"original {original}", f"holdout {holdout}")
         held = read_like(frame, holdout, labels, categorical=cats, csv=csv, role="holdout")
-    result = distance_metrics(frame, other, held, ncp=ncp, categorical=cats)
+    result = distance_metrics(
+        frame, other, held, ncp=ncp, categorical=cats, numeric=split_names(numeric),
+        pairing=pairing,
+    )  # fmt: skip
     emit(fmt, result.to_json, result.text)

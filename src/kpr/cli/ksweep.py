@@ -146,6 +146,7 @@ def sweep_command(
     report: Path | None,
     ncp: int,
     categorical: tuple[str, ...],
+    numeric: tuple[str, ...],
     synthesis: str,
     decoding: str,
     drop: tuple[str, ...],
@@ -185,6 +186,7 @@ def sweep_command(
             ncp=ncp, tolerance=tolerance, categorical=cats, progress=progress,
             synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
             keep_identifiers=split_names(keep_identifiers), control_subsets=control_subsets,
+            numeric=split_names(numeric),
         )  # fmt: skip
     result.inputs = {"original": original, **({"control": control} if control else {})}
     if report is not None:
@@ -225,6 +227,7 @@ def tune_command(
     ks: str,
     ncp: int,
     categorical: tuple[str, ...],
+    numeric: tuple[str, ...],
     synthesis: str,
     decoding: str,
     drop: tuple[str, ...],
@@ -237,9 +240,9 @@ def tune_command(
     utility. Exit code 1 when no k of --ks reaches it (a failed gate).
 
     The ks are tried in increasing order and the search stops at the first that reaches
-    the target; KPR usually rises with k, but nothing guarantees it, so larger ks are
-    not evaluated nor promised to reach it. With --repeats, the lowest lower bound of
-    the repeats must reach it.
+    the target; nothing makes the KPR rise with k (measure it with `kpr sweep`), so
+    larger ks are not evaluated nor promised to reach it. With --repeats, the lowest
+    lower bound of the repeats must reach it.
 
     \b
     Example:
@@ -256,14 +259,15 @@ def tune_command(
             frame, names, target=target, ks=wanted, repeats=repeats, seed=seed, ncp=ncp,
             tolerance=tolerance, categorical=cats, progress=progress,
             synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
-            keep_identifiers=split_names(keep_identifiers),
+            keep_identifiers=split_names(keep_identifiers), numeric=split_names(numeric),
         )  # fmt: skip
     result.sweep.inputs = {"original": original}
     reproduce = ""
     if result.k is not None:
         params: dict[str, object] = {
             "--ncp": ncp, "--synthesis": synthesis, "--categorical-decoding": decoding,
-            "--categorical": categorical, "--drop": drop, "--keep-identifiers": keep_identifiers,
+            "--categorical": categorical, "--numeric": numeric, "--drop": drop,
+            "--keep-identifiers": keep_identifiers,
         }  # fmt: skip
         reading = {"--delimiter": delimiter, "--encoding": encoding, "--na-value": na_value}
         reproduce = reproduce_command(original, result.k, seed, params, reading)

@@ -170,12 +170,10 @@ def _control_lines(rows: list[SweepRow], conf: str) -> list[str]:
             f"{format_rate(c['control_kpr_at_size'])}; control minus original "
             f"{c['difference']:+.2f} points ({conf} {span['low']:+.2f} to {span['high']:+.2f})"
         )
+        lines.append(f"    {c['verdict']}")
     shared = next((r.control_dict() for r in rows if r.controls), None)
     if shared is not None and shared["shared_rows"]:
-        lines.append(
-            f"  warning: {shared['shared_rows']:,} control rows "
-            f"({100 * shared['shared_share']:.1f} %) are also rows of the original: remove them"
-        )
+        lines.append(f"  note: {shared['shared_sentence']}")
     return lines
 
 
@@ -249,7 +247,7 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
     if row is not None:
         lines += [
             "",
-            "KPR usually rises with k but is not guaranteed to: check the table you publish.",
+            "Nothing makes the KPR rise with k: check the table you publish.",
             f"The table measured for k = {row.k}"
             + (f" (first repeat, seed {result.sweep.seed}):" if result.sweep.repeats > 1 else ":"),
             f"  {reproduce}",

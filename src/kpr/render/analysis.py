@@ -84,11 +84,12 @@ def render_analysis(
             "inputs names the original, the avatar and optionally the control tables: "
             "give two or three labels"
         )
-    a, w, c = result.attack, result.worst_case, result.control
+    a, w, c = result.attack, result.original_published, result.control
+    floor = result.worst_case
     bars = [
         plots.RateBar("Avatars (real rate)", a.rate, *a.interval, color=plots.BLUE),
-        plots.RateBar("Original published (worst case)", w.rate, *w.interval,
-                      color=plots.VERMILLION),
+        plots.RateBar("Original published as is", w.rate, *w.interval, color=plots.VERMILLION),
+        plots.RateBar("Worst case (all of U linked)", floor, floor, floor, color=plots.GREY),
     ]  # fmt: skip
     if c is not None:
         bars.append(
@@ -99,8 +100,8 @@ def render_analysis(
         bars,
         "kprb",
         title="The same attack against each table",
-        label="Bar chart comparing the protection rate of the avatars with the worst case "
-        "(the original published)" + (" and the control individuals" if c else "") + ".",
+        label="Bar chart comparing the protection rate of the avatars with the original "
+        "published as is, the worst case" + (" and the control individuals" if c else "") + ".",
     )
     parts = [headline_section(result, labels), baselines_section(result, baseline_svg)]
     s = result.sweep
@@ -169,8 +170,12 @@ def repr_analysis(result: AnalysisResult, top: int = 5) -> str:
     a = result.attack
     rows = [["the avatars", names_html(a.known), *_rate_cells(a)]]
     rows.append(
-        ["worst case (the originals)", names_html(a.known), *_rate_cells(result.worst_case)]
+        ["original published as is", names_html(a.known), *_rate_cells(result.original_published)]
     )
+    rows.append(
+        ["worst case (all of U linked)", names_html(a.known), esc(format_rate(result.worst_case)),
+         "", count_text(a.unique_originals)]
+    )  # fmt: skip
     if result.control is not None:
         rows.append(["control", names_html(a.known), *_rate_cells(result.control.control)])
     if result.sweep is not None:

@@ -79,10 +79,11 @@ def headline_section(result: AnalysisResult, inputs: Sequence[str]) -> str:
     )
 
 
-def _card(kind: str, tone: str, rate: AttackRate | None, what: str, explain: str) -> str:
-    value = esc(format_rate(rate.rate)) if rate is not None else "&ndash;"
-    data = f' data-kpr-value="{rate.rate!r}"' if rate is not None else ""
-    css = f"tone-{tone}" if rate is not None else "absent"
+def _card(kind: str, tone: str, rate: AttackRate | float | None, what: str, explain: str) -> str:
+    number = rate.rate if isinstance(rate, AttackRate) else rate
+    value = esc(format_rate(number)) if number is not None else "&ndash;"
+    data = f' data-kpr-value="{number!r}"' if number is not None else ""
+    css = f"tone-{tone}" if number is not None else "absent"
     return (
         f'  <li class="{css}" data-kpr-baseline="{kind}"{data}><span class="num">{value}</span>'
         f'<span class="what">{what}</span><span class="explain">{explain}</span></li>'
@@ -90,7 +91,7 @@ def _card(kind: str, tone: str, rate: AttackRate | None, what: str, explain: str
 
 
 def baselines_section(result: AnalysisResult, svg: str) -> str:
-    a, w, c = result.attack, result.worst_case, result.control
+    a, w, c = result.attack, result.original_published, result.control
     conf = _conf(a)
     cards = [
         _card(
@@ -99,9 +100,15 @@ def baselines_section(result: AnalysisResult, svg: str) -> str:
             "individuals linked",
         ),
         _card(
-            "worst-case", "vermillion", w, "Original published as is: the worst case",
-            f"{conf} interval {interval_text(w)}; avatars minus worst case: "
+            "original-published", "vermillion", w, "Original published as is",
+            f"{conf} interval {interval_text(w)}; avatars minus original published: "
             f'<span class="delta">{a.rate - w.rate:+.2f} points</span>',
+        ),
+        _card(
+            "worst-case", "grey", result.worst_case, "Worst case: every member of U linked",
+            f"100 &times; (1 &minus; |U|/n), |U| = {count_text(a.unique_originals)}; avatars "
+            f'minus worst case: <span class="delta">{a.rate - result.worst_case:+.2f} points'
+            "</span>",
         ),
     ]  # fmt: skip
     if c is None:
@@ -140,6 +147,7 @@ def baselines_section(result: AnalysisResult, svg: str) -> str:
 {chr(10).join(cards)}
  </ul>
  <p>{esc(result.worst_case_explanation)}</p>
+ <p>{esc(result.original_published_explanation)}</p>
  <p>{control_text}</p>
  <figure class="kpr-plot">
 {svg}

@@ -229,6 +229,14 @@ def _table(result: SweepOverK) -> str:
             f"{_number(baseline['median_dcr'], 3)}, median NNDR "
             f"{_number(baseline['median_nndr'], 2)}.</p>"
         )
+    verdicts = [(r.k, r.control_dict()) for r in result.rows]
+    items = "".join(
+        f'<li data-kpr-verdict="{r_k}">k = {r_k}: {esc(c["verdict"])}</li>'
+        for r_k, c in verdicts
+        if c is not None
+    )
+    if items:
+        note += f'\n <ul class="small">{items}</ul>'
     return f"""<div class="table-wrap"><table>
   <thead><tr>{head}</tr></thead>
   <tbody>
@@ -248,10 +256,10 @@ def _explanations(result: SweepOverK) -> str:
  <ul>
 {items}
  </ul>
- <p>Each k is a new random draw of avatars: the KPR usually rises with k, as the source
-  says (an avatar mixes more neighbours, so it sits further from its own individual), but
-  nothing forces it to between two given ks. Check the table you publish with
-  <code>kpr evaluate</code>.</p>
+ <p>Each k is a new random draw of avatars: a larger k mixes more neighbours into each
+  avatar, but nothing makes the KPR rise with it; the sentence at the top says what this
+  sweep measured (rises or falls only when the intervals of the smallest and the largest
+  k do not overlap). Check the table you publish with <code>kpr evaluate</code>.</p>
 </section>"""
 
 

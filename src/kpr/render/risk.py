@@ -60,6 +60,9 @@ class VariableRisk:
     merged: int  # classes per bar (numeric), 1 when none are merged
     score: float | None  # unevenness of the linked over the values; None if nobody is linked
     hotspot: Group | None  # the value holding the most linked beyond its fair share
+    #: one-sided p-value that the hotspot holds that many linked by chance (hypergeometric:
+    #: the linked drawn at random among the originals); None without a hotspot
+    hotspot_p: float | None = None
 
 
 def shorten(label: str, limit: int = MAX_LABEL) -> str:
@@ -67,19 +70,29 @@ def shorten(label: str, limit: int = MAX_LABEL) -> str:
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
+def chance_of_as_many(group: Group, linked: int, n: int) -> float:
+    """P(a group of ``group.originals`` individuals holds at least ``group.linked`` of the
+    ``linked``, were the linked drawn at random among the ``n`` originals): the
+    one-sided hypergeometric test of a hot spot."""
+    from scipy.stats import hypergeom  # lazy: scipy.stats is slow to import
+
+    return float(hypergeom.sf(group.linked - 1, n, linked, group.originals))
+
+
 def _score(
     table: pl.DataFrame, labels: list[Group], linked: int, n: int
-) -> tuple[float | None, Group | None]:
+) -> tuple[float | None, Group | None, float | None]:
     """Total variation distance between how the linked and how all originals
-    spread over the values, and the value with the most linked beyond its share."""
+    spread over the values, the value with the most linked beyond its share, and
+    the chance of that many linked in it (see :func:`chance_of_as_many`)."""
     if linked == 0 or n == 0:
-        return None, None
+        return None, None, None
     originals = table["originals"].to_list()
     linked_per = table["linked"].to_list()
     excess = [lk - o * linked / n for o, lk in zip(originals, linked_per, strict=True)]
     score = sum(max(0.0, e) for e in excess) / linked
-    best = max(range(len(excess)), key=lambda i: excess[i])
-    return score, labels[best]
+    best = labels[max(range(len(excess)), key=lambda i: excess[i])]
+    return score, best, chance_of_as_many(best, linked, n)
 
 
 def _group(label: str, row: dict[str, Any], **extra: Any) -> Group:
@@ -109,7 +122,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
             lower, upper = float(row["lower"]), float(row["upper"])
             label = interval_label(lower, upper, width, date)
             raw.append(_group(label, row, lower=lower, upper=upper))
-    score, hotspot = _score(table, raw, result.linked, result.n)
+    score, hotspot, p = _score(table, raw, result.linked, result.n)
     special = [g for g in raw if g.lower is None]
     regular = table.filter(pl.col("special").is_null())
     merged = 1
@@ -132,7 +145,7 @@ def numeric_risk(result: KprResult, name: str) -> VariableRisk:
             label = interval_label(lower, upper, width, date)
             groups.append(_group(label, row, lower=lower, upper=upper))
     return VariableRisk(
-        name, Kind.NUMERIC, groups, special, None, len(rows), merged, score, hotspot
+        name, Kind.NUMERIC, groups, special, None, len(rows), merged, score, hotspot, p
     )
 
 
@@ -145,7 +158,7 @@ def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> Var
         _group(MISSING_LABEL if v is None else str(v), row, missing=v is None)
         for v, row in zip(values, rows, strict=True)
     ]
-    score, hotspot = _score(table, raw, result.linked, result.n)
+    score, hotspot, p = _score(table, raw, result.linked, result.n)
     ordered = sorted(raw, key=lambda g: (-g.linked, -g.originals, g.label))
     shown, hidden = ordered[:top], ordered[top:]
     rest = None
@@ -157,7 +170,7 @@ def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> Var
             unique_originals=sum(g.unique_originals for g in hidden),
             linked=sum(g.linked for g in hidden),
         )
-    return VariableRisk(name, Kind.CATEGORICAL, shown, [], rest, len(raw), 1, score, hotspot)
+    return VariableRisk(name, Kind.CATEGORICAL, shown, [], rest, len(raw), 1, score, hotspot, p)
 
 
 def variable_risk(result: KprResult, name: str) -> VariableRisk:
@@ -175,12 +188,33 @@ def drivers(risks: list[VariableRisk]) -> list[VariableRisk]:
 
 #: At most this many variables are named by the advice.
 ADVICE_VARIABLES = 3
+#: A hot spot is named when its p-value, times the number of classes looked at
+#: (Bonferroni), is at most this.
+HOTSPOT_LEVEL = 0.05
+
+
+def significant_hotspots(risks: list[VariableRisk]) -> tuple[list[VariableRisk], int]:
+    """The variables whose hot spot holds more linked than chance explains, after a
+    Bonferroni correction over every class of every variable looked at (a hot spot is
+    the most linked class of its variable, so every class was a candidate); riskiest
+    first. Also returns that number of classes."""
+    scored = drivers(risks)
+    classes = sum(r.values for r in scored)
+    found = [
+        r
+        for r in scored
+        if r.hotspot is not None
+        and r.hotspot_p is not None
+        and r.hotspot_p * classes <= HOTSPOT_LEVEL
+    ]
+    return found, classes
+
 
 #: The advice on k, given only for kpr's own avatars (a pairing or an explicit flag).
 ADVICE_K = (
     "These avatars come from kpr's generator: a larger k mixes more neighbours into each "
-    "avatar, but whether it raises the rate on this data is to be measured, not assumed "
-    "(it is often flat): run kpr sweep over several k and read the KPR of each."
+    "avatar, but whether it raises the rate on this data is to be measured, not assumed: "
+    "run kpr sweep over several k and read the KPR of each."
 )
 #: What to do about the variables that drive the risk, whatever made the table.
 ADVICE_ACT = (
@@ -196,18 +230,32 @@ def advice(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: boo
         out = ["Nobody is linked by this attack: nothing to fix for it; other known variables "
                "may still single people out (kpr analyze --candidates)."]  # fmt: skip
     else:
-        ranked = [r for r in drivers(risks or []) if r.hotspot is not None][:ADVICE_VARIABLES]
+        found, classes = significant_hotspots(risks or [])
+        ranked = found[:ADVICE_VARIABLES]
+        overall = 100.0 * result.linked / result.n
+        test = (
+            f"one-sided hypergeometric test, Bonferroni over the {classes:,} classes looked "
+            f"at, {HOTSPOT_LEVEL * 100:g} % level"
+        )
         out = []
         if ranked:
             spots = "; ".join(
                 f"{r.name} {r.hotspot.label}: {r.hotspot.linked:,} of "
-                f"{r.hotspot.originals:,} linked"
+                f"{r.hotspot.originals:,} linked (p = {r.hotspot_p:.2g})"
                 for r in ranked
-                if r.hotspot is not None
+                if r.hotspot is not None and r.hotspot_p is not None
             )
-            out.append(f"The linked individuals concentrate in: {spots}.")
+            out.append(
+                f"The linked individuals concentrate in: {spots}; {overall:.2f} % are linked "
+                f"overall ({test})."
+            )
             out.append(ADVICE_ACT.format(names=", ".join(r.name for r in ranked)))
         else:
+            if risks:
+                out.append(
+                    "No class holds more linked individuals than chance explains "
+                    f"({overall:.2f} % linked overall; {test})."
+                )
             out.append(ADVICE_ACT.format(names="the known variables"))
     if kpr_avatars:
         out.append(ADVICE_K)
@@ -224,7 +272,9 @@ def analysis_advice(result: AnalysisResult, kpr_avatars: bool) -> list[str]:
     elif s is not None and s.contributions:
         top = [c for c in s.contributions if c.mean_decrease > 0][:ADVICE_VARIABLES]
         if top:
-            named = "; ".join(f"{c.variable} ({c.mean_decrease:+.2f} points)" for c in top)
+            named = "; ".join(
+                f"{c.variable} (by {c.mean_decrease:.2f} points on average)" for c in top
+            )
             out.append(f"The variables whose knowledge lowers the rate most: {named}.")
             out.append(ADVICE_ACT.format(names=", ".join(c.variable for c in top)))
     else:

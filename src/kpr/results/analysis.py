@@ -27,8 +27,14 @@ EXPLAIN_METHOD = {
     "individual's value (the source's wording, without classes).",
 }
 EXPLAIN_WORST = (
+    "The lowest rate this attack can give: every one of the {unique:,} individuals whose "
+    "known values are unique in the original linked, 100 x (1 - |U|/n) = {floor}; the "
+    "avatars' {avatars} is {diff:.2f} points above it."
+)
+EXPLAIN_PUBLISHED = (
     "Publishing the original table itself would leave {rate} protected against the same "
-    "attack: a reference point for the avatars' {avatars}."
+    "attack: a reference point for the avatars' {avatars}, not the worst case (an avatar "
+    "table with one record per class profile of U links every member of U)."
 )
 EXPLAIN_CURVE = (
     "The rate at each tolerance; it need not be monotonic, because a wider tolerance both "
@@ -107,7 +113,7 @@ class AnalysisResult:
     tolerance curve and (optionally) the sweep over subsets of candidates."""
 
     attack: AttackRate
-    worst_case: AttackRate
+    original_published: AttackRate  # the same attack with the original as the avatars
     tolerance_curve: list[AttackRate]
     control: ControlComparison | None = None
     sweep: SweepResult | None = None
@@ -126,9 +132,22 @@ class AnalysisResult:
         return claims_sentence(self.attack.linked, self.correct_links, self.attack.n)
 
     @property
+    def worst_case(self) -> float:
+        """The floor of the rate, every member of U linked: 100 * (1 - |U|/n)."""
+        return self.attack.floor
+
+    @property
     def worst_case_explanation(self) -> str:
+        a = self.attack
         return EXPLAIN_WORST.format(
-            rate=format_rate(self.worst_case.rate), avatars=format_rate(self.attack.rate)
+            unique=a.unique_originals, floor=format_rate(a.floor),
+            avatars=format_rate(a.rate), diff=a.rate - a.floor,
+        )  # fmt: skip
+
+    @property
+    def original_published_explanation(self) -> str:
+        return EXPLAIN_PUBLISHED.format(
+            rate=format_rate(self.original_published.rate), avatars=format_rate(self.attack.rate)
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,9 +160,16 @@ class AnalysisResult:
             "attack": a.to_dict(),
             "interval_explanation": EXPLAIN_INTERVAL.format(conf=a.confidence * 100),
             "worst_case": {
-                **self.worst_case.to_dict(),
-                "difference": a.rate - self.worst_case.rate,
+                "kpr": self.worst_case,
+                "n": a.n,
+                "unique_originals": a.unique_originals,
+                "difference": a.rate - self.worst_case,
                 "explanation": self.worst_case_explanation,
+            },
+            "original_published": {
+                **self.original_published.to_dict(),
+                "difference": a.rate - self.original_published.rate,
+                "explanation": self.original_published_explanation,
             },
             "control": None if self.control is None else self.control.to_dict(),
             "tolerance_curve": {

@@ -22,13 +22,65 @@ from kpr.results.rates import AttackRate
 EXPLAIN_CONTROL = (
     "Control individuals were not used to make the avatars, so their rate ({control} at "
     "{size:,} rows) shows what the population structure alone gives any attacker; the "
-    "difference at the same size, {diff:+.2f} points, is the part of the risk the synthesis "
-    "itself creates for the people it was trained on."
+    "difference at the same size, control minus original, measures the risk the synthesis "
+    "adds for the people it was trained on."
 )
 EXPLAIN_SUBSETS = (
     " The rate depends on the table's size, so the {side} is compared through {count} random "
     "subsets of that size, each its own attack, averaged; the interval includes their spread."
 )
+
+
+def excess_links(
+    difference: float, interval: tuple[float, float], size: int
+) -> tuple[int, int, int]:
+    """A difference in points (and its interval) as links among ``size`` individuals."""
+    low, high = interval
+    return round(difference * size / 100.0), round(low * size / 100.0), round(high * size / 100.0)
+
+
+def verdict(
+    difference: float,
+    interval: tuple[float, float],
+    size: int,
+    confidence: float,
+    linked: int,
+    correct: int | None = None,
+) -> str:
+    """The sentence a control difference (control minus original, in points) earns from
+    its interval: no excess detected when it holds 0 (with the most it allows) or lies
+    below; an excess, in claimable links per ``size`` individuals (and, with the
+    original's ``correct`` of ``linked`` links, in correct links), when it lies above."""
+    conf = f"{confidence * 100:g} %"
+    low, high = interval
+    span = f"Its {conf} interval, {low:+.2f} to {high:+.2f} points,"
+    links, lo_links, hi_links = excess_links(difference, interval, size)
+    if low <= 0.0 <= high:
+        return (
+            f"{span} holds 0: no excess risk detected; at most {high:+.2f} points at {conf}, "
+            f"i.e. at most {max(hi_links, 0):,} more claimable links per {size:,} individuals."
+        )
+    if high < 0.0:
+        return (
+            f"{span} lies below 0: the individuals used to make the avatars are linked less "
+            "often than the control: no excess risk detected."
+        )
+    text = (
+        f"{span} lies above 0: an excess risk; the synthesis lets the attacker claim about "
+        f"{links:,} more links per {size:,} individuals than the population structure alone "
+        f"({lo_links:,} to {hi_links:,} at {conf})."
+    )
+    if correct is not None and linked > 0:
+        text += (
+            f" If they are right as often as all links ({correct:,} of {linked:,}), about "
+            f"{round(links * correct / linked):,} of them would be correct (the individual's "
+            "own avatar)."
+        )
+    return text
+
+
+def _unit(x: float) -> float:
+    return min(max(x, 0.0), 1.0)
 
 
 @dataclass(frozen=True)
@@ -48,8 +100,10 @@ class ControlComparison:
     control: AttackRate
     subsets: tuple[AttackRate, ...] = ()  # attacks on subsets of the larger side
     subsampled: Literal["original", "control"] | None = None  # which side they come from
-    shared_rows: int = 0  # control rows whose known values equal an original row's
+    shared_rows: int = 0  # control rows equal to an original row (by value and kind)
     seed: int = 0
+    original_repeats: int = 0  # original rows equal to another original row (same columns)
+    correct_links: int | None = None  # of the original's links, with a pairing
 
     @property
     def size(self) -> int:
@@ -111,18 +165,18 @@ class ControlComparison:
         )  # fmt: skip
 
     @property
-    def residual_risk(self) -> float | None:
-        """anonymeter's residual risk, (attack - control) / (1 - control), with the
-        linked shares at the compared size as the success rates; None when every
-        control individual is linked."""
+    def residual_risk_unclipped(self) -> float | None:
+        """anonymeter's residual risk before clipping, (attack - control) / (1 - control),
+        with the linked shares at the compared size as the success rates; None when every
+        control individual is linked. Negative when the control is linked more often."""
         p_o, p_c = self.original_share, self.control_share
         return None if p_c >= 1.0 else (p_o - p_c) / (1.0 - p_c)
 
     @property
-    def residual_risk_interval(self) -> tuple[float, float] | None:
+    def residual_risk_interval_unclipped(self) -> tuple[float, float] | None:
         """Its interval, propagated from the two sides' Wilson half-widths (and the
         subsets' Monte Carlo error) as anonymeter propagates its errors."""
-        risk = self.residual_risk
+        risk = self.residual_risk_unclipped
         if risk is None:
             return None
         conf = self.original.confidence
@@ -135,21 +189,65 @@ class ControlComparison:
         return risk - error, risk + error
 
     @property
+    def residual_risk(self) -> float | None:
+        """The residual risk clipped to [0, 1], as anonymeter reports a risk."""
+        risk = self.residual_risk_unclipped
+        return None if risk is None else _unit(risk)
+
+    @property
+    def residual_risk_interval(self) -> tuple[float, float] | None:
+        """Its interval, clipped to [0, 1] like the risk."""
+        span = self.residual_risk_interval_unclipped
+        return None if span is None else (_unit(span[0]), _unit(span[1]))
+
+    @property
     def shared_share(self) -> float:
         """Share of the control's rows whose known values equal an original row's."""
         return self.shared_rows / self.control.n
 
     @property
-    def explanation(self) -> str:
-        text = EXPLAIN_CONTROL.format(
-            size=self.size, control=format_rate(self.control_rate), diff=self.difference
+    def original_repeat_share(self) -> float:
+        """Share of the original's rows equal to another original row (on the columns
+        shared rows are counted on): what equal records of different people give."""
+        return self.original_repeats / self.original.n if self.original.n else 0.0
+
+    @property
+    def shared_sentence(self) -> str:
+        """The shared rows against the original's own repeats, and why they are kept."""
+        shared, own = 100 * self.shared_share, 100 * self.original_repeat_share
+        text = (
+            f"{self.shared_rows:,} control rows ({shared:.1f} %) equal a row of the original "
+            f"(compared by value); in the original itself, {own:.1f} % of the rows equal "
+            "another original row. Equal records of different people are expected in real "
+            "populations: keep them (removing them biases the comparison)."
         )
+        if shared > own:
+            text += (
+                " The control repeats original rows more often than the original repeats "
+                "its own: check that it holds no individual used to make the avatars."
+            )
+        return text
+
+    @property
+    def excess_links(self) -> tuple[int, int, int]:
+        """The difference as links among ``size`` individuals: the estimate and its
+        interval's ends (positive: more links on the original than on the control)."""
+        return excess_links(self.difference, self.difference_interval, self.size)
+
+    @property
+    def verdict(self) -> str:
+        """What the difference's interval says, in words generated from its numbers."""
+        return verdict(
+            self.difference, self.difference_interval, self.size, self.original.confidence,
+            self.original.linked, self.correct_links,
+        )  # fmt: skip
+
+    @property
+    def explanation(self) -> str:
+        text = EXPLAIN_CONTROL.format(size=self.size, control=format_rate(self.control_rate))
         if self.subsampled is not None:
             text += EXPLAIN_SUBSETS.format(count=len(self.subsets), side=self.subsampled)
-        low, high = self.difference_interval
-        if low <= 0.0 <= high:
-            text += " Its interval includes 0: no measurable risk is added by the synthesis."
-        return text
+        return f"{text} {self.verdict}"
 
     def summary_lines(self) -> list[str]:
         """The comparison as a few lines of plain text (the CLI and the reports show them)."""
@@ -162,8 +260,9 @@ class ControlComparison:
         )
         lines = [
             f"control individuals {format_rate(self.control.rate)} (n {self.control.n:,}, "
-            f"linked {self.control.linked:,}); rows shared with the original: "
-            f"{self.shared_rows:,} ({100 * self.shared_share:.1f} %)",
+            f"linked {self.control.linked:,}); rows equal to an original row: "
+            f"{self.shared_rows:,} ({100 * self.shared_share:.1f} %; the original repeats "
+            f"{100 * self.original_repeat_share:.1f} % of its own rows)",
             f"compared at n = {self.size:,}: original {format_rate(self.original_rate)}, "
             f"control {format_rate(self.control_rate)}{drawn}",
             f"control minus original: {self.difference:+.2f} points ({conf} CI "
@@ -172,10 +271,15 @@ class ControlComparison:
         risk, interval = self.residual_risk, self.residual_risk_interval
         if risk is not None and interval is not None:
             lines.append(
-                f"residual risk (anonymeter's (attack - control) / (1 - control)): "
-                f"{risk:+.4f} ({conf} CI {interval[0]:+.4f} to {interval[1]:+.4f})"
+                f"residual risk (anonymeter's (attack - control) / (1 - control), clipped to "
+                f"[0, 1]): {risk:.4f} ({conf} CI {interval[0]:.4f} to {interval[1]:.4f})"
             )
         return [*lines, self.explanation]
+
+    def _span(self, span: tuple[float, float] | None) -> dict[str, float] | None:
+        if span is None:
+            return None
+        return {"low": span[0], "high": span[1], "confidence": self.original.confidence}
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.difference_interval
@@ -197,14 +301,13 @@ class ControlComparison:
                 "confidence": self.original.confidence,
             },
             "residual_risk": self.residual_risk,
-            "residual_risk_interval": None
-            if risk_interval is None
-            else {
-                "low": risk_interval[0],
-                "high": risk_interval[1],
-                "confidence": self.original.confidence,
-            },
+            "residual_risk_interval": self._span(risk_interval),
+            "residual_risk_unclipped": self.residual_risk_unclipped,
+            "residual_risk_interval_unclipped": self._span(self.residual_risk_interval_unclipped),
             "shared_rows": self.shared_rows,
             "shared_share": self.shared_share,
+            "original_repeats": self.original_repeats,
+            "original_repeat_share": self.original_repeat_share,
+            "excess_links": dict(zip(("estimate", "low", "high"), self.excess_links, strict=True)),
             "explanation": self.explanation,
         }

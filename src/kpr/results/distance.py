@@ -33,6 +33,33 @@ class Closeness:
         }
 
 
+#: How pairing metrics treat ties (the spec's "Pairing metrics").
+TIE_RULE = (
+    "Hidden rate: the expected share of individuals whose nearest synthetic row is not "
+    "their own when ties are broken at random (c other rows strictly closer: 1 if c > 0, "
+    "else t / (t + 1) with t other rows at exactly the own row's distance); local "
+    "cloaking: other rows at most as far as the own one, ties counting."
+)
+
+
+@dataclass(frozen=True)
+class PairingMetrics:
+    """The Avatar method's pairing metrics, for any synthetic table whose pairing of
+    individuals and rows is known (see ``kpr.avatar.metrics``)."""
+
+    individuals: int  #: individuals with a synthetic row in the pairing
+    hidden_rate: float  #: percent, ties broken at random
+    median_local_cloaking: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "individuals": self.individuals,
+            "hidden_rate": json.finite_or_none(self.hidden_rate),
+            "median_local_cloaking": json.finite_or_none(self.median_local_cloaking),
+            "tie_rule": TIE_RULE,
+        }
+
+
 @dataclass(frozen=True)
 class DistanceMetrics:
     """Closeness of a synthetic table (and of a holdout, the baseline) to the originals."""
@@ -41,6 +68,7 @@ class DistanceMetrics:
     holdout: Closeness | None
     ncp: int
     n_original: int
+    pairing: PairingMetrics | None = None
 
     @property
     def space(self) -> str:
@@ -52,6 +80,7 @@ class DistanceMetrics:
             "space": self.space,
             "synthetic": self.synthetic.to_dict(),
             "holdout": None if self.holdout is None else self.holdout.to_dict(),
+            "pairing": None if self.pairing is None else self.pairing.to_dict(),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -76,4 +105,12 @@ class DistanceMetrics:
         )
         if self.holdout is None:
             lines.append("  Give a holdout (real rows not used to synthesise) for a baseline.")
+        p = self.pairing
+        if p is not None:
+            lines += [
+                f"Pairing metrics over the {p.individuals:,} individuals with a synthetic row:",
+                f"  hidden rate {p.hidden_rate:.2f} %, median local cloaking "
+                f"{p.median_local_cloaking:g}",
+                f"  {TIE_RULE}",
+            ]
         return "\n".join(lines)

@@ -23,7 +23,7 @@ Decoding = Literal["draw", "mode"]
 #: Where the pairing metrics are measured, for reports.
 PAIRING_SPACE = (
     "FAMD space fitted on the originals (its ncp first axes), avatars projected into it; "
-    "ties count as closer"
+    "ties count in the local cloaking and are broken at random in the hidden rate"
 )
 
 EXPLAIN = {
@@ -41,8 +41,10 @@ EXPLAIN = {
     "correct_links": "Correct links: linked individuals whose unique approaching avatar is "
     "really their own (kpr knows the pairing); re-identification rate = 100 x correct / n "
     "(lower = safer). The other linked individuals are claimed wrongly.",
-    "hidden_rate": "Hidden rate: share of individuals whose own avatar is not strictly their "
-    f"nearest (higher = safer); in the {PAIRING_SPACE}.",
+    "hidden_rate": "Hidden rate: expected share of individuals whose nearest avatar is not "
+    "their own, ties broken at random (another avatar strictly closer: hidden; t avatars "
+    f"tied with the own one: hidden with probability t / (t + 1); higher = safer); in the "
+    f"{PAIRING_SPACE}.",
     "median_local_cloaking": "Median local cloaking: median number of other avatars at most "
     "as far from an individual as its own avatar (ties count; higher = safer; the Avatar "
     "paper deems above ~5 protective).",
@@ -58,6 +60,21 @@ EXPLAIN = {
     "correlation_difference": "Correlation difference: mean absolute difference between the "
     "numeric columns' Pearson correlations (lower = more useful).",
 }
+
+
+def trend(a: SweepRow, b: SweepRow) -> Literal["rises", "falls", "flat"]:
+    """How the KPR moves from row ``a`` to row ``b``, as their intervals say: rises when
+    ``b``'s interval lies entirely above ``a``'s, falls when entirely below, else flat."""
+    if b.interval[0] > a.interval[1]:
+        return "rises"
+    if b.interval[1] < a.interval[0]:
+        return "falls"
+    return "flat"
+
+
+def _span(row: SweepRow) -> str:
+    low, high = row.interval
+    return f"{low:.2f} to {high:.2f} %"
 
 
 def ks_text(ks: Sequence[int]) -> str:
@@ -98,29 +115,46 @@ class SweepOverK:
         raise KeyError(f"k={k} is not in this sweep (ks: {self.ks})")
 
     def summary(self) -> str:
-        """One sentence: how the KPR and the mean Hellinger distance move from the smallest
-        to the largest k, and whether the KPR ever drops (beyond its intervals or not)."""
+        """One sentence, generated from the measured intervals: whether the KPR rises,
+        falls or stays flat from the smallest to the largest k (rises only when the last
+        k's interval lies above the first's), any measurable drop between two ks, and
+        how the mean Hellinger distance moves."""
         first, last = self.rows[0], self.rows[-1]
         if len(self.rows) == 1:
             return (
                 f"With k = {first.k}, the KPR is {format_rate(first.kpr)} and the mean "
-                f"Hellinger distance {first.mean_hellinger:.4f}."
+                f"Hellinger distance {first.mean_hellinger:.4f}; one k cannot show how the "
+                "KPR moves with k."
             )
-        moves = "rises" if last.kpr > first.kpr else "falls" if last.kpr < first.kpr else "stays"
-        pairs = list(zip(self.rows, self.rows[1:], strict=False))
-        drops = [(a, b) for a, b in pairs if b.kpr < a.kpr]
-        shape = ""
-        if drops and moves == "rises":
-            overlap = all(b.interval[1] >= a.interval[0] for a, b in drops)
-            shape = (
-                " (not steadily: it dips between some ks, within the intervals)"
-                if overlap
-                else " (not steadily: it drops between some ks, beyond the intervals)"
+        moves = trend(first, last)
+        spans = f"k = {first.k}: {_span(first)}; k = {last.k}: {_span(last)}"
+        if moves == "rises":
+            text = (
+                f"From k = {first.k} to k = {last.k}, the KPR rises from "
+                f"{format_rate(first.kpr)} to {format_rate(last.kpr)}: the interval of the "
+                f"largest k lies above that of the smallest ({spans})"
             )
+        elif moves == "falls":
+            text = (
+                f"From k = {first.k} to k = {last.k}, the KPR falls from "
+                f"{format_rate(first.kpr)} to {format_rate(last.kpr)}: the interval of the "
+                f"largest k lies below that of the smallest ({spans})"
+            )
+        else:
+            text = (
+                f"From k = {first.k} to k = {last.k}, the KPR is flat: "
+                f"{format_rate(first.kpr)} and {format_rate(last.kpr)}, whose intervals "
+                f"overlap ({spans})"
+            )
+        drops = [
+            f"k = {a.k} to {b.k}"
+            for a, b in zip(self.rows, self.rows[1:], strict=False)
+            if trend(a, b) == "falls"
+        ]
+        if drops and moves != "falls":
+            text += f"; it drops beyond the intervals from {', '.join(drops)}"
         return (
-            f"From k = {first.k} to k = {last.k}, the KPR {moves} from "
-            f"{format_rate(first.kpr)} to {format_rate(last.kpr)}{shape}, while the mean "
-            f"Hellinger distance goes from {first.mean_hellinger:.4f} to "
+            f"{text}. The mean Hellinger distance goes from {first.mean_hellinger:.4f} to "
             f"{last.mean_hellinger:.4f}."
         )
 
@@ -208,7 +242,8 @@ class TuneResult:
             a, b = self.sweep.rows[-2], self.sweep.rows[-1]
             suggestion = (
                 f"the KPR is not rising measurably with k (k = {a.k}: {format_rate(a.kpr)}, "
-                f"k = {b.k}: {format_rate(b.kpr)}, within the interval of k = {a.k}), so the "
+                f"k = {b.k}: {format_rate(b.kpr)}, the interval of k = {b.k} does not lie "
+                f"above that of k = {a.k}), so the "
                 "sweep gives no reason to expect a larger k to reach the target: assume fewer "
                 "known variables, or coarsen them"
             )
@@ -218,7 +253,8 @@ class TuneResult:
             larger = [max(self.ks) * 2, max(self.ks) * 4]
             hint = ",".join(str(k) for k in larger if k < self.sweep.n)
             suggestion = (
-                f"the KPR was still rising at the largest k: try larger k (e.g. --ks {hint}; "
+                f"the KPR was still rising measurably at the largest k (its interval lies "
+                f"above the previous k's): try larger k (e.g. --ks {hint}; "
                 f"k must stay below n = {self.sweep.n:,})"
                 if hint
                 else f"k cannot grow much more (n = {self.sweep.n:,})"
@@ -232,12 +268,12 @@ class TuneResult:
 
     @property
     def plateau(self) -> bool:
-        """The KPR stopped rising: at the largest evaluated k it is not above the
-        previous k's interval (False with fewer than two ks)."""
+        """The KPR stopped rising measurably: the largest evaluated k's interval does not
+        lie above the previous k's (False with fewer than two ks)."""
         rows = self.sweep.rows
         if len(rows) < 2:
             return False
-        return rows[-1].kpr <= rows[-2].interval[1]
+        return trend(rows[-2], rows[-1]) != "rises"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from kpr.results import json
-from kpr.results.control import ControlComparison
+from kpr.results.control import ControlComparison, verdict
 from kpr.results.distance import DistanceMetrics
 from kpr.results.rates import AttackRate
 
@@ -158,8 +158,22 @@ class SweepRow:
             if any(r is None for r in risks)
             else _mean(r for r in risks if r is not None),
             "residual_risk_interval": risk_span,
+            "residual_risk_unclipped": None
+            if any(c.residual_risk_unclipped is None for c in controls)
+            else _mean(c.residual_risk_unclipped or 0.0 for c in controls),
             "shared_rows": first.shared_rows,
             "shared_share": first.shared_share,
+            "original_repeats": first.original_repeats,
+            "original_repeat_share": first.original_repeat_share,
+            "shared_sentence": first.shared_sentence,
+            "verdict": verdict(
+                diff,
+                span,
+                first.size,
+                conf,
+                round(_mean(r.kpr.linked for r in self.runs)),
+                round(_mean(r.correct_links for r in self.runs)),
+            ),
         }
 
     @property

@@ -33,6 +33,12 @@ class AttackRate:
         return protection_rate(self.linked, self.n)
 
     @property
+    def floor(self) -> float:
+        """The lowest rate this attack can give, every member of U linked:
+        100 * (1 - |U| / n) (the worst case)."""
+        return protection_rate(self.unique_originals, self.n)
+
+    @property
     def interval(self) -> tuple[float, float]:
         """Wilson score interval of the rate, in percent (low, high)."""
         return kpr_interval(self.linked, self.n, self.confidence)
