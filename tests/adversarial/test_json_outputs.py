@@ -44,6 +44,7 @@ RUNS: list[tuple[str, list[str], str]] = [
     ("tune", ["{o}", "-k", "age,sex", "--target", "100", "--ks", "2"], "tune"),  # not reached
     ("distance", ["{o}", "{a}"], "distance"),
     ("distance", ["{o}", "{a}", "--holdout", "{c}", "--ncp", "2"], "distance"),
+    ("distance", ["{o}", "{a}", "--pairing", "{p}", "--numeric", "kids"], "distance"),
 ]  # fmt: skip
 
 
