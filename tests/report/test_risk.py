@@ -181,3 +181,16 @@ def test_noise_is_not_named_a_hotspot() -> None:
     advice = risk.advice(result, risks, kpr_avatars=False)
     assert not any("concentrate" in line for line in advice)
     assert advice[0].startswith("No class holds more linked individuals than chance explains")
+
+
+def test_the_report_says_whether_each_hotspot_passes_the_test() -> None:
+    from kpr.render.variables import risk_section
+
+    for share, region_named in ((0.5, True), (0.1, False)):
+        result = _region_table(share)
+        risks = [risk.variable_risk(result, v) for v in result.known]
+        found, classes = risk.significant_hotspots(risks)
+        page = risk_section(result, risks, [None] * len(risks))
+        assert page.count(f"Bonferroni over the {classes:,} classes looked at") == len(risks)
+        assert ("That is more than chance explains" in page) == region_named
+        assert [r.name for r in found] == (["region"] if region_named else [])
