@@ -194,3 +194,18 @@ def test_the_report_says_whether_each_hotspot_passes_the_test() -> None:
         assert page.count(f"Bonferroni over the {classes:,} classes looked at") == len(risks)
         assert ("That is more than chance explains" in page) == region_named
         assert [r.name for r in found] == (["region"] if region_named else [])
+
+
+@pytest.mark.parametrize(
+    ("linked", "originals", "total", "n"),
+    [(2, 2, 2, 5), (0, 10, 5, 100), (7, 40, 30, 1000), (125, 749, 795, 24_000),
+     (3, 3, 3, 3), (1, 50, 1, 100), (40, 60, 45, 100), (12, 900, 50, 100_000)],
+)  # fmt: skip
+def test_hotspot_p_value_equals_scipys_hypergeometric_tail(
+    linked: int, originals: int, total: int, n: int
+) -> None:
+    from scipy.stats import hypergeom
+
+    group = risk.Group("g", originals=originals, avatars=0, unique_originals=0, linked=linked)
+    expected = float(hypergeom.sf(linked - 1, n, total, originals))
+    assert risk.chance_of_as_many(group, total, n) == pytest.approx(expected, rel=1e-9, abs=1e-300)
