@@ -190,6 +190,7 @@ def test_text_and_html_carry_the_comparison(placebo: tuple[pl.DataFrame, pl.Data
         f"{c.residual_risk:.4f}",
         "rows equal to an original row: 0 (0.0 %; the original repeats",
     ]
+    expected.append(c.verdict)  # the sentence its interval earns, in every output
     for text in (text_summary(r), text_report(a), r.to_html(), a.to_html()):
         for line in expected:
             assert line.replace("'", "&#x27;") in text or line in text, line

@@ -6,10 +6,13 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kpr.avatar import (
     Generation,
     Projection,
+    cloaking,
     cloaking_of,
     correct_links,
     distance_metrics,
@@ -214,3 +217,31 @@ def test_distance_pairing_metrics_equal_brute_force_for_avatars_made_elsewhere()
     assert again.pairing == p
     out = result.to_dict()["pairing"]
     assert out["hidden_rate"] == p.hidden_rate and "t / (t + 1)" in out["tie_rule"]
+
+
+@given(
+    st.integers(1, 30).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=n, max_size=n),
+            st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40),
+            st.lists(st.integers(-1, 39), min_size=n, max_size=n),
+        )
+    )
+)
+def test_cloaking_counts_equal_brute_force_on_grids_full_of_ties(
+    drawn: tuple[list[tuple[int, int]], list[tuple[int, int]], list[int]],
+) -> None:
+    """Points on a small integer grid: equal distances (ties) everywhere, individuals
+    without an avatar (-1), avatars shared or owned by no one."""
+    orig_points, avatar_points, own = drawn
+    orig = np.array(orig_points, dtype=np.float64)
+    av = np.array(avatar_points, dtype=np.float64)
+    pairing = np.array([p if p < len(av) else p % len(av) for p in own], dtype=np.int64)
+    got = cloaking(orig, av, pairing)
+    kept = pairing >= 0
+    if not kept.any():
+        assert got.at_most.size == 0
+        return
+    hidden, cloaks, _ = brute_force(orig[kept], av, pairing[kept])
+    np.testing.assert_array_equal(got.at_most, cloaks)
+    assert got.hidden_rate == pytest.approx(hidden, rel=1e-12)

@@ -181,3 +181,31 @@ def test_noise_is_not_named_a_hotspot() -> None:
     advice = risk.advice(result, risks, kpr_avatars=False)
     assert not any("concentrate" in line for line in advice)
     assert advice[0].startswith("No class holds more linked individuals than chance explains")
+
+
+def test_the_report_says_whether_each_hotspot_passes_the_test() -> None:
+    from kpr.render.variables import risk_section
+
+    for share, region_named in ((0.5, True), (0.1, False)):
+        result = _region_table(share)
+        risks = [risk.variable_risk(result, v) for v in result.known]
+        found, classes = risk.significant_hotspots(risks)
+        page = risk_section(result, risks, [None] * len(risks))
+        assert page.count(f"Bonferroni over the {classes:,} classes looked at") == len(risks)
+        assert ("That is more than chance explains" in page) == region_named
+        assert [r.name for r in found] == (["region"] if region_named else [])
+
+
+@pytest.mark.parametrize(
+    ("linked", "originals", "total", "n"),
+    [(2, 2, 2, 5), (0, 10, 5, 100), (7, 40, 30, 1000), (125, 749, 795, 24_000),
+     (3, 3, 3, 3), (1, 50, 1, 100), (40, 60, 45, 100), (12, 900, 50, 100_000)],
+)  # fmt: skip
+def test_hotspot_p_value_equals_scipys_hypergeometric_tail(
+    linked: int, originals: int, total: int, n: int
+) -> None:
+    from scipy.stats import hypergeom
+
+    group = risk.Group("g", originals=originals, avatars=0, unique_originals=0, linked=linked)
+    expected = float(hypergeom.sf(linked - 1, n, total, originals))
+    assert risk.chance_of_as_many(group, total, n) == pytest.approx(expected, rel=1e-9, abs=1e-300)

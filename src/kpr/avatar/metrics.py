@@ -51,17 +51,18 @@ def locality_order(points: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Cloaking:
     """Per individual with an avatar: the other avatars at most as far from it as its
-    own (its local cloaking, ties counting) and those strictly closer."""
+    own (its local cloaking, ties counting), and whether one is strictly closer."""
 
     at_most: np.ndarray
-    closer: np.ndarray
+    closer: np.ndarray  #: bool: some other avatar strictly closer than the own one
 
     @property
     def hidden(self) -> np.ndarray:
         """Probability that the individual's nearest avatar is not its own, ties broken
-        at random: 1 when another avatar is strictly closer, else t / (t + 1)."""
-        ties = (self.at_most - self.closer).astype(np.float64)
-        return np.where(self.closer > 0, 1.0, ties / (ties + 1.0))
+        at random: 1 when another avatar is strictly closer, else t / (t + 1), the t
+        other avatars within its own avatar's distance being all ties."""
+        ties = self.at_most.astype(np.float64)
+        return np.where(self.closer, 1.0, ties / (ties + 1.0))
 
     @property
     def hidden_rate(self) -> float:
@@ -92,12 +93,14 @@ def cloaking(original: np.ndarray, avatars: np.ndarray, pairing: np.ndarray) -> 
     orig = original[rows]
     own = np.sqrt(((orig - avatars[np.asarray(pairing)[rows]]) ** 2).sum(axis=1))
     tree = cKDTree(avatars)
-    # the own avatar is always within the upper radius (not counted) and never within
-    # the lower one; an own distance of 0 leaves nothing strictly closer
+    # the own avatar is always within the upper radius (not counted); an avatar nearer
+    # than the lower bound is another one, strictly closer (none when the own is at 0)
     at_most = np.maximum(_within(tree, orig, own * (1.0 + _TIE) + 1e-12) - 1, 0)
-    lower = own * (1.0 - _TIE) - 1e-12
-    closer = np.where(lower > 0, _within(tree, orig, np.maximum(lower, 0.0)), 0)
-    return Cloaking(at_most, np.minimum(closer, at_most))
+    nearest = np.empty(orig.shape[0])
+    if orig.shape[0]:
+        order = locality_order(orig)
+        nearest[order] = np.asarray(tree.query(orig[order], k=1, workers=-1)[0]).reshape(-1)
+    return Cloaking(at_most, nearest < own * (1.0 - _TIE) - 1e-12)
 
 
 def cloaking_of(gen: Generation) -> Cloaking:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from kpr.metric.attack import Kind
 from kpr.render.page import count_text, esc, share_text
-from kpr.render.risk import Group, VariableRisk, variable_risk
+from kpr.render.risk import (
+    HOTSPOT_LEVEL,
+    Group,
+    VariableRisk,
+    significant_hotspots,
+    variable_risk,
+)
 from kpr.results.evaluation import KprResult
 
 _int = count_text
@@ -52,25 +58,40 @@ def _group_table(risk: VariableRisk) -> str:
  </table></div>"""
 
 
-def _hotspot_sentence(risk: VariableRisk, overall: float) -> str:
+def _hotspot_sentence(risk: VariableRisk, overall: float, classes: int) -> str:
     """Name the class or value that holds the most linked individuals beyond its
-    fair share: big enough to matter, and over-exposed."""
+    fair share, and say whether that is more than chance explains (the advice's test:
+    one-sided hypergeometric, Bonferroni over the ``classes`` looked at)."""
     g = risk.hotspot
     if g is None:
         return "Nobody is linked through this variable's values."
     where = "class" if g.lower is not None else "value"
-    return (
+    text = (
         f"The {where} {group_label(g)} holds the most linked individuals beyond its fair "
         f"share: {_int(g.linked)} of its {_int(g.originals)} originals are linked "
         f"({_pct(g.share)}, against {_pct(overall)} over everybody)."
     )
+    p = risk.hotspot_p
+    if p is None:
+        return text
+    verdict = (
+        "more than chance explains"
+        if p * classes <= HOTSPOT_LEVEL
+        else "no more than chance explains"
+    )
+    return (
+        f"{text} That is {verdict} (one-sided hypergeometric p = {p:.2g}; Bonferroni over "
+        f"the {classes:,} classes looked at, {HOTSPOT_LEVEL * 100:g} % level)."
+    )
 
 
-def _variable_section(result: KprResult, risk: VariableRisk, index: int, svg: str | None) -> str:
+def _variable_section(
+    result: KprResult, risk: VariableRisk, index: int, svg: str | None, classes: int
+) -> str:
     overall = result.linked / result.n if result.n else 0.0
     parts = [f'<h3 id="risk-{index}">{esc(risk.name)} <span class="muted small">{risk.kind.value}'
              "</span></h3>"]  # fmt: skip
-    parts.append(f"<p>{_hotspot_sentence(risk, overall)}</p>")
+    parts.append(f"<p>{_hotspot_sentence(risk, overall, classes)}</p>")
     if svg is not None:
         if risk.kind.binned:
             merged = (
@@ -122,8 +143,9 @@ def risk_section(
             "<p>This result holds no per-class detail, so where the risk sits cannot be shown.</p>"
         )
     else:
+        classes = significant_hotspots(risks)[1]
         body = "\n".join(
-            _variable_section(result, risk, i, svg)
+            _variable_section(result, risk, i, svg, classes)
             for i, (risk, svg) in enumerate(zip(risks, svgs, strict=True))
         )
     return f"""
