@@ -57,7 +57,9 @@ def evaluate(
 
     ``pairing`` (the file ``kpr avatarize --pairing-out`` writes, a frame with
     ``original_row``/``avatar_row``, or one avatar row per original row) adds
-    ``correct_links``: linked individuals whose unique avatar is their own.
+    ``correct_links``: linked individuals whose unique avatar is their own. It must
+    pair every original row with its own avatar row (whole numbers, one-to-one);
+    with ``row_id``, it is written in the ids of that column.
     ``control`` (individuals not used to make the avatars) adds the size-fair
     control comparison (``control_subsets`` random subsets of the larger side,
     drawn with ``seed``; see ``kpr.analysis.ControlComparison``).

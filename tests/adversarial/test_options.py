@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kpr
 from kpr.analysis import analyze
@@ -32,6 +34,7 @@ from tests.adversarial._outputs_helpers import (
     snapshot,
 )
 from tests.adversarial.conftest import assert_cli_refuses, assert_input_error, run_cli
+from tests.reference import reference_kpr
 
 KNOWN = ["age", "sex"]
 ORIGINAL_FRAME = pl.DataFrame(rows(ORIGINAL))
@@ -152,6 +155,33 @@ def test_with_a_row_id_the_pairing_is_read_in_ids(work: Path, own: list[int]) ->
     pairing = pl.DataFrame({"original_row": range(100, 105), "avatar_row": [200 + j for j in own]})
     result = kpr.evaluate(original[order], avatars, KNOWN, pairing=pairing[order], row_id="id")
     assert result.correct_links == correct_by_reference(own)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_any_pairing_in_any_row_order_counts_as_the_reference(data: st.DataObject) -> None:
+    """A random population, pairing and row order, with and without a row id: the
+    correct links are the reference's links that the pairing shows."""
+    n = data.draw(st.integers(1, 12))
+    ages = data.draw(st.lists(st.integers(20, 26), min_size=n, max_size=n))
+    shown = data.draw(st.lists(st.integers(20, 26), min_size=n, max_size=n))
+    own = data.draw(st.permutations(range(n)))
+    order = data.draw(st.permutations(range(n)))
+    original = pl.DataFrame({"age": ages, "sex": ["F"] * n})
+    avatars = pl.DataFrame({"age": shown, "sex": ["F"] * n})
+    ref = reference_kpr(original.to_dicts(), avatars.to_dicts(), KNOWN, {"age"})
+    expected = sum(1 for i, j in ref.pairs.items() if own[i] == j)
+    pairing = pl.DataFrame({"original_row": range(n), "avatar_row": own})
+    assert kpr.evaluate(original, avatars, KNOWN, pairing=pairing[order]).correct_links == (
+        expected
+    )
+    in_ids = pairing.with_columns(pl.col("original_row") * 3 + 7, pl.col("avatar_row") * 5 - 2)
+    with_ids = original.with_columns(id=pl.int_range(n) * 3 + 7)[order]
+    got = kpr.evaluate(
+        with_ids, avatars.with_columns(id=pl.int_range(n) * 5 - 2), KNOWN,
+        pairing=in_ids, row_id="id",
+    )  # fmt: skip
+    assert got.correct_links == expected
 
 
 def test_with_a_row_id_a_pairing_in_positions_is_refused(work: Path) -> None:

@@ -235,7 +235,7 @@ def test_tune_says_so_when_no_k_reaches_the_target(table: pl.DataFrame) -> None:
         ({"known": ["agee"]}, "did you mean 'age'"),
         ({"categorical": ["citty"]}, "did you mean 'city'"),
         ({"repeats": 0}, "repeats must be an integer >= 1"),
-        ({"seed": -1}, "seed must be a whole number >= 0"),
+        ({"seed": -1}, "seed must be an integer >= 0"),
         ({"tolerance": 2}, "tolerance"),
     ],
 )

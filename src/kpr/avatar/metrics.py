@@ -37,7 +37,7 @@ from kpr.avatar import _table as tb
 from kpr.avatar.generator import Generation
 from kpr.avatar.roles import column_roles
 from kpr.errors import InputError
-from kpr.pairing import count_correct
+from kpr.pairing import correct_links as pairing_correct_links
 
 _TIE = 1e-9
 
@@ -131,9 +131,11 @@ def correct_links(linked: Any, pairing: np.ndarray) -> int:
 
     ``linked``: the attack's linked pairs (``KprResult.linked_individuals()``, columns
     ``original_row`` and ``avatar_row``); ``pairing[i]``: the avatar row of individual
-    ``i``. The rest of the linked individuals are claimed, but wrongly.
+    ``i``. The rest of the linked individuals are claimed, but wrongly. The pairing
+    is checked as every pairing is (``kpr.pairing``): one avatar per individual.
     """
-    return count_correct(linked, pairing)
+    size = len(pairing)
+    return pairing_correct_links(linked, pairing, size, size)
 
 
 @dataclass(frozen=True)

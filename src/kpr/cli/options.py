@@ -203,7 +203,8 @@ PAIRING = click.option(
     "--pairing",
     type=click.Path(path_type=str),
     help="Who became which avatar (the CSV or Parquet kpr avatarize --pairing-out writes: "
-    "original_row, avatar_row): counts the links that are right.",
+    "original_row, avatar_row; one row per individual, each avatar once; in the ids of "
+    "--row-id when it is given): counts the links that are right.",
 )
 KPR_AVATARS = click.option(
     "--kpr-avatars",
