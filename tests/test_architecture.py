@@ -42,9 +42,12 @@ RULES = {
     "analysis": "errors checks metric inputs engine tables notices results measure",
     "api": "errors metric inputs results measure analysis",
     "avatar": "errors checks metric inputs tables pairing results measure analysis",
+    "protection": "errors checks labels metric inputs engine tables pairing results measure "
+    "analysis api avatar",
     "render": "errors checks version labels metric inputs results",
     "sdmetrics_metric": "errors metric api",
-    "cli": "errors checks version metric inputs engine results api analysis avatar render demo",
+    "cli": "errors checks version metric inputs engine results api analysis avatar protection "
+    "render demo",
     "__main__": "cli",
 }
 ALLOWED: dict[str, set[str]] = {part: set(may.split()) for part, may in RULES.items()}
