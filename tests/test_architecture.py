@@ -41,10 +41,13 @@ RULES = {
     "measure": "errors metric inputs engine tables pairing results diagnostics",
     "analysis": "errors checks metric inputs engine tables notices results measure",
     "api": "errors metric inputs results measure analysis",
-    "avatar": "errors checks metric inputs tables pairing results measure analysis",
+    "utility": "errors metric inputs tables results",
+    "avatar": "errors checks metric inputs tables pairing results measure analysis utility",
     "render": "errors checks version labels metric inputs results",
     "sdmetrics_metric": "errors metric api",
-    "cli": "errors checks version metric inputs engine results api analysis avatar render demo",
+    "cli": (
+        "errors checks version metric inputs engine results api analysis avatar render demo utility"
+    ),
     "__main__": "cli",
 }
 ALLOWED: dict[str, set[str]] = {part: set(may.split()) for part, may in RULES.items()}

@@ -12,6 +12,8 @@ from kpr.api import evaluate
 from kpr.errors import InputError, KprError, MissingDependencyError
 from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
 from kpr.results.evaluation import KprResult, VariableInfo
+from kpr.results.utility import UtilityResult
+from kpr.utility import utility
 from kpr.version import __version__
 
 __all__ = [
@@ -21,7 +23,9 @@ __all__ = [
     "KprError",
     "KprResult",
     "MissingDependencyError",
+    "UtilityResult",
     "VariableInfo",
     "__version__",
     "evaluate",
+    "utility",
 ]
