@@ -14,6 +14,8 @@ from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
 from kpr.protection import protect
 from kpr.results.evaluation import KprResult, VariableInfo
 from kpr.results.protect import ProtectResult
+from kpr.results.utility import UtilityResult
+from kpr.utility import utility
 from kpr.version import __version__
 
 __all__ = [
@@ -24,8 +26,10 @@ __all__ = [
     "KprResult",
     "MissingDependencyError",
     "ProtectResult",
+    "UtilityResult",
     "VariableInfo",
     "__version__",
     "evaluate",
     "protect",
+    "utility",
 ]
