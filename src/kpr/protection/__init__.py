@@ -34,6 +34,7 @@ from kpr.protection import table as tables
 from kpr.protection.optimise import DEFAULT_MOVES, MOVES, Column, Optimiser, Outcome
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import KprResult
+from kpr.results.json import finite_or_none
 from kpr.results.protect import AttackOutcome, ProtectResult
 from kpr.results.rates import AttackRate
 
@@ -299,6 +300,7 @@ def protect_all(
     kinds: Mapping[str, str] | None = None,
     control: Any = None,
     distances: bool = True,
+    utility: bool = True,
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
@@ -352,6 +354,7 @@ def protect_all(
     distance_before = distance_after = None
     if distances:
         distance_before, distance_after = _distances(loaded, protected_pl, csv)
+    fidelity = _utility(loaded, protected, kinds, csv) if utility else None
     result = ProtectResult(
         target=target,
         moves=allowed,
@@ -374,6 +377,7 @@ def protect_all(
         control_after=control_after,
         distance_before=distance_before,
         distance_after=distance_after,
+        utility=fidelity,
     )
     return Protected(protected, result, changes)
 
@@ -401,6 +405,40 @@ def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: CsvOptions) -> 
     )
 
 
+def _utility(
+    loaded: _Loaded, protected: Any, kinds: Mapping[str, str] | None, csv: CsvOptions
+) -> dict[str, Any]:
+    """Fidelity to the originals before and after (``kpr.utility``), each column's
+    Hellinger distance, and how far protect moved each pairwise association."""
+    from kpr.utility import utility
+
+    def measure(avatars: Any) -> Any:
+        return utility(
+            loaded.original, avatars, kinds=kinds, delimiter=csv.delimiter,
+            encoding=csv.encoding, na_values=csv.na_values,
+        )  # fmt: skip
+
+    before, after = measure(loaded.table), measure(protected)
+    columns = before.columns.select("column", hellinger_before="hellinger").join(
+        after.columns.select("column", hellinger_after="hellinger"), on="column", how="left"
+    )
+    keys = ["column_1", "column_2"]
+    pairs = before.pairs.select(*keys, before="synthetic_association").join(
+        after.pairs.select(*keys, after="synthetic_association"), on=keys, how="inner"
+    )
+    change = (pairs["after"] - pairs["before"]).abs().fill_nan(None).drop_nulls()
+    return {
+        "before": before.summary(),
+        "after": after.summary(),
+        "columns": [
+            {k: finite_or_none(v) if isinstance(v, float) else v for k, v in row.items()}
+            for row in columns.iter_rows(named=True)
+        ],
+        "mean_association_change": finite_or_none(change.mean()) if len(change) else None,
+        "max_association_change": finite_or_none(change.max()) if len(change) else None,
+    }
+
+
 def protect(
     original: Any,
     avatars: Any,
@@ -416,6 +454,7 @@ def protect(
     kinds: Mapping[str, str] | None = None,
     control: Any = None,
     distances: bool = True,
+    utility: bool = True,
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
@@ -446,7 +485,8 @@ def protect(
     out = protect_all(
         original, avatars, known, target=target, moves=moves, seed=seed, pairing=pairing,
         candidates=candidates, max_known=max_known, tolerance=tolerance, kinds=kinds,
-        control=control, distances=distances, delimiter=delimiter, encoding=encoding,
+        control=control, distances=distances, utility=utility, delimiter=delimiter,
+        encoding=encoding,
         na_values=na_values,
     )  # fmt: skip
     return out.table, out.result

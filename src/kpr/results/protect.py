@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kpr.results import json
+from kpr.results import json, views
 from kpr.results.control import ControlComparison
 from kpr.results.distance import DistanceMetrics
 from kpr.results.evaluation import format_rate
@@ -174,11 +174,7 @@ class ProtectResult:
 
     def to_html(self, path: str | os.PathLike[str] | None = None, **options: Any) -> str | Path:
         """The report section as a page (returned, or written atomically to ``path``)."""
-        from kpr.results import views
-
         return views.to_html(self, path, **options)
 
     def _repr_html_(self) -> str:
-        from kpr.results import views
-
         return views.repr_html(self)
