@@ -14,7 +14,7 @@ carries no mark: not a blank, not a value sitting on a class edge.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,6 +95,8 @@ class Optimiser:
         self.sorted_values = {
             name: c.values[1:] for name, c in columns.items() if c.values is not None
         }
+        #: per (attack, variable): the avatars sorted by their key without that variable
+        self.neighbours: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
 
     def met(self, state: AttackState) -> bool:
         return protection_rate(state.linked, state.n) >= self.target
@@ -104,7 +106,8 @@ class Optimiser:
 
     def run(self) -> Outcome:
         unfixed: list[tuple[int, int]] = []
-        for draws in (_DRAWS, _DRAWS * _RETRY):
+        # first every link one changed cell can remove, then the others with any move
+        for draws, cap in ((_DRAWS, 1), (_DRAWS, None), (_DRAWS * _RETRY, None)):
             todo = [
                 (j, key)
                 for j, s in enumerate(self.states)
@@ -120,14 +123,14 @@ class Optimiser:
                 row = state.single.get(key)
                 if row is None:  # freed by an earlier move
                     continue
-                best = self.best(row, state, draws)
+                best = self.best(row, state, draws, cap)
                 if best is None:
                     unfixed.append((j, key))
                     continue
                 self.apply(best)
                 if all(self.met(s) for s in self.states):
                     return self.outcome(0)
-            if not unfixed:
+            if not unfixed and cap is None:
                 break
         return self.outcome(len(unfixed))
 
@@ -140,7 +143,23 @@ class Optimiser:
         lookup = state.lookups[name]
         return bool(lookup[old] != lookup[new])
 
+    def _values_near(self, col: Column, x: float, draws: int) -> list[int]:
+        """Codes of up to ``draws`` random values other avatars hold within ``col.bound``
+        of ``x`` (the values are sorted: code = position + 1, 0 being missing)."""
+        assert col.bound is not None and col.values is not None
+        vals = self.sorted_values[col.name]
+        lo = int(np.searchsorted(vals, x - col.bound, "left"))
+        hi = int(np.searchsorted(vals, x + col.bound, "right"))
+        seen: set[int] = set()
+        for _ in range(min(draws, hi - lo)):
+            code = self.rng.randrange(lo, hi) + 1
+            if abs(float(col.values[code]) - x) <= col.bound:
+                seen.add(code)
+        return sorted(seen)
+
     def shifts(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
+        """The linking avatar's value moved to the next class, or another avatar's
+        value moved into the linking avatar's class (the profile is then held twice)."""
         out = []
         for name in state.known:
             col = self.columns[name]
@@ -148,21 +167,42 @@ class Optimiser:
                 continue
             old = int(col.codes[row])
             x = float(col.values[old])
+            if np.isfinite(x):
+                for new in self._values_near(col, x, draws):
+                    if new != old and self._digit_changes(state, name, old, new):
+                        out.append(Candidate("shift", 1, {row: [(name, old, new)]}))
+            out += self._joins(row, state, name, draws)
+        return out
+
+    def _joins(self, row: int, state: AttackState, name: str, draws: int) -> list[Candidate]:
+        """Avatars that differ from ``row``'s profile only in ``name``, shifted into it."""
+        col = self.columns[name]
+        lookup, mult = state.lookups[name], state.multipliers[name]
+        j = next(i for i, s in enumerate(self.states) if s is state)
+        if (j, name) not in self.neighbours:
+            rest = state.keys - lookup[col.codes] * mult
+            order = np.argsort(rest, kind="stable")
+            self.neighbours[(j, name)] = (rest[order], order)
+        rest, order = self.neighbours[(j, name)]
+        target = int(lookup[col.codes[row]])
+        mine = int(state.keys[row]) - target * mult
+        lo = int(np.searchsorted(rest, mine, "left"))
+        hi = int(np.searchsorted(rest, mine, "right"))
+        out = []
+        for _ in range(min(draws, hi - lo)):
+            other = int(order[self.rng.randrange(lo, hi)])
+            theirs = int(col.codes[other])
+            if other == row or other in self.deleted or int(lookup[theirs]) == target:
+                continue
+            if int(state.keys[other]) - int(lookup[theirs]) * mult != mine:
+                continue  # its other values changed since the index was built
+            x = float(col.values[theirs])  # type: ignore[index]
             if not np.isfinite(x):
                 continue
-            vals = self.sorted_values[name]
-            lo = int(np.searchsorted(vals, x - col.bound, "left"))
-            hi = int(np.searchsorted(vals, x + col.bound, "right"))
-            if hi <= lo:
-                continue
-            seen: set[int] = set()
-            for _ in range(min(draws, hi - lo)):
-                new = self.rng.randrange(lo, hi) + 1  # code = position + 1 (0: missing)
-                if new in seen or new == old or abs(float(col.values[new]) - x) > col.bound:
-                    continue
-                seen.add(new)
-                if self._digit_changes(state, name, old, new):
-                    out.append(Candidate("shift", 1, {row: [(name, old, new)]}))
+            for new in self._values_near(col, x, draws):
+                if int(lookup[new]) == target:
+                    out.append(Candidate("shift", 1, {other: [(name, theirs, new)]}))
+                    break
         return out
 
     def blanks(self, row: int, state: AttackState) -> list[Candidate]:
@@ -189,21 +229,28 @@ class Optimiser:
                     out.append(Candidate("swap", 2, changes, partner=other))
         return out
 
-    def candidates(self, row: int, state: AttackState, draws: int) -> list[list[Candidate]]:
-        """Candidates grouped by cost, cheapest group first."""
-        tiers: dict[int, list[Candidate]] = {}
-        found: list[Candidate] = []
+    def candidates(
+        self, row: int, state: AttackState, draws: int, cap: int | None = None
+    ) -> Iterator[list[Candidate]]:
+        """Candidates grouped by cost (at most ``cap`` cells), cheapest group first,
+        each group built only when the cheaper ones had no admissible move."""
+        makers: list[tuple[int, Callable[[], list[Candidate]]]] = []
         if "shift" in self.allowed:
-            found += self.shifts(row, state, draws)
+            makers.append((1, lambda: self.shifts(row, state, draws)))
         if "suppress" in self.allowed:
-            found += self.blanks(row, state)
+            makers.append((1, lambda: self.blanks(row, state)))
         if "swap" in self.allowed:
-            found += self.swaps(row, state, draws)
+            makers.append((2, lambda: self.swaps(row, state, draws)))
         if "delete" in self.allowed:
-            found.append(Candidate("delete", self.n_columns, {}, (row,)))
-        for c in found:
-            tiers.setdefault(c.cells, []).append(c)
-        return [tiers[k] for k in sorted(tiers)]
+            makers.append(
+                (self.n_columns, lambda: [Candidate("delete", self.n_columns, {}, (row,))])
+            )
+        for cost in sorted({c for c, _ in makers}):
+            if cap is not None and cost > cap:
+                break
+            tier = [c for k, make in makers if k == cost for c in make()]
+            if tier:
+                yield tier
 
     def admissible(self, c: Candidate) -> list[list[tuple[int, int, int]]] | None:
         """Each attack's moved rows, or None when one attack refuses the move."""
@@ -216,9 +263,10 @@ class Optimiser:
         return out
 
     def best(
-        self, row: int, state: AttackState, draws: int
+        self, row: int, state: AttackState, draws: int, cap: int | None = None
     ) -> tuple[Candidate, list[list[tuple[int, int, int]]]] | None:
-        for tier in self.candidates(row, state, draws):
+        """The cheapest admissible move (at most ``cap`` cells), ties drawn at random."""
+        for tier in self.candidates(row, state, draws, cap):
             ok = [(c, moved) for c in tier if (moved := self.admissible(c)) is not None]
             if ok:
                 least = min(_IMPACT[c.move] for c, _ in ok)
