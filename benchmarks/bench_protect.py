@@ -114,7 +114,7 @@ def _fidelity(original: pl.DataFrame, avatars: pl.DataFrame, table: pl.DataFrame
         u.pairs.select(*keys, a="synthetic_association"), on=keys
     )
     change = (pairs["a"] - pairs["b"]).abs().fill_nan(None).mean()
-    return [f"{u.mean_hellinger:.4f}", f"{u.correlation_difference:.2f} %", f"{change:.4f}"]
+    return [f"{u.mean_hellinger:.4f}", f"{u.correlation_difference:.2f} %", f"{change:.5f}"]
 
 
 def bench_adult() -> None:

@@ -24,7 +24,7 @@ def _as_polars(table: Any) -> pl.DataFrame:
     return out
 
 
-ENGINES = ["polars", "lazy", "pandas", "pyarrow", "duckdb", "csv", "parquet"]
+ENGINES = ["polars", "lazy", "pandas", "pyarrow", "duckdb", "dask", "csv", "parquet"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -40,6 +40,10 @@ def test_every_input_type(engine: str, tmp_path: Path) -> None:
         duckdb = pytest.importorskip("duckdb")
         con = duckdb.connect()
         o, a = con.from_arrow(original.to_arrow()), con.from_arrow(avatars.to_arrow())
+    elif engine == "dask":
+        dd = pytest.importorskip("dask.dataframe")
+        o = dd.from_pandas(original.to_pandas(), npartitions=1)
+        a = dd.from_pandas(avatars.to_pandas(), npartitions=1)
     elif engine in ("csv", "parquet"):
         o, a = tmp_path / f"o.{engine}", tmp_path / f"a.{engine}"
         write = "write_csv" if engine == "csv" else "write_parquet"
@@ -55,7 +59,7 @@ def test_every_input_type(engine: str, tmp_path: Path) -> None:
     assert kpr.evaluate(original, out, KNOWN).rate >= 95.0
     assert reference(original, out, KNOWN).kpr >= 95.0
     assert out.columns == avatars.columns and out.height == avatars.height
-    if engine in ("polars", "lazy", "pyarrow", "duckdb", "parquet"):
+    if engine in ("polars", "lazy", "pyarrow", "duckdb", "parquet"):  # dask: via pandas
         assert out.schema == avatars.schema
     if engine == "pandas":
         assert list(protected.dtypes) == list(a.dtypes)

@@ -20,14 +20,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from kpr.analysis.sweep import check_candidates, subsets
+from kpr.analysis.sweep import check_candidates, encode, subsets
 from kpr.api import evaluate
 from kpr.checks import percentage, whole_number
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
 from kpr.inputs.files import CsvOptions
 from kpr.labels import class_label
-from kpr.measure import load, polars_error
+from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Kind, check_tolerance, make_attack
 from kpr.pairing import read_pairing
 from kpr.protection import table as tables
@@ -116,18 +116,8 @@ def _load(
         original, table, known, kinds=kinds, delimiter=csv.delimiter, encoding=csv.encoding,
         na_values=csv.na_values, materialize=True,
     )  # fmt: skip
-    try:
-        frames = (prepared.original, prepared.avatars)
-        o, a = (f.select(list(known)).to_native().collect() for f in frames)
-    except pl.exceptions.PolarsError as exc:
-        raise polars_error(exc) from None
-    if o.height == 0:
-        raise InputError(
-            "the original table has no rows: there is nobody to protect; "
-            "give a table with at least one row"
-        )
     kinds_of = {n: prepared.kinds[n] for n in known}
-    return _Loaded(original, table, library, kinds_of, EncodedTables(o, a, kinds_of))
+    return _Loaded(original, table, library, kinds_of, encode(prepared, known))
 
 
 def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:

@@ -31,6 +31,10 @@ _IMPACT = {"swap": 0, "shift": 1, "suppress": 2, "delete": 3}
 #: Candidates drawn per variable and move (a second pass draws _RETRY times more).
 _DRAWS = 12
 _RETRY = 8
+#: Avatars one class away tried per variable, to move one into a linking profile,
+#: and values drawn for each.
+_JOINS = 6
+_JOIN_DRAWS = 4
 
 Changes = dict[int, list[tuple[str, int, int]]]  # row -> (variable, old code, new code)
 
@@ -86,6 +90,7 @@ class Optimiser:
         self.columns, self.states, self.target = columns, list(states), target
         self.allowed = set(moves)
         self.rng = random.Random(seed)
+        self.draw = np.random.default_rng(seed)  # many values at once, also seeded
         self.n_columns = n_columns
         self.m = len(next(iter(columns.values())).codes)
         self.deleted: set[int] = set()
@@ -143,23 +148,20 @@ class Optimiser:
         lookup = state.lookups[name]
         return bool(lookup[old] != lookup[new])
 
-    def _values_near(self, col: Column, x: float, draws: int) -> list[int]:
+    def _values_near(self, col: Column, x: float, draws: int) -> np.ndarray:
         """Codes of up to ``draws`` random values other avatars hold within ``col.bound``
         of ``x`` (the values are sorted: code = position + 1, 0 being missing)."""
         assert col.bound is not None and col.values is not None
         vals = self.sorted_values[col.name]
         lo = int(np.searchsorted(vals, x - col.bound, "left"))
         hi = int(np.searchsorted(vals, x + col.bound, "right"))
-        seen: set[int] = set()
-        for _ in range(min(draws, hi - lo)):
-            code = self.rng.randrange(lo, hi) + 1
-            if abs(float(col.values[code]) - x) <= col.bound:
-                seen.add(code)
-        return sorted(seen)
+        if hi <= lo:
+            return np.empty(0, dtype=np.int64)
+        codes = np.unique(self.draw.integers(lo, hi, size=min(draws, hi - lo))) + 1
+        return codes[np.abs(col.values[codes] - x) <= col.bound]
 
     def shifts(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
-        """The linking avatar's value moved to the next class, or another avatar's
-        value moved into the linking avatar's class (the profile is then held twice)."""
+        """The linking avatar's value moved to the next class."""
         out = []
         for name in state.known:
             col = self.columns[name]
@@ -168,10 +170,20 @@ class Optimiser:
             old = int(col.codes[row])
             x = float(col.values[old])
             if np.isfinite(x):
-                for new in self._values_near(col, x, draws):
-                    if new != old and self._digit_changes(state, name, old, new):
-                        out.append(Candidate("shift", 1, {row: [(name, old, new)]}))
-            out += self._joins(row, state, name, draws)
+                near = self._values_near(col, x, draws)
+                lookup = state.lookups[name]
+                for new in near[lookup[near] != lookup[old]].tolist():
+                    out.append(Candidate("shift", 1, {row: [(name, old, new)]}))
+        return out
+
+    def joins(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
+        """Another avatar's value moved into the linking avatar's class: the profile
+        is then held twice (tried when the linking avatar itself cannot move)."""
+        out = []
+        for name in state.known:
+            col = self.columns[name]
+            if col.values is not None and col.bound is not None:
+                out += self._joins(row, state, name, draws)
         return out
 
     def _joins(self, row: int, state: AttackState, name: str, draws: int) -> list[Candidate]:
@@ -189,7 +201,7 @@ class Optimiser:
         lo = int(np.searchsorted(rest, mine, "left"))
         hi = int(np.searchsorted(rest, mine, "right"))
         out = []
-        for _ in range(min(draws, hi - lo)):
+        for _ in range(min(_JOINS, hi - lo)):
             other = int(order[self.rng.randrange(lo, hi)])
             theirs = int(col.codes[other])
             if other == row or other in self.deleted or int(lookup[theirs]) == target:
@@ -199,10 +211,11 @@ class Optimiser:
             x = float(col.values[theirs])  # type: ignore[index]
             if not np.isfinite(x):
                 continue
-            for new in self._values_near(col, x, draws):
-                if int(lookup[new]) == target:
-                    out.append(Candidate("shift", 1, {other: [(name, theirs, new)]}))
-                    break
+            near = self._values_near(col, x, draws)
+            fits = near[lookup[near] == target]
+            if len(fits):
+                new = int(fits[self.rng.randrange(len(fits))])
+                out.append(Candidate("shift", 1, {other: [(name, theirs, new)]}))
         return out
 
     def blanks(self, row: int, state: AttackState) -> list[Candidate]:
@@ -233,22 +246,23 @@ class Optimiser:
         self, row: int, state: AttackState, draws: int, cap: int | None = None
     ) -> Iterator[list[Candidate]]:
         """Candidates grouped by cost (at most ``cap`` cells), cheapest group first,
-        each group built only when the cheaper ones had no admissible move."""
-        makers: list[tuple[int, Callable[[], list[Candidate]]]] = []
+        each group built only when the cheaper ones had no admissible move (within one
+        cell: shifts of the linking avatar before the others)."""
+        makers: list[tuple[tuple[int, int], Callable[[], list[Candidate]]]] = []
         if "shift" in self.allowed:
-            makers.append((1, lambda: self.shifts(row, state, draws)))
+            makers.append(((1, 0), lambda: self.shifts(row, state, draws)))
+            makers.append(((1, 1), lambda: self.joins(row, state, _JOIN_DRAWS)))
         if "suppress" in self.allowed:
-            makers.append((1, lambda: self.blanks(row, state)))
+            makers.append(((1, 1), lambda: self.blanks(row, state)))
         if "swap" in self.allowed:
-            makers.append((2, lambda: self.swaps(row, state, draws)))
+            makers.append(((2, 0), lambda: self.swaps(row, state, draws)))
         if "delete" in self.allowed:
-            makers.append(
-                (self.n_columns, lambda: [Candidate("delete", self.n_columns, {}, (row,))])
-            )
-        for cost in sorted({c for c, _ in makers}):
-            if cap is not None and cost > cap:
+            delete = Candidate("delete", self.n_columns, {}, (row,))
+            makers.append(((self.n_columns, 0), lambda: [delete]))
+        for tier_key in sorted({k for k, _ in makers}):
+            if cap is not None and tier_key[0] > cap:
                 break
-            tier = [c for k, make in makers if k == cost for c in make()]
+            tier = [c for k, make in makers if k == tier_key for c in make()]
             if tier:
                 yield tier
 

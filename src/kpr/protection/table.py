@@ -9,6 +9,7 @@ dtype (categories, time zones, widths).
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Collection
 from typing import Any
 
@@ -52,7 +53,9 @@ def full_table(obj: Any, csv: CsvOptions, categorical: Collection[str] = ()) -> 
     if lib == "pyarrow" and type(obj).__name__ == "Table":
         return obj, "pyarrow"
     try:
-        frame = nw.from_native(obj)
+        with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
+            warnings.filterwarnings("ignore", "Dask support", FutureWarning)
+            frame = nw.from_native(obj)
     except TypeError:
         raise InputError(
             f"cannot read a table from a {type(obj).__name__}; give a polars, pandas or "
