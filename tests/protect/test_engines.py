@@ -67,3 +67,17 @@ def test_every_input_type(engine: str, tmp_path: Path) -> None:
     polars_out, _ = kpr.protect(original, avatars, KNOWN, target=95.0, distances=False)
     if engine != "csv":
         assert out.equals(polars_out)
+
+
+def test_pandas_integer_columns_are_never_blanked() -> None:
+    """A numpy int64 column of pandas cannot hold a missing value: suppress leaves it
+    alone, so dtypes are kept."""
+    original, avatars = tables(n=300, seed=12)
+    a = avatars.to_pandas()
+    protected, result = kpr.protect(
+        original.to_pandas(), a, KNOWN, target=90, moves="suppress", distances=False,
+        utility=False,
+    )  # fmt: skip
+    assert list(protected.dtypes) == list(a.dtypes)
+    assert result.cells_changed["age"] == 0
+    assert protected["age"].equals(a["age"])

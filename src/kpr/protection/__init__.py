@@ -197,7 +197,9 @@ def _verify(
     if before_pl.schema != after_pl.schema:
         problems.append("a column's dtype changed")
     others = [n for n in names if n not in loaded.kinds]
-    same = outcome.deleted or before_pl.select(others).equals(after_pl.select(others))
+    kept = np.ones(before_pl.height, dtype=bool)
+    kept[list(outcome.deleted)] = False
+    same = before_pl.filter(pl.Series(kept)).select(others).equals(after_pl.select(others))
     if others and not same:
         problems.append("a column that is not a known variable changed")
     if problems:
