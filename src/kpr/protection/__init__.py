@@ -122,12 +122,12 @@ def _load(
 
 def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
     out: dict[str, Column] = {}
-    m = loaded.encoded.m
     for name, kind in loaded.kinds.items():
         enc = loaded.encoded.columns[name]
         codes = enc.a.copy()
         first = np.full(max(int(codes.max(initial=0)) + 1, enc.radix), -1, dtype=np.int64)
-        first[codes[::-1]] = np.arange(m - 1, -1, -1, dtype=np.int64)
+        held, rows = np.unique(codes, return_index=True)  # the first row holding each code
+        first[held] = rows
         widths = [s.bins[name].width for s in states if name in s.bins]
         out[name] = Column(
             name, kind, codes, enc.a_values if kind.binned else None, first,
