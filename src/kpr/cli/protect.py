@@ -128,7 +128,7 @@ def protect_command(
     """
     from kpr.avatar.files import check_output, write_table
     from kpr.inputs.writers import write_csv
-    from kpr.protection import protect_all
+    from kpr.protection import protect
     from kpr.render.protect import protect_text
 
     known_names = split_names(known) or None
@@ -141,7 +141,7 @@ def protect_command(
     check_output(output, "--output", inputs)
     check_files({"--output": output, "--changes-out": changes_out, "--report": report}, inputs, fmt)
     check_report(report)
-    out = protect_all(
+    table, result = protect(
         original, avatars, known_names, target=target, moves=moves, seed=seed, pairing=pairing,
         candidates=names, max_known=max_known if names else None, tolerance=tolerance,
         kinds=declared_kinds(categorical, numeric, date) or None, control=control,
@@ -149,12 +149,13 @@ def protect_command(
         encoding=encoding, na_values=na_markers(na_value),
     )  # fmt: skip
     del quiet  # no progress bar: the optimiser's work is short beside the evaluations
-    write_table(out.table, output)
+    write_table(table, output)
     if changes_out is not None:
-        write_csv(out.changes, changes_out)
+        assert result.changes is not None
+        write_csv(result.changes, changes_out)
     if report is not None:
-        out.result.to_html(report)
-    emit(fmt, out.result.to_json, lambda: protect_text(out.result, output), report,
+        result.to_html(report)
+    emit(fmt, result.to_json, lambda: protect_text(result, output), report,
          [output, changes_out])  # fmt: skip
-    if not out.result.met:
+    if not result.met:
         sys.exit(1)

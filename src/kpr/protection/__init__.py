@@ -268,16 +268,7 @@ def _change_log(
     return out.sort("avatar_row", "column")
 
 
-@dataclass(frozen=True)
-class Protected:
-    """The protected table (in the input's library), the result, and the change log."""
-
-    table: Any
-    result: ProtectResult
-    changes: pl.DataFrame
-
-
-def protect_all(
+def protect(
     original: Any,
     avatars: Any,
     known: str | Iterable[str] | None = None,
@@ -296,8 +287,32 @@ def protect_all(
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
-) -> Protected:
-    """:func:`protect`, with the change log."""
+) -> tuple[Any, ProtectResult]:
+    """Change ``avatars`` as little as possible so that every attack's KPR reaches
+    ``target`` (percent): one attack (``known``) or every subset of up to
+    ``max_known`` of ``candidates``. Returns the protected table (pandas and
+    pyarrow stay themselves; files, polars and other engines come back as polars)
+    and a :class:`~kpr.results.protect.ProtectResult`.
+
+    ``moves`` (any of ``swap``, ``shift``, ``suppress``, ``delete``; default swap
+    and shift) are the changes allowed; ``seed`` makes every random choice. No
+    individual becomes linked, no link moves to another avatar (so with
+    ``pairing`` correct links cannot rise); a fresh ``kpr.evaluate`` of every attack
+    checks it, and the rates, at the end. When the target cannot be reached with
+    the moves allowed, the result says what was reached (``result.met`` is False).
+    ``control`` adds the control comparison of the worst attack before and after;
+    ``distances`` the exact copies and DCR before and after (a FAMD fit: turn it
+    off for tables of millions of rows); ``utility`` the fidelity before and after
+    (``kpr.utility``). ``result.changes`` is the change log (avatar values only): the
+    data owner's record, never to be published with the table.
+
+    >>> import polars as pl, kpr
+    >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
+    >>> a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    >>> protected, r = kpr.protect(o, a, ["age", "sex"], target=80, distances=False)
+    >>> r.met, kpr.evaluate(o, protected, ["age", "sex"]).rate >= 80
+    (True, True)
+    """
     target = percentage(target, "target", zero=False)
     allowed = check_moves(moves)
     seed = whole_number(seed, "seed", 0)
@@ -370,8 +385,9 @@ def protect_all(
         distance_before=distance_before,
         distance_after=distance_after,
         utility=fidelity,
+        changes=changes,
     )
-    return Protected(protected, result, changes)
+    return protected, result
 
 
 def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: CsvOptions) -> tuple[Any, Any]:
@@ -429,56 +445,3 @@ def _utility(
         "mean_association_change": finite_or_none(change.mean()) if len(change) else None,
         "max_association_change": finite_or_none(change.max()) if len(change) else None,
     }
-
-
-def protect(
-    original: Any,
-    avatars: Any,
-    known: str | Iterable[str] | None = None,
-    *,
-    target: float = 99.0,
-    moves: str | Iterable[str] = DEFAULT_MOVES,
-    seed: int = 0,
-    pairing: Any = None,
-    candidates: str | Iterable[str] | None = None,
-    max_known: int | None = None,
-    tolerance: float = DEFAULT_TOLERANCE,
-    kinds: Mapping[str, str] | None = None,
-    control: Any = None,
-    distances: bool = True,
-    utility: bool = True,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
-) -> tuple[Any, ProtectResult]:
-    """Change ``avatars`` as little as possible so that every attack's KPR reaches
-    ``target`` (percent): one attack (``known``) or every subset of up to
-    ``max_known`` of ``candidates``. Returns the protected table (pandas and
-    pyarrow stay themselves; files, polars and other engines come back as polars)
-    and a :class:`~kpr.results.protect.ProtectResult`.
-
-    ``moves`` (any of ``swap``, ``shift``, ``suppress``, ``delete``; default swap
-    and shift) are the changes allowed; ``seed`` makes every random choice. No
-    individual becomes linked, no link moves to another avatar (so with
-    ``pairing`` correct links cannot rise); a fresh ``kpr.evaluate`` of every attack
-    checks it, and the rates, at the end. When the target cannot be reached with
-    the moves allowed, the result says what was reached (``result.met`` is False).
-    ``control`` adds the control comparison of the worst attack before and after;
-    ``distances`` the exact copies and DCR before and after (a FAMD fit: turn it
-    off for tables of millions of rows).
-
-    >>> import polars as pl, kpr
-    >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-    >>> a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
-    >>> protected, r = kpr.protect(o, a, ["age", "sex"], target=80, distances=False)
-    >>> r.met, kpr.evaluate(o, protected, ["age", "sex"]).rate >= 80
-    (True, True)
-    """
-    out = protect_all(
-        original, avatars, known, target=target, moves=moves, seed=seed, pairing=pairing,
-        candidates=candidates, max_known=max_known, tolerance=tolerance, kinds=kinds,
-        control=control, distances=distances, utility=utility, delimiter=delimiter,
-        encoding=encoding,
-        na_values=na_values,
-    )  # fmt: skip
-    return out.table, out.result

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from kpr.results import json, views
 from kpr.results.control import ControlComparison
 from kpr.results.distance import DistanceMetrics
@@ -68,7 +70,10 @@ class ProtectResult:
     distance_after: DistanceMetrics | None = None
     #: per-column distribution distance and association change (``kpr.utility``), or None
     utility: dict[str, Any] | None = None
-    inputs: dict[str, str] = field(default_factory=dict, compare=False)
+    #: the change log: one row per changed avatar cell or deleted row (avatar_row,
+    #: column, move, old, new, old_class, new_class); avatar values only. It tells
+    #: which avatars linked someone: the data owner's record, never to be published.
+    changes: pl.DataFrame | None = field(default=None, compare=False, repr=False)
 
     @property
     def worst_before(self) -> AttackOutcome:
