@@ -11,7 +11,11 @@ import kpr.render  # noqa: F401
 from kpr.api import evaluate
 from kpr.errors import InputError, KprError, MissingDependencyError
 from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
+from kpr.protection import protect
 from kpr.results.evaluation import KprResult, VariableInfo
+from kpr.results.protect import ProtectResult
+from kpr.results.utility import UtilityResult
+from kpr.utility import utility
 from kpr.version import __version__
 
 __all__ = [
@@ -21,7 +25,11 @@ __all__ = [
     "KprError",
     "KprResult",
     "MissingDependencyError",
+    "ProtectResult",
+    "UtilityResult",
     "VariableInfo",
     "__version__",
     "evaluate",
+    "protect",
+    "utility",
 ]

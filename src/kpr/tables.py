@@ -398,6 +398,12 @@ def prepare(
     csv = csv or CsvOptions()
     o = load_side(original, attack.known, roles[0], csv, row_id)
     a = load_side(avatars, attack.known, roles[1], csv, row_id)
+    return reconcile(o, a, attack)
+
+
+def reconcile(o: Side, a: Side, attack: Attack) -> Prepared:
+    """Agree on the kinds and dtypes of two loaded sides (``prepare`` after loading;
+    ``kpr.utility`` loads its sides itself, every column of the tables)."""
     if (o.row is None) != (a.row is None):
         raise InputError("only one table was read with row positions; read both the same way")
     if o.is_polars != a.is_polars:
@@ -450,4 +456,4 @@ def prepare(
     )
 
 
-__all__ = ["ROW", "Prepared", "prepare"]
+__all__ = ["ROW", "Prepared", "prepare", "reconcile"]

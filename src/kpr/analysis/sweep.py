@@ -155,17 +155,9 @@ def sweep_loaded(
     )
 
 
-def _shared_sweep(
-    prepared: Prepared,
-    names: Sequence[str],
-    todo: Sequence[tuple[str, ...]],
-    tolerance: float,
-    confidence: float,
-    progress: SweepProgress | None,
-    offset: int,
-    total: int,
-) -> list[AttackRate]:
-    """Every subset on candidates encoded once (``kpr.engine.encoded``)."""
+def encode(prepared: Prepared, names: Sequence[str]) -> EncodedTables:
+    """The ``names`` columns of polars-backed loaded inputs, encoded once for many
+    attacks (``kpr.engine.encoded``)."""
     try:
         original, avatars = (
             frame.select(list(names)).to_native().collect()
@@ -178,7 +170,21 @@ def _shared_sweep(
             "the original table has no rows: there is nobody to protect; "
             "give a table with at least one row"
         )
-    tables = EncodedTables(original, avatars, {n: prepared.kinds[n] for n in names})
+    return EncodedTables(original, avatars, {n: prepared.kinds[n] for n in names})
+
+
+def _shared_sweep(
+    prepared: Prepared,
+    names: Sequence[str],
+    todo: Sequence[tuple[str, ...]],
+    tolerance: float,
+    confidence: float,
+    progress: SweepProgress | None,
+    offset: int,
+    total: int,
+) -> list[AttackRate]:
+    """Every subset on candidates encoded once (``kpr.engine.encoded``)."""
+    tables = encode(prepared, names)
     finished = 0
 
     def done(subset: tuple[str, ...]) -> None:

@@ -78,6 +78,20 @@ class SubsetCounts:
 
 
 @dataclass(frozen=True)
+class AttackDigits:
+    """One attack's profiles as digits shared by both tables: ``u_digits[i]`` holds
+    each member of U's digit of ``known[i]``, ``lookups[i][code]`` the digit of an
+    avatar whose value code of ``known[i]`` is ``code``; digits of ``known[i]`` lie
+    in ``[0, radices[i])``. Two rows share a binned profile iff all digits agree."""
+
+    known: tuple[str, ...]
+    u_digits: list[Ints]
+    lookups: list[Ints]
+    radices: list[int]
+    bins: dict[str, NumericBins]
+
+
+@dataclass(frozen=True)
 class _Column:
     """One candidate, encoded once.
 
@@ -157,7 +171,7 @@ def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
     return _Column(kind, codes[: len(o)], codes[len(o) :], radix)
 
 
-def _classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
+def value_classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
     """Each value's code as ``kpr.engine.queries.code_frame`` computes it (float codes)."""
     out = np.full(len(values), float(MISSING))
     out[values == math.inf] = POS_INF
@@ -176,7 +190,7 @@ def _digits(col: _Column, bins: NumericBins) -> tuple[Ints, Ints, int]:
     """A numeric column's class of each distinct value as small integers shared by
     both tables: per-code digit arrays (original, avatars) and their radix."""
     assert col.o_values is not None and col.a_values is not None
-    co, ca = _classes(col.o_values, bins), _classes(col.a_values, bins)
+    co, ca = value_classes(col.o_values, bins), value_classes(col.a_values, bins)
     if bins.code_min is None or bins.code_max is None:
         return (co + _SPECIALS).astype(np.int64), (ca + _SPECIALS).astype(np.int64), _SPECIALS
     span = bins.code_max - bins.code_min
@@ -371,14 +385,16 @@ class EncodedTables:
             codes.append(code)
         return codes[::-1]
 
-    def attack(
+    def digits(
         self, known: Sequence[str], tolerance: float, cache: KeyCache | None = None
-    ) -> SubsetCounts:
-        """The counts and bins of one attack, equal to ``kpr.evaluate``'s."""
+    ) -> AttackDigits:
+        """One attack's link digits: each member of U's digit per known variable,
+        and the digit of each avatar value code (``kpr.protect`` changes avatar
+        values and re-packs only the rows it touches)."""
         u_codes = self._u_codes(known, {} if cache is None else cache)
-        size_u = len(u_codes[0])
-        keys: list[Ints] | None = None
-        radix = 1
+        u_digits: list[Ints] = []
+        lookups: list[Ints] = []
+        radices: list[int] = []
         bins: dict[str, NumericBins] = {}
         for name, codes in zip(known, u_codes, strict=True):
             col = self.columns[name]
@@ -387,13 +403,31 @@ class EncodedTables:
                 date = col.kind is Kind.DATE
                 bins[name] = numeric_bins(_moments(col, counts), tolerance, date=date)
                 do, da, digit_radix = _digits(col, bins[name])
-                u_digit, a_digit = do[codes], da[col.a]
+                u_digits.append(do[codes])
+                lookups.append(da)
             else:
-                u_digit, a_digit, digit_radix = codes, col.a, col.radix
+                u_digits.append(codes)
+                lookups.append(np.arange(col.radix, dtype=np.int64))
+                digit_radix = col.radix
+            radices.append(digit_radix)
+        return AttackDigits(tuple(known), u_digits, lookups, radices, bins)
+
+    def attack(
+        self, known: Sequence[str], tolerance: float, cache: KeyCache | None = None
+    ) -> SubsetCounts:
+        """The counts and bins of one attack, equal to ``kpr.evaluate``'s."""
+        d = self.digits(known, tolerance, cache)
+        keys: list[Ints] | None = None
+        radix = 1
+        for name, u_digit, lookup, digit_radix in zip(
+            known, d.u_digits, d.lookups, d.radices, strict=True
+        ):
+            a_digit = lookup[self.columns[name].a]
             keys, radix, _ = _extend(keys, radix, [u_digit, a_digit], digit_radix)
         assert keys is not None
         linked = _linked(keys[0], keys[1], radix)
-        return SubsetCounts(tuple(known), self.n, self.m, size_u, linked, bins)
+        size_u = len(d.u_digits[0])
+        return SubsetCounts(tuple(known), self.n, self.m, size_u, linked, d.bins)
 
 
 def _chains(subsets: Sequence[tuple[str, ...]]) -> list[list[int]]:

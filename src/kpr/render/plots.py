@@ -440,3 +440,28 @@ def tolerance_svg(
             f"from {xs[0]:g} % to {xs[-1]:g} %, with its {confidence * 100:g} % interval as a band."
         )
         return to_inline_svg(fig, key, label)
+
+
+def protection_trace_svg(
+    trace: Sequence[tuple[int, float]], target: float, key: str = "protect-trace"
+) -> str:
+    """The worst attack's rate against the cells changed, as protect proceeds, with
+    the target as a dashed line."""
+    cells = [c for c, _ in trace]
+    rates = [r for _, r in trace]
+    with _drawing():
+        fig = Figure(figsize=(7.6, 3.2), layout="constrained")
+        ax = fig.subplots()
+        ax.step(cells, rates, where="post", color=BLUE, linewidth=1.5, label="worst attack")
+        ax.axhline(target, **{**_everybody(0.0), "label": f"target {format_rate(target)}"})
+        ax.xaxis.set_major_formatter(FuncFormatter(_tick_count))
+        ax.yaxis.set_major_formatter(FuncFormatter(_tick_percent))
+        ax.grid(axis="y", **_GRID)
+        ax.set_axisbelow(True)
+        ax.set_xlabel("Cells changed so far")
+        ax.set_ylabel("Protection rate")
+        ax.legend(loc="lower right", frameon=False, fontsize=8)
+        ax.set_title("The rate as the optimiser proceeds", loc="left")
+        return to_inline_svg(
+            fig, key, f"Worst rate against cells changed, up to {format_rate(max(rates))}"
+        )

@@ -1,0 +1,161 @@
+"""``kpr protect``: fix an avatar table to a target rate, verified, at a measured cost.
+
+Added to the ``kpr`` group by ``kpr.cli.app``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kpr.cli.common import CONTEXT, check_files, check_report, emit, report_option
+from kpr.cli.options import (
+    CSV,
+    FORMAT,
+    KINDS,
+    PAIRING,
+    QUIET,
+    TARGET,
+    TOLERANCE,
+    Checked,
+    declared_kinds,
+    na_markers,
+    parse_delimiter,
+    split_names,
+)
+from kpr.errors import InputError
+
+
+def _moves(text: str) -> tuple[str, ...]:
+    from kpr.protection import check_moves
+
+    return check_moves(text)
+
+
+MOVES_TYPE = Checked("moves", _moves)
+
+
+@click.command("protect", context_settings=CONTEXT)
+@click.argument("original", type=click.Path(path_type=str))
+@click.argument("avatars", type=click.Path(path_type=str))
+@click.option(
+    "--known", "-k", multiple=True, help="Known variables of the attack, comma-separated."
+)
+@click.option(
+    "--candidates", "-c", multiple=True,
+    help="Instead of --known: every subset of these (up to --max-known) is an attack the "
+    "target must hold against.",
+)  # fmt: skip
+@click.option("--max-known", type=click.IntRange(min=1), help="Largest subset of --candidates.")
+@click.option(
+    "--target", type=TARGET, required=True, metavar="PERCENT",
+    help="The KPR every attack must reach after protection, in (0, 100], e.g. 99.",
+)  # fmt: skip
+@click.option(
+    "--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
+    help="The protected avatar table to write: .csv or .parquet.",
+)  # fmt: skip
+@click.option(
+    "--changes-out", type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the change log (avatar row, column, move, old and new value and class) to "
+    "this CSV. It is the data owner's record: never publish it with the table.",
+)  # fmt: skip
+@click.option(
+    "--moves", type=MOVES_TYPE, default="swap,shift", show_default=True,
+    help="Allowed moves, comma-separated: swap, shift, suppress, delete.",
+)  # fmt: skip
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True,
+    help="Seed of every random choice (order, partners, new values): same seed, same bytes.",
+)  # fmt: skip
+@PAIRING
+@click.option(
+    "--control", type=click.Path(path_type=str),
+    help="Individuals NOT used to make the avatars: the control comparison of the worst "
+    "attack before and after.",
+)  # fmt: skip
+@click.option(
+    "--no-distances", is_flag=True,
+    help="Skip the exact copies and DCR before and after (a FAMD fit; slow on millions).",
+)  # fmt: skip
+@click.option(
+    "--no-utility", is_flag=True,
+    help="Skip the fidelity before and after (kpr.utility: every column and pair).",
+)  # fmt: skip
+@TOLERANCE
+@KINDS
+@CSV
+@FORMAT
+@report_option
+@QUIET
+def protect_command(
+    original: str,
+    avatars: str,
+    known: tuple[str, ...],
+    candidates: tuple[str, ...],
+    max_known: int | None,
+    target: float,
+    output: Path,
+    changes_out: Path | None,
+    moves: tuple[str, ...],
+    seed: int,
+    pairing: str | None,
+    control: str | None,
+    no_distances: bool,
+    no_utility: bool,
+    tolerance: float,
+    categorical: tuple[str, ...],
+    numeric: tuple[str, ...],
+    date: tuple[str, ...],
+    delimiter: str | None,
+    encoding: str | None,
+    na_value: tuple[str, ...],
+    fmt: str,
+    report: Path | None,
+    quiet: bool,
+) -> None:
+    """Change AVATARS as little as possible so that the attack (--known), or every
+    attack of up to --max-known --candidates, reaches --target; a fresh evaluation
+    verifies it. Exit code 1 when the target cannot be reached with the moves allowed.
+
+    \b
+    Examples:
+      kpr protect original.csv avatars.csv -k age,sex,race --target 99 -o protected.csv
+      kpr protect original.csv avatars.csv -c age,sex,race,education --max-known 2 \\
+          --target 98 -o protected.csv --changes-out changes.csv --report protect.html
+    """
+    from kpr.avatar.files import check_output, write_table
+    from kpr.inputs.writers import write_csv
+    from kpr.protection import protect
+    from kpr.render.protect import protect_text
+
+    known_names = split_names(known) or None
+    names = split_names(candidates) or None
+    if known_names is None and names is None:
+        raise InputError("give --known (one attack) or --candidates with --max-known")
+    if names is not None and max_known is None:
+        max_known = min(3, len(names))
+    inputs = [original, avatars, *(x for x in (pairing, control) if x)]
+    check_output(output, "--output", inputs)
+    check_files({"--output": output, "--changes-out": changes_out, "--report": report}, inputs, fmt)
+    check_report(report)
+    table, result = protect(
+        original, avatars, known_names, target=target, moves=moves, seed=seed, pairing=pairing,
+        candidates=names, max_known=max_known if names else None, tolerance=tolerance,
+        kinds=declared_kinds(categorical, numeric, date) or None, control=control,
+        distances=not no_distances, utility=not no_utility, delimiter=parse_delimiter(delimiter),
+        encoding=encoding, na_values=na_markers(na_value),
+    )  # fmt: skip
+    del quiet  # no progress bar: the optimiser's work is short beside the evaluations
+    write_table(table, output)
+    if changes_out is not None:
+        assert result.changes is not None
+        write_csv(result.changes, changes_out)
+    if report is not None:
+        result.to_html(report)
+    emit(fmt, result.to_json, lambda: protect_text(result, output), report,
+         [output, changes_out])  # fmt: skip
+    if not result.met:
+        sys.exit(1)

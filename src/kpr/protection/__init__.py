@@ -1,0 +1,447 @@
+"""``kpr.protect``: change an avatar table as little as possible so that every
+given attack's rate reaches a target, and prove it with a fresh evaluation.
+
+The statistics of the metric (U, ``lo``, ``width``) come from the originals, so
+they do not move while avatars change: protect encodes both tables once with the
+sweep's encoder (``kpr.engine.encoded``, the metric's one binning), keeps each
+attack's profile counts (:mod:`kpr.protection.state`) and removes links one by one
+(:mod:`kpr.protection.optimise`). At the end ``kpr.evaluate`` runs from scratch on
+the protected table for every attack and every invariant of the spec ("Protecting
+a release") is checked; a failed check is a bug and raises.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from kpr.analysis.sweep import check_candidates, encode, subsets
+from kpr.api import evaluate
+from kpr.checks import percentage, whole_number
+from kpr.engine.encoded import EncodedTables, value_classes
+from kpr.errors import InputError, KprError
+from kpr.inputs.files import CsvOptions
+from kpr.labels import class_label
+from kpr.measure import load
+from kpr.metric.attack import DEFAULT_TOLERANCE, Kind, check_tolerance, make_attack
+from kpr.pairing import read_pairing
+from kpr.protection import table as tables
+from kpr.protection.optimise import DEFAULT_MOVES, MOVES, Column, Optimiser, Outcome
+from kpr.protection.state import AttackState
+from kpr.results.evaluation import KprResult
+from kpr.results.json import finite_or_none
+from kpr.results.protect import AttackOutcome, ProtectResult
+from kpr.results.rates import AttackRate
+
+__all__ = ["DEFAULT_MOVES", "MOVES", "ProtectionError", "protect"]
+
+#: At most this many points of the optimiser's trace are kept in the result.
+_TRACE_POINTS = 200
+
+
+class ProtectionError(KprError, RuntimeError):
+    """The fresh evaluation contradicts what protect computed: a bug, never a result."""
+
+
+def check_moves(moves: str | Iterable[str]) -> tuple[str, ...]:
+    """The named moves, known and not repeated, in the order of :data:`MOVES`."""
+    names = [m.strip() for m in moves.split(",")] if isinstance(moves, str) else list(moves)
+    if not names:
+        raise InputError(f"moves is empty: name at least one of {', '.join(MOVES)}")
+    for name in names:
+        if name == "regenerate":
+            raise InputError(
+                f"the move 'regenerate' is not available in this version; use {', '.join(MOVES)}"
+            )
+        if name not in MOVES:
+            raise InputError(f"unknown move {name!r}: choose among {', '.join(MOVES)}")
+    return tuple(m for m in MOVES if m in names)
+
+
+def _attacks(
+    known: str | Iterable[str] | None,
+    candidates: str | Iterable[str] | None,
+    max_known: object,
+) -> list[tuple[str, ...]]:
+    if (known is None) == (candidates is None):
+        raise InputError(
+            "give either known= (one attack) or candidates= with max_known= (every subset)"
+        )
+    if known is not None:
+        if max_known is not None:
+            raise InputError("max_known goes with candidates=, not with known=")
+        return [make_attack(known).known]
+    assert candidates is not None
+    if max_known is None:
+        raise InputError("candidates= needs max_known=: the largest number of known variables")
+    names, m = check_candidates(candidates, max_known, None)
+    return subsets(names, m)
+
+
+@dataclass
+class _Loaded:
+    """The inputs, read once."""
+
+    original: Any  #: what evaluate reads as the original (a path, or a table)
+    table: Any  #: the avatars, every column, in ``library``
+    library: str
+    kinds: dict[str, Kind]
+    encoded: EncodedTables
+
+
+def _load(
+    original: Any,
+    avatars: Any,
+    known: Sequence[str],
+    kinds: Mapping[str, str] | None,
+    csv: CsvOptions,
+) -> _Loaded:
+    declared = [n for n, k in (kinds or {}).items() if str(k).lower() == "categorical"]
+    table, library = tables.full_table(avatars, csv, declared)
+    names = tables.columns_of(table, library)
+    for name in known:
+        if name not in names:
+            raise InputError(
+                f"the known variable {name!r} is not a column of the avatars; "
+                f"their columns: {', '.join(map(repr, names[:20]))}"
+            )
+    if not tables.is_path(original) and tables.library(original) not in tables.LIBRARIES:
+        original = tables.full_table(original, csv)[0]  # DuckDB, Spark, Dask: into memory
+    prepared = load(
+        original, table, known, kinds=kinds, delimiter=csv.delimiter, encoding=csv.encoding,
+        na_values=csv.na_values, materialize=True,
+    )  # fmt: skip
+    kinds_of = {n: prepared.kinds[n] for n in known}
+    return _Loaded(original, table, library, kinds_of, encode(prepared, known))
+
+
+def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
+    out: dict[str, Column] = {}
+    for name, kind in loaded.kinds.items():
+        enc = loaded.encoded.columns[name]
+        codes = enc.a.copy()
+        first = np.full(max(int(codes.max(initial=0)) + 1, enc.radix), -1, dtype=np.int64)
+        held, rows = np.unique(codes, return_index=True)  # the first row holding each code
+        first[held] = rows
+        widths = [s.bins[name].width for s in states if name in s.bins]
+        out[name] = Column(
+            name, kind, codes, enc.a_values if kind.binned else None, first,
+            tables.can_blank(loaded.table, loaded.library, name),
+            min(widths) if widths else None,
+        )  # fmt: skip
+    return out
+
+
+def _rate(r: KprResult) -> AttackRate:
+    return AttackRate(r.known, r.tolerance, "bins", r.n, r.n_avatars, r.unique_originals, r.linked)
+
+
+def _linked_rows(r: KprResult) -> set[int]:
+    return set(r.linked_frame(codes=True)["original_row"].to_list())
+
+
+def _kept_pairing(pairing: Any, n: int, m: int, deleted: set[int]) -> pl.DataFrame:
+    """The pairing renumbered for the protected table (deleted avatars unpaired)."""
+    own = read_pairing(pairing, n, m)
+    keep = np.ones(m, dtype=bool)
+    keep[list(deleted)] = False
+    position = np.cumsum(keep) - 1
+    paired = (own >= 0) & keep[np.maximum(own, 0)]
+    rows = np.flatnonzero(paired)
+    return pl.DataFrame({"original_row": rows, "avatar_row": position[own[rows]]})
+
+
+def _thin(trace: list[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
+    if len(trace) <= _TRACE_POINTS:
+        return tuple(trace)
+    picks = np.unique(np.linspace(0, len(trace) - 1, _TRACE_POINTS).round().astype(int))
+    return tuple(trace[i] for i in picks)
+
+
+def _verify(
+    attacks: list[tuple[str, ...]],
+    before: list[KprResult],
+    after: list[KprResult],
+    states: list[AttackState],
+    target: float,
+    outcome: Outcome,
+    loaded: _Loaded,
+    protected: Any,
+) -> None:
+    """Every invariant of the spec's "Protecting a release", from the fresh evaluations."""
+    problems = []
+    for known, b, a, s in zip(attacks, before, after, states, strict=True):
+        label = ", ".join(known)
+        if a.linked != s.linked:
+            problems.append(f"{label}: kept count {s.linked} but evaluate finds {a.linked} linked")
+        if not outcome.unfixed and a.rate < target:
+            problems.append(f"{label}: rate {a.rate} below the target {target}")
+        new = _linked_rows(a) - _linked_rows(b)
+        if new:
+            problems.append(f"{label}: {len(new)} individual(s) newly linked, e.g. {min(new)}")
+        if b.correct_links is not None and (a.correct_links or 0) > b.correct_links:
+            problems.append(f"{label}: correct links rose {b.correct_links} -> {a.correct_links}")
+    names = tables.columns_of(loaded.table, loaded.library)
+    if tables.columns_of(protected, loaded.library) != names:
+        problems.append("the columns or their order changed")
+    rows = tables.n_rows(loaded.table, loaded.library) - len(outcome.deleted)
+    if tables.n_rows(protected, loaded.library) != rows:
+        problems.append("the row count is not the input's minus the deleted rows")
+    before_pl = tables.to_polars(loaded.table, loaded.library)
+    after_pl = tables.to_polars(protected, loaded.library)
+    if before_pl.schema != after_pl.schema:
+        problems.append("a column's dtype changed")
+    others = [n for n in names if n not in loaded.kinds]
+    kept = np.ones(before_pl.height, dtype=bool)
+    kept[list(outcome.deleted)] = False
+    same = before_pl.filter(pl.Series(kept)).select(others).equals(after_pl.select(others))
+    if others and not same:
+        problems.append("a column that is not a known variable changed")
+    if problems:
+        raise ProtectionError("protect failed its own verification (a bug): " + "; ".join(problems))
+
+
+def _change_log(
+    loaded: _Loaded,
+    protected_pl: pl.DataFrame,
+    columns: dict[str, Column],
+    outcome: Outcome,
+    states: list[AttackState],
+) -> pl.DataFrame:
+    """One row per changed avatar cell (and per deleted avatar row): the avatar's
+    values only, never an original individual's."""
+    original_pl = tables.to_polars(loaded.table, loaded.library)
+    kept = np.ones(original_pl.height, dtype=bool)
+    kept[list(outcome.deleted)] = False
+    position = np.cumsum(kept) - 1
+    parts = []
+    for name, col in columns.items():
+        changed = np.flatnonzero((col.codes != col.input_codes) & kept)
+        if not len(changed):
+            continue
+        old = original_pl[name].cast(pl.String).gather(changed)
+        new = protected_pl[name].cast(pl.String).gather(position[changed])
+        frame = pl.DataFrame({
+            "avatar_row": changed, "column": name,
+            "move": [outcome.moves.get((int(r), name), "") for r in changed],
+            "old": old, "new": new,
+        })  # fmt: skip
+        state = next((s for s in states if name in s.bins), None)
+        if col.values is not None and state is not None:
+            b = state.bins[name]
+            date = col.kind is Kind.DATE
+            for which, codes in (("old_class", col.input_codes), ("new_class", col.codes)):
+                cls = value_classes(col.values[codes[changed]], b)
+                frame = frame.with_columns(
+                    pl.Series(which, [class_label(c, b.lo, b.width, date) for c in cls])
+                )
+        else:
+            frame = frame.with_columns(old_class=pl.col("old"), new_class=pl.col("new"))
+        parts.append(frame)
+    deleted = sorted(outcome.deleted)
+    if deleted:
+        parts.append(
+            pl.DataFrame(
+                {
+                    "avatar_row": deleted,
+                    "column": [""] * len(deleted),
+                    "move": "delete",
+                    "old": [""] * len(deleted),
+                    "new": [""] * len(deleted),
+                    "old_class": [""] * len(deleted),
+                    "new_class": [""] * len(deleted),
+                }
+            )
+        )
+    schema = {
+        "avatar_row": pl.Int64, "column": pl.String, "move": pl.String, "old": pl.String,
+        "new": pl.String, "old_class": pl.String, "new_class": pl.String,
+    }  # fmt: skip
+    if not parts:
+        return pl.DataFrame(schema=schema)
+    out = pl.concat([p.cast(schema) for p in parts])  # type: ignore[arg-type]
+    return out.sort("avatar_row", "column")
+
+
+def protect(
+    original: Any,
+    avatars: Any,
+    known: str | Iterable[str] | None = None,
+    *,
+    target: float = 99.0,
+    moves: str | Iterable[str] = DEFAULT_MOVES,
+    seed: int = 0,
+    pairing: Any = None,
+    candidates: str | Iterable[str] | None = None,
+    max_known: int | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    kinds: Mapping[str, str] | None = None,
+    control: Any = None,
+    distances: bool = True,
+    utility: bool = True,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    na_values: Iterable[str] = ("",),
+) -> tuple[Any, ProtectResult]:
+    """Change ``avatars`` as little as possible so that every attack's KPR reaches
+    ``target`` (percent): one attack (``known``) or every subset of up to
+    ``max_known`` of ``candidates``. Returns the protected table (pandas and
+    pyarrow stay themselves; files, polars and other engines come back as polars)
+    and a :class:`~kpr.results.protect.ProtectResult`.
+
+    ``moves`` (any of ``swap``, ``shift``, ``suppress``, ``delete``; default swap
+    and shift) are the changes allowed; ``seed`` makes every random choice. No
+    individual becomes linked, no link moves to another avatar (so with
+    ``pairing`` correct links cannot rise); a fresh ``kpr.evaluate`` of every attack
+    checks it, and the rates, at the end. When the target cannot be reached with
+    the moves allowed, the result says what was reached (``result.met`` is False).
+    ``control`` adds the control comparison of the worst attack before and after;
+    ``distances`` the exact copies and DCR before and after (a FAMD fit: turn it
+    off for tables of millions of rows); ``utility`` the fidelity before and after
+    (``kpr.utility``). ``result.changes`` is the change log (avatar values only): the
+    data owner's record, never to be published with the table.
+
+    >>> import polars as pl, kpr
+    >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
+    >>> a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    >>> protected, r = kpr.protect(o, a, ["age", "sex"], target=80, distances=False)
+    >>> r.met, kpr.evaluate(o, protected, ["age", "sex"]).rate >= 80
+    (True, True)
+    """
+    target = percentage(target, "target", zero=False)
+    allowed = check_moves(moves)
+    seed = whole_number(seed, "seed", 0)
+    tol = check_tolerance(tolerance)
+    attacks = _attacks(known, candidates, max_known)
+    union = list(dict.fromkeys(v for a in attacks for v in a))
+    csv = CsvOptions(delimiter, encoding, tuple(na_values))
+    loaded = _load(original, avatars, union, kinds, csv)
+    enc = loaded.encoded
+    codes = {v: enc.columns[v].a for v in union}
+    cache: dict[Any, Any] = {}
+    states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in attacks]
+    run = functools.partial(
+        evaluate, tolerance=tol, kinds=kinds, delimiter=delimiter, encoding=encoding,
+        na_values=na_values,
+    )  # fmt: skip
+    before = [run(loaded.original, loaded.table, a, pairing=pairing) for a in attacks]
+    for s, r in zip(states, before, strict=True):
+        if s.linked != r.linked:
+            raise ProtectionError(
+                f"protect's counts ({s.linked} linked) disagree with kpr.evaluate "
+                f"({r.linked}) for {', '.join(s.known)}: a bug"
+            )
+    columns = _columns(loaded, states)
+    n_columns = len(tables.columns_of(loaded.table, loaded.library))
+    optimiser = Optimiser(columns, states, target, allowed, seed, n_columns)
+    outcome = optimiser.run()
+    sources = {name: col.source for name, col in columns.items()}
+    protected = tables.rebuild(loaded.table, loaded.library, sources, outcome.deleted)
+    m = enc.m
+    kept_pairing = None if pairing is None else _kept_pairing(pairing, enc.n, m, outcome.deleted)
+    after = [run(loaded.original, protected, a, pairing=kept_pairing) for a in attacks]
+    _verify(attacks, before, after, states, target, outcome, loaded, protected)
+    protected_pl = tables.to_polars(protected, loaded.library)
+    changes = _change_log(loaded, protected_pl, columns, outcome, states)
+    per_column = {name: changes.filter(pl.col("column") == name).height for name in union}
+    used: dict[str, int] = {}
+    for move in changes["move"].to_list():
+        used[move] = used.get(move, 0) + 1
+    worst = min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))
+    control_before = control_after = None
+    if control is not None:
+        a = attacks[worst]
+        control_before = run(loaded.original, loaded.table, a, control=control, seed=seed).control
+        control_after = run(loaded.original, protected, a, control=control, seed=seed).control
+    distance_before = distance_after = None
+    if distances:
+        distance_before, distance_after = _distances(loaded, protected_pl, csv)
+    fidelity = _utility(loaded, protected, kinds, csv) if utility else None
+    result = ProtectResult(
+        target=target,
+        moves=allowed,
+        seed=seed,
+        attacks=tuple(
+            AttackOutcome(_rate(b), _rate(a), b.correct_links, a.correct_links)
+            for b, a in zip(before, after, strict=True)
+        ),
+        n_avatars=m,
+        n_columns=n_columns,
+        cells_changed=per_column,
+        moves_used=used,
+        rows_deleted=len(outcome.deleted),
+        shift_bounds={
+            n: c.bound for n, c in columns.items() if c.bound is not None and "shift" in allowed
+        },
+        trace=_thin(outcome.trace),
+        unfixed=outcome.unfixed,
+        control_before=control_before,
+        control_after=control_after,
+        distance_before=distance_before,
+        distance_after=distance_after,
+        utility=fidelity,
+        changes=changes,
+    )
+    return protected, result
+
+
+def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: CsvOptions) -> tuple[Any, Any]:
+    """Exact copies and DCR of the avatars before and after, in one FAMD space
+    fitted on the originals (``kpr.avatar.distance``)."""
+    from kpr.avatar.distance import distance_metrics
+    from kpr.avatar.projection import Projection
+
+    original = loaded.original
+    if tables.is_path(original):
+        from kpr.avatar.files import read_original
+
+        o = read_original(original, csv=csv)
+    else:
+        o = tables.to_polars(*tables.full_table(original, csv))
+    before = tables.to_polars(loaded.table, loaded.library)
+    shared = [c for c in o.columns if c in before.columns]
+    o = o.select(shared)
+    space = Projection.fit(o, 5, None)
+    return (
+        distance_metrics(o, before.select(shared), projection=space),
+        distance_metrics(o, protected_pl.select(shared), projection=space),
+    )
+
+
+def _utility(
+    loaded: _Loaded, protected: Any, kinds: Mapping[str, str] | None, csv: CsvOptions
+) -> dict[str, Any]:
+    """Fidelity to the originals before and after (``kpr.utility``), each column's
+    Hellinger distance, and how far protect moved each pairwise association."""
+    from kpr.utility import utility
+
+    def measure(avatars: Any) -> Any:
+        return utility(
+            loaded.original, avatars, kinds=kinds, delimiter=csv.delimiter,
+            encoding=csv.encoding, na_values=csv.na_values,
+        )  # fmt: skip
+
+    before, after = measure(loaded.table), measure(protected)
+    columns = before.columns.select("column", hellinger_before="hellinger").join(
+        after.columns.select("column", hellinger_after="hellinger"), on="column", how="left"
+    )
+    keys = ["column_1", "column_2"]
+    pairs = before.pairs.select(*keys, before="synthetic_association").join(
+        after.pairs.select(*keys, after="synthetic_association"), on=keys, how="inner"
+    )
+    change = (pairs["after"] - pairs["before"]).abs().fill_nan(None).drop_nulls()
+    return {
+        "before": before.summary(),
+        "after": after.summary(),
+        "columns": [
+            {k: finite_or_none(v) if isinstance(v, float) else v for k, v in row.items()}
+            for row in columns.iter_rows(named=True)
+        ],
+        "mean_association_change": finite_or_none(change.mean()) if len(change) else None,
+        "max_association_change": finite_or_none(change.max()) if len(change) else None,
+    }

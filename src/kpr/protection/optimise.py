@@ -1,0 +1,314 @@
+"""The greedy optimiser: remove links one by one with the cheapest admissible move.
+
+Linked profiles are visited in a seeded random order. For each, the candidate
+moves of its one avatar are tried cheapest first (cells changed; then the change
+of the column distributions: a swap keeps them, a shift moves one value to the
+next class, a blank adds a missing value, a deletion removes a whole row); a
+candidate is kept only when it is admissible for every attack
+(``AttackState.check``). Among equally cheap admissible candidates the choice is
+random, and so are the swap partner and the new value of a shift (drawn among
+the values other avatars hold within one class width), so that a protected row
+carries no mark: not a blank, not a value sitting on a class edge.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kpr.metric.attack import Kind
+from kpr.protection.state import AttackState
+from kpr.results.evaluation import protection_rate
+
+#: Every move, in the order candidates are tried within a cost.
+MOVES = ("swap", "shift", "suppress", "delete")
+DEFAULT_MOVES = ("swap", "shift")
+#: Tie-break within a cost: the change of the column distributions.
+_IMPACT = {"swap": 0, "shift": 1, "suppress": 2, "delete": 3}
+#: Candidates drawn per variable and move (a second pass draws _RETRY times more).
+_DRAWS = 12
+_RETRY = 8
+#: Avatars one class away tried per variable, to move one into a linking profile,
+#: and values drawn for each.
+_JOINS = 6
+_JOIN_DRAWS = 4
+
+Changes = dict[int, list[tuple[str, int, int]]]  # row -> (variable, old code, new code)
+
+
+@dataclass
+class Column:
+    """One known variable of the avatars: each row's value code, now and in the input."""
+
+    name: str
+    kind: Kind
+    codes: np.ndarray  #: current value code of each avatar row
+    values: np.ndarray | None  #: numeric/date: the value of each code (NaN: missing)
+    first_row: np.ndarray  #: an input avatar row holding each code (-1: none)
+    can_blank: bool  #: the column's type can hold a missing value
+    bound: float | None = None  #: largest change of a shift: the smallest class width
+    input_codes: np.ndarray = field(init=False)
+    #: where each changed cell's value comes from: an input row, or -1 (blank)
+    source: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.input_codes = self.codes.copy()
+
+
+@dataclass
+class Candidate:
+    move: str
+    cells: int
+    changes: Changes
+    deleted: tuple[int, ...] = ()
+    partner: int | None = None
+
+
+@dataclass
+class Outcome:
+    """What the optimiser did."""
+
+    deleted: set[int]
+    moves: dict[tuple[int, str], str]  #: the last move that changed each cell
+    trace: list[tuple[int, float]]  #: (cells changed so far, worst rate), one per move
+    unfixed: int  #: linked profiles no admissible move could free
+
+
+class Optimiser:
+    def __init__(
+        self,
+        columns: dict[str, Column],
+        states: Sequence[AttackState],
+        target: float,
+        moves: Sequence[str],
+        seed: int,
+        n_columns: int,
+    ) -> None:
+        self.columns, self.states, self.target = columns, list(states), target
+        self.allowed = set(moves)
+        self.rng = random.Random(seed)
+        self.draw = np.random.default_rng(seed)  # many values at once, also seeded
+        self.n_columns = n_columns
+        self.m = len(next(iter(columns.values())).codes)
+        self.deleted: set[int] = set()
+        self.cell_moves: dict[tuple[int, str], str] = {}
+        self.cost = 0
+        self.trace = [(0, self.worst())]
+        self.sorted_values = {
+            name: c.values[1:] for name, c in columns.items() if c.values is not None
+        }
+        #: per (attack, variable): the avatars sorted by their key without that variable
+        self.neighbours: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
+
+    def met(self, state: AttackState) -> bool:
+        return protection_rate(state.linked, state.n) >= self.target
+
+    def worst(self) -> float:
+        return min(protection_rate(s.linked, s.n) for s in self.states)
+
+    def run(self) -> Outcome:
+        unfixed: list[tuple[int, int]] = []
+        # first every link one changed cell can remove, then the others with any move
+        for draws, cap in ((_DRAWS, 1), (_DRAWS, None), (_DRAWS * _RETRY, None)):
+            todo = [
+                (j, key)
+                for j, s in enumerate(self.states)
+                if not self.met(s)
+                for key, _ in s.linked_profiles()
+            ]
+            self.rng.shuffle(todo)
+            unfixed = []
+            for j, key in todo:
+                state = self.states[j]
+                if self.met(state):
+                    continue
+                row = state.single.get(key)
+                if row is None:  # freed by an earlier move
+                    continue
+                best = self.best(row, state, draws, cap)
+                if best is None:
+                    unfixed.append((j, key))
+                    continue
+                self.apply(best)
+                if all(self.met(s) for s in self.states):
+                    return self.outcome(0)
+            if not unfixed and cap is None:
+                break
+        return self.outcome(len(unfixed))
+
+    def outcome(self, unfixed: int) -> Outcome:
+        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed)
+
+    # candidates ---------------------------------------------------------------
+
+    def _digit_changes(self, state: AttackState, name: str, old: int, new: int) -> bool:
+        lookup = state.lookups[name]
+        return bool(lookup[old] != lookup[new])
+
+    def _values_near(self, col: Column, x: float, draws: int) -> np.ndarray:
+        """Codes of up to ``draws`` random values other avatars hold within ``col.bound``
+        of ``x`` (the values are sorted: code = position + 1, 0 being missing)."""
+        assert col.bound is not None and col.values is not None
+        vals = self.sorted_values[col.name]
+        lo = int(np.searchsorted(vals, x - col.bound, "left"))
+        hi = int(np.searchsorted(vals, x + col.bound, "right"))
+        if hi <= lo:
+            return np.empty(0, dtype=np.int64)
+        codes = np.unique(self.draw.integers(lo, hi, size=min(draws, hi - lo))) + 1
+        return codes[np.abs(col.values[codes] - x) <= col.bound]
+
+    def shifts(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
+        """The linking avatar's value moved to the next class."""
+        out = []
+        for name in state.known:
+            col = self.columns[name]
+            if col.values is None or col.bound is None:
+                continue
+            old = int(col.codes[row])
+            x = float(col.values[old])
+            if np.isfinite(x):
+                near = self._values_near(col, x, draws)
+                lookup = state.lookups[name]
+                for new in near[lookup[near] != lookup[old]].tolist():
+                    out.append(Candidate("shift", 1, {row: [(name, old, new)]}))
+        return out
+
+    def joins(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
+        """Another avatar's value moved into the linking avatar's class: the profile
+        is then held twice (tried when the linking avatar itself cannot move)."""
+        out = []
+        for name in state.known:
+            col = self.columns[name]
+            if col.values is not None and col.bound is not None:
+                out += self._joins(row, state, name, draws)
+        return out
+
+    def _joins(self, row: int, state: AttackState, name: str, draws: int) -> list[Candidate]:
+        """Avatars that differ from ``row``'s profile only in ``name``, shifted into it."""
+        col = self.columns[name]
+        lookup, mult = state.lookups[name], state.multipliers[name]
+        j = next(i for i, s in enumerate(self.states) if s is state)
+        if (j, name) not in self.neighbours:
+            rest = state.keys - lookup[col.codes] * mult
+            order = np.argsort(rest, kind="stable")
+            self.neighbours[(j, name)] = (rest[order], order)
+        rest, order = self.neighbours[(j, name)]
+        target = int(lookup[col.codes[row]])
+        mine = int(state.keys[row]) - target * mult
+        lo = int(np.searchsorted(rest, mine, "left"))
+        hi = int(np.searchsorted(rest, mine, "right"))
+        out = []
+        for _ in range(min(_JOINS, hi - lo)):
+            other = int(order[self.rng.randrange(lo, hi)])
+            theirs = int(col.codes[other])
+            if other == row or other in self.deleted or int(lookup[theirs]) == target:
+                continue
+            if int(state.keys[other]) - int(lookup[theirs]) * mult != mine:
+                continue  # its other values changed since the index was built
+            x = float(col.values[theirs])  # type: ignore[index]
+            if not np.isfinite(x):
+                continue
+            near = self._values_near(col, x, draws)
+            fits = near[lookup[near] == target]
+            if len(fits):
+                new = int(fits[self.rng.randrange(len(fits))])
+                out.append(Candidate("shift", 1, {other: [(name, theirs, new)]}))
+        return out
+
+    def blanks(self, row: int, state: AttackState) -> list[Candidate]:
+        out = []
+        for name in state.known:
+            col = self.columns[name]
+            old = int(col.codes[row])
+            if col.can_blank and old != 0 and self._digit_changes(state, name, old, 0):
+                out.append(Candidate("suppress", 1, {row: [(name, old, 0)]}))
+        return out
+
+    def swaps(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
+        out = []
+        for name in state.known:
+            col = self.columns[name]
+            mine = int(col.codes[row])
+            for _ in range(draws):
+                other = self.rng.randrange(self.m)
+                theirs = int(col.codes[other])
+                if other == row or other in self.deleted or theirs == mine:
+                    continue
+                if self._digit_changes(state, name, mine, theirs):
+                    changes = {row: [(name, mine, theirs)], other: [(name, theirs, mine)]}
+                    out.append(Candidate("swap", 2, changes, partner=other))
+        return out
+
+    def candidates(
+        self, row: int, state: AttackState, draws: int, cap: int | None = None
+    ) -> Iterator[list[Candidate]]:
+        """Candidates grouped by cost (at most ``cap`` cells), cheapest group first,
+        each group built only when the cheaper ones had no admissible move (within one
+        cell: shifts of the linking avatar before the others)."""
+        makers: list[tuple[tuple[int, int], Callable[[], list[Candidate]]]] = []
+        if "shift" in self.allowed:
+            makers.append(((1, 0), lambda: self.shifts(row, state, draws)))
+            makers.append(((1, 1), lambda: self.joins(row, state, _JOIN_DRAWS)))
+        if "suppress" in self.allowed:
+            makers.append(((1, 1), lambda: self.blanks(row, state)))
+        if "swap" in self.allowed:
+            makers.append(((2, 0), lambda: self.swaps(row, state, draws)))
+        if "delete" in self.allowed:
+            delete = Candidate("delete", self.n_columns, {}, (row,))
+            makers.append(((self.n_columns, 0), lambda: [delete]))
+        for tier_key in sorted({k for k, _ in makers}):
+            if cap is not None and tier_key[0] > cap:
+                break
+            tier = [c for k, make in makers if k == tier_key for c in make()]
+            if tier:
+                yield tier
+
+    def admissible(self, c: Candidate) -> list[list[tuple[int, int, int]]] | None:
+        """Each attack's moved rows, or None when one attack refuses the move."""
+        out = []
+        for state in self.states:
+            moved = state.moves_of(c.changes, c.deleted)
+            if moved and state.check(moved) is None:
+                return None
+            out.append(moved)
+        return out
+
+    def best(
+        self, row: int, state: AttackState, draws: int, cap: int | None = None
+    ) -> tuple[Candidate, list[list[tuple[int, int, int]]]] | None:
+        """The cheapest admissible move (at most ``cap`` cells), ties drawn at random."""
+        for tier in self.candidates(row, state, draws, cap):
+            ok = [(c, moved) for c in tier if (moved := self.admissible(c)) is not None]
+            if ok:
+                least = min(_IMPACT[c.move] for c, _ in ok)
+                return self.rng.choice([x for x in ok if _IMPACT[x[0].move] == least])
+        return None
+
+    # applying -----------------------------------------------------------------
+
+    def apply(self, chosen: tuple[Candidate, list[list[tuple[int, int, int]]]]) -> None:
+        c, moved = chosen
+        for state, rows in zip(self.states, moved, strict=True):
+            if rows:
+                state.apply(rows)
+        for r in c.deleted:
+            self.deleted.add(r)
+        if c.move == "swap":
+            (row, [(name, _, _)]), (other, _) = c.changes.items()
+            col = self.columns[name]
+            a, b = col.source.get(row, row), col.source.get(other, other)
+            col.source[row], col.source[other] = b, a
+            col.codes[row], col.codes[other] = col.codes[other], col.codes[row]
+            self.cell_moves[(row, name)] = self.cell_moves[(other, name)] = "swap"
+        else:
+            for r, changes in c.changes.items():
+                for name, _, new in changes:
+                    col = self.columns[name]
+                    col.codes[r] = new
+                    col.source[r] = -1 if c.move == "suppress" else int(col.first_row[new])
+                    self.cell_moves[(r, name)] = c.move
+        self.cost += c.cells
+        self.trace.append((self.cost, self.worst()))

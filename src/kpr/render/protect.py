@@ -1,0 +1,189 @@
+"""How a protection reads: text (``kpr protect``), an HTML page with the
+before/after table and the rate against the cells changed, and Jupyter's view.
+
+The before/after rows are built once (:func:`comparison`) for all three.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kpr.render.page import (
+    document,
+    esc,
+    footer,
+    names_html,
+    notebook_view,
+    require_matplotlib,
+    write_document,
+)
+from kpr.results.evaluation import format_rate
+from kpr.results.protect import ProtectResult
+
+HEADING = "kpr report · protecting a release"
+DATA_NOTE = (
+    "This page holds rates, counts and column names only: no individual's values, no row "
+    "positions. The change log (--changes-out) is the data owner's record: never publish it "
+    "with the protected table."
+)
+
+
+def _num(x: float | None, digits: int = 4) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def comparison(result: ProtectResult) -> list[tuple[str, str, str]]:
+    """(figure, before, after) rows: privacy first, then the cost."""
+    wb, wa = result.worst_before, result.worst_after
+
+    def rate(a: Any) -> str:
+        low, high = a.interval
+        return f"{format_rate(a.rate)} ({low:.2f} to {high:.2f})"
+
+    rows = [
+        ("KPR of the worst attack (95 % interval)", rate(wb.before), rate(wa.after)),
+        ("linked individuals, worst attack", f"{wb.before.linked:,}", f"{wa.after.linked:,}"),
+    ]
+    if wa.correct_before is not None:
+        rows.append(
+            ("correct links, worst attack", f"{wa.correct_before:,}", f"{wa.correct_after:,}")
+        )
+    cb, ca = result.control_before, result.control_after
+    if cb is not None and ca is not None:
+        rows.append(
+            ("control minus original (points)", f"{cb.difference:+.2f}", f"{ca.difference:+.2f}")
+        )
+    db, da = result.distance_before, result.distance_after
+    if db is not None and da is not None:
+        rows += [
+            (
+                "exact copies of an original row",
+                f"{db.synthetic.exact_copies:,}",
+                f"{da.synthetic.exact_copies:,}",
+            ),
+            ("median DCR", _num(db.synthetic.median_dcr), _num(da.synthetic.median_dcr)),
+        ]
+    rows.append(
+        (
+            "cells changed",
+            "0",
+            f"{result.cells_total:,} ({result.cells_share:.3f} %)",
+        )
+    )
+    if result.rows_deleted:
+        rows.append(("rows deleted", "0", f"{result.rows_deleted:,}"))
+    u = result.utility
+    if u is not None:
+        b, a = u["before"], u["after"]
+        rows += [
+            ("mean Hellinger distance to the originals", _num(b["mean_hellinger"]),
+             _num(a["mean_hellinger"])),
+            ("correlation difference to the originals (%)", _num(b["correlation_difference"], 2),
+             _num(a["correlation_difference"], 2)),
+            ("SDMetrics quality score", _num(b["overall"]), _num(a["overall"])),
+            ("mean change of a pairwise association (avatars before → after)", "0",
+             _num(u["mean_association_change"])),
+        ]  # fmt: skip
+    return rows
+
+
+def _columns(result: ProtectResult) -> list[str]:
+    out = []
+    for name, cells in result.cells_changed.items():
+        bound = result.shift_bounds.get(name)
+        shift = f"; a shift moves it by at most {bound:.6g}" if bound is not None else ""
+        out.append(f"{name}: {cells:,} cell(s) changed{shift}")
+    if result.utility is not None:
+        for row in result.utility["columns"]:
+            if row["column"] in result.cells_changed or result.rows_deleted:
+                out.append(
+                    f"{row['column']}: Hellinger to the originals {_num(row['hellinger_before'])}"
+                    f" → {_num(row['hellinger_after'])}"
+                )
+    return out
+
+
+def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = None) -> str:
+    """The protection as plain text."""
+    lines = [
+        f"Protection to a target of {format_rate(result.target)} "
+        f"(moves: {', '.join(result.moves)}; seed {result.seed})",
+        result.meaning,
+        "",
+        f"  {'':<64} {'before':>22} {'after':>22}",
+    ]
+    lines += [f"  {f:<64} {b:>22} {a:>22}" for f, b, a in comparison(result)]
+    if len(result.attacks) > 1:
+        lines += ["", f"Attacks ({len(result.attacks)}), worst after first:"]
+        for a in sorted(result.attacks, key=lambda x: x.after.rate)[:10]:
+            lines.append(
+                f"  {format_rate(a.before.rate):>9} → {format_rate(a.after.rate):>9}  "
+                f"{', '.join(a.known)}"
+            )
+    lines += ["", "Per column:"] + [f"  {x}" for x in _columns(result)]
+    if result.utility is None:
+        lines.append("  (fidelity not measured: --no-utility)")
+    if output is not None and not result.already_met:
+        lines += ["", f"Protected table written to {output}"]
+    return "\n".join(lines)
+
+
+def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str:
+    """The protection as one HTML page: the outcome, the before/after table, the
+    columns, and the worst rate against the cells changed."""
+    require_matplotlib()
+    from kpr.render.plots import protection_trace_svg
+
+    rows = "\n".join(
+        f"  <tr><th>{esc(f)}</th><td>{esc(b)}</td><td>{esc(a)}</td></tr>"
+        for f, b, a in comparison(result)
+    )
+    columns = "\n".join(f"  <li>{esc(x)}</li>" for x in _columns(result))
+    attacks = "\n".join(
+        f"  <tr><td>{names_html(a.known)}</td><td>{esc(format_rate(a.before.rate))}</td>"
+        f"<td>{esc(format_rate(a.after.rate))}</td></tr>"
+        for a in sorted(result.attacks, key=lambda x: x.after.rate)
+    )
+    trace = protection_trace_svg(result.trace, result.target) if len(result.trace) > 1 else ""
+    body = f"""
+<section id="protect">
+ <h2>Protection to {esc(format_rate(result.target))}</h2>
+ <p class="meaning">{esc(result.meaning)}</p>
+ <table class="compare">
+  <tr><th></th><th>before</th><th>after</th></tr>
+{rows}
+ </table>
+ <h3>Columns</h3>
+ <ul>
+{columns}
+ </ul>
+ <h3>Attacks</h3>
+ <table>
+  <tr><th>known variables</th><th>before</th><th>after</th></tr>
+{attacks}
+ </table>
+ <figure>{trace}</figure>
+ <p>Moves allowed: {esc(", ".join(result.moves))}; seed {result.seed}. Every rate above
+ comes from a fresh, full evaluation of the protected table. The guarantee holds for these
+ attacks, not for every possible attacker.</p>
+</section>
+{footer(esc(DATA_NOTE), now or datetime.now(UTC))}"""
+    title = f"Protection to {format_rate(result.target)} — kpr"
+    return document(title, body, HEADING)
+
+
+def write_protect(result: ProtectResult, path: str | os.PathLike[str]) -> Path:
+    return write_document(path, lambda: render_protect(result))
+
+
+def repr_protect(result: ProtectResult) -> str:
+    headline = (
+        f'<span style="font-size:1.8em;font-weight:bold">'
+        f"{esc(format_rate(result.worst_after.after.rate))}</span> "
+        f"<span>worst KPR after protection (target {esc(format_rate(result.target))})</span>"
+    )
+    rows = [[esc(f), esc(b), esc(a)] for f, b, a in comparison(result)]
+    return notebook_view(headline, result.meaning, ["", "before", "after"], rows)

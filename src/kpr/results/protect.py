@@ -1,0 +1,185 @@
+"""What ``kpr.protect`` returns beside the protected table: the rates before and
+after for every attack, what the protection cost, and the sentence that explains
+it; computed in :mod:`kpr.protection`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from kpr.results import json, views
+from kpr.results.control import ControlComparison
+from kpr.results.distance import DistanceMetrics
+from kpr.results.evaluation import format_rate
+from kpr.results.rates import AttackRate
+
+
+@dataclass(frozen=True)
+class AttackOutcome:
+    """One attack before and after protection, both from a full evaluation."""
+
+    before: AttackRate
+    after: AttackRate
+    correct_before: int | None = None  #: correct links, with a pairing
+    correct_after: int | None = None
+
+    @property
+    def known(self) -> tuple[str, ...]:
+        return self.before.known
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "known": list(self.known),
+            "before": self.before.to_dict(),
+            "after": self.after.to_dict(),
+            "correct_links_before": self.correct_before,
+            "correct_links_after": self.correct_after,
+        }
+
+
+@dataclass(frozen=True)
+class ProtectResult:
+    """How a release was protected: every attack's rate before and after (each
+    from a fresh, full evaluation), the cells that changed and the measured cost.
+
+    ``trace`` holds (cells changed so far, worst rate) as the optimiser proceeds.
+    ``shift_bounds``: per variable, the largest change a shift may make (one class
+    width, the smallest over the attacks; days for dates).
+    """
+
+    target: float
+    moves: tuple[str, ...]
+    seed: int
+    attacks: tuple[AttackOutcome, ...]
+    n_avatars: int
+    n_columns: int
+    cells_changed: dict[str, int]  #: per column (known variables only)
+    moves_used: dict[str, int]  #: cells per move, rows for delete
+    rows_deleted: int
+    shift_bounds: dict[str, float]
+    trace: tuple[tuple[int, float], ...]
+    unfixed: int = 0  #: linked profiles no admissible move could free
+    control_before: ControlComparison | None = None
+    control_after: ControlComparison | None = None
+    distance_before: DistanceMetrics | None = None
+    distance_after: DistanceMetrics | None = None
+    #: per-column distribution distance and association change (``kpr.utility``), or None
+    utility: dict[str, Any] | None = None
+    #: the change log: one row per changed avatar cell or deleted row (avatar_row,
+    #: column, move, old, new, old_class, new_class); avatar values only. It tells
+    #: which avatars linked someone: the data owner's record, never to be published.
+    changes: pl.DataFrame | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def worst_before(self) -> AttackOutcome:
+        return min(self.attacks, key=lambda a: (a.before.rate, len(a.known), a.known))
+
+    @property
+    def worst_after(self) -> AttackOutcome:
+        return min(self.attacks, key=lambda a: (a.after.rate, len(a.known), a.known))
+
+    @property
+    def met(self) -> bool:
+        """Every attack's rate after protection reaches the target."""
+        return all(a.after.rate >= self.target for a in self.attacks)
+
+    @property
+    def already_met(self) -> bool:
+        """The target was met before any change: nothing was changed."""
+        return all(a.before.rate >= self.target for a in self.attacks)
+
+    @property
+    def cells_total(self) -> int:
+        return sum(self.cells_changed.values())
+
+    @property
+    def cells_share(self) -> float:
+        """Changed cells, in percent of the avatar table's cells."""
+        cells = self.n_avatars * self.n_columns
+        return 100.0 * self.cells_total / cells if cells else 0.0
+
+    @property
+    def reason(self) -> str | None:
+        """Why the target was not reached (None when it was)."""
+        if self.met:
+            return None
+        worst = self.worst_after
+        return (
+            f"{self.unfixed:,} linked profile(s) had no admissible move among "
+            f"{', '.join(self.moves)}: each candidate would have linked another individual "
+            f"or moved a link to another avatar; the worst attack ({', '.join(worst.known)}) "
+            f"reached {format_rate(worst.after.rate)}. Allow more moves (--moves "
+            "swap,shift,suppress,delete) or lower the target"
+        )
+
+    @property
+    def meaning(self) -> str:
+        """The outcome in one sentence."""
+        worst = self.worst_after
+        one = len(self.attacks) == 1
+        attacks = "the attack" if one else f"all {len(self.attacks)} attacks"
+        gives = "the attack now gives" if one else f"all {len(self.attacks)} attacks now give"
+        if self.already_met:
+            return (
+                f"The target of {format_rate(self.target)} was already met by {attacks} "
+                f"(worst {format_rate(worst.after.rate)}): nothing was changed."
+            )
+        if not self.met:
+            return f"The target of {format_rate(self.target)} was not reached: {self.reason}."
+        deleted = f" and {self.rows_deleted:,} row(s) deleted" if self.rows_deleted else ""
+        return (
+            f"Protected: {gives} at least {format_rate(self.target)} (worst "
+            f"{format_rate(worst.after.rate)}, was {format_rate(self.worst_before.before.rate)}),"
+            f" verified by a fresh evaluation, at the cost of {self.cells_total:,} changed "
+            f"cell(s) ({self.cells_share:.3f} % of the table){deleted}; no individual was "
+            "newly linked and no link moved to another avatar."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        def optional(x: Any) -> Any:
+            return None if x is None else x.to_dict()
+
+        return {
+            "target": self.target,
+            "met": self.met,
+            "already_met": self.already_met,
+            "meaning": self.meaning,
+            "reason": self.reason,
+            "moves": list(self.moves),
+            "seed": self.seed,
+            "n_avatars": self.n_avatars,
+            "n_columns": self.n_columns,
+            "worst_before": self.worst_before.to_dict(),
+            "worst_after": self.worst_after.to_dict(),
+            "attacks": [a.to_dict() for a in self.attacks],
+            "cost": {
+                "cells_changed": self.cells_total,
+                "cells_changed_share": self.cells_share,
+                "cells_changed_per_column": dict(self.cells_changed),
+                "moves_used": dict(self.moves_used),
+                "rows_deleted": self.rows_deleted,
+                "shift_bounds": dict(self.shift_bounds),
+                "utility": self.utility,
+            },
+            "unfixed_profiles": self.unfixed,
+            "trace": [{"cells_changed": c, "worst_kpr": r} for c, r in self.trace],
+            "control_before": optional(self.control_before),
+            "control_after": optional(self.control_after),
+            "distance_before": optional(self.distance_before),
+            "distance_after": optional(self.distance_after),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None, **options: Any) -> str | Path:
+        """The report section as a page (returned, or written atomically to ``path``)."""
+        return views.to_html(self, path, **options)
+
+    def _repr_html_(self) -> str:
+        return views.repr_html(self)

@@ -1,0 +1,136 @@
+"""``kpr.utility``: the fidelity of a synthetic table, measured as SDMetrics' Quality
+Report and Octopize's summary figures measure it (``columns`` and ``pairs`` hold
+the definitions; ``kpr.results.utility`` the result)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from kpr.inputs.files import CsvOptions
+from kpr.results.utility import UtilityResult
+from kpr.utility.columns import Column, column
+from kpr.utility.load import load_tables
+from kpr.utility.pairs import Pair, pair
+
+#: ``progress(done, total)`` after each column and each pair.
+Progress = Callable[[int, int], None]
+
+
+def _mean(values: Iterable[float]) -> float:
+    """The mean of the defined values (pandas' ``mean``: NaN skipped; NaN if none)."""
+    kept = [v for v in values if not math.isnan(v)]
+    return float(np.mean(kept)) if kept else float("nan")
+
+
+def _column_frame(cols: list[Column]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "column": [c.name for c in cols],
+            "kind": [c.kind.value for c in cols],
+            "metric": [c.metric for c in cols],
+            "score": [c.score for c in cols],
+            "hellinger": [c.hellinger for c in cols],
+            "missing_original": [c.missing_original for c in cols],
+            "missing_synthetic": [c.missing_synthetic for c in cols],
+        },
+        schema={
+            "column": pl.String, "kind": pl.String, "metric": pl.String, "score": pl.Float64,
+            "hellinger": pl.Float64, "missing_original": pl.Float64,
+            "missing_synthetic": pl.Float64,
+        },
+    )  # fmt: skip
+
+
+def _pair_frame(pairs: list[Pair]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "column_1": [p.first for p in pairs],
+            "column_2": [p.second for p in pairs],
+            "metric": [p.metric for p in pairs],
+            "score": [p.score for p in pairs],
+            "meets_threshold": [p.meets_threshold for p in pairs],
+            "real_correlation": [p.real_correlation for p in pairs],
+            "synthetic_correlation": [p.synthetic_correlation for p in pairs],
+            "real_cramers_v": [p.real_cramers_v for p in pairs],
+            "association": [p.association for p in pairs],
+            "original_association": [p.original_association for p in pairs],
+            "synthetic_association": [p.synthetic_association for p in pairs],
+        },
+        schema={
+            "column_1": pl.String, "column_2": pl.String, "metric": pl.String,
+            "score": pl.Float64, "meets_threshold": pl.Boolean,
+            "real_correlation": pl.Float64, "synthetic_correlation": pl.Float64,
+            "real_cramers_v": pl.Float64, "association": pl.String,
+            "original_association": pl.Float64, "synthetic_association": pl.Float64,
+        },
+    ).with_columns(
+        (pl.col("synthetic_association") - pl.col("original_association"))
+        .fill_nan(None)
+        .alias("association_change")
+    )  # fmt: skip
+
+
+def utility(
+    original: Any,
+    synthetic: Any,
+    *,
+    columns: Iterable[str] | None = None,
+    kinds: Mapping[str, str] | None = None,
+    metadata: Any = None,
+    table: str | None = None,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    na_values: Iterable[str] = ("",),
+    progress: Progress | None = None,
+) -> UtilityResult:
+    """How faithfully ``synthetic`` follows ``original``, column by column and pair by pair.
+
+    The inputs are anything ``kpr.evaluate`` reads (frames of any library, CSV or
+    Parquet paths); ``columns`` restricts the comparison (default: every column of
+    the original); kinds are inferred as for the rate, then declared by SDV
+    ``metadata`` (columns it calls ids or personal information are skipped, as in
+    SDMetrics), then by ``kinds``. The scores equal SDMetrics' Quality Report's
+    (see ``kpr.utility.columns`` and ``kpr.utility.pairs``), computed on every row.
+
+    >>> import polars as pl, kpr
+    >>> o = pl.DataFrame({"age": [30, 41, 52, 60], "sex": ["F", "M", "F", "M"]})
+    >>> kpr.utility(o, o).overall
+    1.0
+    """
+    loaded = load_tables(
+        original, synthetic, columns=columns, kinds=kinds, metadata=metadata, table=table,
+        csv=CsvOptions(delimiter, encoding, tuple(na_values)),
+    )  # fmt: skip
+    names = list(loaded.kinds)
+    total = len(names) + len(names) * (len(names) - 1) // 2
+    done = 0
+    cols: list[Column] = []
+    for name in names:
+        cols.append(column(name, loaded.kinds[name], loaded.original[name], loaded.synthetic[name]))
+        done += 1
+        if progress is not None:
+            progress(done, total)
+    pairs: list[Pair] = []
+    for a, b in itertools.combinations(cols, 2):
+        pairs.append(pair(a, b))
+        done += 1
+        if progress is not None:
+            progress(done, total)
+    shapes = _mean(c.score for c in cols)
+    trends = _mean(p.score for p in pairs if p.meets_threshold)
+    return UtilityResult(
+        columns=_column_frame(cols),
+        pairs=_pair_frame(pairs),
+        column_shapes=shapes,
+        column_pair_trends=trends,
+        overall=_mean([shapes, trends]),
+        n_original=loaded.original.height,
+        n_synthetic=loaded.synthetic.height,
+        skipped=loaded.skipped,
+    )

@@ -1,0 +1,182 @@
+"""Both tables as polars frames of every compared column, with kinds decided as for
+the rate (``kpr.tables``): the same readers, so every input kpr reads works.
+
+Dates come from ``kpr.tables`` as float days; they are turned back into the
+integer nanoseconds SDMetrics computes on (``pd.to_numeric`` of a datetime), so
+that ties and bin edges fall where they fall in SDMetrics.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import narwhals as nw
+import numpy as np
+import polars as pl
+
+from kpr.errors import InputError, first_line
+from kpr.inputs.dates import US_PER_DAY
+from kpr.inputs.files import CsvOptions, read_table, resolve_columns
+from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, table_columns
+from kpr.inputs.sides import Side, check_column_types, load_side
+from kpr.metric.attack import Kind, make_attack
+from kpr.tables import reconcile
+
+#: SDMetrics' Quality Report also scores ``ordinal`` columns (as categories).
+_SDTYPES = {**SDTYPE_KINDS, "ordinal": "categorical"}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The compared columns of both tables (dates as int64 nanoseconds since 1970)."""
+
+    original: pl.DataFrame
+    synthetic: pl.DataFrame
+    kinds: dict[str, Kind]
+    skipped: tuple[str, ...]  # columns the metadata gives a sdtype SDMetrics does not score
+
+
+def _is_path(obj: object) -> bool:
+    return isinstance(obj, str | os.PathLike)
+
+
+def _names(obj: Any) -> list[str]:
+    """The column names of a frame of any library kpr reads."""
+    if isinstance(obj, pl.LazyFrame):
+        return obj.collect_schema().names()
+    if hasattr(obj, "column_names"):  # pyarrow
+        return [str(c) for c in obj.column_names]
+    module = type(obj).__module__.split(".")[0]
+    if module in ("pandas", "polars"):
+        return [str(c) for c in obj.columns]
+    try:
+        return list(nw.from_native(obj).lazy().collect_schema().names())
+    except TypeError:
+        raise InputError(
+            f"unsupported input of type {type(obj).__name__}; give a pandas or polars "
+            "DataFrame, a pyarrow Table, a DuckDB relation or a CSV/Parquet path"
+        ) from None
+
+
+def _side(obj: object, label: str, csv: CsvOptions) -> tuple[Side | None, list[str]]:
+    """A path is read once, every column (its Side is ready); a frame's names only."""
+    if _is_path(obj):
+        loaded = read_table(obj, None, csv, label, compact=True)  # type: ignore[arg-type]
+        check_column_types(loaded.frame.collect_schema(), loaded.label)
+        side = Side(loaded.frame, loaded.untyped, loaded.label)
+        return side, loaded.frame.collect_schema().names()
+    return None, _names(obj)
+
+
+def _restrict(side: Side | None, obj: object, columns: Sequence[str], label: str) -> Side:
+    csv = CsvOptions()
+    if side is None:
+        return load_side(obj, columns, label, csv)
+    assert isinstance(side.frame, pl.LazyFrame)
+    actual = resolve_columns(side.frame.collect_schema().names(), columns, side.label)
+    side.frame = side.frame.select(pl.col(a).alias(w) for a, w in zip(actual, columns, strict=True))
+    return side
+
+
+def metadata_kinds(metadata: Any, table: str | None = None) -> tuple[dict[str, str], set[str]]:
+    """The kinds SDV metadata declares, and the columns it describes with a sdtype the
+    Quality Report does not score (ids, personal information): those are skipped."""
+    columns = table_columns(metadata_dict(metadata), table)
+    kinds: dict[str, str] = {}
+    skipped: set[str] = set()
+    for name, spec in columns.items():
+        sdtype = str(spec.get("sdtype", "")) if isinstance(spec, Mapping) else ""
+        if sdtype in _SDTYPES:
+            kinds[str(name)] = _SDTYPES[sdtype]
+        elif sdtype:
+            skipped.add(str(name))
+    return kinds, skipped
+
+
+def days_to_ns(days: np.ndarray) -> np.ndarray:
+    """float days (``kpr.inputs.dates``: microseconds / US_PER_DAY, correctly rounded)
+    back to int64 nanoseconds: the microsecond whose quotient gives ``days`` exactly."""
+    us = np.rint(days * float(US_PER_DAY))
+    for step in (-1.0, 1.0):  # the product may land one microsecond off
+        off = (us / float(US_PER_DAY)) != days
+        if not off.any():
+            break
+        us = np.where(off & ((us + step) / float(US_PER_DAY) == days), us + step, us)
+    return us.astype(np.int64) * 1000
+
+
+def _collect(frame: nw.LazyFrame[Any], row: str) -> pl.DataFrame:
+    if frame.implementation.is_polars():
+        native = frame.to_native()
+        assert isinstance(native, pl.LazyFrame)
+        return native.drop(row, strict=False).collect()
+    got = frame.collect(backend="polars").to_native()
+    assert isinstance(got, pl.DataFrame)
+    return got.drop(row, strict=False)
+
+
+def load_tables(
+    original: Any,
+    synthetic: Any,
+    *,
+    columns: Iterable[str] | None = None,
+    kinds: Mapping[str, str] | None = None,
+    metadata: Any = None,
+    table: str | None = None,
+    csv: CsvOptions | None = None,
+) -> Loaded:
+    """Read both tables: the ``columns`` (default: every column of the original),
+    kinds inferred by kpr's rule, then the metadata's, then ``kinds``."""
+    csv = csv or CsvOptions()
+    o_side, o_names = _side(original, "original", csv)
+    s_side, s_names = _side(synthetic, "synthetic", csv)
+    declared: dict[str, str] = {}
+    skipped: set[str] = set()
+    if metadata is not None:
+        declared, skipped = metadata_kinds(metadata, table)
+    if columns is None:
+        wanted = [c for c in o_names if c not in skipped]
+    else:
+        wanted = [columns] if isinstance(columns, str) else list(columns)
+        if not wanted:
+            raise InputError("columns is empty: name at least one column, or leave it out")
+    declared = {**declared, **(kinds or {})}
+    unknown = sorted(set(declared) - set(o_names))
+    if kinds and unknown and set(unknown) & set(kinds):
+        bad = sorted(set(unknown) & set(kinds))
+        raise InputError(f"a kind is declared for {bad[0]!r}, which is not a column of original")
+    declared = {k: v for k, v in declared.items() if k in wanted}
+    attack = make_attack(wanted, kinds=declared)
+    missing = [c for c in wanted if c not in s_names and c.strip() not in s_names]
+    if missing:
+        raise InputError(
+            f"synthetic lacks column {missing[0]!r} of original; compare tables with the "
+            "same columns (or restrict with columns=/--columns)"
+        )
+    o = _restrict(o_side, original, wanted, "original")
+    s = _restrict(s_side, synthetic, wanted, "synthetic")
+    try:
+        prepared = reconcile(o, s, attack)
+        left = _collect(prepared.original, prepared.row)
+        right = _collect(prepared.avatars, prepared.row)
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(f"could not read the input data: {first_line(exc)}") from None
+    dated = [n for n, k in prepared.kinds.items() if k is Kind.DATE]
+    if dated:
+        left = _dates_as_ns(left, dated)
+        right = _dates_as_ns(right, dated)
+    return Loaded(left, right, dict(prepared.kinds), tuple(sorted(skipped)))
+
+
+def _dates_as_ns(frame: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+    out = []
+    for name in names:
+        days = frame[name].cast(pl.Float64)
+        present = days.is_not_null() & days.is_finite()
+        values = days.fill_null(0.0).to_numpy()
+        ns = days_to_ns(np.where(present.to_numpy(), values, 0.0))
+        out.append(pl.when(present).then(pl.Series(name, ns)).alias(name))
+    return frame.with_columns(out)

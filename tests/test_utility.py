@@ -1,0 +1,79 @@
+"""kpr.utility: the fidelity scores (their equality with SDMetrics is in tests_sdmetrics)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import kpr
+from kpr.utility.columns import ks_complement, tv_complement
+
+
+def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 90, n)
+    income = age * 1000.0 + rng.normal(0, 5000, n)
+    group = np.where(age > 50, "senior", "junior")
+    city = rng.choice(["a", "b", "c"], n)
+    return pl.DataFrame({"age": age, "income": income, "group": group, "city": city})
+
+
+def test_identical_tables_score_one() -> None:
+    t = _table()
+    r = kpr.utility(t, t)
+    assert r.overall == 1.0
+    assert r.columns["score"].to_list() == [1.0] * 4
+    assert r.mean_hellinger == 0.0
+    assert r.correlation_difference == 0.0
+
+
+def test_breaking_one_relationship_keeps_columns_and_names_the_pair() -> None:
+    """Permuting one column keeps every column's distribution and breaks its pairs."""
+    t = _table()
+    rng = np.random.default_rng(1)
+    broken = t.with_columns(pl.Series("income", t["income"].to_numpy()[rng.permutation(t.height)]))
+    r = kpr.utility(t, broken)
+    assert r.columns["score"].to_list() == [1.0] * 4
+    assert r.columns["hellinger"].to_list() == [0.0] * 4
+    pairs = {(a, b): s for a, b, s in r.pairs.select("column_1", "column_2", "score").iter_rows()}
+    assert pairs[("age", "income")] < 0.6  # r ~ 0.97 -> ~ 0
+    assert pairs[("age", "group")] == 1.0  # untouched pairs stay at 1
+    assert pairs[("group", "city")] == 1.0
+    worst = r.worst_pairs(1).row(0, named=True)
+    assert (worst["column_1"], worst["column_2"]) == ("age", "income")
+    assert r.column_pair_trends < 1.0
+    assert "income" in r.pair_table()["column_2"][0]
+
+
+def test_ks_complement_matches_the_definition() -> None:
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    y = np.array([3.0, 4.0, 5.0, 6.0])
+    assert ks_complement(x, y) == 0.5
+    assert np.isnan(ks_complement(x, np.array([])))
+
+
+def test_tv_complement_regularises_synthetic_only_categories() -> None:
+    real = np.array([2, 2, 0])
+    syn = np.array([2, 1, 1])
+    total = 4 + 1e-6  # the synthetic-only category counts 1e-6 on the real side
+    f_exp = [2 / total, 2 / total, 1e-6 / total]
+    f_obs = [2 / 4, 1 / 4, 1 / 4]
+    expected = 1 - 0.5 * sum(abs(o - e) for o, e in zip(f_obs, f_exp, strict=True))
+    assert tv_complement(real, syn) == pytest.approx(expected, abs=1e-15)
+
+
+def test_to_dict_is_json_ready() -> None:
+    t = _table(300)
+    d = kpr.utility(t, t.sample(fraction=1.0, shuffle=True, seed=2)).to_dict()
+    assert d["overall"] == 1.0
+    assert {c["column"] for c in d["columns"]} == {"age", "income", "group", "city"}
+    assert len(d["pairs"]) == 6
+
+
+def test_columns_and_kinds_restrict_and_override() -> None:
+    t = _table(300)
+    r = kpr.utility(t, t, columns=["age", "city"], kinds={"age": "categorical"})
+    assert r.columns["metric"].to_list() == ["TVComplement", "TVComplement"]
+    with pytest.raises(kpr.InputError, match="synthetic lacks column"):
+        kpr.utility(t, t.drop("city"))
