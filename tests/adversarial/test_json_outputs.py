@@ -45,6 +45,13 @@ RUNS: list[tuple[str, list[str], str]] = [
     ("distance", ["{o}", "{a}"], "distance"),
     ("distance", ["{o}", "{a}", "--holdout", "{c}", "--ncp", "2"], "distance"),
     ("distance", ["{o}", "{a}", "--pairing", "{p}", "--numeric", "kids"], "distance"),
+    ("protect", ["{o}", "{a}", "-k", "age,sex", "--target", "90", "-o", "{d}/p1.csv",
+                 "--no-distances", "--no-utility"], "protect"),
+    ("protect", ["{o}", "{a}", "-c", "age,sex,kids", "--max-known", "2", "--target", "99",
+                 "-o", "{d}/p2.csv", "--changes-out", "{d}/changes.csv", "--pairing", "{p}",
+                 "--control", "{c}", "--moves", "swap,shift,suppress"], "protect"),
+    ("protect", ["{o}", "{a}", "-k", "age,sex,income", "--target", "100", "-o", "{d}/p3.csv",
+                 "--moves", "delete"], "protect"),  # may not be reached: exit 1
 ]  # fmt: skip
 
 
@@ -84,6 +91,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     avatars.write_csv(paths["a"])
     control.write_csv(paths["c"])
     pl.DataFrame({"original_row": np.arange(60), "avatar_row": gen.pairing}).write_csv(paths["p"])
+    paths["d"] = root
     paths["m"] = root / "metadata.json"
     paths["m"].write_text('{"columns": {"age": {"sdtype": "numerical"}}}')
     return {k: str(v) for k, v in paths.items()}
