@@ -6,8 +6,7 @@ or as the text of an option (``--fail-under``, ``--target``)."""
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import numbers
 
 from kpr.errors import InputError
 
@@ -37,6 +36,6 @@ def percentage_text(text: str, option: str, *, zero: bool = True) -> float:
 
 def whole_number(value: object, name: str, minimum: int) -> int:
     """A true integer (not a bool, not a float) at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
