@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ sys.path.insert(0, str(HERE))
 
 from make_data import KNOWN  # noqa: E402
 from make_large import write_large  # noqa: E402
+from run import header  # noqa: E402
 
 Run = dict[str, float]
 
@@ -62,17 +62,6 @@ def run_once(cmd: list[str], src: Path | None, out: Path | None = None) -> tuple
         text = stdout.read().decode()
     cpu = usage.ru_utime + usage.ru_stime
     return {"wall": wall, "cpu": cpu, "peak": usage.ru_maxrss / 1024}, text
-
-
-def header() -> str:
-    import polars as pl
-
-    return (
-        f"{time.strftime('%Y-%m-%d %H:%M')} | {platform.machine()} {os.cpu_count()} cores, "
-        f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB | "
-        f"python {platform.python_version()}, polars {pl.__version__} | "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )
 
 
 def rounds(

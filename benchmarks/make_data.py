@@ -143,13 +143,18 @@ def write_parquet(
     return o_path, a_path
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=10_000_000)
+def main(
+    write: Callable[[int, Path, int], object] = write_parquet,
+    rows: int = 10_000_000,
+    doc: str | None = __doc__,
+) -> None:
+    """The command line of a generator: ``write(rows, out, seed)``."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=rows)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    write_parquet(args.rows, args.out, args.seed)
+    write(args.rows, args.out, args.seed)
 
 
 if __name__ == "__main__":

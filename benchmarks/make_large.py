@@ -14,9 +14,9 @@ Never commit the data (``benchmarks/data/`` is gitignored).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+import make_data
 import pyarrow as pa
 from make_data import chunk, write_parquet
 
@@ -35,12 +35,7 @@ def write_large(rows: int, out: Path, seed: int = 0, quiet: bool = False) -> tup
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=4_000_000)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    write_large(args.rows, args.out, args.seed)
+    make_data.main(write_large, 4_000_000, __doc__)
 
 
 if __name__ == "__main__":
