@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,10 +27,17 @@ import pyarrow.parquet as pq
 KNOWN = ["age", "height", "income", "region", "sex"]
 NUMERIC = ["age", "height", "income"]
 CATEGORICAL = ["region", "sex"]
-REGIONS = np.array([f"R{i:02d}" for i in range(50)], dtype=object)
 SEXES = np.array(["F", "M"], dtype=object)
 CHUNK = 5_000_000
-_REGION_P = np.linspace(3.0, 1.0, 50) / np.linspace(3.0, 1.0, 50).sum()
+
+
+def _regions(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` region labels and their (decreasing) probabilities."""
+    weights = np.linspace(3.0, 1.0, count)
+    return np.array([f"R{i:02d}" for i in range(count)], dtype=object), weights / weights.sum()
+
+
+REGIONS, _REGION_P = _regions(50)
 
 
 def _with_missing(values: np.ndarray, rng: np.random.Generator, share: float) -> pa.Array:
@@ -43,35 +51,43 @@ def _strings(codes: np.ndarray, labels: np.ndarray, mask: np.ndarray | None) -> 
     return pa.DictionaryArray.from_arrays(indices, dictionary).cast(pa.string())
 
 
-def chunk(rows: int, seed: int) -> tuple[pa.Table, pa.Table]:
-    """One chunk of originals and the matching avatars."""
+def chunk(
+    rows: int, seed: int, regions: int = 50, decimals: int | None = 2
+) -> tuple[pa.Table, pa.Table]:
+    """One chunk of originals and the matching avatars (``regions`` text values;
+    income rounded to ``decimals``, None: a continuous float)."""
+    labels, weights = (REGIONS, _REGION_P) if regions == 50 else _regions(regions)
+
+    def money(values: np.ndarray) -> np.ndarray:
+        return values if decimals is None else np.round(values, decimals)
+
     rng = np.random.default_rng(seed)
     age = rng.integers(0, 100, rows)
     height = np.round(rng.normal(170.0, 10.0, rows), 1)
-    income = np.round(rng.lognormal(10.0, 0.8, rows), 2)
-    region = rng.choice(50, rows, p=_REGION_P)
+    income = money(rng.lognormal(10.0, 0.8, rows))
+    region = rng.choice(regions, rows, p=weights)
     sex = rng.integers(0, 2, rows)
     original = pa.table(
         {
             "age": _with_missing(age, rng, 0.01),
             "height": _with_missing(height, rng, 0.02),
             "income": _with_missing(income, rng, 0.03),
-            "region": _strings(region, REGIONS, rng.random(rows) < 0.005),
+            "region": _strings(region, labels, rng.random(rows) < 0.005),
             "sex": _strings(sex, SEXES, None),
         }
     )
     a_age = np.clip(age + np.round(rng.normal(0.0, 1.5, rows)).astype(np.int64), 0, 99)
     a_height = np.round(height + rng.normal(0.0, 4.0, rows), 1)
-    a_income = np.round(income * rng.lognormal(0.0, 0.1, rows), 2)
+    a_income = money(income * rng.lognormal(0.0, 0.1, rows))
     swap = rng.random(rows) < 0.1
-    a_region = np.where(swap, rng.choice(50, rows, p=_REGION_P), region)
+    a_region = np.where(swap, rng.choice(regions, rows, p=weights), region)
     a_sex = np.where(rng.random(rows) < 0.03, 1 - sex, sex)
     avatars = pa.table(
         {
             "age": _with_missing(a_age, rng, 0.01),
             "height": _with_missing(a_height, rng, 0.02),
             "income": _with_missing(a_income, rng, 0.03),
-            "region": _strings(a_region, REGIONS, rng.random(rows) < 0.005),
+            "region": _strings(a_region, labels, rng.random(rows) < 0.005),
             "sex": _strings(a_sex, SEXES, None),
         }
     )
@@ -89,21 +105,29 @@ def make_tables(rows: int, seed: int = 0) -> tuple[pa.Table, pa.Table]:
     )
 
 
-def paths(out: Path, rows: int) -> tuple[Path, Path]:
-    return out / f"original_{rows}.parquet", out / f"avatars_{rows}.parquet"
+def paths(out: Path, rows: int, prefix: str = "") -> tuple[Path, Path]:
+    return out / f"{prefix}original_{rows}.parquet", out / f"{prefix}avatars_{rows}.parquet"
 
 
-def write_parquet(rows: int, out: Path, seed: int = 0, quiet: bool = False) -> tuple[Path, Path]:
-    """Write both tables as Parquet, chunk by chunk; reuse files already there."""
+def write_parquet(
+    rows: int,
+    out: Path,
+    seed: int = 0,
+    quiet: bool = False,
+    make: Callable[[int, int], tuple[pa.Table, pa.Table]] = chunk,
+    prefix: str = "",
+) -> tuple[Path, Path]:
+    """Write both tables as Parquet, chunk by chunk (``make(rows, seed)``, file
+    names starting with ``prefix``); reuse files already there."""
     out.mkdir(parents=True, exist_ok=True)
-    o_path, a_path = paths(out, rows)
+    o_path, a_path = paths(out, rows, prefix)
     if o_path.exists() and a_path.exists():
         return o_path, a_path
     start = time.perf_counter()
     o_tmp, a_tmp = o_path.with_suffix(".tmp"), a_path.with_suffix(".tmp")
     writers: list[pq.ParquetWriter] = []
     for i, s in enumerate(range(0, rows, CHUNK)):
-        o, a = chunk(min(CHUNK, rows - s), seed + i)
+        o, a = make(min(CHUNK, rows - s), seed + i)
         if not writers:
             writers = [pq.ParquetWriter(o_tmp, o.schema), pq.ParquetWriter(a_tmp, a.schema)]
         writers[0].write_table(o, row_group_size=1_000_000)
@@ -119,13 +143,18 @@ def write_parquet(rows: int, out: Path, seed: int = 0, quiet: bool = False) -> t
     return o_path, a_path
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=10_000_000)
+def main(
+    write: Callable[[int, Path, int], object] = write_parquet,
+    rows: int = 10_000_000,
+    doc: str | None = __doc__,
+) -> None:
+    """The command line of a generator: ``write(rows, out, seed)``."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=rows)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    write_parquet(args.rows, args.out, args.seed)
+    write(args.rows, args.out, args.seed)
 
 
 if __name__ == "__main__":

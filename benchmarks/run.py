@@ -3,6 +3,7 @@
     python benchmarks/run.py --rows 10_000_000 [--repeats 5]
     python benchmarks/run.py --engine spark --rows 10_000_000
     python benchmarks/run.py --parquet --rows 100_000_000
+    python benchmarks/run.py --large --rows 10_000_000  # make_large.py's tables
 
 Default mode (in-memory polars frames, 3 numeric + 2 categorical known
 variables, see ``make_data.py``): each implementation runs in its own child
@@ -310,7 +311,7 @@ def header() -> str:
 
 
 def frames_mode(args: argparse.Namespace) -> None:
-    paths = write_parquet(args.rows, args.data)
+    paths = tables(args)
     print(header())
     print(f"{args.rows:,} rows per side, known: {', '.join(KNOWN)}; median of {args.repeats} runs")
     results = {}
@@ -409,7 +410,7 @@ def spark_mode(args: argparse.Namespace) -> None:
     import kpr
     from kpr.engine.spark import spark_session
 
-    paths = write_parquet(args.rows, args.data)
+    paths = tables(args)
     session = spark_session(
         args.spark_master,
         {"spark.driver.memory": args.spark_memory, "spark.sql.shuffle.partitions": "8"},
@@ -455,8 +456,17 @@ def spark_mode(args: argparse.Namespace) -> None:
 # ----------------------------------------------------------------- Parquet, CLI
 
 
+def tables(args: argparse.Namespace) -> tuple[Path, Path]:
+    """The benchmark's Parquet files (``--large``: ``make_large.py``'s)."""
+    if args.large:
+        from make_large import write_large
+
+        return write_large(args.rows, args.data)
+    return write_parquet(args.rows, args.data)
+
+
 def parquet_mode(args: argparse.Namespace) -> None:
-    paths = write_parquet(args.rows, args.data)
+    paths = tables(args)
     print(header())
     cmd = [
         sys.executable, "-m", "kpr", "evaluate", str(paths[0]), str(paths[1]),
@@ -502,6 +512,9 @@ def main() -> None:
     parser.add_argument("--spark-master", default="local[*]")
     parser.add_argument("--spark-memory", default="8g")
     parser.add_argument("--parquet", action="store_true", help="the CLI on Parquet files")
+    parser.add_argument(
+        "--large", action="store_true", help="make_large.py's tables (continuous income)"
+    )
     parser.add_argument(
         "--skip", action="append", default=[], help="an implementation to leave out"
     )

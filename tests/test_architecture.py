@@ -175,15 +175,18 @@ def test_readme_lists_the_rules() -> None:
         assert listed == ALLOWED[part], part
 
 
-def test_import_kpr_registers_every_view_and_leaves_matplotlib_out() -> None:
-    """``import kpr`` fills the views registry for each result with an HTML page (so
-    ``to_html``/``_repr_html_`` work however a result is reached), and stays light."""
+def test_views_are_found_without_importing_the_renderers_first() -> None:
+    """A result's ``to_html``/``_repr_html_`` work however the result is reached: the
+    first lookup loads the registry (``views.RENDERERS``), which fills it for each
+    result with an HTML page; ``import kpr`` itself loads no renderer, nor matplotlib."""
     code = (
         "import sys, kpr\n"
+        "assert 'kpr.render.html' not in sys.modules\n"
         "from kpr.results import views\n"
         "from kpr.results.analysis import AnalysisResult\n"
         "from kpr.results.evaluation import KprResult\n"
         "from kpr.results.ksweep import SweepOverK\n"
+        "views.views_of(object.__new__(KprResult))\n"
         "for kind in (KprResult, AnalysisResult, SweepOverK):\n"
         "    assert kind in views._VIEWS, kind\n"
         "assert 'matplotlib' not in sys.modules\n"

@@ -2,21 +2,44 @@
 
 >>> import kpr
 >>> result = kpr.evaluate("original.csv", "avatars.csv", known=["age", "sex"])  # doctest: +SKIP
+
+The names below are imported on first use (PEP 562), so ``import kpr`` and the
+command line start fast; the HTML views of the results are registered when a
+page is first asked for (``kpr.results.views``).
 """
 
-# kpr.render registers the results' HTML views (kpr.results.views): importing it here
-# makes to_html/_repr_html_ work however a result is reached. It does not import
-# matplotlib (that happens when a plot is drawn).
-import kpr.render  # noqa: F401
-from kpr.api import evaluate
-from kpr.errors import InputError, KprError, MissingDependencyError
-from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
-from kpr.protection import protect
-from kpr.results.evaluation import KprResult, VariableInfo
-from kpr.results.protect import ProtectResult
-from kpr.results.utility import UtilityResult
-from kpr.utility import utility
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from kpr.version import __version__
+
+if TYPE_CHECKING:
+    from kpr.api import evaluate
+    from kpr.errors import InputError, KprError, MissingDependencyError
+    from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
+    from kpr.protection import protect
+    from kpr.results.evaluation import KprResult, VariableInfo
+    from kpr.results.protect import ProtectResult
+    from kpr.results.utility import UtilityResult
+    from kpr.utility import utility
+
+#: Each public name and the module it comes from.
+_LAZY = {
+    "evaluate": "kpr.api",
+    "InputError": "kpr.errors",
+    "KprError": "kpr.errors",
+    "MissingDependencyError": "kpr.errors",
+    "DEFAULT_TOLERANCE": "kpr.metric.attack",
+    "Kind": "kpr.metric.attack",
+    "KprResult": "kpr.results.evaluation",
+    "VariableInfo": "kpr.results.evaluation",
+    "protect": "kpr.protection",
+    "ProtectResult": "kpr.results.protect",
+    "utility": "kpr.utility",
+    "UtilityResult": "kpr.results.utility",
+}
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -33,3 +56,15 @@ __all__ = [
     "protect",
     "utility",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'kpr' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value  # found directly next time
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

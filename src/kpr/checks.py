@@ -6,8 +6,7 @@ or as the text of an option (``--fail-under``, ``--target``)."""
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import numbers
 
 from kpr.errors import InputError
 
@@ -42,11 +41,14 @@ MAX_SUBSETS = 1000
 def whole_number(value: object, name: str, minimum: int, maximum: int | None = None) -> int:
     """A true integer (not a bool, not a float) at least ``minimum`` (and at most
     ``maximum``, a cap that keeps a run within reach)."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if maximum is not None and value > maximum:
+    whole = int(value)
+    if whole < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and whole > maximum:
         raise InputError(f"{name} must be at most {maximum:,}, got {value!r}")
-    return int(value)
+    return whole
 
 
 def whole_number_text(text: str, option: str, minimum: int, maximum: int | None = None) -> int:

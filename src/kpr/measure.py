@@ -146,6 +146,8 @@ def evaluate_loaded(
                 "create both from one connection"
             ) from None
         raise
+    if run.unique_rows is not None:  # counted on the engine's way (kept for next attacks)
+        prepared.unique_values.update(run.unique_rows)
     result = _result(prepared, attack, kinds, run, run.profile)
     if pairing is not None:
         result.correct_links = _correct_links(result, prepared, pairing)

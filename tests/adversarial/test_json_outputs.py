@@ -114,8 +114,15 @@ def test_json_follows_its_schema(
     validate(schema, data)
 
 
+def _command(name: str) -> click.Command:
+    """A subcommand, lazy ones included (imported as ``kpr NAME`` would)."""
+    found = cli.get_command(click.Context(cli), name)
+    assert found is not None, name
+    return found
+
+
 def _options(command: str) -> set[str]:
-    found = cli.commands[command]
+    found = _command(command)
     return {opt for p in found.params for opt in p.opts}
 
 
@@ -128,7 +135,7 @@ def _listed_commands(capsys: pytest.CaptureFixture[str]) -> list[str]:
 
 
 def _has_json(command: str) -> bool:
-    for param in cli.commands[command].params:
+    for param in _command(command).params:
         if "--format" in param.opts and isinstance(param.type, click.Choice):
             return "json" in param.type.choices
     return False

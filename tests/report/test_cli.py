@@ -11,7 +11,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kpr.cli import app
 from kpr.cli.app import main
 
 from .conftest import IMG, SCRIPT
@@ -95,7 +94,7 @@ def test_show_values_needs_report(capsys: pytest.CaptureFixture[str]) -> None:
 def test_report_folder_checked_before_reading(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app, "evaluate_tables", never_evaluate)
+    monkeypatch.setattr("kpr.api.evaluate", never_evaluate)  # imported by the command
     code, _, err = run(["demo", "--report", str(tmp_path / "no" / "r.html")], capsys)
     assert code == 2
     assert err.startswith("kpr: error: cannot write") and err.count("\n") == 1
@@ -105,7 +104,7 @@ def test_missing_matplotlib_is_one_line_before_any_work(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
-    monkeypatch.setattr(app, "evaluate_tables", never_evaluate)
+    monkeypatch.setattr("kpr.api.evaluate", never_evaluate)  # imported by the command
     target = tmp_path / "r.html"
     code, out, err = run(["demo", "--report", str(target)], capsys)
     assert code == 2

@@ -6,23 +6,18 @@ or bad input (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from kpr.api import evaluate as evaluate_tables
 from kpr.demo import DEMO_KNOWN, demo_paths
-from kpr.engine.dask import dask_client, dask_inputs
-from kpr.engine.spark import spark_inputs, spark_session
 from kpr.errors import KprError
-from kpr.inputs.writers import write_csv
-from kpr.results import json
-from kpr.results.evaluation import KprResult
 from kpr.version import __version__
 
-from . import analyze, avatar, ksweep, protect, render
 from .common import (
     CONTEXT,
     check_outputs,
@@ -48,8 +43,44 @@ from .options import (
     split_names,
 )
 
+if TYPE_CHECKING:
+    from kpr.results.evaluation import KprResult
 
-@click.group(context_settings=CONTEXT)
+#: The commands defined in other modules, as ``name: "module:attribute"``. A module
+#: is imported only when its command runs (or ``--help`` lists them), so each
+#: command pays only for its own imports: keep heavy ones (the avatar package,
+#: scipy, matplotlib, the HTML renderer) inside the command's function or its module.
+LAZY_COMMANDS = {
+    "analyze": "kpr.cli.analyze:analyze_command",
+    "avatarize": "kpr.cli.avatar:avatarize_command",
+    "sweep": "kpr.cli.ksweep:sweep_command",
+    "tune": "kpr.cli.ksweep:tune_command",
+    "distance": "kpr.cli.avatar:distance_command",
+    "protect": "kpr.cli.protect:protect_command",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose ``lazy`` commands are imported on first use (click's
+    documented LazyGroup pattern)."""
+
+    def __init__(self, *args: Any, lazy: Mapping[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.lazy:
+            return super().get_command(ctx, cmd_name)
+        module, name = self.lazy[cmd_name].split(":")
+        command = getattr(importlib.import_module(module), name)
+        assert isinstance(command, click.Command), self.lazy[cmd_name]
+        return command
+
+
+@click.group(cls=LazyGroup, lazy=LAZY_COMMANDS, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="kpr")
 def cli() -> None:
     """Knowledge Protection Rate: how many real individuals an attacker who knows a
@@ -67,6 +98,11 @@ def emit_evaluation(
     kpr_avatars: bool = False,
 ) -> None:
     """Print the result, write the requested files, apply the release gate."""
+    from kpr.inputs.writers import write_csv
+    from kpr.results import json
+
+    from . import render
+
     if linked_out is not None:
         write_csv(result.linked_frame(), linked_out)
     if report is not None:
@@ -172,6 +208,12 @@ def evaluate(
     Example:
       kpr evaluate original.csv avatars.csv --known age,sex,region --fail-under 90
     """
+    from kpr.api import evaluate as evaluate_tables
+    from kpr.engine.dask import dask_client, dask_inputs
+    from kpr.engine.spark import spark_inputs, spark_session
+
+    from . import render
+
     requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
     names = split_names(known)
     kinds = declared_kinds(categorical, numeric, date)
@@ -244,6 +286,10 @@ def demo(
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
     education and native country."""
+    from kpr.api import evaluate as evaluate_tables
+
+    from . import render
+
     original, avatars = demo_paths()
     check_outputs(linked_out, report, show_values, (original, avatars), fmt)
     with render.progress(stderr, quiet) as step:
@@ -275,14 +321,3 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     sys.exit(0)
-
-
-for command in (
-    analyze.analyze_command,
-    avatar.avatarize_command,
-    ksweep.sweep_command,
-    ksweep.tune_command,
-    avatar.distance_command,
-    protect.protect_command,
-):
-    cli.add_command(command)

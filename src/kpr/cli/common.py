@@ -15,10 +15,6 @@ from typing import Any
 import click
 from rich.console import Console
 
-from kpr.inputs.writers import check_outputs as check_output_files
-from kpr.inputs.writers import writes_to_stdout
-
-from . import render
 from .options import FAIL_UNDER, FORMAT, QUIET, options
 
 stdout = Console(soft_wrap=True)
@@ -71,7 +67,7 @@ def check_report(report: Path | None, show_values: bool = False) -> None:
         if show_values:
             raise click.UsageError("--show-values applies to the HTML report: add --report PATH")
         return
-    from kpr.render import require_matplotlib
+    from kpr.render.page import require_matplotlib
 
     require_matplotlib()
 
@@ -99,6 +95,8 @@ def check_files(
 ) -> None:
     """Before any work: every output can be written safely and overwrites no input:
     neither ``inputs`` nor any file argument of the command (:func:`command_inputs`)."""
+    from kpr.inputs.writers import check_outputs as check_output_files
+
     json_out = "--format json" if fmt == "json" else None
     every = [*inputs, *command_inputs(outputs)]
     check_output_files(outputs, every, stdout_taken=json_out)
@@ -106,11 +104,15 @@ def check_files(
 
 def summary_console(*outputs: Path | None) -> Console:
     """Where the text summary goes: stderr when a file is written to standard output."""
+    from kpr.inputs.writers import writes_to_stdout
+
     return stderr if writes_to_stdout(*outputs) else stdout
 
 
 def written(report: Path | None) -> str:
     """The line saying where the report went (nothing when it went to standard output)."""
+    from kpr.inputs.writers import writes_to_stdout
+
     if report is None or writes_to_stdout(report):
         return ""
     return f"\nHTML report written to {report}"
@@ -137,6 +139,8 @@ def emit(
 ) -> None:
     """Print a result once for every command: its JSON on standard output, or its
     text summary (with where the report went) where the written files leave room."""
+    from . import render
+
     if fmt == "json":
         sys.stdout.write(json_text() + "\n")
     else:

@@ -6,14 +6,16 @@ import csv
 import datetime as dt
 import math
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from kpr.checks import MAX_SUBSETS, percentage_text, whole_number_text
 from kpr.errors import InputError
-from kpr.inputs.files import CsvOptions
 from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
+
+if TYPE_CHECKING:  # imported where used: the command line starts without pyarrow
+    from kpr.inputs.files import CsvOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -133,6 +135,8 @@ def parse_widths(values: Iterable[str]) -> dict[str, float | dt.timedelta]:
 
 def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> CsvOptions:
     """The CSV options of the command line as the readers take them."""
+    from kpr.inputs.files import CsvOptions
+
     return CsvOptions(parse_delimiter(delimiter), encoding, na_markers(na))
 
 

@@ -4,7 +4,11 @@ The metric is written once (``kpr.engine.queries``); this module only decides, p
 backend, how G (the original grouped by its raw known values) is built and
 kept, and how a query is collected:
 
-- polars: every query runs on polars' streaming engine. Above
+- polars: every query runs on polars' streaming engine. When G is in memory,
+  the statistics, the column profile and the identifying-variable counts come
+  from one group-by of G per known variable (each distinct value with its rows
+  in the original and in U; ``Scan``), the exact sums taken over the distinct
+  values only (``kpr.engine.encoded.weighted_moments``). Above
   ``HASHED_ROWS`` original rows, G is built without a hash table of every
   distinct tuple: each row's known values are hashed, the hashes sorted
   (8 bytes a row), and only rows whose hash occurs more than once go through
@@ -34,9 +38,11 @@ import numpy as np
 import polars as pl
 
 from kpr.engine import queries
-from kpr.engine.queries import Frame, Hooks
+from kpr.engine.encoded import weighted_moments
+from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.engine.spark import spark_text_checks
-from kpr.metric.binning import NumericBins
+from kpr.metric.attack import Kind
+from kpr.metric.binning import Moments, NumericBins
 
 #: Above this many original rows, polars builds G from row hashes (never a hash
 #: table of every distinct tuple) and packs profiles into one integer for steps
@@ -62,6 +68,7 @@ class PolarsHooks(Hooks):
     def __init__(self, hashed_rows: int | None = None) -> None:
         self.hashed_rows = HASHED_ROWS if hashed_rows is None else hashed_rows
         self.hashed = False
+        self.in_memory = False
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         lf = _polars(original)
@@ -71,9 +78,21 @@ class PolarsHooks(Hooks):
             g = nw.from_native(hashed_groups(lf, known, row))
         else:
             g = queries.original_groups(original, known, row)
-        if n <= PERSIST_ROWS:  # small enough to keep: G is read by three queries
+        self.in_memory = n <= PERSIST_ROWS
+        if self.in_memory:  # small enough to keep: G is read by three queries
             return nw.from_native(_polars(g).collect(engine="streaming").lazy())
         return g
+
+    def scan(
+        self,
+        groups: Frame,
+        kinds: Mapping[str, Kind],
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan | None:
+        if not self.in_memory:  # G is recomputed by each query: the two lean passes
+            return None
+        return distinct_scan(_polars(groups), kinds, exact, integers)
 
     def collect(self, frame: Frame) -> dict[str, Any]:
         out = _polars(frame).collect(engine="streaming")
@@ -93,6 +112,41 @@ class PolarsHooks(Hooks):
             if counts is not None:
                 return counts
         return exact_link(u, a, keys)
+
+
+_O, _U = "__kpr_o__", "__kpr_u__"
+
+
+def distinct_scan(
+    groups: pl.LazyFrame, kinds: Mapping[str, Kind], exact: Sequence[str], integers: Sequence[str]
+) -> Scan:
+    """:class:`kpr.engine.queries.Scan` of G in memory: per known variable, its
+    distinct values with their rows in the original and in U (one group-by each,
+    all run at once); every figure is then a sum over those values."""
+    n = pl.col(queries._N)
+    per_value = [
+        groups.group_by(v).agg(
+            n.sum().cast(pl.Int64).alias(_O), (n == 1).sum().cast(pl.Int64).alias(_U)
+        )
+        for v in kinds
+    ]
+    moments: dict[str, Moments] = {}
+    profile: dict[str, dict[str, int]] = {}
+    unique_rows: dict[str, int] = {}
+    total = size_u = 0
+    for v, frame in zip(kinds, pl.collect_all(per_value), strict=True):
+        rows, in_u = frame[_O].to_numpy(), frame[_U].to_numpy()
+        null = frame[v].is_null().to_numpy()
+        total, size_u = int(rows.sum()), int(in_u.sum())
+        unique_rows[v] = int(np.count_nonzero(rows == 1))
+        profile[v] = {"missing": int(rows[null].sum())}
+        if v in integers:
+            profile[v]["distinct"] = int(np.count_nonzero(~null))
+        if kinds[v].binned:
+            values = frame[v].cast(pl.Float64).to_numpy()
+            ints = frame[v].cast(pl.Int64).fill_null(0).to_numpy() if v in exact else None
+            moments[v] = weighted_moments(values, ints, np.where(null, 0, in_u))
+    return Scan(total, size_u, moments, profile, unique_rows)
 
 
 def hashed_groups(lf: pl.LazyFrame, known: Sequence[str], row: str | None) -> pl.LazyFrame:

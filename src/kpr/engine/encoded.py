@@ -310,29 +310,61 @@ def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[Ints]:
     return limbs[::-1]
 
 
-def _moments(col: _Column, counts: Ints) -> Moments:
-    """The aggregates over U of one numeric column, from its distinct values and
-    how many members of U hold each: the same exact sums every engine collects."""
-    assert col.o_values is not None
-    finite = np.isfinite(col.o_values) & (counts > 0)
-    values, counts = col.o_values[finite], counts[finite]
+#: Limbs are computed for this many distinct values at a time (bounded memory).
+_BLOCK = 1 << 20
+
+
+def _blockwise(
+    limbs_of: Callable[[slice], list[Ints]],
+    counts: Ints,
+    pairs: list[tuple[int, int]],
+    signed: Ints | None = None,
+) -> tuple[list[int], list[int]]:
+    """:func:`_weighted` over blocks of values (``limbs_of(block)``: their limbs),
+    summed exactly: a few arrays of one block in memory, whatever the column."""
+    linear: list[int] = []
+    products: list[int] = []
+    for start in range(0, len(counts), _BLOCK):
+        part = slice(start, start + _BLOCK)
+        lin, prod = _weighted(
+            limbs_of(part), counts[part], pairs, None if signed is None else signed[part]
+        )
+        linear = lin if not linear else [a + b for a, b in zip(linear, lin, strict=True)]
+        products = prod if not products else [a + b for a, b in zip(products, prod, strict=True)]
+    return linear, products
+
+
+def weighted_moments(values: np.ndarray, ints: Ints | None, counts: Ints) -> Moments:
+    """The aggregates over U of one numeric column from its distinct values
+    (float64, NaN for missing; ``ints``: the same values as exact int64 for the
+    integer columns every engine sums exactly) and how many members of U hold
+    each: the same exact sums every engine collects, over the distinct values
+    only (``kpr.metric.exact``; the limbs depend on the values' range, not on n)."""
+    finite = np.isfinite(values) & (counts > 0)
+    values, counts = values[finite], counts[finite].astype(np.int64)
     count = int(counts.sum())
     if count == 0:
         return Moments(0, None, None, 0, 0, 0)
     lo, hi = float(values.min()), float(values.max())
-    if col.o_ints is not None:
+    if ints is not None:
         plan = deviations(count, (clamp64(lo), clamp64(hi)))
-        linear, products = _weighted(_integer_limbs(col.o_ints[finite], plan), counts, plan.pairs())
+        exact = ints[finite]
+        linear, products = _blockwise(
+            lambda part: _integer_limbs(exact[part], plan), counts, plan.pairs()
+        )
         sum_d, sum_d2 = plan.combine(linear, products)
         return Moments(count, lo, hi, plan.shift, sum_d, sum_d2)
     nonzero = np.abs(values[values != 0])
     tiny = float(nonzero.min()) if len(nonzero) else None
     sums = float_sums(count, tiny, max(abs(lo), abs(hi)))
     signed = np.where(values < 0, -counts, counts)
-    parts = [
-        _weighted(_float_limbs(values, w, sums.bits), counts, sums.pairs(w), signed)
-        for w in sums.windows
-    ]
+    parts = []
+    for window in sums.windows:
+
+        def limbs_of(part: slice, window: Window = window) -> list[Ints]:
+            return _float_limbs(values[part], window, sums.bits)
+
+        parts.append(_blockwise(limbs_of, counts, sums.pairs(window), signed))
     sum_d, sum_d2 = sums.combine([p[0] for p in parts], [p[1] for p in parts])
     return Moments(count, lo, hi, 0, sum_d, sum_d2, sums.grid)
 
@@ -401,7 +433,9 @@ class EncodedTables:
             if col.kind.binned:
                 counts = np.bincount(codes, minlength=col.radix)
                 date = col.kind is Kind.DATE
-                bins[name] = numeric_bins(_moments(col, counts), tolerance, date=date)
+                assert col.o_values is not None
+                moments = weighted_moments(col.o_values, col.o_ints, counts)
+                bins[name] = numeric_bins(moments, tolerance, date=date)
                 do, da, digit_radix = _digits(col, bins[name])
                 u_digits.append(do[codes])
                 lookups.append(da)

@@ -14,7 +14,9 @@ Steps (the spec's numbering):
 ``run`` sends three queries whatever the backend (each one job on Spark):
 G (the original grouped by its raw known values) aggregated once for n, |U|,
 the first moments and the column profile; the second moments over U; m and |S|
-over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way.
+over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way,
+or replace the first two by one scan of G per variable (:class:`Scan`: polars
+with G in memory), which also counts the rows whose value no other row has.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ class EngineRun:
     profile: dict[str, dict[str, int]] = field(default_factory=dict)
     #: the internal name of each known variable in the coded frames
     aliases: dict[str, str] = field(default_factory=dict)
+    #: per known variable, the original rows whose value no other row has (when
+    #: the engine counted them on its way; else None)
+    unique_rows: dict[str, int] | None = None
 
     def internal_bins(self) -> dict[str, NumericBins]:
         return {self.aliases[v]: b for v, b in self.bins.items()}
@@ -300,6 +305,20 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
     )
 
 
+@dataclass(frozen=True)
+class Scan:
+    """What one pass over G's distinct values of each known variable gives, with
+    each value's rows in the original and in U (internal names): n, |U|, the
+    moments of the numeric variables (exact sums over the distinct values), the
+    profile of each column and its rows holding a value no other row holds."""
+
+    n: int
+    u: int
+    moments: dict[str, Moments]
+    profile: dict[str, dict[str, int]]
+    unique_rows: dict[str, int]
+
+
 class Hooks:
     """How one backend runs the queries below; the default recomputes everything lazily.
 
@@ -315,6 +334,19 @@ class Hooks:
 
     def collect(self, frame: Frame) -> dict[str, Any]:
         return _collect_row(frame)
+
+    def scan(
+        self,
+        groups: Frame,
+        kinds: Mapping[str, Kind],
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan | None:
+        """:class:`Scan` of G (``exact``: the numeric columns summed as integers;
+        ``integers``: the columns whose distinct values are counted), or None: the
+        two aggregation passes below instead (the default: they scale on a cluster,
+        where distinct values may not fit on the driver)."""
+        return None
 
     def link(
         self,
@@ -491,6 +523,32 @@ def _bins_from(
 ) -> dict[str, NumericBins]:
     """The second pass over U and the shared rule (``numeric_bins``) on both passes
     (``dates``: binned on days, width from the range; ``widths``: absolute widths)."""
+    moments = _moments_from(first, u, numeric, integers, collect)
+    return _bins(moments, tolerance, dates, widths)
+
+
+def _bins(
+    moments: Mapping[str, Moments],
+    tolerance: float,
+    dates: Collection[str] = (),
+    widths: Mapping[str, float] | None = None,
+) -> dict[str, NumericBins]:
+    """The shared rule (``numeric_bins``) on each numeric column's moments."""
+    return {
+        v: numeric_bins(m, tolerance, date=v in dates, width=(widths or {}).get(v))
+        for v, m in moments.items()
+    }
+
+
+def _moments_from(
+    first: Mapping[str, Any],
+    u: Frame,
+    numeric: Sequence[str],
+    integers: Sequence[str],
+    collect: Callable[[Frame], dict[str, Any]],
+) -> dict[str, Moments]:
+    """The exact moments of each numeric column: the second pass over U, planned
+    from the first."""
     plans: dict[str, Deviations | FloatSums] = {}
     for i, v in enumerate(numeric):
         count = _int(first[f"c{i}"])
@@ -503,7 +561,7 @@ def _bins_from(
             plans[v] = float_sums(count, None if tiny is None else float(tiny), top)
     query = _second_pass(u, numeric, plans)
     second = {} if query is None else collect(query)
-    bins: dict[str, NumericBins] = {}
+    out: dict[str, Moments] = {}
     for i, v in enumerate(numeric):
         count, plan = _int(first[f"c{i}"]), plans[v]
         if isinstance(plan, FloatSums):
@@ -520,7 +578,7 @@ def _bins_from(
                 [_int(second[f"d{i}_{k}"]) for k in range(plan.limbs)],
                 [_int(second[f"dd{i}_{a}_{b}"]) for a, b in plan.pairs()],
             )
-        moments = Moments(
+        out[v] = Moments(
             count=count,
             minimum=None if count == 0 else float(first[f"lo{i}"]),
             maximum=None if count == 0 else float(first[f"hi{i}"]),
@@ -529,8 +587,7 @@ def _bins_from(
             sum_d2=sum_d2,
             scale_exp=scale_exp,
         )
-        bins[v] = numeric_bins(moments, tolerance, date=v in dates, width=(widths or {}).get(v))
-    return bins
+    return out
 
 
 def numeric_statistics(
@@ -602,30 +659,37 @@ def run(
     progress("finding the original records present once (U)")
     groups = hooks.groups(original, known, row)
     progress("collecting the statistics over U")
-    first = hooks.collect(_first_pass(groups, kinds, numeric, integers))
-    n, size_u = _int(first["n"]), _int(first["u"])
+    exact = exact_integers(original, numeric)
+    dates = {v for v in numeric if kinds[v] is Kind.DATE}
+    widths = {aliases[v]: w for v, w in attack.widths.items()}
     u = groups.filter(nw.col(_N) == 1).drop(_N)
-    bins = _bins_from(
-        first, u, numeric, exact_integers(original, numeric),
-        attack.tolerance, hooks.collect,
-        dates={v for v in numeric if kinds[v] is Kind.DATE},
-        widths={aliases[v]: w for v, w in attack.widths.items()},
-    )  # fmt: skip
+    scan = hooks.scan(groups, kinds, exact, integers)
+    if scan is None:
+        first = hooks.collect(_first_pass(groups, kinds, numeric, integers))
+        n, size_u = _int(first["n"]), _int(first["u"])
+        bins = _bins_from(first, u, numeric, exact, attack.tolerance, hooks.collect, dates, widths)
+        profile = {
+            v: {
+                what: _int(first[f"{what}{i}"])
+                for what in ("missing", "distinct")
+                if f"{what}{i}" in first
+            }
+            for i, v in enumerate(attack.known)
+        }
+        unique_rows = None
+    else:
+        n, size_u = scan.n, scan.u
+        bins = _bins(scan.moments, attack.tolerance, dates, widths)
+        profile = {v: scan.profile[a] for v, a in aliases.items()}
+        unique_rows = {v: scan.unique_rows[a] for v, a in aliases.items()}
     progress("linking U to the avatar profiles present once")
     coded_u = code_frame(u, kinds, bins, row)
     coded_a = code_frame(avatars, kinds, bins, row)
     keys = [_code_name(v) for v in known]
     m, linked = hooks.link(coded_u, coded_a, keys, bins)
     hooks.release(groups)
-    profile = {
-        v: {
-            what: _int(first[f"{what}{i}"])
-            for what in ("missing", "distinct")
-            if f"{what}{i}" in first
-        }
-        for i, v in enumerate(attack.known)
-    }
     user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
     return EngineRun(
-        n, m, size_u, linked if size_u else 0, user_bins, coded_u, coded_a, row, profile, aliases
+        n, m, size_u, linked if size_u else 0, user_bins, coded_u, coded_a, row, profile,
+        aliases, unique_rows,
     )  # fmt: skip

@@ -3,29 +3,9 @@
 --report``, ``AnalysisResult.to_html``).
 
 The full reports draw plots and need the ``report`` extra (matplotlib, imported
-only when a plot is drawn); the compact Jupyter views do not. Importing this
-package registers each result type's views in ``kpr.results.views``, which is
-how ``to_html``/``_repr_html_`` reach them without results importing renderers.
+only when a plot is drawn); the compact Jupyter views do not. ``registry``
+registers each result type's views in ``kpr.results.views``, which is how
+``to_html``/``_repr_html_`` reach them without results importing renderers; it is
+loaded on the first page asked for. This package itself imports nothing, so that
+``kpr.render.risk`` (the advice the command line prints) comes without the pages.
 """
-
-from kpr.render import analysis, ksweep, protect
-from kpr.render.html import render_report, repr_html, write_report
-from kpr.render.page import require_matplotlib
-from kpr.results import views
-from kpr.results.analysis import AnalysisResult
-from kpr.results.evaluation import KprResult
-from kpr.results.ksweep import SweepOverK
-from kpr.results.protect import ProtectResult
-
-views.register(KprResult, views.Views(render_report, write_report, repr_html))
-views.register(
-    AnalysisResult,
-    views.Views(analysis.render_analysis, analysis.write_analysis, analysis.repr_analysis),
-)
-views.register(
-    ProtectResult,
-    views.Views(protect.render_protect, protect.write_protect, protect.repr_protect),
-)
-views.register(SweepOverK, views.Views(ksweep.render_sweep, ksweep.write_sweep, ksweep.repr_sweep))
-
-__all__ = ["render_report", "repr_html", "require_matplotlib", "write_report"]

@@ -2,12 +2,15 @@
 
 Results sit below ``kpr.render`` (the pages import the results they draw), so a
 result's ``to_html``/``_repr_html_`` look their renderer up here; ``kpr.render``
-registers one ``Views`` per result type when imported, and ``kpr/__init__``
-imports it, so the lookup always succeeds once ``kpr`` is imported.
+registers one ``Views`` per result type when imported. The first lookup loads it
+by name (``RENDERERS``), like a plugin: no static import from results to the
+renderers, and nothing renders, nor is imported, until a page is asked for
+(``import kpr`` and the command line stay fast).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +28,8 @@ class Views:
 
 
 _VIEWS: dict[type, Views] = {}
+#: The package that registers the views when imported (loaded on the first lookup).
+RENDERERS = "kpr.render.registry"
 
 
 def register(kind: type, views: Views) -> None:
@@ -34,6 +39,7 @@ def register(kind: type, views: Views) -> None:
 
 def views_of(result: object) -> Views:
     """The views registered for ``result``'s type (or the nearest base class)."""
+    importlib.import_module(RENDERERS)  # registers them (once; then a dict lookup)
     for kind in type(result).__mro__:
         if kind in _VIEWS:
             return _VIEWS[kind]

@@ -1,0 +1,167 @@
+"""Whole-process ``kpr evaluate`` on large Parquet tables, against a baseline tree
+and against the bare read of its input (issue 24).
+
+    python benchmarks/bench_command.py --rows 4_000_000 --baseline /path/to/old/src
+    python benchmarks/bench_command.py --rows 100_000_000 --repeats 1 --baseline ...
+    python benchmarks/bench_command.py --startup
+
+Each command runs as its own process, in turn (this tree, the baseline, the floor,
+this tree, ...), so that a drift of the machine's speed hits all of them alike:
+
+- ``kpr``: ``python -m kpr evaluate ORIGINAL AVATARS --known ... --format json``
+  with this tree on ``PYTHONPATH``;
+- ``baseline``: the same command with ``--baseline`` (the ``src`` folder of
+  another checkout, e.g. a ``git worktree`` of an older commit) on ``PYTHONPATH``;
+- ``floor``: a bare Python process that imports polars and reads the same
+  columns of both files, the least any implementation of the command must do.
+
+Tables come from ``make_large.py`` (continuous income, 100 regions), written to
+``--data`` once. Per run: wall and CPU seconds and the peak RSS of the process
+(``os.wait4``); printed: medians, and the ratios kpr/baseline and kpr/floor
+(medians of the per-round ratios). Both commands must give the same |U| and |S|.
+
+``--startup``: ``kpr --version`` and ``import kpr`` against a bare ``python -c pass``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+sys.path.insert(0, str(HERE))
+
+from make_data import KNOWN  # noqa: E402
+from make_large import write_large  # noqa: E402
+from run import header  # noqa: E402
+
+Run = dict[str, float]
+
+
+def run_once(cmd: list[str], src: Path | None, out: Path | None = None) -> tuple[Run, str]:
+    """One process: wall, cpu (user + sys) and peak RSS (MiB), and its standard output."""
+    env = {**os.environ, "PYTHONPATH": str(src)} if src else dict(os.environ)
+    with tempfile.TemporaryFile() as stdout:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
+        stdout.seek(0)
+        text = stdout.read().decode()
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"wall": wall, "cpu": cpu, "peak": usage.ru_maxrss / 1024}, text
+
+
+def rounds(
+    commands: dict[str, tuple[list[str], Path | None]], repeats: int, warmup: int
+) -> dict[str, list[Run]]:
+    """Every command in turn, ``warmup`` uncounted rounds first; the counts checked."""
+    runs: dict[str, list[Run]] = {name: [] for name in commands}
+    answers: dict[str, tuple[int, int]] = {}
+    for r in range(warmup + repeats):
+        for name, (cmd, src) in commands.items():
+            figures, text = run_once(cmd, src)
+            if text.lstrip().startswith("{"):
+                result = json.loads(text)
+                answers[name] = (result["unique_originals"], result["linked"])
+            if r >= warmup:
+                runs[name].append(figures)
+                print(f"  {name:<9} wall {figures['wall']:7.2f} s  cpu {figures['cpu']:7.2f} s  "
+                      f"peak {figures['peak']:8,.0f} MiB", flush=True)  # fmt: skip
+    if len(set(answers.values())) > 1:
+        raise SystemExit(f"the commands disagree on (|U|, |S|): {answers}")
+    if answers:
+        print(f"  every command found (|U|, |S|) = {next(iter(answers.values()))}")
+    return runs
+
+
+def median(runs: list[Run], what: str) -> float:
+    return statistics.median(r[what] for r in runs)
+
+
+def ratio(a: list[Run], b: list[Run], what: str) -> float:
+    """The median of the per-round ratios a/b."""
+    return statistics.median(x[what] / y[what] for x, y in zip(a, b, strict=True))
+
+
+def table(runs: dict[str, list[Run]], against: list[str]) -> None:
+    print("\n| command | wall (s) | CPU (s) | peak (MiB) |")
+    print("|---|---:|---:|---:|")
+    for name, r in runs.items():
+        print(f"| {name} | {median(r, 'wall'):.2f} | {median(r, 'cpu'):.2f} | "
+              f"{median(r, 'peak'):,.0f} |")  # fmt: skip
+    print("\n| ratio | wall | CPU | peak |")
+    print("|---|---:|---:|---:|")
+    for other in against:
+        cells = [f"{ratio(runs['kpr'], runs[other], w):.2f}x" for w in ("wall", "cpu", "peak")]
+        print(f"| kpr / {other} | {' | '.join(cells)} |")
+
+
+def command_mode(args: argparse.Namespace) -> None:
+    o, a = write_large(args.rows, args.data)
+    py = sys.executable
+    evaluate = [py, "-m", "kpr", "evaluate", str(o), str(a), "--known", ",".join(KNOWN),
+                "--format", "json", "--quiet"]  # fmt: skip
+    floor = (
+        f"import sys, polars as pl\nfor p in sys.argv[1:]: pl.read_parquet(p, columns={KNOWN!r})\n"
+    )
+    commands: dict[str, tuple[list[str], Path | None]] = {"kpr": (evaluate, SRC)}
+    if args.baseline:
+        commands["baseline"] = (evaluate, args.baseline)
+    commands["floor"] = ([py, "-c", floor, str(o), str(a)], None)
+    print(header())
+    print(f"{args.rows:,} rows per side from Parquet ({o.name}); known: {', '.join(KNOWN)}; "
+          f"{args.repeats} rounds after {args.warmup} uncounted")  # fmt: skip
+    runs = rounds(commands, args.repeats, args.warmup)
+    table(runs, [n for n in commands if n != "kpr"])
+
+
+def startup_mode(args: argparse.Namespace) -> None:
+    py = sys.executable
+    commands: dict[str, tuple[list[str], Path | None]] = {
+        "kpr": ([py, "-m", "kpr", "--version"], SRC),
+        "import": ([py, "-c", "import kpr"], SRC),
+        "python": ([py, "-c", "pass"], None),
+    }
+    labels = {"kpr": "kpr --version", "import": "import kpr", "python": "python -c pass"}
+    if args.baseline:
+        commands["kpr-base"] = (commands["kpr"][0], args.baseline)
+        commands["import-base"] = (commands["import"][0], args.baseline)
+        labels |= {"kpr-base": "kpr --version, baseline", "import-base": "import kpr, baseline"}
+    print(header())
+    runs = rounds(commands, args.repeats, args.warmup)
+    print("\n| command | wall (s) | CPU (s) |")
+    print("|---|---:|---:|")
+    for name, r in runs.items():
+        print(f"| {labels[name]} | {median(r, 'wall'):.3f} | {median(r, 'cpu'):.3f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=4_000_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--data", type=Path, default=HERE / "data")
+    parser.add_argument("--baseline", type=Path, help="the src folder of the baseline tree")
+    parser.add_argument("--startup", action="store_true", help="start-up times only")
+    args = parser.parse_args()
+    if args.startup:
+        startup_mode(args)
+    else:
+        command_mode(args)
+
+
+if __name__ == "__main__":
+    main()

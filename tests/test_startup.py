@@ -1,0 +1,110 @@
+"""What the command line and ``import kpr`` load: each command imports only what it
+needs (issue 24), so start-up stays short. Run in fresh interpreters."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: Never imported by ``kpr evaluate`` without ``--report`` (nor by ``--version``).
+HEAVY = (
+    "scipy",
+    "matplotlib",
+    "sklearn",
+    "kpr.avatar",
+    "kpr.render.html",
+    "kpr.render.page",
+    "kpr.render.registry",
+    "kpr.cli.analyze",
+    "kpr.cli.avatar",
+    "kpr.cli.ksweep",
+)
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules loaded once ``code`` ran (it may exit through the CLI's main)."""
+    probe = (
+        "import json, sys\n"
+        "try:\n"
+        + "".join(f"    {line}\n" for line in code.splitlines())
+        + "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def _loaded(modules: set[str], name: str) -> bool:
+    return any(m == name or m.startswith(name + ".") for m in modules)
+
+
+@pytest.fixture(scope="module")
+def tiny_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("startup") / "t.csv"
+    path.write_text("age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n", encoding="utf-8")
+    return path
+
+
+def test_evaluate_imports_only_what_it_needs(tiny_csv: Path) -> None:
+    args = ["evaluate", str(tiny_csv), str(tiny_csv), "--known", "age,sex", "--format", "json"]
+    modules = _modules_after(f"from kpr.cli.app import main\nmain({args!r})")
+    assert "kpr.engine.queries" in modules  # it did evaluate
+    assert [m for m in HEAVY if _loaded(modules, m)] == []
+
+
+def test_version_imports_no_data_library() -> None:
+    modules = _modules_after("from kpr.cli.app import main\nmain(['--version'])")
+    loaded = [m for m in ("polars", "narwhals", "numpy", "pyarrow", *HEAVY) if _loaded(modules, m)]
+    assert loaded == []
+
+
+def test_import_kpr_is_lazy_and_complete() -> None:
+    modules = _modules_after("import kpr")
+    assert [m for m in ("polars", "numpy", *HEAVY) if _loaded(modules, m)] == []
+    modules = _modules_after(
+        "import kpr\n"
+        "assert kpr.evaluate.__module__ == 'kpr.api'\n"
+        "assert set(kpr.__all__) <= set(dir(kpr))\n"
+        "for name in kpr.__all__:\n"
+        "    getattr(kpr, name)"
+    )
+    assert "kpr.api" in modules
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    import kpr
+
+    with pytest.raises(AttributeError, match="no attribute 'evalute'"):
+        kpr.evalute  # noqa: B018
+
+
+def test_report_loads_the_renderer_when_asked(tiny_csv: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    report = tmp_path / "r.html"
+    args = ["evaluate", str(tiny_csv), str(tiny_csv), "--known", "age", "--report", str(report)]
+    modules = _modules_after(f"from kpr.cli.app import main\nmain({args!r})")
+    assert "kpr.render.html" in modules
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_lazy_commands_are_every_command() -> None:
+    """Each lazily listed command resolves to the click command of that name."""
+    import click
+
+    from kpr.cli.app import LAZY_COMMANDS, cli
+
+    ctx = click.Context(cli)
+    for name in LAZY_COMMANDS:
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.name == name
+    assert cli.list_commands(ctx) == sorted({"evaluate", "demo", *LAZY_COMMANDS})
