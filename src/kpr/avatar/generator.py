@@ -273,6 +273,54 @@ def generate(
     )
 
 
+def redraw(
+    df: Any,
+    individuals: np.ndarray,
+    *,
+    k: int,
+    ncp: int = 5,
+    seed: Seed = None,
+    categorical: Sequence[Any] | None = None,
+    keep_identifiers: Sequence[Any] | None = None,
+) -> Any:
+    """New avatars for some individuals only (row positions of ``df``), in that
+    order: the projection is fitted on the whole table as :func:`generate` does,
+    and each avatar mixes the individual's ``k`` nearest other individuals with
+    the generator's weights (full synthesis, categorical values drawn). This is
+    ``kpr protect``'s *regenerate* move."""
+    backend = tb.frame_backend(df)
+    whole_number(k, "regenerate_k", 1)
+    n = tb.n_rows(df)
+    if k >= n:
+        raise InputError(
+            f"regenerate_k={k} must be smaller than the number of original rows ({n}); lower it"
+        )
+    roles = decide_roles(backend, df, categorical, split_identifiers(keep_identifiers))
+    roles.check()
+    passthrough = roles.of("passthrough")
+    fitted = tb.drop_columns(df, passthrough) if passthrough else df
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    projection, enc = Projection._fit(fitted, ncp, categorical)
+    coords = projection.coordinates
+    rows = np.asarray(individuals, dtype=np.int64)
+    tree = cKDTree(coords)
+    dist, idx = tree.query(coords[rows], k=k + 1)
+    dist = np.asarray(dist, dtype=np.float64).reshape(len(rows), k + 1)
+    idx = np.asarray(idx, dtype=np.int64).reshape(len(rows), k + 1)
+    is_self = idx == rows[:, None]  # the individual itself is never its own neighbour
+    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
+    keep = np.ones(idx.shape, dtype=bool)
+    keep[np.arange(len(rows)), drop] = False
+    dist, idx = dist[keep].reshape(len(rows), k), idx[keep].reshape(len(rows), k)
+    w = weights(dist, rng)
+    numeric = _mix(enc.numeric, idx, w)
+    codes = _decode(projection, enc, idx, w, "draw", rng)
+    avatars = projection._assemble(numeric, codes)
+    if passthrough:
+        avatars = _with_passthrough(backend, df, avatars, passthrough, rows)
+    return avatars
+
+
 def _with_passthrough(
     backend: tb.Backend, df: Any, avatars: Any, names: list[Any], order: np.ndarray
 ) -> Any:
