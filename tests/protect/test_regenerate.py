@@ -126,3 +126,33 @@ def test_regenerate_needs_a_pairing() -> None:
     with pytest.raises(kpr.InputError, match="'regenerate' needs pairing=") as info:
         kpr.protect(original, avatars, KNOWN, moves="swap,regenerate", distances=False)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("library", ["pandas", "pyarrow"])
+def test_regenerate_keeps_pandas_and_pyarrow_tables(library: str) -> None:
+    original, avatars, pairing = own_avatars()
+    given = avatars.to_pandas() if library == "pandas" else avatars.to_arrow()
+    protected, result = kpr.protect(
+        original, given, KNOWN, target=98.0, moves="regenerate", pairing=pairing,
+        distances=False, utility=False,
+    )  # fmt: skip
+    assert result.met and result.moves_used.get("regenerate", 0) > 0
+    assert type(protected) is type(given)
+    back = pl.from_pandas(protected) if library == "pandas" else pl.from_arrow(protected)
+    assert isinstance(back, pl.DataFrame) and back.schema == avatars.schema
+    assert kpr.evaluate(original, back, KNOWN).rate >= 98.0
+
+
+def test_regenerate_beside_other_moves_for_every_attack() -> None:
+    original, avatars, pairing = own_avatars()
+    protected, result = kpr.protect(
+        original, avatars, candidates=KNOWN, max_known=3, target=98.0, pairing=pairing,
+        moves="swap,shift,regenerate", distances=False, utility=False,
+    )  # fmt: skip
+    assert result.met and result.moves_used.get("regenerate", 0) > 0
+    for outcome in result.attacks:
+        known = list(outcome.after.known)
+        before = reference(original, avatars, known)
+        after = reference(original, protected, known)
+        assert after.kpr >= 98.0 and set(after.pairs) <= set(before.pairs)
+        assert all(before.pairs[i] == j for i, j in after.pairs.items())

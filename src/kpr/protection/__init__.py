@@ -134,7 +134,9 @@ def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
     for name, kind in loaded.kinds.items():
         enc = loaded.encoded.columns[name]
         codes = enc.a[:m].copy()  # the input avatars (new avatars, if any, follow)
-        first = np.full(max(int(codes.max(initial=0)) + 1, enc.radix), -1, dtype=np.int64)
+        held_values = 0 if enc.a_values is None else len(enc.a_values)
+        size = max(int(enc.a.max(initial=0)) + 1, enc.radix, held_values)
+        first = np.full(size, -1, dtype=np.int64)
         held, rows = np.unique(codes, return_index=True)  # the first row holding each code
         first[held] = rows
         widths = [s.bins[name].width for s in states if name in s.bins]
@@ -259,7 +261,7 @@ def _change_log(
         else:
             frame = frame.with_columns(old_class=pl.col("old"), new_class=pl.col("new"))
         parts.append(frame)
-    rows = np.array(sorted(outcome.regenerated), dtype=np.int64)
+    rows = np.array(sorted(set(outcome.regenerated) - outcome.deleted), dtype=np.int64)
     for name in original_pl.columns if len(rows) else ():
         if name in columns:
             continue
