@@ -4,6 +4,7 @@ larger k, checked against a fresh kpr.evaluate and the slow reference."""
 from __future__ import annotations
 
 import io
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import kpr
 from kpr.avatar.generator import generate
 from tests.adversarial.conftest import assert_cli_refuses, run_cli
 from tests.protect.test_protect import KNOWN, reference
+from tests.test_schema import validate
 
 
 def own_avatars(n: int = 500, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
@@ -110,8 +112,12 @@ def test_cli_regenerate_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture
     args = ["protect", str(paths["o"]), str(paths["a"]), "-k", ",".join(KNOWN), "-o", str(out),
             "--moves", "regenerate", "--pairing", str(paths["p"]), "--no-distances",
             "--no-utility"]  # fmt: skip
-    code, stdout, _ = run_cli([*args, "--target", "98"], capsys)
+    code, stdout, _ = run_cli([*args, "--target", "98", "--format", "json"], capsys)
     assert code == 0, stdout
+    data = json.loads(stdout)
+    validate("protect", data)
+    assert data["moves"] == ["regenerate"] and data["cost"]["moves_used"]["regenerate"] > 0
+    assert "note" in data["cost"]["cells_changed_per_column"]
     assert kpr.evaluate(paths["o"], out, KNOWN).rate >= 98.0
     code, stdout, _ = run_cli([*args, "--target", "100"], capsys)
     assert code == 1 and "99.40 %" in stdout
