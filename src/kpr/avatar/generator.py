@@ -87,20 +87,29 @@ def neighbours(coords: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     # Query in the tree's own point order: consecutive queries then walk the same nodes,
     # which is several times faster than the table's order on large tables.
     perm = np.asarray(tree.indices, dtype=np.int64)
-    dist, idx = tree.query(coords[perm], k=k + 1, workers=-1)
+    dist, idx = _others(tree, coords, perm, k, workers=-1)
+    out_dist = np.empty((n, k))
+    out_idx = np.empty((n, k), dtype=np.int64)
+    out_dist[perm] = dist
+    out_idx[perm] = idx
+    return out_dist, out_idx
+
+
+def _others(
+    tree: cKDTree, coords: np.ndarray, rows: np.ndarray, k: int, workers: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances and indices (len(rows) x k) of the k nearest rows other than each
+    of ``rows`` itself, nearest first."""
+    n = len(rows)
+    dist, idx = tree.query(coords[rows], k=k + 1, workers=workers)
     dist = np.asarray(dist, dtype=np.float64).reshape(n, k + 1)
     idx = np.asarray(idx, dtype=np.int64).reshape(n, k + 1)
-    is_self = idx == perm[:, None]
+    is_self = idx == rows[:, None]
     # Drop the own index where the tree returned it, else (duplicates crowded it out) the last.
     drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
     keep = np.ones((n, k + 1), dtype=bool)
     keep[np.arange(n), drop] = False
-    del is_self, drop
-    out_dist = np.empty((n, k))
-    out_idx = np.empty((n, k), dtype=np.int64)
-    out_dist[perm] = dist[keep].reshape(n, k)
-    out_idx[perm] = idx[keep].reshape(n, k)
-    return out_dist, out_idx
+    return dist[keep].reshape(n, k), idx[keep].reshape(n, k)
 
 
 def weights(dist: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -303,15 +312,7 @@ def redraw(
     projection, enc = Projection._fit(fitted, ncp, categorical)
     coords = projection.coordinates
     rows = np.asarray(individuals, dtype=np.int64)
-    tree = cKDTree(coords)
-    dist, idx = tree.query(coords[rows], k=k + 1)
-    dist = np.asarray(dist, dtype=np.float64).reshape(len(rows), k + 1)
-    idx = np.asarray(idx, dtype=np.int64).reshape(len(rows), k + 1)
-    is_self = idx == rows[:, None]  # the individual itself is never its own neighbour
-    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
-    keep = np.ones(idx.shape, dtype=bool)
-    keep[np.arange(len(rows)), drop] = False
-    dist, idx = dist[keep].reshape(len(rows), k), idx[keep].reshape(len(rows), k)
+    dist, idx = _others(cKDTree(coords), coords, rows, k)
     w = weights(dist, rng)
     numeric = _mix(enc.numeric, idx, w)
     codes = _decode(projection, enc, idx, w, "draw", rng)
