@@ -3,7 +3,8 @@
 Linked profiles are visited in a seeded random order. For each, the candidate
 moves of its one avatar are tried cheapest first (cells changed; then the change
 of the column distributions: a swap keeps them, a shift moves one value to the
-next class, a blank adds a missing value, a deletion removes a whole row); a
+next class, a regenerated row takes a new avatar's values, a blank adds a
+missing value, a deletion removes a whole row); a
 candidate is kept only when it is admissible for every attack
 (``AttackState.check``). Among equally cheap admissible candidates the choice is
 random, and so are the swap partner and the new value of a shift (drawn among

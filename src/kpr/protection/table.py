@@ -1,7 +1,8 @@
 """The avatar table protect rewrites, in the input's own library.
 
 A change is a cell taking the value another input row holds in the same column
-(a swap, a shift) or a blank (suppress); a deletion drops rows. Each is applied
+(a swap, a shift), a new avatar's value (regenerate: the new avatars are appended
+to the input, see ``appended``) or a blank (suppress); a deletion drops rows. Each is applied
 by a ``take`` of the input column, so every library keeps the column's exact
 dtype (categories, time zones, widths).
 """
