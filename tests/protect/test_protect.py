@@ -179,7 +179,7 @@ def test_delete_and_suppress_baselines() -> None:
         ({"target": 0}, "target must be a percentage in \\(0, 100\\]"),
         ({"target": 100.5}, "target must be a percentage"),
         ({"moves": "swap,teleport"}, "unknown move 'teleport'"),
-        ({"moves": "regenerate"}, "'regenerate' is not available"),
+        ({"moves": "regenerate"}, "'regenerate' needs pairing="),
         ({"known": ["age", "weight"]}, "'weight' is not a column of the avatars"),
     ],
 )

@@ -87,20 +87,29 @@ def neighbours(coords: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     # Query in the tree's own point order: consecutive queries then walk the same nodes,
     # which is several times faster than the table's order on large tables.
     perm = np.asarray(tree.indices, dtype=np.int64)
-    dist, idx = tree.query(coords[perm], k=k + 1, workers=-1)
+    dist, idx = _others(tree, coords, perm, k, workers=-1)
+    out_dist = np.empty((n, k))
+    out_idx = np.empty((n, k), dtype=np.int64)
+    out_dist[perm] = dist
+    out_idx[perm] = idx
+    return out_dist, out_idx
+
+
+def _others(
+    tree: cKDTree, coords: np.ndarray, rows: np.ndarray, k: int, workers: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances and indices (len(rows) x k) of the k nearest rows other than each
+    of ``rows`` itself, nearest first."""
+    n = len(rows)
+    dist, idx = tree.query(coords[rows], k=k + 1, workers=workers)
     dist = np.asarray(dist, dtype=np.float64).reshape(n, k + 1)
     idx = np.asarray(idx, dtype=np.int64).reshape(n, k + 1)
-    is_self = idx == perm[:, None]
+    is_self = idx == rows[:, None]
     # Drop the own index where the tree returned it, else (duplicates crowded it out) the last.
     drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
     keep = np.ones((n, k + 1), dtype=bool)
     keep[np.arange(n), drop] = False
-    del is_self, drop
-    out_dist = np.empty((n, k))
-    out_idx = np.empty((n, k), dtype=np.int64)
-    out_dist[perm] = dist[keep].reshape(n, k)
-    out_idx[perm] = idx[keep].reshape(n, k)
-    return out_dist, out_idx
+    return dist[keep].reshape(n, k), idx[keep].reshape(n, k)
 
 
 def weights(dist: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -276,6 +285,46 @@ def generate(
     return Generation(
         avatars=avatars, pairing=pairing, projection=projection, k=int(k), roles=roles
     )
+
+
+def redraw(
+    df: Any,
+    individuals: np.ndarray,
+    *,
+    k: int,
+    ncp: int = 5,
+    seed: Seed = None,
+    categorical: Sequence[Any] | None = None,
+    keep_identifiers: Sequence[Any] | None = None,
+) -> Any:
+    """New avatars for some individuals only (row positions of ``df``), in that
+    order: the projection is fitted on the whole table as :func:`generate` does,
+    and each avatar mixes the individual's ``k`` nearest other individuals with
+    the generator's weights (full synthesis, categorical values drawn). This is
+    ``kpr protect``'s *regenerate* move."""
+    backend = tb.frame_backend(df)
+    whole_number(k, "regenerate_k", 1)
+    n = tb.n_rows(df)
+    if k >= n:
+        raise InputError(
+            f"regenerate_k={k} must be smaller than the number of original rows ({n}); lower it"
+        )
+    roles = decide_roles(backend, df, categorical, split_identifiers(keep_identifiers))
+    roles.check()
+    passthrough = roles.of("passthrough")
+    fitted = tb.drop_columns(df, passthrough) if passthrough else df
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    projection, enc = Projection._fit(fitted, ncp, categorical)
+    coords = projection.coordinates
+    rows = np.asarray(individuals, dtype=np.int64)
+    dist, idx = _others(cKDTree(coords), coords, rows, k)
+    w = weights(dist, rng)
+    numeric = _mix(enc.numeric, idx, w)
+    codes = _decode(projection, enc, idx, w, "draw", rng)
+    avatars = projection._assemble(numeric, codes)
+    if passthrough:
+        avatars = _with_passthrough(backend, df, avatars, passthrough, rows)
+    return avatars
 
 
 def _with_passthrough(

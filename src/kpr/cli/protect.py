@@ -64,7 +64,13 @@ MOVES_TYPE = Checked("moves", _moves)
 )  # fmt: skip
 @click.option(
     "--moves", type=MOVES_TYPE, default="swap,shift", show_default=True,
-    help="Allowed moves, comma-separated: swap, shift, suppress, delete.",
+    help="Allowed moves, comma-separated: swap, shift, regenerate (kpr's own avatars, "
+    "needs --pairing), suppress, delete.",
+)  # fmt: skip
+@click.option(
+    "--regenerate-k", type=click.IntRange(min=1), default=40, show_default=True,
+    help="k of the regenerate move: each new avatar mixes its individual's k nearest "
+    "originals (twice the generator's usual 20).",
 )  # fmt: skip
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True,
@@ -100,6 +106,7 @@ def protect_command(
     output: Path,
     changes_out: Path | None,
     moves: tuple[str, ...],
+    regenerate_k: int,
     seed: int,
     pairing: str | None,
     control: str | None,
@@ -143,7 +150,8 @@ def protect_command(
     check_report(report)
     table, result = protect(
         original, avatars, known_names, target=target, moves=moves, seed=seed, pairing=pairing,
-        candidates=names, max_known=max_known if names else None, tolerance=tolerance,
+        regenerate_k=regenerate_k, candidates=names, max_known=max_known if names else None,
+        tolerance=tolerance,
         kinds=declared_kinds(categorical, numeric, date) or None, control=control,
         distances=not no_distances, utility=not no_utility, delimiter=parse_delimiter(delimiter),
         encoding=encoding, na_values=na_markers(na_value),

@@ -31,14 +31,26 @@ from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Kind, check_tolerance, make_attack
 from kpr.pairing import read_pairing
 from kpr.protection import table as tables
-from kpr.protection.optimise import DEFAULT_MOVES, MOVES, Column, Optimiser, Outcome
+from kpr.protection.optimise import (
+    DEFAULT_MOVES,
+    MOVES,
+    Column,
+    NewAvatars,
+    Optimiser,
+    Outcome,
+)
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import KprResult
 from kpr.results.json import finite_or_none
 from kpr.results.protect import AttackOutcome, ProtectResult
 from kpr.results.rates import AttackRate
 
-__all__ = ["DEFAULT_MOVES", "MOVES", "ProtectionError", "protect"]
+__all__ = ["DEFAULT_MOVES", "DEFAULT_REGENERATE_K", "MOVES", "ProtectionError", "protect"]
+
+#: The regenerate move's k: twice the generator's usual 20.
+DEFAULT_REGENERATE_K = 40
+#: New avatars drawn per linking avatar (independent draws of the generator's weights).
+_REDRAWS = 4
 
 #: At most this many points of the optimiser's trace are kept in the result.
 _TRACE_POINTS = 200
@@ -54,10 +66,6 @@ def check_moves(moves: str | Iterable[str]) -> tuple[str, ...]:
     if not names:
         raise InputError(f"moves is empty: name at least one of {', '.join(MOVES)}")
     for name in names:
-        if name == "regenerate":
-            raise InputError(
-                f"the move 'regenerate' is not available in this version; use {', '.join(MOVES)}"
-            )
         if name not in MOVES:
             raise InputError(f"unknown move {name!r}: choose among {', '.join(MOVES)}")
     return tuple(m for m in MOVES if m in names)
@@ -122,10 +130,13 @@ def _load(
 
 def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
     out: dict[str, Column] = {}
+    m = tables.n_rows(loaded.table, loaded.library)
     for name, kind in loaded.kinds.items():
         enc = loaded.encoded.columns[name]
-        codes = enc.a.copy()
-        first = np.full(max(int(codes.max(initial=0)) + 1, enc.radix), -1, dtype=np.int64)
+        codes = enc.a[:m].copy()  # the input avatars (new avatars, if any, follow)
+        held_values = 0 if enc.a_values is None else len(enc.a_values)
+        size = max(int(enc.a.max(initial=0)) + 1, enc.radix, held_values)
+        first = np.full(size, -1, dtype=np.int64)
         held, rows = np.unique(codes, return_index=True)  # the first row holding each code
         first[held] = rows
         widths = [s.bins[name].width for s in states if name in s.bins]
@@ -199,7 +210,14 @@ def _verify(
     others = [n for n in names if n not in loaded.kinds]
     kept = np.ones(before_pl.height, dtype=bool)
     kept[list(outcome.deleted)] = False
-    same = before_pl.filter(pl.Series(kept)).select(others).equals(after_pl.select(others))
+    position = np.cumsum(kept) - 1
+    same_row = kept.copy()
+    same_row[list(outcome.regenerated)] = False  # regenerate replaces the whole row
+    same = (
+        before_pl.filter(pl.Series(same_row))
+        .select(others)
+        .equals(after_pl[position[same_row]].select(others))
+    )
     if others and not same:
         problems.append("a column that is not a known variable changed")
     if problems:
@@ -243,6 +261,19 @@ def _change_log(
         else:
             frame = frame.with_columns(old_class=pl.col("old"), new_class=pl.col("new"))
         parts.append(frame)
+    rows = np.array(sorted(set(outcome.regenerated) - outcome.deleted), dtype=np.int64)
+    for name in original_pl.columns if len(rows) else ():
+        if name in columns:
+            continue
+        old = original_pl[name].gather(rows)
+        new = protected_pl[name].gather(position[rows])
+        changed = old.ne_missing(new).to_numpy()
+        old, new = old.cast(pl.String).filter(changed), new.cast(pl.String).filter(changed)
+        frame = pl.DataFrame({
+            "avatar_row": rows[changed], "column": name, "move": "regenerate",
+            "old": old, "new": new, "old_class": old, "new_class": new,
+        })  # fmt: skip
+        parts.append(frame)
     deleted = sorted(outcome.deleted)
     if deleted:
         parts.append(
@@ -277,6 +308,7 @@ def protect(
     moves: str | Iterable[str] = DEFAULT_MOVES,
     seed: int = 0,
     pairing: Any = None,
+    regenerate_k: int = DEFAULT_REGENERATE_K,
     candidates: str | Iterable[str] | None = None,
     max_known: int | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
@@ -294,8 +326,11 @@ def protect(
     pyarrow stay themselves; files, polars and other engines come back as polars)
     and a :class:`~kpr.results.protect.ProtectResult`.
 
-    ``moves`` (any of ``swap``, ``shift``, ``suppress``, ``delete``; default swap
-    and shift) are the changes allowed; ``seed`` makes every random choice. No
+    ``moves`` (any of ``swap``, ``shift``, ``regenerate``, ``suppress``,
+    ``delete``; default swap and shift) are the changes allowed; ``seed`` makes
+    every random choice. ``regenerate`` is for kpr's own avatars of ``original``
+    and needs ``pairing``: a linking avatar is replaced, whole row, by a new avatar
+    of its own individual drawn from its ``regenerate_k`` nearest originals. No
     individual becomes linked, no link moves to another avatar (so with
     ``pairing`` correct links cannot rise); a fresh ``kpr.evaluate`` of every attack
     checks it, and the rates, at the end. When the target cannot be reached with
@@ -316,6 +351,13 @@ def protect(
     target = percentage(target, "target", zero=False)
     allowed = check_moves(moves)
     seed = whole_number(seed, "seed", 0)
+    if "regenerate" in allowed:
+        regenerate_k = whole_number(regenerate_k, "regenerate_k", 1)
+        if pairing is None:
+            raise InputError(
+                "the move 'regenerate' needs pairing= (which avatar row is each individual's "
+                "own, as kpr avatarize writes it); give it or choose other moves"
+            )
     tol = check_tolerance(tolerance)
     attacks = _attacks(known, candidates, max_known)
     union = list(dict.fromkeys(v for a in attacks for v in a))
@@ -325,6 +367,16 @@ def protect(
     codes = {v: enc.columns[v].a for v in union}
     cache: dict[Any, Any] = {}
     states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in attacks]
+    m = tables.n_rows(loaded.table, loaded.library)
+    new_avatars = extended = None
+    if "regenerate" in allowed:
+        new_avatars, extended = _new_avatars(loaded, states, pairing, regenerate_k, seed, csv)
+        ext = _load(original, extended, union, kinds, csv)
+        loaded.encoded = enc = ext.encoded
+        new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
+        codes = {v: enc.columns[v].a[:m] for v in union}
+        cache = {}
+        states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in attacks]
     run = functools.partial(
         evaluate, tolerance=tol, kinds=kinds, delimiter=delimiter, encoding=encoding,
         na_values=na_values,
@@ -338,17 +390,22 @@ def protect(
             )
     columns = _columns(loaded, states)
     n_columns = len(tables.columns_of(loaded.table, loaded.library))
-    optimiser = Optimiser(columns, states, target, allowed, seed, n_columns)
+    optimiser = Optimiser(columns, states, target, allowed, seed, n_columns, new_avatars)
     outcome = optimiser.run()
     sources = {name: col.source for name, col in columns.items()}
-    protected = tables.rebuild(loaded.table, loaded.library, sources, outcome.deleted)
-    m = enc.m
+    for name in tables.columns_of(loaded.table, loaded.library):
+        sources.setdefault(name, dict(outcome.regenerated))
+    protected = tables.rebuild(loaded.table, loaded.library, sources, outcome.deleted, extended)
     kept_pairing = None if pairing is None else _kept_pairing(pairing, enc.n, m, outcome.deleted)
     after = [run(loaded.original, protected, a, pairing=kept_pairing) for a in attacks]
     _verify(attacks, before, after, states, target, outcome, loaded, protected)
     protected_pl = tables.to_polars(protected, loaded.library)
     changes = _change_log(loaded, protected_pl, columns, outcome, states)
     per_column = {name: changes.filter(pl.col("column") == name).height for name in union}
+    for name in changes.filter(pl.col("move") == "regenerate")["column"].unique(
+        maintain_order=True
+    ):
+        per_column.setdefault(name, changes.filter(pl.col("column") == name).height)
     used: dict[str, int] = {}
     for move in changes["move"].to_list():
         used[move] = used.get(move, 0) + 1
@@ -390,19 +447,76 @@ def protect(
     return protected, result
 
 
+def _original_frame(loaded: _Loaded, csv: CsvOptions) -> pl.DataFrame:
+    """The originals, every column, as polars."""
+    original = loaded.original
+    if tables.is_path(original):
+        from kpr.avatar.files import read_original
+
+        return read_original(original, csv=csv)
+    return tables.to_polars(*tables.full_table(original, csv))
+
+
+def _new_avatars(
+    loaded: _Loaded,
+    states: list[AttackState],
+    pairing: Any,
+    k: int,
+    seed: int,
+    csv: CsvOptions,
+) -> tuple[NewAvatars, Any]:
+    """The regenerate move's new avatars: one per linking avatar that has an owner in
+    the pairing, drawn from its owner's ``k`` nearest originals (``kpr.avatar``), and
+    the avatar table followed by them (their codes are set once that is encoded)."""
+    from kpr.avatar.generator import redraw
+
+    before = tables.to_polars(loaded.table, loaded.library)
+    m, n = before.height, loaded.encoded.n
+    o = _original_frame(loaded, csv)
+    missing = [c for c in before.columns if c not in o.columns]
+    if missing:
+        raise InputError(
+            f"the move 'regenerate' redraws kpr's own avatars of the originals, but the "
+            f"avatars' column {missing[0]!r} is not in the originals; choose other moves"
+        )
+    own = read_pairing(pairing, n, m)
+    owner = np.full(m, -1, dtype=np.int64)
+    paired = np.flatnonzero(own >= 0)
+    owner[own[paired]] = paired
+    linking = sorted({r for s in states for r in s.single.values()})
+    rows = np.array([r for r in linking if owner[r] >= 0], dtype=np.int64)
+    if len(rows):
+        individuals = np.repeat(owner[rows], _REDRAWS)
+        drawn = redraw(o.select(before.columns), individuals, k=k, seed=seed)
+        try:
+            new = pl.DataFrame(drawn).select(before.columns).cast(before.schema)
+        except pl.exceptions.PolarsError as e:
+            raise InputError(
+                f"the move 'regenerate': the new avatars do not fit the avatars' dtypes ({e}); "
+                "choose other moves"
+            ) from None
+    else:
+        new = before.clear()
+    others = [c for c in before.columns if c not in loaded.kinds]
+    drawn_for = np.repeat(rows, _REDRAWS)
+    differ = np.zeros(len(drawn_for), dtype=np.int64)
+    for c in others:
+        differ += before[c].gather(drawn_for).ne_missing(new[c]).to_numpy().astype(np.int64)
+    found = NewAvatars(
+        {int(r): list(range(i * _REDRAWS, (i + 1) * _REDRAWS)) for i, r in enumerate(rows)},
+        {},
+        differ,
+    )
+    return found, tables.appended(loaded.table, loaded.library, new)
+
+
 def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: CsvOptions) -> tuple[Any, Any]:
     """Exact copies and DCR of the avatars before and after, in one FAMD space
     fitted on the originals (``kpr.avatar.distance``)."""
     from kpr.avatar.distance import distance_metrics
     from kpr.avatar.projection import Projection
 
-    original = loaded.original
-    if tables.is_path(original):
-        from kpr.avatar.files import read_original
-
-        o = read_original(original, csv=csv)
-    else:
-        o = tables.to_polars(*tables.full_table(original, csv))
+    o = _original_frame(loaded, csv)
     before = tables.to_polars(loaded.table, loaded.library)
     shared = [c for c in o.columns if c in before.columns]
     o = o.select(shared)

@@ -3,7 +3,8 @@
 Linked profiles are visited in a seeded random order. For each, the candidate
 moves of its one avatar are tried cheapest first (cells changed; then the change
 of the column distributions: a swap keeps them, a shift moves one value to the
-next class, a blank adds a missing value, a deletion removes a whole row); a
+next class, a regenerated row takes a new avatar's values, a blank adds a
+missing value, a deletion removes a whole row); a
 candidate is kept only when it is admissible for every attack
 (``AttackState.check``). Among equally cheap admissible candidates the choice is
 random, and so are the swap partner and the new value of a shift (drawn among
@@ -24,10 +25,10 @@ from kpr.protection.state import AttackState
 from kpr.results.evaluation import protection_rate
 
 #: Every move, in the order candidates are tried within a cost.
-MOVES = ("swap", "shift", "suppress", "delete")
+MOVES = ("swap", "shift", "regenerate", "suppress", "delete")
 DEFAULT_MOVES = ("swap", "shift")
 #: Tie-break within a cost: the change of the column distributions.
-_IMPACT = {"swap": 0, "shift": 1, "suppress": 2, "delete": 3}
+_IMPACT = {"swap": 0, "shift": 1, "regenerate": 2, "suppress": 3, "delete": 4}
 #: Candidates drawn per variable and move (a second pass draws _RETRY times more).
 _DRAWS = 12
 _RETRY = 8
@@ -65,6 +66,17 @@ class Candidate:
     changes: Changes
     deleted: tuple[int, ...] = ()
     partner: int | None = None
+    source: int | None = None  #: regenerate: the new avatar's row in the extended table
+
+
+@dataclass
+class NewAvatars:
+    """The *regenerate* move's material: one new avatar per avatar row that may be
+    replaced, held past the input's last row (row ``m + i`` of the extended table)."""
+
+    rows: dict[int, list[int]]  #: avatar row -> i of each of its new avatars (drawn apart)
+    codes: dict[str, np.ndarray]  #: value code of each new avatar, per known variable
+    other_cells: np.ndarray  #: per new avatar: cells that differ outside the known variables
 
 
 @dataclass
@@ -75,6 +87,7 @@ class Outcome:
     moves: dict[tuple[int, str], str]  #: the last move that changed each cell
     trace: list[tuple[int, float]]  #: (cells changed so far, worst rate), one per move
     unfixed: int  #: linked profiles no admissible move could free
+    regenerated: dict[int, int] = field(default_factory=dict)  #: row -> its source row
 
 
 class Optimiser:
@@ -86,6 +99,7 @@ class Optimiser:
         moves: Sequence[str],
         seed: int,
         n_columns: int,
+        new_avatars: NewAvatars | None = None,
     ) -> None:
         self.columns, self.states, self.target = columns, list(states), target
         self.allowed = set(moves)
@@ -94,6 +108,8 @@ class Optimiser:
         self.n_columns = n_columns
         self.m = len(next(iter(columns.values())).codes)
         self.deleted: set[int] = set()
+        self.new_avatars = new_avatars
+        self.regenerated: dict[int, int] = {}
         self.cell_moves: dict[tuple[int, str], str] = {}
         self.cost = 0
         self.trace = [(0, self.worst())]
@@ -140,7 +156,7 @@ class Optimiser:
         return self.outcome(len(unfixed))
 
     def outcome(self, unfixed: int) -> Outcome:
-        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed)
+        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed, self.regenerated)
 
     # candidates ---------------------------------------------------------------
 
@@ -158,7 +174,8 @@ class Optimiser:
         if hi <= lo:
             return np.empty(0, dtype=np.int64)
         codes = np.unique(self.draw.integers(lo, hi, size=min(draws, hi - lo))) + 1
-        return codes[np.abs(col.values[codes] - x) <= col.bound]
+        held = col.first_row[codes] >= 0  # not a value only a new avatar holds
+        return codes[held & (np.abs(col.values[codes] - x) <= col.bound)]
 
     def shifts(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
         """The linking avatar's value moved to the next class."""
@@ -227,6 +244,24 @@ class Optimiser:
                 out.append(Candidate("suppress", 1, {row: [(name, old, 0)]}))
         return out
 
+    def regenerations(self, row: int) -> list[Candidate]:
+        """The avatar replaced by one of its new avatars: every known value, and the
+        other columns with it (their changed cells count in the cost)."""
+        new = self.new_avatars
+        if new is None or row not in new.rows or row in self.regenerated:
+            return []
+        out = []
+        for i in new.rows[row]:
+            changes = []
+            for name, col in self.columns.items():
+                old, code = int(col.codes[row]), int(new.codes[name][i])
+                if old != code:
+                    changes.append((name, old, code))
+            if changes:
+                cells = len(changes) + int(new.other_cells[i])
+                out.append(Candidate("regenerate", cells, {row: changes}, source=self.m + i))
+        return out
+
     def swaps(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
         out = []
         for name in state.known:
@@ -256,6 +291,11 @@ class Optimiser:
             makers.append(((1, 1), lambda: self.blanks(row, state)))
         if "swap" in self.allowed:
             makers.append(((2, 0), lambda: self.swaps(row, state, draws)))
+        if "regenerate" in self.allowed:
+            regenerations = self.regenerations(row)
+            for cells in sorted({c.cells for c in regenerations}):
+                same = [c for c in regenerations if c.cells == cells]
+                makers.append(((cells, 0), same.copy))
         if "delete" in self.allowed:
             delete = Candidate("delete", self.n_columns, {}, (row,))
             makers.append(((self.n_columns, 0), lambda: [delete]))
@@ -303,6 +343,15 @@ class Optimiser:
             col.source[row], col.source[other] = b, a
             col.codes[row], col.codes[other] = col.codes[other], col.codes[row]
             self.cell_moves[(row, name)] = self.cell_moves[(other, name)] = "swap"
+        elif c.move == "regenerate":
+            assert c.source is not None
+            ((row, changes),) = c.changes.items()
+            self.regenerated[row] = c.source
+            for col in self.columns.values():
+                col.source[row] = c.source  # a known value left equal is equal
+            for name, _, new in changes:
+                self.columns[name].codes[row] = new
+                self.cell_moves[(row, name)] = "regenerate"
         else:
             for r, changes in c.changes.items():
                 for name, _, new in changes:

@@ -1,7 +1,8 @@
 """The avatar table protect rewrites, in the input's own library.
 
 A change is a cell taking the value another input row holds in the same column
-(a swap, a shift) or a blank (suppress); a deletion drops rows. Each is applied
+(a swap, a shift), a new avatar's value (regenerate: the new avatars are appended
+to the input, see ``appended``) or a blank (suppress); a deletion drops rows. Each is applied
 by a ``take`` of the input column, so every library keeps the column's exact
 dtype (categories, time zones, widths).
 """
@@ -95,12 +96,32 @@ def to_polars(table: Any, library: str) -> pl.DataFrame:
     return table
 
 
+def appended(table: Any, library: str, extra: pl.DataFrame) -> Any:
+    """``table`` followed by the rows of ``extra`` (new avatars), cast to its dtypes."""
+    if library == "polars":
+        return pl.concat([table, extra.cast(table.schema)])
+    if library == "pandas":
+        import pandas as pd
+
+        more = extra.to_pandas().astype(table.dtypes.to_dict())
+        return pd.concat([table, more], ignore_index=True)
+    import pyarrow as pa
+
+    return pa.concat_tables([table, extra.to_arrow().cast(table.schema)])
+
+
 def rebuild(
-    table: Any, library: str, sources: dict[str, dict[int, int]], deleted: Collection[int]
+    table: Any,
+    library: str,
+    sources: dict[str, dict[int, int]],
+    deleted: Collection[int],
+    extended: Any = None,
 ) -> Any:
     """The table with each changed cell taken from its source row (-1: blank) and
-    the deleted rows dropped."""
+    the deleted rows dropped. A source row past the table's end is a row of
+    ``extended`` (the table followed by new avatars, see :func:`appended`)."""
     m = n_rows(table, library)
+    rows_of = table if extended is None else extended
     keep = np.ones(m, dtype=bool)
     keep[list(deleted)] = False
     out = table.copy() if library == "pandas" else table
@@ -113,20 +134,20 @@ def rebuild(
         blank = idx < 0
         idx[blank] = 0
         if library == "polars":
-            col = table[name].gather(idx)
+            col = rows_of[name].gather(idx)
             if blank.any():
                 col = pl.select(
                     pl.when(pl.Series(blank)).then(None).otherwise(col).alias(name)
                 ).to_series()
             out = out.with_columns(col.alias(name))
         elif library == "pandas":
-            col = table[name].take(idx).set_axis(table.index)
+            col = rows_of[name].take(idx).set_axis(table.index)
             out[name] = col.mask(blank) if blank.any() else col
         else:
             import pyarrow as pa
             import pyarrow.compute as pc
 
-            col = table.column(name).take(pa.array(idx))
+            col = rows_of.column(name).take(pa.array(idx))
             if blank.any():
                 col = pc.if_else(pa.array(blank), pa.scalar(None, type=col.type), col)
             out = out.set_column(out.column_names.index(name), name, col)

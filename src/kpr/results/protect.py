@@ -58,7 +58,7 @@ class ProtectResult:
     attacks: tuple[AttackOutcome, ...]
     n_avatars: int
     n_columns: int
-    cells_changed: dict[str, int]  #: per column (known variables only)
+    cells_changed: dict[str, int]  #: per column (known variables; every column with regenerate)
     moves_used: dict[str, int]  #: cells per move, rows for delete
     rows_deleted: int
     shift_bounds: dict[str, float]
