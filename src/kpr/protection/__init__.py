@@ -33,7 +33,6 @@ from kpr.pairing import read_pairing
 from kpr.protection import table as tables
 from kpr.protection.optimise import (
     DEFAULT_MOVES,
-    MOVES,
     Column,
     NewAvatars,
     Optimiser,
@@ -42,7 +41,7 @@ from kpr.protection.optimise import (
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import KprResult
 from kpr.results.json import finite_or_none
-from kpr.results.protect import AttackOutcome, ProtectResult
+from kpr.results.protect import MOVES, AttackOutcome, ProtectResult
 from kpr.results.rates import AttackRate
 
 __all__ = ["DEFAULT_MOVES", "DEFAULT_REGENERATE_K", "MOVES", "ProtectionError", "protect"]

@@ -24,8 +24,6 @@ from kpr.metric.attack import Kind
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import protection_rate
 
-#: Every move, in the order candidates are tried within a cost.
-MOVES = ("swap", "shift", "regenerate", "suppress", "delete")
 DEFAULT_MOVES = ("swap", "shift")
 #: Tie-break within a cost: the change of the column distributions.
 _IMPACT = {"swap": 0, "shift": 1, "regenerate": 2, "suppress": 3, "delete": 4}

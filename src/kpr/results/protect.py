@@ -18,6 +18,9 @@ from kpr.results.distance import DistanceMetrics
 from kpr.results.evaluation import format_rate
 from kpr.results.rates import AttackRate
 
+#: Every move of ``kpr.protect``, in the order candidates are tried within a cost.
+MOVES = ("swap", "shift", "regenerate", "suppress", "delete")
+
 
 @dataclass(frozen=True)
 class AttackOutcome:
@@ -113,9 +116,16 @@ class ProtectResult:
             f"{self.unfixed:,} linked profile(s) had no admissible move among "
             f"{', '.join(self.moves)}: each candidate would have linked another individual "
             f"or moved a link to another avatar; the worst attack ({', '.join(worst.known)}) "
-            f"reached {format_rate(worst.after.rate)}. Allow more moves (--moves "
-            "swap,shift,suppress,delete) or lower the target"
+            f"reached {format_rate(worst.after.rate)}. {self._more_moves}lower the target"
         )
+
+    @property
+    def _more_moves(self) -> str:
+        others = [m for m in MOVES if m not in self.moves]
+        if not others:
+            return ""
+        hint = {"regenerate": "regenerate (kpr's avatars, with their pairing)"}
+        return "Allow more moves (" + ", ".join(hint.get(m, m) for m in others) + ") or "
 
     @property
     def meaning(self) -> str:
