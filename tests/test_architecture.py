@@ -183,7 +183,8 @@ def test_import_kpr_registers_every_view_and_leaves_matplotlib_out() -> None:
         "from kpr.results.analysis import AnalysisResult\n"
         "from kpr.results.evaluation import KprResult\n"
         "from kpr.results.ksweep import SweepOverK\n"
-        "for kind in (KprResult, AnalysisResult, SweepOverK):\n"
+        "from kpr.results.utility import UtilityResult\n"
+        "for kind in (KprResult, AnalysisResult, SweepOverK, UtilityResult):\n"
         "    assert kind in views._VIEWS, kind\n"
         "assert 'matplotlib' not in sys.modules\n"
     )

@@ -22,7 +22,7 @@ from kpr.results import json
 from kpr.results.evaluation import KprResult
 from kpr.version import __version__
 
-from . import analyze, avatar, ksweep, render
+from . import analyze, avatar, ksweep, render, utility
 from .common import (
     CONTEXT,
     check_outputs,
@@ -280,5 +280,6 @@ for command in (
     ksweep.sweep_command,
     ksweep.tune_command,
     avatar.distance_command,
+    utility.utility_command,
 ):
     cli.add_command(command)

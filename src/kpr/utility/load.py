@@ -143,6 +143,7 @@ def load_tables(
         wanted = [columns] if isinstance(columns, str) else list(columns)
         if not wanted:
             raise InputError("columns is empty: name at least one column, or leave it out")
+    resolve_columns(o_names, wanted, "original")  # names a missing column, with a hint
     declared = {**declared, **(kinds or {})}
     unknown = sorted(set(declared) - set(o_names))
     if kinds and unknown and set(unknown) & set(kinds):
