@@ -119,18 +119,15 @@ def _numeric_hellinger(xo: np.ndarray, xs: np.ndarray, missing: tuple[int, int])
     merged), one bin below its minimum, one above its maximum and one for missing.
     ``xo``, ``xs``: the present values of each side, SORTED (so the counts per bin
     come from a binary search of each cut point, not of each value)."""
-    if xo.size == 0:
-        inner, low, high = np.empty(0), np.inf, -np.inf
-    else:
-        inner = np.unique(np.quantile(xo, np.arange(1, HELLINGER_BINS) / HELLINGER_BINS))
-        low, high = float(xo[0]), float(xo[-1])
+    if xo.size == 0:  # the original holds only missing values: present or missing
+        return hellinger(np.array([0, missing[0]]), np.array([xs.size, missing[1]]))
+    inner = np.unique(np.quantile(xo, np.arange(1, HELLINGER_BINS) / HELLINGER_BINS))
+    low, high = float(xo[0]), float(xo[-1])
 
     def counts(x: np.ndarray, n_missing: int) -> np.ndarray:
         below = int(np.searchsorted(x, low, side="left"))
         upto = int(np.searchsorted(x, high, side="right"))
         cuts = np.concatenate([[below], np.searchsorted(x, inner, side="left"), [upto]])
-        if upto < below:  # no original value: every value is below or above
-            return np.array([x.size, n_missing])
         return np.concatenate([[below], np.diff(cuts), [x.size - upto, n_missing]])
 
     return hellinger(counts(xo, missing[0]), counts(xs, missing[1]))
@@ -140,9 +137,10 @@ def discretize(values: np.ndarray) -> np.ndarray | None:
     """SDMetrics' codes for a number or date column of one side (None: an infinite
     value, which ``np.histogram_bin_edges`` refuses)."""
     observed = values[~np.isnan(values)]
-    if observed.size and not np.isfinite(observed).all():
+    try:  # refuses infinite values, and ranges too narrow for 10 bins (huge values)
+        edges = np.histogram_bin_edges(observed, bins=DISCRETE_BINS)
+    except ValueError:
         return None
-    edges = np.histogram_bin_edges(observed, bins=DISCRETE_BINS)
     return np.digitize(values, bins=edges).astype(np.int64)
 
 

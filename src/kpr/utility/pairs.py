@@ -187,24 +187,39 @@ def eta_squared(sums: np.ndarray, counts: np.ndarray, total: float) -> float:
     return min(1.0, float((sums[seen] ** 2 / counts[seen]).sum()) / total)
 
 
-def correlations(values: list[np.ndarray], present: list[np.ndarray]) -> np.ndarray:
-    """Pearson's r of every pair on its pairwise complete rows, from Gram matrices
-    (one matrix product each, over all pairs): the counts, sums, sums of squares and
-    cross products of the values centred on their column's mean (which keeps the
-    moment formulas accurate); NaN with fewer than two rows, or no spread."""
-    mask = np.stack(present, axis=1).astype(np.float64)
-    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)], axis=1)
-    n = mask.T @ mask
-    sx = centred.T @ mask  # [i, j]: the sum of column i over the rows where j is present
-    sxx = (centred * centred).T @ mask
-    sxy = centred.T @ centred
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = sxy - sx * sx.T / n
-        var_x = sxx - sx * sx / n
-        var_y = var_x.T
-        r = cov / np.sqrt(var_x * var_y)
-    r[(n < 2) | (var_x <= 0) | (var_y <= 0)] = np.nan
-    return np.clip(r, -1.0, 1.0)
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson's r on the rows where both are present, as ``scipy.stats.pearsonr``:
+    NaN with fewer than two rows or when either is constant there."""
+    ok = ~(np.isnan(x) | np.isnan(y))
+    a, b = (x, y) if ok.all() else (x[ok], y[ok])
+    if a.size < 2 or (a == a[0]).all() or (b == b[0]).all():
+        return float("nan")
+    a = a - a.mean()
+    b = b - b.mean()
+    r = np.dot(a / np.sqrt(np.dot(a, a)), b / np.sqrt(np.dot(b, b)))
+    return float(np.clip(r, -1.0, 1.0))
+
+
+def correlations(
+    values: list[np.ndarray], present: list[np.ndarray], constant: list[bool]
+) -> np.ndarray:
+    """Pearson's r of every pair: one Gram matrix (one matrix product) for the
+    columns without missing values, :func:`pearson` on the pairwise complete rows
+    for the others; NaN for a constant column (scipy's rule)."""
+    k = len(values)
+    out = np.full((k, k), np.nan)
+    full = [i for i in range(k) if present[i].all() and not constant[i]]
+    if len(full) >= 2 and values[full[0]].size >= 2:
+        centred = np.stack([values[i] - values[i].mean() for i in full])
+        gram = centred @ centred.T
+        norms = np.sqrt(np.diag(gram))
+        out[np.ix_(full, full)] = np.clip(gram / np.outer(norms, norms), -1.0, 1.0)
+    for i, j in itertools.combinations(range(k), 2):
+        if constant[i] or constant[j]:
+            out[i, j] = out[j, i] = np.nan
+        elif i not in full or j not in full:
+            out[i, j] = out[j, i] = pearson(values[i], values[j])
+    return out
 
 
 def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
@@ -219,7 +234,7 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
         return stats
     values = [sides[i].values for i in num]
     present = [sides[i].present for i in num]
-    stats["r"] = correlations(values, present)
+    stats["r"] = correlations(values, present, [sides[i].constant for i in num])
     if cat and n:
         centred = [_centred(v, p) for v, p in zip(values, present, strict=True)]
         stats["ss"] = {i: float(np.dot(c, c)) for i, c in zip(num, centred, strict=True)}
@@ -241,14 +256,18 @@ def _correlation_pair(cols: list[Column], i: int, j: int, real: dict, syn: dict)
     a, b = cols[i], cols[j]
     ni, nj = real["num"].index(i), real["num"].index(j)
     r_real, r_syn = float(real["r"][ni, nj]), float(syn["r"][ni, nj])
-    sides = (a.original, b.original, a.synthetic, b.synthetic)
-    # SDMetrics refuses a column with one distinct value
-    constant = any(s.constant for s in sides)
-    score = float("nan") if constant else 1 - abs(r_real - r_syn) / 2
+    # SDMetrics refuses a column with one distinct value on either side, and a side
+    # with fewer than two complete rows: no score, and neither correlation reported
+    refused = any(s.constant for s in (a.original, b.original, a.synthetic, b.synthetic)) or any(
+        int(np.count_nonzero(x.present & y.present)) < 2
+        for x, y in ((a.original, b.original), (a.synthetic, b.synthetic))
+    )
+    score = float("nan") if refused else 1 - abs(r_real - r_syn) / 2
     meets = not np.isnan(score) and abs(r_real) > CORRELATION_THRESHOLD
+    nan = float("nan")
     return Pair(
         a.name, b.name, "CorrelationSimilarity", float(score), bool(meets),
-        r_real, r_syn, float("nan"), "r", abs(r_real), abs(r_syn),
+        nan if refused else r_real, nan if refused else r_syn, nan, "r", abs(r_real), abs(r_syn),
     )  # fmt: skip
 
 
