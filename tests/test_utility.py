@@ -129,7 +129,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(
 
 
 def test_every_input_type_gives_the_same_scores(tmp_path: Path) -> None:
-    """polars, pandas, pyarrow, CSV and Parquet inputs read to the same numbers."""
+    """polars, pandas, pyarrow, DuckDB, CSV and Parquet inputs read to the same numbers."""
     t = _table(500)
     s = _table(500, seed=5)
     base = kpr.utility(t, s).to_dict()
@@ -142,6 +142,12 @@ def test_every_input_type_gives_the_same_scores(tmp_path: Path) -> None:
         (t.lazy(), s.lazy()),
     ]:
         assert kpr.utility(o_in, s_in).to_dict() == base
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("o", t.to_arrow())
+    con.register("s", s.to_arrow())
+    assert kpr.utility(con.sql("select * from o"), con.sql("select * from s")).to_dict() == base
 
 
 def test_row_order_does_not_change_the_scores() -> None:
