@@ -146,9 +146,10 @@ def discretize(values: np.ndarray) -> np.ndarray | None:
 
 def category_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[str, tuple]:
     """Per categorical column, codes 0..K-1 over the categories of both sides and K
-    for missing: (original codes, synthetic codes, K + 1). Text is encoded by one
-    hashing pass over both sides (polars, every column at once); integers and
-    booleans by their value; other types by their rank."""
+    for missing: (original codes, synthetic codes, K + 1). Text is encoded in the
+    order of its sorted values (a polars Enum of the distinct values), integers and
+    booleans by their value, other types by their rank: codes that do not depend on
+    the input's type or on the process's string pool."""
     if not names:
         return {}
     both = pl.concat([o.select(names), s.select(names)], how="vertical", rechunk=False)
@@ -156,7 +157,11 @@ def category_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[s
     for name in names:
         dtype = both[name].dtype
         if dtype in (pl.String, pl.Categorical, pl.Enum):
-            col = pl.col(name).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64)
+            # codes in the order of the sorted values: the same whatever the input's
+            # type or the process's string pool (sums then run in one order)
+            text = both[name].cast(pl.String)
+            levels = text.drop_nulls().unique().sort()
+            col = pl.lit(text).cast(pl.Enum(levels)).to_physical().cast(pl.Int64)
         elif dtype == pl.Boolean or dtype.is_integer():
             col = pl.col(name).cast(pl.Int64)
             col = col - col.min()
