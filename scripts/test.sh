@@ -38,7 +38,7 @@ echo "== pytest"
 echo "== sdmetrics (own environment)"
 python3 -m venv .venv-sdmetrics
 .venv-sdmetrics/bin/python -m pip install -q --upgrade pip
-.venv-sdmetrics/bin/python -m pip install -q --upgrade -e '.[sdmetrics]' pytest
+.venv-sdmetrics/bin/python -m pip install -q --upgrade -e '.[sdmetrics]' pytest hypothesis
 .venv-sdmetrics/bin/python -m pytest -p no:cacheprovider tests_sdmetrics
 
 # The bounds in pyproject.toml must be true: the suite (engines but Spark) also runs

@@ -15,6 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
+import kpr
 from kpr.avatar import generate
 from kpr.cli.app import main
 from kpr.notices import CODES
@@ -157,3 +158,16 @@ def test_a_date_variable_follows_the_schema() -> None:
     validate("evaluate", data)
     assert data["variables"]["d"]["kind"] == "date"
     assert set(data["variables"]["d"]["over_unique_originals"]) == {"mean", "std", "min", "max"}
+
+
+def test_utility_json_follows_its_schema(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _cli(["utility", files["original"], files["avatars"], "-q"], capsys)
+    validate("utility", data)
+    assert [c["column"] for c in data["columns"]] == ["age", "sex", "income", "kids"]
+    assert len(data["pairs"]) == 6
+    constant = pl.DataFrame({"a": [1.0] * 5, "b": [1, 2, 3, 4, 5], "c": list("xxyyz")})
+    undefined = kpr.utility(constant, constant).to_dict()  # r undefined for a constant
+    validate("utility", undefined)
+    assert undefined["pairs"][0]["score"] is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -77,3 +79,81 @@ def test_columns_and_kinds_restrict_and_override() -> None:
     assert r.columns["metric"].to_list() == ["TVComplement", "TVComplement"]
     with pytest.raises(kpr.InputError, match="synthetic lacks column"):
         kpr.utility(t, t.drop("city"))
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from kpr.cli.app import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    out = capsys.readouterr()
+    return int(exit_.value.code or 0), out.out, out.err
+
+
+def test_cli_names_the_broken_pair_and_writes_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    t = _table(2000)
+    rng = np.random.default_rng(3)
+    broken = t.with_columns(pl.Series("income", t["income"].to_numpy()[rng.permutation(t.height)]))
+    t.write_csv(tmp_path / "o.csv")
+    broken.write_parquet(tmp_path / "s.parquet")
+    report = tmp_path / "u.html"
+    code, out, err = _run(
+        ["utility", str(tmp_path / "o.csv"), str(tmp_path / "s.parquet"), "--report",
+         str(report), "-q"], capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    moved = out.split("Pairs whose association moved most")[1].splitlines()
+    assert moved[2].split()[:3] == ["age", "x", "income"]  # the first pair listed
+    page = report.read_text("utf-8")
+    assert "<svg" in page and "age &times; income" in page
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["-c", "age,nope"], "no column 'nope'"),
+        (["--numeric", "agee"], "a kind is declared for 'agee'"),
+        (["--categorical", "age", "--numeric", "age"], "both --categorical and --numeric"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    path = tmp_path / "o.csv"
+    _table(50).write_csv(path)
+    code, _out, err = _run(["utility", str(path), str(path), *extra], capsys)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_input_type_gives_the_same_scores(tmp_path: Path) -> None:
+    """polars, pandas, pyarrow, DuckDB, CSV and Parquet inputs read to the same numbers."""
+    t = _table(500)
+    s = _table(500, seed=5)
+    base = kpr.utility(t, s).to_dict()
+    t.write_csv(tmp_path / "o.csv")
+    s.write_parquet(tmp_path / "s.parquet")
+    for o_in, s_in in [
+        (t.to_pandas(), s.to_pandas()),
+        (t.to_arrow(), s.to_arrow()),
+        (str(tmp_path / "o.csv"), str(tmp_path / "s.parquet")),
+        (t.lazy(), s.lazy()),
+    ]:
+        assert kpr.utility(o_in, s_in).to_dict() == base
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("o", t.to_arrow())
+    con.register("s", s.to_arrow())
+    assert kpr.utility(con.sql("select * from o"), con.sql("select * from s")).to_dict() == base
+
+
+def test_row_order_does_not_change_the_scores() -> None:
+    t = _table(800)
+    s = _table(800, seed=7)
+    a = kpr.utility(t, s).to_dict()
+    b = kpr.utility(t.reverse(), s.sample(fraction=1.0, shuffle=True, seed=1)).to_dict()
+    for key in ("overall", "column_shapes", "column_pair_trends", "mean_hellinger"):
+        assert b[key] == pytest.approx(a[key], rel=1e-12, abs=1e-12)

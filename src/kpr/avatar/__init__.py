@@ -1,24 +1,21 @@
 """The Avatar method: synthetic individuals drawn among each individual's neighbours
 in a FAMD space (Guillaudeux et al., npj Digital Medicine 6:37, 2023), with the
 column roles decided before generating (:mod:`kpr.avatar.roles`), the
-pairing-based privacy metrics and distribution-based utility metrics used to judge
-an avatar table, distance metrics for any synthetic table (:func:`distance_metrics`),
-and the choice of k (:func:`sweep`, :func:`tune`).
+pairing-based privacy metrics used to judge an avatar table (its utility is
+measured by :mod:`kpr.utility`), distance metrics for any synthetic table
+(:func:`distance_metrics`), and the choice of k (:func:`sweep`, :func:`tune`).
 """
 
 from kpr.avatar.distance import distance_metrics, exact_copies
 from kpr.avatar.generator import Generation, avatarize, generate, neighbours, weights
 from kpr.avatar.metrics import (
     Cloaking,
-    Utility,
     cloaking,
     cloaking_of,
     correct_links,
-    hellinger,
     hidden_rate,
     local_cloaking,
     median_local_cloaking,
-    utility,
 )
 from kpr.avatar.projection import Projection
 from kpr.avatar.roles import CATEGORICAL_MAX_DISTINCT, column_roles
@@ -40,7 +37,6 @@ __all__ = [
     "SweepRow",
     "SweepRun",
     "TuneResult",
-    "Utility",
     "avatarize",
     "cloaking",
     "cloaking_of",
@@ -49,13 +45,11 @@ __all__ = [
     "distance_metrics",
     "exact_copies",
     "generate",
-    "hellinger",
     "hidden_rate",
     "local_cloaking",
     "median_local_cloaking",
     "neighbours",
     "sweep",
     "tune",
-    "utility",
     "weights",
 ]

@@ -48,7 +48,6 @@ from kpr.avatar.metrics import (
     correct_links,
     hidden_rate,
     median_local_cloaking,
-    utility,
 )
 from kpr.checks import percentage, whole_number
 from kpr.checks import seed as check_seed
@@ -66,6 +65,7 @@ from kpr.results.ksweep import (
 )
 from kpr.results.ksweep_rows import SweepRow, SweepRun
 from kpr.results.rates import AttackRate
+from kpr.utility import utility
 
 #: ``progress(done, total, label)``, as in ``kpr.analysis``: called before each step.
 Progress = Callable[[int, int, str], None]
@@ -210,7 +210,12 @@ def _run(
         projection=gen.projection,
     )  # fmt: skip
     step(_STEPS[2])
-    use = utility(plan.original, gen.avatars, plan.categorical, numeric=plan.numeric)
+    scored = [c for c in tb.column_names(plan.original) if c not in plan.keep_identifiers]
+    declared = {c: "categorical" for c in plan.categorical} | {c: "numeric" for c in plan.numeric}
+    use = utility(
+        plan.original, gen.avatars, columns=scored,
+        kinds={c: kind for c, kind in declared.items() if c in scored},
+    )  # fmt: skip
     step(_STEPS[3])
     prepared = load(plan.original, gen.avatars, plan.known, kinds=plan.kinds, materialize=True)
     result = evaluate_loaded(prepared, plan.known, tolerance=tolerance)
@@ -233,8 +238,8 @@ def _run(
         hidden_rate=hidden_rate(cloaking),
         median_local_cloaking=median_local_cloaking(cloaking),
         mean_hellinger=use.mean_hellinger,
-        correlation_difference=use.correlation_difference,
-        hellinger={str(c): v for c, v in use.hellinger.items()},
+        correlation_difference=use.mean_abs_association_change,
+        hellinger=dict(use.columns.select("column", "hellinger").iter_rows()),
         seconds=seconds,
         correct_links=correct,
         distance=distance,

@@ -57,6 +57,7 @@ LAZY_COMMANDS = {
     "tune": "kpr.cli.ksweep:tune_command",
     "distance": "kpr.cli.avatar:distance_command",
     "protect": "kpr.cli.protect:protect_command",
+    "utility": "kpr.cli.utility:utility_command",
 }
 
 

@@ -1,13 +1,14 @@
 """Registers each result type's HTML views in ``kpr.results.views`` when imported
 (``views.RENDERERS`` names this module: the first page asked for loads it)."""
 
-from kpr.render import analysis, ksweep, protect
+from kpr.render import analysis, ksweep, protect, utility
 from kpr.render.html import render_report, repr_html, write_report
 from kpr.results import views
 from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult
 from kpr.results.ksweep import SweepOverK
 from kpr.results.protect import ProtectResult
+from kpr.results.utility import UtilityResult
 
 views.register(KprResult, views.Views(render_report, write_report, repr_html))
 views.register(
@@ -19,3 +20,7 @@ views.register(
     views.Views(protect.render_protect, protect.write_protect, protect.repr_protect),
 )
 views.register(SweepOverK, views.Views(ksweep.render_sweep, ksweep.write_sweep, ksweep.repr_sweep))
+views.register(
+    UtilityResult,
+    views.Views(utility.render_utility, utility.write_utility, utility.repr_utility),
+)

@@ -57,8 +57,10 @@ EXPLAIN = {
     "mean_hellinger": "Mean Hellinger: distance between each column's distribution in the "
     "original and in the avatars, averaged over columns (0 = identical, 1 = disjoint; lower "
     "= more useful).",
-    "correlation_difference": "Correlation difference: mean absolute difference between the "
-    "numeric columns' Pearson correlations (lower = more useful).",
+    "correlation_difference": "Correlation difference: mean over every pair of columns of the "
+    "absolute change of its association (|r| for two numbers, Cramer's V for two categories, "
+    "eta squared for a category and a number; kpr.utility), from 0 to 1 (lower = more "
+    "useful).",
 }
 
 

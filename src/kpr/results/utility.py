@@ -113,10 +113,13 @@ class UtilityResult:
     @property
     def meaning(self) -> str:
         """One sentence explaining the figures."""
+        trends = _fmt(self.column_pair_trends)
+        if math.isnan(self.column_pair_trends) and self.pairs.height:
+            trends = "undefined: no pair is associated strongly enough in the original to count"
         return EXPLAIN_UTILITY.format(
             overall=_fmt(self.overall),
             shapes=_fmt(self.column_shapes),
-            trends=_fmt(self.column_pair_trends),
+            trends=trends,
             hellinger=_fmt(self.mean_hellinger),
             corr="undefined"
             if math.isnan(self.correlation_difference)

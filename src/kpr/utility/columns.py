@@ -42,6 +42,7 @@ class Side:
     codes: np.ndarray | None  # contingency codes (int64), None: not discretisable
     values: np.ndarray | None  # float64, NaN missing (numbers and dates only)
     present: np.ndarray  # bool: not missing
+    constant: bool = False  # one distinct value (missing aside)
 
 
 @dataclass(frozen=True)
@@ -67,20 +68,24 @@ class Column:
         return "KSComplement" if self.continuous else "TVComplement"
 
 
-def ks_complement(x: np.ndarray, y: np.ndarray) -> float:
-    """1 - the KS statistic of two samples without missing values (SDMetrics' rounding)."""
-    if x.size == 0 or y.size == 0:
+def _rounded(x: np.ndarray) -> np.ndarray:
+    """The values SDMetrics' KS test sees: numbers rounded to 14 decimals (rounding
+    is monotone, so a sorted array stays sorted)."""
+    return np.round(x, KS_DECIMALS) if x.dtype.kind == "f" else x
+
+
+def ks_complement(a: np.ndarray, b: np.ndarray) -> float:
+    """1 - the two-sample KS statistic of two SORTED samples without missing values
+    (:func:`_rounded`), as ``scipy.stats.ks_2samp`` computes it: both empirical CDFs
+    at every observed value, here read off one merge of the two samples."""
+    if a.size == 0 or b.size == 0:
         return float("nan")
-    if x.dtype.kind == "f":
-        x = np.round(x, KS_DECIMALS)
-        y = np.round(y, KS_DECIMALS)
-    a = np.sort(x, kind="stable")
-    b = np.sort(y, kind="stable")
-    points = np.union1d(a, b)  # the CDFs' steps: evaluating there gives scipy's maximum
-    diff = (
-        np.searchsorted(a, points, side="right") / a.size
-        - np.searchsorted(b, points, side="right") / b.size
-    )
+    order = np.argsort(np.concatenate([a, b]), kind="stable")  # a merge of two runs
+    values = np.concatenate([a, b])[order]
+    from_a = np.cumsum(order < a.size)
+    from_b = np.arange(1, order.size + 1) - from_a
+    last = np.append(values[1:] != values[:-1], True)  # the CDFs step after a tie group
+    diff = from_a[last] / a.size - from_b[last] / b.size
     low = float(np.clip(-diff.min(), 0, 1))
     return float(1 - max(low, float(diff.max())))
 
@@ -106,63 +111,106 @@ def hellinger(p: np.ndarray, q: np.ndarray) -> float:
     if p.sum() <= 0 or q.sum() <= 0:
         return float("nan")
     diff = np.sqrt(p / p.sum()) - np.sqrt(q / q.sum())
-    return float(min(1.0, np.sqrt(0.5 * float(diff @ diff))))
+    return float(min(1.0, np.sqrt(0.5 * float(np.dot(diff, diff)))))
 
 
-def _numeric_hellinger(xo: np.ndarray, xs: np.ndarray) -> float:
+def _numeric_hellinger(xo: np.ndarray, xs: np.ndarray, missing: tuple[int, int]) -> float:
     """Hellinger over the original's quantile bins 1/20 .. 19/20 (repeated cut points
-    merged), one bin below its minimum, one above its maximum and one for missing."""
-    observed = xo[~np.isnan(xo)]
-    if observed.size == 0:
-        inner, low, high = np.empty(0), np.inf, -np.inf
-    else:
-        inner = np.unique(np.quantile(observed, np.arange(1, HELLINGER_BINS) / HELLINGER_BINS))
-        low, high = float(observed.min()), float(observed.max())
+    merged), one bin below its minimum, one above its maximum and one for missing.
+    ``xo``, ``xs``: the present values of each side, SORTED (so the counts per bin
+    come from a binary search of each cut point, not of each value)."""
+    if xo.size == 0:  # the original holds only missing values: present or missing
+        return hellinger(np.array([0, missing[0]]), np.array([xs.size, missing[1]]))
+    inner = np.unique(np.quantile(xo, np.arange(1, HELLINGER_BINS) / HELLINGER_BINS))
+    low, high = float(xo[0]), float(xo[-1])
 
-    def counts(values: np.ndarray) -> np.ndarray:
-        miss = np.isnan(values)
-        x = values[~miss]
-        codes = np.searchsorted(inner, x, side="right") + 1
-        codes[x < low] = 0
-        codes[x > high] = inner.size + 2
-        return np.append(np.bincount(codes, minlength=inner.size + 3), miss.sum())
+    def counts(x: np.ndarray, n_missing: int) -> np.ndarray:
+        below = int(np.searchsorted(x, low, side="left"))
+        upto = int(np.searchsorted(x, high, side="right"))
+        cuts = np.concatenate([[below], np.searchsorted(x, inner, side="left"), [upto]])
+        return np.concatenate([[below], np.diff(cuts), [x.size - upto, n_missing]])
 
-    return hellinger(counts(xo), counts(xs))
+    return hellinger(counts(xo, missing[0]), counts(xs, missing[1]))
 
 
 def discretize(values: np.ndarray) -> np.ndarray | None:
     """SDMetrics' codes for a number or date column of one side (None: an infinite
     value, which ``np.histogram_bin_edges`` refuses)."""
     observed = values[~np.isnan(values)]
-    if observed.size and not np.isfinite(observed).all():
+    try:  # refuses infinite values, and ranges too narrow for 10 bins (huge values)
+        edges = np.histogram_bin_edges(observed, bins=DISCRETE_BINS)
+    except ValueError:
         return None
-    edges = np.histogram_bin_edges(observed, bins=DISCRETE_BINS)
     return np.digitize(values, bins=edges).astype(np.int64)
 
 
-def _category_codes(o: pl.Series, s: pl.Series) -> tuple[np.ndarray, np.ndarray, int]:
-    """Codes 0..K-1 over the categories of both sides, K for missing."""
-    both = pl.concat([o, s], rechunk=True)
-    if both.dtype in (pl.String, pl.Categorical) or isinstance(both.dtype, pl.Enum):
-        both = both.cast(pl.String).cast(pl.Categorical).to_physical()
-    elif both.dtype == pl.Boolean:
-        both = both.cast(pl.Int8)
-    ranks = both.rank("dense")  # 1..K, null stays null
-    k = int(ranks.max() or 0)  # type: ignore[arg-type]
-    codes = ranks.fill_null(k + 1).cast(pl.Int64).to_numpy() - 1
-    return codes[: len(o)], codes[len(o) :], k + 1
+def category_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[str, tuple]:
+    """Per categorical column, codes 0..K-1 over the categories of both sides and K
+    for missing: (original codes, synthetic codes, K + 1). Text is encoded in the
+    order of its sorted values (a polars Enum of the distinct values), integers and
+    booleans by their value, other types by their rank: codes that do not depend on
+    the input's type or on the process's string pool."""
+    if not names:
+        return {}
+    both = pl.concat([o.select(names), s.select(names)], how="vertical", rechunk=False)
+    labels = []
+    for name in names:
+        dtype = both[name].dtype
+        if dtype in (pl.String, pl.Categorical, pl.Enum):
+            # codes in the order of the sorted values: the same whatever the input's
+            # type or the process's string pool (sums then run in one order)
+            text = both[name].cast(pl.String)
+            levels = text.drop_nulls().unique().sort()
+            col = pl.lit(text).cast(pl.Enum(levels)).to_physical().cast(pl.Int64)
+        elif dtype == pl.Boolean or dtype.is_integer():
+            col = pl.col(name).cast(pl.Int64)
+            col = col - col.min()
+        else:
+            col = pl.col(name).rank("dense").cast(pl.Int64) - 1
+        labels.append(col.alias(name))
+    # small non-negative labels, missing one past the largest (two steps: an eager
+    # select would compute a repeated expression twice)
+    got = both.select(labels)
+    got = got.select(pl.all().fill_null(pl.all().max().fill_null(-1) + 1))
+    out = {}
+    for name in names:
+        raw = got[name]
+        top = int(raw.max() or 0)  # type: ignore[arg-type]
+        if top > 4 * len(raw) + 1024:  # sparse labels (huge integers): rank them
+            raw = raw.rank("dense").cast(pl.Int64) - 1
+            top = int(raw.max() or 0)  # type: ignore[arg-type]
+        arr = raw.to_numpy()
+        missing = both[name].null_count() > 0  # its label is ``top``
+        seen = np.bincount(arr, minlength=top + 1) > 0
+        if missing:
+            seen[top] = False
+        lut = np.cumsum(seen) - 1
+        k = int(seen.sum())
+        if missing:
+            lut[top] = k
+        codes = lut[arr]
+        out[name] = (codes[: o.height], codes[o.height :], k + 1)
+    return out
 
 
 def _as_float(series: pl.Series) -> np.ndarray:
     return series.cast(pl.Float64).fill_null(float("nan")).to_numpy()
 
 
-def column(name: str, kind: Kind, o: pl.Series, s: pl.Series) -> Column:
-    """Everything the report needs of one column (one pass over each side)."""
+def _constant(values: np.ndarray, present: np.ndarray) -> bool:
+    v = values[present] if not present.all() else values
+    return v.size > 0 and float(v.min()) == float(v.max())
+
+
+def column(name: str, kind: Kind, o: pl.Series, s: pl.Series, codes: tuple | None = None) -> Column:
+    """Everything the report needs of one column (one pass over each side);
+    ``codes``: a categorical column's codes (:func:`category_codes`)."""
     miss_o = float(o.null_count() / len(o)) if len(o) else float("nan")
     miss_s = float(s.null_count() / len(s)) if len(s) else float("nan")
     if kind is Kind.CATEGORICAL:
-        co, cs, levels = _category_codes(o, s)
+        co, cs, levels = (
+            codes if codes is not None else category_codes(o.to_frame(), s.to_frame(), [name])[name]
+        )
         count_o = np.bincount(co, minlength=levels)
         count_s = np.bincount(cs, minlength=levels)
         score = tv_complement(count_o[:-1], count_s[:-1])
@@ -178,12 +226,15 @@ def column(name: str, kind: Kind, o: pl.Series, s: pl.Series) -> Column:
         )  # fmt: skip
     xo, xs = _as_float(o), _as_float(s)
     po, ps = ~np.isnan(xo), ~np.isnan(xs)
+    sorted_o, sorted_s = np.sort(xo[po]), np.sort(xs[ps])
     if kind is Kind.DATE:  # exact integer nanoseconds for the KS test, as SDMetrics
-        score = ks_complement(o.drop_nulls().to_numpy(), s.drop_nulls().to_numpy())
+        ko, ks = np.sort(o.drop_nulls().to_numpy()), np.sort(s.drop_nulls().to_numpy())
     else:
-        score = ks_complement(xo[po], xs[ps])
+        ko, ks = _rounded(sorted_o), _rounded(sorted_s)
+    missing = (int(xo.size - sorted_o.size), int(xs.size - sorted_s.size))
     do, ds = discretize(xo), discretize(xs)
     return Column(
-        name, kind, Side(do, xo, po), Side(ds, xs, ps),
-        DISCRETE_BINS + 2, score, _numeric_hellinger(xo, xs), miss_o, miss_s,
+        name, kind, Side(do, xo, po, _constant(xo, po)), Side(ds, xs, ps, _constant(xs, ps)),
+        DISCRETE_BINS + 2, ks_complement(ko, ks), _numeric_hellinger(sorted_o, sorted_s, missing),
+        miss_o, miss_s,
     )  # fmt: skip

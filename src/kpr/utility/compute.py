@@ -4,7 +4,6 @@ the definitions; ``kpr.results.utility`` the result)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -13,10 +12,11 @@ import numpy as np
 import polars as pl
 
 from kpr.inputs.files import CsvOptions
+from kpr.metric.attack import Kind
 from kpr.results.utility import UtilityResult
-from kpr.utility.columns import Column, column
+from kpr.utility.columns import Column, category_codes, column
 from kpr.utility.load import load_tables
-from kpr.utility.pairs import Pair, pair
+from kpr.utility.pairs import Pair, all_pairs
 
 #: ``progress(done, total)`` after each column and each pair.
 Progress = Callable[[int, int], None]
@@ -109,19 +109,18 @@ def utility(
     )  # fmt: skip
     names = list(loaded.kinds)
     total = len(names) + len(names) * (len(names) - 1) // 2
-    done = 0
+    categorical = [n for n in names if loaded.kinds[n] is Kind.CATEGORICAL]
+    codes = category_codes(loaded.original, loaded.synthetic, categorical)
     cols: list[Column] = []
     for name in names:
-        cols.append(column(name, loaded.kinds[name], loaded.original[name], loaded.synthetic[name]))
-        done += 1
+        o, s = loaded.original[name], loaded.synthetic[name]
+        cols.append(column(name, loaded.kinds[name], o, s, codes.get(name)))
         if progress is not None:
-            progress(done, total)
-    pairs: list[Pair] = []
-    for a, b in itertools.combinations(cols, 2):
-        pairs.append(pair(a, b))
-        done += 1
-        if progress is not None:
-            progress(done, total)
+            progress(len(cols), total)
+    half = len(cols) + (total - len(cols)) // 2
+    pairs = all_pairs(cols, None if progress is None else lambda: progress(half, total))
+    if progress is not None:
+        progress(total, total)
     shapes = _mean(c.score for c in cols)
     trends = _mean(p.score for p in pairs if p.meets_threshold)
     return UtilityResult(

@@ -143,11 +143,11 @@ def load_tables(
         wanted = [columns] if isinstance(columns, str) else list(columns)
         if not wanted:
             raise InputError("columns is empty: name at least one column, or leave it out")
-    declared = {**declared, **(kinds or {})}
-    unknown = sorted(set(declared) - set(o_names))
-    if kinds and unknown and set(unknown) & set(kinds):
-        bad = sorted(set(unknown) & set(kinds))
+    resolve_columns(o_names, wanted, "original")  # names a missing column, with a hint
+    bad = sorted(set(kinds or {}) - set(o_names))
+    if bad:
         raise InputError(f"a kind is declared for {bad[0]!r}, which is not a column of original")
+    declared = {**declared, **(kinds or {})}
     declared = {k: v for k, v in declared.items() if k in wanted}
     attack = make_attack(wanted, kinds=declared)
     missing = [c for c in wanted if c not in s_names and c.strip() not in s_names]

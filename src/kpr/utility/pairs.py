@@ -22,11 +22,14 @@ category explains, rows with the number present) for a category and a number.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from kpr.utility.columns import Column, Side
+from kpr.utility.columns import Column
 
 #: The Quality Report's thresholds (SDMetrics 0.32 defaults).
 CORRELATION_THRESHOLD = 0.5
@@ -57,30 +60,33 @@ def _sparse_counts(a: np.ndarray, b: np.ndarray, levels_b: int) -> tuple[np.ndar
     return keys, n
 
 
+def _dense(levels: tuple[int, int], n: int) -> bool:
+    """Whether a pair's contingency table is small enough to count into densely."""
+    return levels[0] * levels[1] <= max(_DENSE_CELLS_PER_ROW * n, 1 << 16)
+
+
 def contingency_similarity(
-    ro: np.ndarray, so: np.ndarray, rs: np.ndarray, ss: np.ndarray, levels: tuple[int, int]
-) -> tuple[float, np.ndarray | None]:
-    """ContingencySimilarity and the real contingency table (None when too large to
-    hold densely)."""
-    la, lb = levels
-    cells = la * lb
-    if cells <= max(_DENSE_CELLS_PER_ROW * max(ro.size, rs.size), 1 << 16):
-        real = np.bincount(ro * lb + so, minlength=cells)
-        syn = np.bincount(rs * lb + ss, minlength=cells)
-        score = 1 - (np.abs(real / ro.size - syn / rs.size) / 2).sum()
-        return float(score), real.reshape(la, lb)
-    kr, nr = _sparse_counts(ro, so, lb)
-    ks, ns = _sparse_counts(rs, ss, lb)
+    real: np.ndarray, synthetic: np.ndarray, n_real: int, n_synthetic: int
+) -> float:
+    """1 - half the total variation distance between two tables of joint counts."""
+    return float(1 - (np.abs(real / n_real - synthetic / n_synthetic) / 2).sum())
+
+
+def _sparse_similarity(
+    ro: np.ndarray, so: np.ndarray, rs: np.ndarray, ss: np.ndarray, levels_b: int
+) -> float:
+    kr, nr = _sparse_counts(ro, so, levels_b)
+    ks, ns = _sparse_counts(rs, ss, levels_b)
     keys = np.union1d(kr, ks)
     pr = np.zeros(keys.size)
     ps = np.zeros(keys.size)
     pr[np.searchsorted(keys, kr)] = nr / ro.size
     ps[np.searchsorted(keys, ks)] = ns / rs.size
-    return float(1 - (np.abs(pr - ps) / 2).sum()), None
+    return float(1 - (np.abs(pr - ps) / 2).sum())
 
 
 def cramers_v(table: np.ndarray) -> float:
-    """Cramér's V of a contingency table (its empty rows and columns dropped), as
+    """Cramer's V of a contingency table (its empty rows and columns dropped), as
     ``scipy.stats.contingency.association(method='cramer')``; NaN when it has fewer
     than two rows or columns."""
     table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
@@ -92,117 +98,214 @@ def cramers_v(table: np.ndarray) -> float:
     return float(np.sqrt(chi2 / n / (min(table.shape) - 1)))
 
 
-def _cramers_v_codes(a: np.ndarray, b: np.ndarray, levels: tuple[int, int]) -> float:
-    la, lb = levels
-    if la * lb <= max(_DENSE_CELLS_PER_ROW * a.size, 1 << 16):
-        return cramers_v(np.bincount(a * lb + b, minlength=la * lb).reshape(la, lb))
-    keys, n = _sparse_counts(a, b, lb)
-    rows, row_idx = np.unique(keys // lb, return_inverse=True)
-    cols, col_idx = np.unique(keys % lb, return_inverse=True)
+def _sparse_cramers_v(a: np.ndarray, b: np.ndarray, levels_b: int) -> float:
+    """Cramer's V from the non-empty cells only (chi2 = n (sum O^2 / (r c) - 1))."""
+    keys, n = _sparse_counts(a, b, levels_b)
+    rows, row_idx = np.unique(keys // levels_b, return_inverse=True)
+    cols, col_idx = np.unique(keys % levels_b, return_inverse=True)
     if min(rows.size, cols.size) < 2:
         return float("nan")
     total = float(n.sum())
     row_sum = np.bincount(row_idx, weights=n)
     col_sum = np.bincount(col_idx, weights=n)
-    # chi2 = n (sum O^2 / (r c) - 1): only the non-empty cells enter
-    chi2 = total * (
-        float((n.astype(np.float64) ** 2 / (row_sum[row_idx] * col_sum[col_idx])).sum()) - 1
-    )
+    ratio = n.astype(np.float64) ** 2 / (row_sum[row_idx] * col_sum[col_idx])
+    chi2 = total * (float(ratio.sum()) - 1)
     return float(np.sqrt(max(chi2, 0.0) / total / (min(rows.size, cols.size) - 1)))
 
 
+#: Columns with at most this many codes are counted together (``joint_counts``);
+#: a pair with a larger one is counted on its own.
+_SMALL = 256
+#: Rows per chunk of ``joint_counts`` (its temporary arrays stay in the CPU cache).
+_CHUNK = 1 << 16
+
+
+def _pair_counts(a: np.ndarray, b: np.ndarray, levels: tuple[int, int]) -> np.ndarray:
+    return np.bincount(a * levels[1] + b, minlength=levels[0] * levels[1]).reshape(levels)
+
+
+def joint_counts(codes: list[np.ndarray | None], levels: list[int], n: int) -> dict:
+    """For every pair (i, j), i < j, of columns with codes whose table is dense: the
+    joint counts, shape (levels_i, levels_j).
+
+    Columns with few codes are counted together: for column i, the cell of partner
+    j is ``code_i + levels_i * (code_j + k_j * stride)`` (k_j: the partner's rank),
+    so one ``bincount`` per chunk of rows counts every pair (i, j > i) at once."""
+    out: dict[tuple[int, int], np.ndarray] = {}
+    small = [i for i, c in enumerate(codes) if c is not None and levels[i] <= _SMALL]
+    if len(small) >= 2:
+        stride = max(levels[i] for i in small)
+        shifted = np.empty((len(small), n), dtype=np.int32)
+        for k, i in enumerate(small):
+            shifted[k] = codes[i]  # type: ignore[assignment]
+            shifted[k] += k * stride
+        for k, i in enumerate(small[:-1]):
+            ci = np.asarray(codes[i], dtype=np.int32)
+            li, rest = levels[i], len(small) - k - 1
+            total = np.zeros(li * stride * rest, dtype=np.int64)
+            for r0 in range(0, n, _CHUNK):
+                block = shifted[k + 1 :, r0 : r0 + _CHUNK] - (k + 1) * stride
+                block *= li
+                block += ci[r0 : r0 + _CHUNK]
+                total += np.bincount(block.ravel(), minlength=total.size)
+            cells = total.reshape(rest, stride, li)
+            for m, j in enumerate(small[k + 1 :]):
+                out[(i, j)] = cells[m, : levels[j], :].T
+    for i, j in itertools.combinations(range(len(codes)), 2):
+        a, b = codes[i], codes[j]
+        if a is None or b is None or (i, j) in out or not _dense((levels[i], levels[j]), n):
+            continue
+        out[(i, j)] = _pair_counts(a, b, (levels[i], levels[j]))
+    return out
+
+
+def _centred(v: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Present values minus their mean; 0 where missing."""
+    return np.where(p, v - (v[p].mean() if p.any() else 0.0), 0.0)
+
+
+def group_sums(
+    codes: np.ndarray, levels: int, centred: list[np.ndarray], present: list[np.ndarray]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per numeric column, the sums of its centred present values and the counts of
+    its present values in each category of one categorical column."""
+    sizes = np.bincount(codes, minlength=levels)
+    out = []
+    for v, p in zip(centred, present, strict=True):
+        sums = np.bincount(codes, weights=v, minlength=levels)
+        counts = sizes if p.all() else np.bincount(codes, weights=p, minlength=levels)
+        out.append((sums, counts))
+    return out
+
+
+def eta_squared(sums: np.ndarray, counts: np.ndarray, total: float) -> float:
+    """The share of a number's variance explained by a category, from the per-category
+    sums of its centred values and counts, ``total`` the sum of squares."""
+    if total <= 0 or counts.sum() < 2:
+        return float("nan")
+    seen = counts > 0
+    return min(1.0, float((sums[seen] ** 2 / counts[seen]).sum()) / total)
+
+
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson's r on the rows where both are present (NaN: fewer than two, or constant)."""
+    """Pearson's r on the rows where both are present, as ``scipy.stats.pearsonr``:
+    NaN with fewer than two rows or when either is constant there."""
     ok = ~(np.isnan(x) | np.isnan(y))
-    if ok.all():
-        a, b = x, y
-    else:
-        a, b = x[ok], y[ok]
-    if a.size < 2:
+    a, b = (x, y) if ok.all() else (x[ok], y[ok])
+    if a.size < 2 or (a == a[0]).all() or (b == b[0]).all():
         return float("nan")
     a = a - a.mean()
     b = b - b.mean()
-    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-    if na == 0 or nb == 0:
+    r = np.dot(a / np.sqrt(np.dot(a, a)), b / np.sqrt(np.dot(b, b)))
+    return float(np.clip(r, -1.0, 1.0))
+
+
+def correlations(
+    values: list[np.ndarray], present: list[np.ndarray], constant: list[bool]
+) -> np.ndarray:
+    """Pearson's r of every pair: one Gram matrix (one matrix product) for the
+    columns without missing values, :func:`pearson` on the pairwise complete rows
+    for the others; NaN for a constant column (scipy's rule)."""
+    k = len(values)
+    out = np.full((k, k), np.nan)
+    full = [i for i in range(k) if present[i].all() and not constant[i]]
+    if len(full) >= 2 and values[full[0]].size >= 2:
+        centred = np.stack([values[i] - values[i].mean() for i in full])
+        gram = centred @ centred.T
+        norms = np.sqrt(np.diag(gram))
+        out[np.ix_(full, full)] = np.clip(gram / np.outer(norms, norms), -1.0, 1.0)
+    for i, j in itertools.combinations(range(k), 2):
+        if constant[i] or constant[j]:
+            out[i, j] = out[j, i] = np.nan
+        elif i not in full or j not in full:
+            out[i, j] = out[j, i] = pearson(values[i], values[j])
+    return out
+
+
+def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
+    """The pair statistics of one side: joint counts, group sums, correlations."""
+    sides = [getattr(c, side) for c in cols]
+    n = sides[0].present.size if sides else 0
+    counts = joint_counts([s.codes for s in sides], [c.levels for c in cols], n)
+    cat = [i for i, c in enumerate(cols) if not c.continuous]
+    num = [i for i, c in enumerate(cols) if c.continuous]
+    stats: dict[str, Any] = {"counts": counts, "n": n, "num": num, "groups": {}, "ss": {}}
+    if not num:
+        return stats
+    values = [sides[i].values for i in num]
+    present = [sides[i].present for i in num]
+    stats["r"] = correlations(values, present, [sides[i].constant for i in num])
+    if cat and n:
+        centred = [_centred(v, p) for v, p in zip(values, present, strict=True)]
+        stats["ss"] = {i: float(np.dot(c, c)) for i, c in zip(num, centred, strict=True)}
+        for c in cat:
+            sums = group_sums(sides[c].codes, cols[c].levels, centred, present)
+            for i, got in zip(num, sums, strict=True):
+                stats["groups"][(c, i)] = got
+    return stats
+
+
+def _eta(stats: dict[str, Any], c: int, x: int) -> float:
+    if (c, x) not in stats["groups"]:
         return float("nan")
-    return float(np.clip(np.dot(a / na, b / nb), -1.0, 1.0))
+    sums, counts = stats["groups"][(c, x)]
+    return eta_squared(sums, counts, stats["ss"][x])
 
 
-def eta_squared(codes: np.ndarray, values: np.ndarray, present: np.ndarray) -> float:
-    """The share of the variance of ``values`` explained by the categories ``codes``
-    (rows with a value); NaN when the values are constant or absent."""
-    if not present.all():
-        codes, values = codes[present], values[present]
-    if values.size < 2:
-        return float("nan")
-    centred = values - values.mean()
-    total = float(centred @ centred)
-    if total == 0:
-        return float("nan")
-    n = np.bincount(codes)
-    sums = np.bincount(codes, weights=centred)
-    seen = n > 0
-    between = float((sums[seen] ** 2 / n[seen]).sum())
-    return min(1.0, between / total)
-
-
-def _constant(side: Side) -> bool:
-    """One distinct value (missing aside): SDMetrics' CorrelationSimilarity refuses it."""
-    assert side.values is not None
-    v = side.values[side.present]
-    return v.size > 0 and bool((v == v[0]).all())
-
-
-def correlation_pair(a: Column, b: Column) -> Pair:
-    """Two numbers or dates: CorrelationSimilarity."""
-    assert a.original.values is not None and b.original.values is not None
-    assert a.synthetic.values is not None and b.synthetic.values is not None
-    r_real = pearson(a.original.values, b.original.values)
-    r_syn = pearson(a.synthetic.values, b.synthetic.values)
-    if any(_constant(s) for s in (a.original, b.original, a.synthetic, b.synthetic)):
-        score, meets = float("nan"), False
-    else:
-        score = 1 - abs(r_real - r_syn) / 2
-        meets = not np.isnan(r_real) and abs(r_real) > CORRELATION_THRESHOLD
+def _correlation_pair(cols: list[Column], i: int, j: int, real: dict, syn: dict) -> Pair:
+    a, b = cols[i], cols[j]
+    ni, nj = real["num"].index(i), real["num"].index(j)
+    r_real, r_syn = float(real["r"][ni, nj]), float(syn["r"][ni, nj])
+    # SDMetrics refuses a column with one distinct value on either side, and a side
+    # with fewer than two complete rows: no score, and neither correlation reported
+    refused = any(s.constant for s in (a.original, b.original, a.synthetic, b.synthetic)) or any(
+        int(np.count_nonzero(x.present & y.present)) < 2
+        for x, y in ((a.original, b.original), (a.synthetic, b.synthetic))
+    )
+    score = float("nan") if refused else 1 - abs(r_real - r_syn) / 2
+    meets = not np.isnan(score) and abs(r_real) > CORRELATION_THRESHOLD
+    nan = float("nan")
     return Pair(
-        a.name, b.name, "CorrelationSimilarity", float(score), bool(meets) and not np.isnan(score),
-        r_real, r_syn, float("nan"), "r", abs(r_real), abs(r_syn),
+        a.name, b.name, "CorrelationSimilarity", float(score), bool(meets),
+        nan if refused else r_real, nan if refused else r_syn, nan, "r", abs(r_real), abs(r_syn),
     )  # fmt: skip
 
 
-def contingency_pair(a: Column, b: Column) -> Pair:
-    """A pair with a category: ContingencySimilarity, and the raw association."""
+def _contingency_pair(cols: list[Column], i: int, j: int, real: dict, syn: dict) -> Pair:
+    a, b = cols[i], cols[j]
     ra, rb, sa, sb = a.original.codes, b.original.codes, a.synthetic.codes, b.synthetic.codes
     if ra is None or rb is None or sa is None or sb is None:
-        score, real_v = float("nan"), float("nan")
+        score, real_v, syn_v = float("nan"), float("nan"), float("nan")
+    elif (i, j) in real["counts"] and (i, j) in syn["counts"]:
+        table_r, table_s = real["counts"][(i, j)], syn["counts"][(i, j)]
+        score = contingency_similarity(table_r, table_s, real["n"], syn["n"])
+        real_v, syn_v = cramers_v(table_r), cramers_v(table_s)
     else:
-        score, table = contingency_similarity(ra, rb, sa, sb, (a.levels, b.levels))
-        real_v = (
-            cramers_v(table)
-            if table is not None
-            else _cramers_v_codes(ra, rb, (a.levels, b.levels))
-        )
+        score = _sparse_similarity(ra, rb, sa, sb, b.levels)
+        real_v, syn_v = _sparse_cramers_v(ra, rb, b.levels), _sparse_cramers_v(sa, sb, b.levels)
     meets = not np.isnan(real_v) and real_v > ASSOCIATION_THRESHOLD and not np.isnan(score)
-    if a.continuous or b.continuous:  # η²: the category explains the number
-        cat, num = (b, a) if a.continuous else (a, b)
-        assert num.original.values is not None and num.synthetic.values is not None
-        assert cat.original.codes is not None and cat.synthetic.codes is not None
-        kind = "eta2"
-        orig = eta_squared(cat.original.codes, num.original.values, num.original.present)
-        syn = eta_squared(cat.synthetic.codes, num.synthetic.values, num.synthetic.present)
+    if a.continuous or b.continuous:  # eta squared: the category explains the number
+        c, x = (j, i) if a.continuous else (i, j)
+        kind, orig, synth = "eta2", _eta(real, c, x), _eta(syn, c, x)
     else:
-        assert ra is not None and rb is not None and sa is not None and sb is not None
-        kind = "cramers_v"
-        orig = real_v
-        syn = _cramers_v_codes(sa, sb, (a.levels, b.levels))
+        kind, orig, synth = "cramers_v", real_v, syn_v
     return Pair(
         a.name, b.name, "ContingencySimilarity", score, bool(meets),
-        float("nan"), float("nan"), real_v, kind, orig, syn,
+        float("nan"), float("nan"), real_v, kind, orig, synth,
     )  # fmt: skip
 
 
-def pair(a: Column, b: Column) -> Pair:
-    """The pair's scores, by SDMetrics' choice of metric."""
-    if a.continuous and b.continuous:
-        return correlation_pair(a, b)
-    return contingency_pair(a, b)
+def all_pairs(cols: list[Column], step: Callable[[], None] | None = None) -> list[Pair]:
+    """Every pair of columns, in SDMetrics' order (``itertools.combinations``);
+    ``step()`` after each side's statistics."""
+    real = _side_stats(cols, "original")
+    if step is not None:
+        step()
+    syn = _side_stats(cols, "synthetic")
+    out = []
+    for i, j in itertools.combinations(range(len(cols)), 2):
+        if cols[i].continuous and cols[j].continuous:
+            out.append(_correlation_pair(cols, i, j, real, syn))
+        else:
+            out.append(_contingency_pair(cols, i, j, real, syn))
+    return out
