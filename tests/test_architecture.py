@@ -41,14 +41,14 @@ RULES = {
     "measure": "errors metric inputs engine tables pairing results diagnostics",
     "analysis": "errors checks metric inputs engine tables notices results measure",
     "api": "errors metric inputs results measure analysis",
-    "utility": "errors metric inputs tables results",
-    "avatar": "errors checks metric inputs tables pairing results measure analysis utility",
+    "fidelity": "errors metric inputs tables results",
+    "avatar": "errors checks metric inputs tables pairing results measure analysis fidelity",
     "protection": "errors checks labels metric inputs engine tables pairing results measure "
-    "analysis api avatar utility",
+    "analysis api avatar fidelity",
     "render": "errors checks version labels metric inputs results",
     "sdmetrics_metric": "errors metric api",
     "cli": "errors checks version metric inputs engine results api analysis avatar protection "
-    "render demo utility",
+    "render demo fidelity",
     "__main__": "cli",
 }
 ALLOWED: dict[str, set[str]] = {part: set(may.split()) for part, may in RULES.items()}

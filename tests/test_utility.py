@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.utility.columns import ks_complement, tv_complement
+from kpr.fidelity.columns import ks_complement, tv_complement
 
 
 def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:

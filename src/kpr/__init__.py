@@ -18,12 +18,12 @@ from kpr.version import __version__
 if TYPE_CHECKING:
     from kpr.api import evaluate
     from kpr.errors import InputError, KprError, MissingDependencyError
+    from kpr.fidelity import utility
     from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
     from kpr.protection import protect
     from kpr.results.evaluation import KprResult, VariableInfo
     from kpr.results.protect import ProtectResult
     from kpr.results.utility import UtilityResult
-    from kpr.utility import utility
 
 #: Each public name and the module it comes from.
 _LAZY = {
@@ -37,7 +37,7 @@ _LAZY = {
     "VariableInfo": "kpr.results.evaluation",
     "protect": "kpr.protection",
     "ProtectResult": "kpr.results.protect",
-    "utility": "kpr.utility",
+    "utility": "kpr.fidelity",
     "UtilityResult": "kpr.results.utility",
 }
 

@@ -52,6 +52,9 @@ RUNS: list[tuple[str, list[str], str]] = [
                  "--control", "{c}", "--moves", "swap,shift,suppress"], "protect"),
     ("protect", ["{o}", "{a}", "-k", "age,sex,income", "--target", "100", "-o", "{d}/p3.csv",
                  "--moves", "delete"], "protect"),  # may not be reached: exit 1
+    ("utility", ["{o}", "{a}"], "utility"),
+    ("utility", ["{o}", "{c}", "-c", "age,sex,visit,kids", "--categorical", "kids",
+                 "--metadata", "{m}"], "utility"),
 ]  # fmt: skip
 
 

@@ -23,8 +23,8 @@ from kpr.avatar import (
     median_local_cloaking,
 )
 from kpr.errors import InputError
+from kpr.fidelity.columns import hellinger
 from kpr.results.utility import UtilityResult
-from kpr.utility.columns import hellinger
 
 from ._tables import mixed_pandas
 

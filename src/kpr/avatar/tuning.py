@@ -53,6 +53,7 @@ from kpr.checks import percentage, whole_number
 from kpr.checks import seed as check_seed
 from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
+from kpr.fidelity import utility
 from kpr.inputs.files import check_columns
 from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
@@ -65,7 +66,6 @@ from kpr.results.ksweep import (
 )
 from kpr.results.ksweep_rows import SweepRow, SweepRun
 from kpr.results.rates import AttackRate
-from kpr.utility import utility
 
 #: ``progress(done, total, label)``, as in ``kpr.analysis``: called before each step.
 Progress = Callable[[int, int, str], None]

@@ -147,7 +147,7 @@ def utility_command(
     Example:
       kpr utility original.csv synthetic.csv --report utility.html
     """
-    from kpr.utility import utility
+    from kpr.fidelity import utility
 
     kinds = declared_kinds(categorical, numeric, date)
     check_files({"--report": report}, (original, synthetic), fmt)

@@ -531,7 +531,7 @@ def _utility(
 ) -> dict[str, Any]:
     """Fidelity to the originals before and after (``kpr.utility``), each column's
     Hellinger distance, and how far protect moved each pairwise association."""
-    from kpr.utility import utility
+    from kpr.fidelity import utility
 
     def measure(avatars: Any) -> Any:
         return utility(

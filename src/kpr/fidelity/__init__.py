@@ -7,6 +7,6 @@ kpr's readers (``load``), each column is reduced once (``columns``), pairs come
 from those codes and values (``pairs``), ``compute`` assembles the result.
 """
 
-from kpr.utility.compute import utility
+from kpr.fidelity.compute import utility
 
 __all__ = ["utility"]

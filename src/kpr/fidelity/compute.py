@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from kpr.fidelity.columns import Column, category_codes, column
+from kpr.fidelity.load import load_tables
+from kpr.fidelity.pairs import Pair, all_pairs
 from kpr.inputs.files import CsvOptions
 from kpr.metric.attack import Kind
 from kpr.results.utility import UtilityResult
-from kpr.utility.columns import Column, category_codes, column
-from kpr.utility.load import load_tables
-from kpr.utility.pairs import Pair, all_pairs
 
 #: ``progress(done, total)`` after each column and each pair.
 Progress = Callable[[int, int], None]
@@ -96,7 +96,7 @@ def utility(
     the original); kinds are inferred as for the rate, then declared by SDV
     ``metadata`` (columns it calls ids or personal information are skipped, as in
     SDMetrics), then by ``kinds``. The scores equal SDMetrics' Quality Report's
-    (see ``kpr.utility.columns`` and ``kpr.utility.pairs``), computed on every row.
+    (see ``kpr.fidelity.columns`` and ``kpr.fidelity.pairs``), computed on every row.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 41, 52, 60], "sex": ["F", "M", "F", "M"]})

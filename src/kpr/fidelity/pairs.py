@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from kpr.utility.columns import Column
+from kpr.fidelity.columns import Column
 
 #: The Quality Report's thresholds (SDMetrics 0.32 defaults).
 CORRELATION_THRESHOLD = 0.5
