@@ -230,7 +230,17 @@ def evaluate(
 @cli.command(context_settings=CONTEXT)
 @output_options
 @report_options
+@click.option(
+    "--write",
+    "write",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Instead of evaluating, write the demo as files into this folder (created if "
+    "missing; existing files are never overwritten): original.csv (the first 24,000 rows), "
+    "holdout.csv (the other 8,561), avatars.csv and pairing.csv (kpr avatarize --k 20 "
+    "--seed 0 of original.csv), metadata.json (SDV).",
+)
 def demo(
+    write: Path | None,
     fmt: str,
     fail_under: float | None,
     linked_out: Path | None,
@@ -240,7 +250,24 @@ def demo(
 ) -> None:
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
-    education and native country."""
+    education and native country.
+
+    \b
+    Example:
+      kpr demo --write demo && cd demo
+      kpr evaluate original.csv avatars.csv -k age,sex --pairing pairing.csv --control holdout.csv
+    """
+    if write is not None:
+        from .demo_files import write_demo
+
+        given = [fmt != "text", fail_under, linked_out, report, show_values]
+        if any(given):
+            raise click.UsageError("--write only writes the demo files: give no other option")
+        with render.progress(stderr, quiet) as step:
+            step(f"writing the demo files to {write}")
+            summary = write_demo(write)
+        click.echo(summary)
+        return
     original, avatars = demo_paths()
     check_outputs(linked_out, report, show_values, (original, avatars), fmt)
     with render.progress(stderr, quiet) as step:
