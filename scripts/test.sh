@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up a fresh machine and run every check: lint, types, tests.
-# Used as is by CI (.ci/run) and quoted at the top of the README.
+# Used as is by CI (.ci/run) and quoted at the top of the README; each step is
+# described in docs/development.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,13 +24,15 @@ fi
 echo "== python environment"
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test,report,spark,dask]'
+.venv/bin/python -m pip install -q -e '.[test,report,spark,dask,docs]'
 
 echo "== ruff"
 .venv/bin/ruff check src tests tests_sdmetrics benchmarks scripts
 .venv/bin/ruff format --check src tests tests_sdmetrics
 echo "== mypy"
 .venv/bin/mypy
+echo "== docs (mkdocs build --strict: a warning is an error)"
+.venv/bin/mkdocs build --strict --quiet
 echo "== pytest"
 .venv/bin/python -m pytest "$@"
 
