@@ -19,6 +19,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from kpr.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
@@ -112,6 +115,41 @@ def _environment() -> dict[str, str]:
     return env
 
 
+#: What makes a command need a shell (pipes, redirections, several commands, variables).
+SHELL = re.compile(r"[;&|<>$`*?(){}]")
+
+
+def run_command(command: str, folder: Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run a console line in ``folder``: its exit code and what it printed (stdout, then
+    stderr). A plain ``kpr ...`` line runs in this process (no interpreter start-up:
+    the examples stay quick); anything else runs in bash."""
+    argv = shlex.split(command.replace("\\\n", " "))
+    if argv and argv[0] == "kpr" and not SHELL.search(command):
+        out, err = io.StringIO(), io.StringIO()
+        cwd = Path.cwd()
+        os.chdir(folder)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    main(argv[1:])
+                    code = 0
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else 0
+        finally:
+            os.chdir(cwd)
+        return code, out.getvalue() + err.getvalue()
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
 def _label(page: Path) -> str:
     return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else str(page)
 
@@ -141,20 +179,9 @@ def run_page(page: Path, folder: Path) -> int:
             ran += 1
         elif block.language == "console":
             for command, expected in commands(block.text):
-                done = subprocess.run(
-                    ["bash", "-c", command],
-                    cwd=folder,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=300,
-                    check=False,
-                )
-                shown = done.stdout + done.stderr
-                if done.returncode not in (0, 1) and "kpr: error" not in "\n".join(expected):
-                    raise AssertionError(
-                        f"{where}: `{command}` failed ({done.returncode}):\n{shown}"
-                    )
+                code, shown = run_command(command, folder, env)
+                if code not in (0, 1) and "kpr: error" not in "\n".join(expected):
+                    raise AssertionError(f"{where}: `{command}` failed ({code}):\n{shown}")
                 compare(expected, shown, f"{where}: `{command}`")
             ran += 1
     return ran
@@ -207,4 +234,11 @@ def test_a_stale_output_fails(tmp_path: Path) -> None:
         run_page(page, tmp_path)
     page.write_text("```console\n$ echo 2\n3\n```\n", encoding="utf-8")
     with pytest.raises(AssertionError, match="the code prints\n2"):
+        run_page(page, tmp_path)
+    # a kpr line runs in process: its output and exit code are checked all the same
+    page.write_text("```console\n$ kpr --version\nkpr 0\n```\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="the code prints\nkpr"):
+        run_page(page, tmp_path)
+    page.write_text("```console\n$ kpr evaluate nothing.csv nothing.csv -k a\n```\n")
+    with pytest.raises(AssertionError, match=r"failed \(2\):\nkpr: error"):
         run_page(page, tmp_path)
