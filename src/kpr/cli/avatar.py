@@ -230,6 +230,7 @@ def _check_json_output(path: Path, option: str) -> None:
 )
 @CSV
 @FORMAT
+@QUIET
 def distance_command(
     original: str,
     synthetic: str,
@@ -240,6 +241,7 @@ def distance_command(
     encoding: str | None,
     na_value: tuple[str, ...],
     fmt: str,
+    quiet: bool,
 ) -> None:
     """How close the rows of any SYNTHETIC table sit to the real records of ORIGINAL:
     share of exact copies, median distance to the closest record (DCR) and median
@@ -251,12 +253,15 @@ def distance_command(
     """
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
-    frame = read_original(original, categorical=cats, csv=csv)
-    other = read_original(synthetic, categorical=cats, csv=csv, role="synthetic")
-    check_columns(other.columns, frame.columns, synthetic)
-    held = None
-    if holdout is not None:
-        held = read_original(holdout, categorical=cats, csv=csv, role="holdout")
-        check_columns(held.columns, frame.columns, holdout)
-    result = distance_metrics(frame, other, held, ncp=ncp, categorical=cats)
+    with render.progress(stderr, quiet) as step:
+        step(f"reading {original}")
+        frame = read_original(original, categorical=cats, csv=csv)
+        other = read_original(synthetic, categorical=cats, csv=csv, role="synthetic")
+        check_columns(other.columns, frame.columns, synthetic)
+        held = None
+        if holdout is not None:
+            held = read_original(holdout, categorical=cats, csv=csv, role="holdout")
+            check_columns(held.columns, frame.columns, holdout)
+        step("measuring the distances")
+        result = distance_metrics(frame, other, held, ncp=ncp, categorical=cats)
     emit(fmt, result.to_json, result.text)

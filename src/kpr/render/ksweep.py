@@ -185,7 +185,7 @@ def _row(r: SweepRow, repeats: int, control: bool) -> str:
         f'<td class="num">{r.reidentification:.2f} %</td>'
         f'<td class="num">{r.hidden_rate:.2f} %</td>'
         f'<td class="num">{r.median_local_cloaking:g}</td>'
-        f'<td class="num">{r.exact_copy_share:.2f} %</td>'
+        f'<td class="num">{r.exact_copy_percent:.2f} %</td>'
         f'<td class="num">{_number(r.median_dcr, 3)}</td>'
         f'<td class="num">{_number(r.median_nndr, 2)}</td>'
         f'<td class="num">{_number(r.mean_hellinger)}</td>'
@@ -225,7 +225,7 @@ def _table(result: SweepOverK) -> str:
     if baseline is not None:
         note = (
             f'\n <p class="small">The control\'s own closeness to the originals (baseline): '
-            f"exact copies {baseline['exact_copy_share']:.2f} %, median DCR "
+            f"exact copies {baseline['exact_copy_percent']:.2f} %, median DCR "
             f"{_number(baseline['median_dcr'], 3)}, median NNDR "
             f"{_number(baseline['median_nndr'], 2)}.</p>"
         )

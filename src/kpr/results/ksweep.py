@@ -46,7 +46,7 @@ EXPLAIN = {
     "median_local_cloaking": "Median local cloaking: median number of other avatars at most "
     "as far from an individual as its own avatar (ties count; higher = safer; the Avatar "
     "paper deems above ~5 protective).",
-    "exact_copy_share": "Copies: share of avatars equal to a real record on every column "
+    "exact_copy_percent": "Copies: share of avatars equal to a real record on every column "
     "(lower = safer).",
     "median_dcr": "DCR: median distance from an avatar to its closest original; NNDR: median "
     "ratio of closest to second-closest (near 0 = points at one real record); in the FAMD "
@@ -57,6 +57,8 @@ EXPLAIN = {
     "= more useful).",
     "correlation_difference": "Correlation difference: mean absolute difference between the "
     "numeric columns' Pearson correlations (lower = more useful).",
+    "seconds": "Gen s: seconds to generate one avatar table (the metrics not included); the "
+    "mean over the repeats.",
 }
 
 
@@ -252,7 +254,9 @@ class TuneResult:
             "ks": list(self.ks),
             "evaluated": self.sweep.ks,
             "search": "ks in increasing order, stopping at the first whose KPR lower bound "
-            "reaches the target; larger ks are not evaluated",
+            "reaches the target; larger ks are not evaluated"
+            if self.reached
+            else "ks in increasing order; none reached the target, so every k was evaluated",
             "sweep": self.sweep.to_dict(),
         }
 
