@@ -7,6 +7,7 @@ or bad input (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -276,8 +277,28 @@ def demo(
     emit_evaluation(result, fmt, fail_under, linked_out, report, show_values, labels)
 
 
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """A library's warning as kpr's one line on stderr (no source file, no code line)."""
+    text = " ".join(str(message).split())
+    print(f"kpr: warning: {text} ({category.__name__})", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: errors become one line on stderr and exit code 2."""
+    """Console entry point: errors become one line on stderr and exit code 2; a
+    library's warning, one line too."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        _main(argv)
+
+
+def _main(argv: list[str] | None) -> None:
     try:
         cli.main(args=argv, prog_name="kpr", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
