@@ -123,7 +123,7 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
         head += f" {'control-orig':>12}"
     head += (
         f"  {'correct':>7}  {'re-id':>7}  {'hidden':>8}  {'med LC':>6}  {'copies':>8}  "
-        f"{'DCR':>7}  {'NNDR':>5}  {'Hellinger':>9}  {'corr diff':>9}  {'gen s':>6}"
+        f"{'DCR':>7}  {'NNDR':>5}  {'Hellinger':>9}  {'corr diff':>9}  {'time s':>6}"
     )
     lines = [head]
     for r in rows:

@@ -57,7 +57,7 @@ EXPLAIN = {
     "= more useful).",
     "correlation_difference": "Correlation difference: mean absolute difference between the "
     "numeric columns' Pearson correlations (lower = more useful).",
-    "seconds": "Gen s: seconds to generate one avatar table (the metrics not included); the "
+    "seconds": "Time (s): seconds to generate one avatar table (the metrics not included); the "
     "mean over the repeats.",
 }
 
