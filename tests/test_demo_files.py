@@ -8,17 +8,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kpr.cli.app import main
 from kpr.cli.demo_files import DEMO_FILES
 from kpr.demo import demo_paths
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
+from tests.test_cli import run
 
 
 def test_the_files_split_adult_and_hold_kprs_avatars(
