@@ -33,6 +33,10 @@ def meaning(rate: float) -> str:
     )
 
 
+#: How a report (made from Python or the command line) names the pairing.
+REPORT_PAIRING = "--pairing, or pairing= in Python"
+
+
 def claims_sentence(linked: int, correct: int | None, n: int, pairing: str = "pairing=") -> str:
     """'The attacker can claim X links; Y are right', in one plain sentence.
 
