@@ -57,7 +57,8 @@ python3 -m venv .venv-sdmetrics
 if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   .venv/bin/python -m pip install -q uv
   UV=.venv/bin/uv
-  # 401 of the 971 tests (2026-12-01); with tests/adversarial and the CLI tests too
+  # 401 of the 971 tests: 471 s with -n 2 in the main venv at load average 3-6
+  # (2026-12-01); with tests/adversarial and the CLI tests too
   # (624 tests) one such run took 34 min on 2 cores at load average 11-26.
   SLICE=(-q -p no:cacheprovider -n auto -k "not spark"
     tests/engines tests/test_metric.py tests/test_inputs.py tests/test_csv_integers.py
