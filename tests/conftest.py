@@ -13,7 +13,9 @@ which belong to the profile (``tests/adversarial/test_profiles.py`` checks it).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -35,3 +37,16 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+@pytest.fixture(scope="session")
+def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo files, written once per session (per xdist worker) by ``kpr demo --write``.
+
+    Read-only for tests: copy it before writing in it.
+    """
+    from kpr.cli.demo_files import write_demo
+
+    folder = tmp_path_factory.mktemp("demo")
+    write_demo(folder)
+    return folder

@@ -1,4 +1,4 @@
-"""The import rules of README's "Layout" section hold for every module of src/kpr.
+"""The import rules of docs/architecture.md's "Layout" section hold for every module of src/kpr.
 
 Every ``import``/``from ... import`` counts, at module level or inside a function
 (a lazy import is still a dependency), relative imports resolved. Modules map to
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "kpr"
 
 #: Each part and the parts it may import, lowest floor first. Keep in step with
-#: README.md's "Layout" section (``test_readme_lists_the_rules`` checks it).
+#: docs/architecture.md's "Layout" section (``test_the_docs_list_the_rules`` checks it).
 RULES = {
     "errors": "",
     "version": "",
@@ -104,7 +104,9 @@ def part_edges() -> dict[tuple[str, str], list[str]]:
 def test_every_part_is_known() -> None:
     modules = {p.stem for p in SRC.glob("*.py") if p.name != "__init__.py"}
     packages = {p.parent.name for p in SRC.glob("*/__init__.py")}
-    assert (modules | packages) == set(ALLOWED), "a new part: add it to ALLOWED and README"
+    assert (modules | packages) == set(ALLOWED), (
+        "a new part: add it to ALLOWED and docs/architecture.md"
+    )
 
 
 def test_parts_import_in_one_direction() -> None:
@@ -164,10 +166,11 @@ def test_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
     assert [part_of(m) for _, m in found] == [None, "render", "results", "cli"]
 
 
-def test_readme_lists_the_rules() -> None:
-    """README's Layout section names every part and what it may import, as ALLOWED says."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_list_the_rules() -> None:
+    """docs/architecture.md's Layout section names every part and what it may import,
+    as ALLOWED says."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## Layout", 1)[1].split("\n## ", 1)[0]
     rules = dict(re.findall(r"^- `(\w+)` may import: (.*)$", section, flags=re.MULTILINE))
     assert set(rules) == set(ALLOWED)
     for part, text in rules.items():

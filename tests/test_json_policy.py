@@ -17,7 +17,7 @@ def test_undefined_distances_are_null_not_nan() -> None:
     metrics = DistanceMetrics(synthetic=empty, holdout=None, ncp=2, n_original=5)
     parsed = json.loads(metrics.to_json(), parse_constant=pytest.fail)
     assert parsed["synthetic"] == {
-        "rows": 0, "exact_copies": 0, "exact_copy_share": None,
+        "rows": 0, "exact_copies": 0, "exact_copy_percent": None,
         "median_dcr": None, "median_nndr": None,
     }  # fmt: skip
 

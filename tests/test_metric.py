@@ -200,15 +200,24 @@ def test_zero_and_constant_columns() -> None:
 
 
 def test_kinds_can_be_overridden() -> None:
-    o = pl.DataFrame({"zip": [75001, 75002, 75003]})
-    a = pl.DataFrame({"zip": [75001, 75002, 75002]})
+    zips = list(range(75001, 75031))
+    o = pl.DataFrame({"zip": zips})
+    a = pl.DataFrame({"zip": [*zips[:-1], 75002]})
     as_num = kpr.evaluate(o, a, known=["zip"])
     as_cat = kpr.evaluate(o, a, known=["zip"], kinds={"zip": "categorical"})
     assert as_num.variables["zip"].kind is kpr.Kind.NUMERIC
     assert as_num.linked == 0  # one class swallows all: no unique avatar profile
     assert as_cat.variables["zip"].kind is kpr.Kind.CATEGORICAL
-    assert as_cat.linked == 1  # 75001 is unique on both sides
+    assert as_cat.linked == 28  # all but 75002 (twice) and 75030 (absent)
     assert any("declare it categorical" in w for w in as_num.warnings)
+
+
+def test_a_range_over_a_handful_of_unique_originals_says_nothing() -> None:
+    """The code hint needs enough unique originals for a range to mean something."""
+    o = pl.DataFrame({"age": [30, 30, 41, 52, 60, 61, 70], "sex": ["F", "F", *"MFMMF"]})
+    r = kpr.evaluate(o, o, known=["age"], tolerance=0.9)
+    assert r.unique_originals == 5 and r.variables["age"].classes <= 2
+    assert not any(w.code == "few-classes" for w in r.warnings)
 
 
 def test_booleans_are_categorical() -> None:

@@ -67,12 +67,17 @@ def test_identifying_variable_is_warned_above_90_percent() -> None:
 def test_advice_speaks_of_k_only_for_kprs_avatars() -> None:
     rng = np.random.default_rng(0)
     table = pl.DataFrame(
-        {"age": rng.integers(18, 90, 400), "sex": rng.choice(np.array(["F", "M"]), 400)}
+        {
+            "age": rng.integers(18, 90, 400),
+            "sex": rng.choice(np.array(["F", "M"]), 400),
+            "zip": rng.choice(np.array(list("abcdefgh")), 400),
+        }
     )
     gen = generate(table, k=3, seed=0)
-    plain = kpr.evaluate(table, gen.avatars, known=["age", "sex"])
-    assert plain.linked > 0
-    paired = kpr.evaluate(table, gen.avatars, known=["age", "sex"], pairing=gen.pairing)
+    known = ["age", "sex", "zip"]
+    plain = kpr.evaluate(table, gen.avatars, known=known)
+    assert plain.linked > 20
+    paired = kpr.evaluate(table, gen.avatars, known=known, pairing=gen.pairing)
     assert " k" not in render.text_summary(plain).split("What to do next:")[1]
     assert "kpr sweep" in render.text_summary(paired).split("What to do next:")[1]
     assert "kpr sweep" in render.text_summary(plain, kpr_avatars=True)
@@ -82,6 +87,28 @@ def test_advice_speaks_of_k_only_for_kprs_avatars() -> None:
     html = plain.to_html()
     assert "kpr sweep" not in html and "coarsen" in html
     assert "kpr sweep" in plain.to_html(kpr_avatars=True)
+
+
+def test_advice_is_proportional_to_the_risk() -> None:
+    """A handful linked: no advice to coarsen whole variables; nobody linked: no claim
+    sentence about a pairing that would tell nothing."""
+    rng = np.random.default_rng(0)
+    table = pl.DataFrame(
+        {"age": rng.integers(18, 90, 400), "sex": rng.choice(np.array(["F", "M"]), 400)}
+    )
+    gen = generate(table, k=3, seed=0)
+    few = kpr.evaluate(table, gen.avatars, known=["age", "sex"])
+    assert 0 < few.linked <= 20
+    advice = render.text_summary(few).split("What to do next:")[1]
+    assert "coarsen" not in advice.replace("coarsening whole variables", "")
+    assert f"Only {few.linked} of 400 individuals are linked" in advice
+    assert "--linked-out" in advice
+    none = kpr.evaluate(table, table, known=["sex"])
+    assert none.linked == 0
+    assert none.claims == "The attacker can claim no link between an individual and an avatar."
+    # Python names the Python argument; the command line its flag
+    assert "(pairing=)" in few.claims and "--pairing" not in few.claims
+    assert "(--pairing)" in render.text_summary(few)
 
 
 def test_analysis_advice_names_the_largest_contributions() -> None:

@@ -17,6 +17,8 @@ from kpr.results.evaluation import VariableInfo
 MIN_ROWS_FOR_CODES = 100
 #: At most this many classes over its range: the width swallows the column.
 FEW_CLASSES = 2
+#: The range over U says whether a column is a code only from this many unique originals.
+MIN_UNIQUE_FOR_RANGE = 20
 #: A known variable whose value is unique on more than this share of the rows
 #: singles individuals out on its own.
 IDENTIFIER_SHARE = 0.9
@@ -76,7 +78,9 @@ def warnings_for(
             )
         if v.kind is not Kind.NUMERIC:
             continue
-        if v.classes is not None and 0 < v.classes <= FEW_CLASSES:
+        # over a handful of unique originals, a range of two classes means nothing
+        few = unique_originals < MIN_UNIQUE_FOR_RANGE
+        if v.classes is not None and 0 < v.classes <= FEW_CLASSES and not few:
             out.append(
                 Notice(
                     "few-classes",

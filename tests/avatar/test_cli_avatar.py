@@ -252,8 +252,11 @@ def test_tune_unreachable_exits_1(
     assert "Target not reached" in out and "highest lower bound is" in out
     # KPR 78.75 % at k = 2, 82.50 % at k = 5: within k = 2's interval, no advice to raise k.
     assert "not rising measurably with k" in out and "--ks" not in out.split("\n\n")[0]
+    # every k was evaluated: no word of stopping early
+    assert "stopping at the first" not in out and "Every k given was evaluated" in out
     code, out, _ = run([*argv, "-f", "json"], capsys)
     assert code == 1 and json.loads(out)["k"] is None
+    assert "every k was evaluated" in json.loads(out)["search"]
 
 
 @pytest.mark.parametrize(
@@ -461,8 +464,10 @@ def test_distance_verb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert d["synthetic"]["exact_copies"] == 100 and d["synthetic"]["median_dcr"] == 0.0
     assert d["holdout"]["rows"] == 50 and d["holdout"]["median_dcr"] > 0
     assert "FAMD" in d["space"]
-    code, out, _ = run(["distance", str(original), str(synthetic)], capsys)
-    assert code == 0 and "100.00 %" in out and "holdout" in out
+    assert d["synthetic"]["exact_copy_percent"] == 100.0 and d["dcr_ratio"] == 0.0
+    assert d["reading"].startswith("The synthetic rows sit closer to the originals")
+    code, out, err = run(["distance", str(original), str(synthetic), "-q"], capsys)
+    assert code == 0 and "100.00 %" in out and "--holdout" in out and err == ""
 
 
 def test_distance_pairing_and_numeric_roles(

@@ -43,7 +43,7 @@ def test_copies_have_zero_dcr_and_count_exactly() -> None:
     synthetic = pl.concat([original[:30], table[200:270]])  # 30 copies, 70 newcomers
     got = distance_metrics(original, synthetic)
     assert got.synthetic.exact_copies == 30
-    assert got.synthetic.exact_copy_share == pytest.approx(30.0)
+    assert got.synthetic.exact_copy_percent == pytest.approx(30.0)
     # A copy of a row that is itself duplicated: DCR 0, NNDR 1 (points at no one).
     doubled = pl.concat([original, original[:1]])
     one = distance_metrics(doubled, original[:1])
@@ -67,3 +67,23 @@ def test_pandas_inputs_give_the_polars_figures() -> None:
     b = distance_metrics(pl.from_pandas(table[:200]), pl.from_pandas(table[200:]))
     assert a.to_dict() == b.to_dict()
     assert isinstance(table, pd.DataFrame)
+
+
+def test_the_reading_compares_with_the_holdout() -> None:
+    """The text says how the synthetic rows' closeness compares with unseen real rows'."""
+    table = pl.from_pandas(mixed_pandas(400, seed=3, missing=False))
+    original, holdout = table[:200], table[200:300]
+    copies = distance_metrics(original, pl.concat([original[:60], table[300:340]]), holdout)
+    assert copies.dcr_ratio is not None and copies.dcr_ratio < 1
+    assert copies.reading.startswith("The synthetic rows sit closer to the originals")
+    assert "more than chance duplicates explain" in copies.reading
+    assert copies.reading in copies.text()
+    unseen = distance_metrics(original, table[300:400], holdout)
+    assert unseen.dcr_ratio is not None and unseen.dcr_ratio > 0
+    no_sign = "no sign that the generator copies" in unseen.reading
+    assert no_sign == (unseen.dcr_ratio >= 1)
+    alone = distance_metrics(original, table[300:400])
+    assert alone.dcr_ratio is None and "--holdout" in alone.reading
+    d = copies.to_dict()
+    assert d["synthetic"]["exact_copy_percent"] == pytest.approx(60.0)
+    assert d["dcr_ratio"] == pytest.approx(copies.dcr_ratio) and d["reading"] == copies.reading

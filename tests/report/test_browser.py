@@ -197,3 +197,36 @@ def test_hostile_analysis_renders_as_text(
         "[...document.querySelectorAll('svg text')].map(t => t.textContent).join('\\n')"
     )
     assert SCRIPT in svg_text and HOSTILE_COLUMN in svg_text
+
+
+def test_sweep_report_fits_a_1280_pixel_window(browser: object, tmp_path: Path) -> None:
+    """The widest sweep table (repeats and a control: every column) shows whole at
+    1280 px: no horizontal scroll on the page or inside a table's wrapper, so every
+    column is seen, and printed."""
+    import polars as pl
+
+    from kpr.avatar import sweep
+    from kpr.demo import DEMO_KNOWN, demo_paths
+
+    from .cdp import Chromium
+
+    assert isinstance(browser, Chromium)
+    adult = pl.read_parquet(demo_paths()[0]).head(1_500)
+    result = sweep(
+        adult[:1_000], DEMO_KNOWN[:3], ks=(2, 5, 10, 20, 40, 80), repeats=2,
+        control=adult[1_000:], control_subsets=2,
+    )  # fmt: skip
+    url = _open(browser, result.to_html(), tmp_path / "sweep.html")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "sweep-1280-full.png", full_page=True)
+    assert browser.errors() == [] and browser.requests(url) == []
+    assert browser.evaluate("window.innerWidth") == 1280
+    assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    overflowing = browser.evaluate(
+        "[...document.querySelectorAll('.table-wrap')]"
+        ".filter(w => w.scrollWidth > w.clientWidth + 1)"
+        ".map(w => [w.scrollWidth, w.clientWidth, w.querySelector('th').textContent])"
+    )
+    assert overflowing == []
+    headers = browser.evaluate("[...document.querySelectorAll('th')].map(t => t.textContent)")
+    assert "Time (s)" in headers and any(h.startswith("Control minus original") for h in headers)

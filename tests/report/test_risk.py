@@ -84,6 +84,9 @@ def test_categorical_top_values_and_the_rest() -> None:
     assert linked == sorted(linked, reverse=True)
     assert result.linked == 7
     assert [g.linked for g in c.groups[:8]] == [1] * 7 + [0]
+    # one value beyond the top: singular
+    one = risk.categorical_risk(result, "c", top=19)
+    assert one.rest is not None and one.rest.label == "1 other value"
 
 
 def test_missing_category_is_labelled_and_flagged() -> None:

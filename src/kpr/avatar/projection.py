@@ -228,8 +228,9 @@ class Projection:
                 _check_finite(name, observed)
                 fill = float(np.median(observed))
                 x[miss] = fill
-                mean = float(x.mean())
-                std = float(x.std())
+                with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                    mean = float(x.mean())
+                    std = float(x.std())
                 _check_finite(name, np.array([mean, std]))
                 scale = std if std > 1e-12 * max(1.0, abs(mean)) else 1.0
                 indicator = None

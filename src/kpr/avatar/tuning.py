@@ -70,8 +70,9 @@ from kpr.results.rates import AttackRate
 #: ``progress(done, total, label)``, as in ``kpr.analysis``: called before each step.
 Progress = Callable[[int, int, str], None]
 
-DEFAULT_KS: tuple[int, ...] = (2, 5, 10, 20, 40)
-DEFAULT_TUNE_KS: tuple[int, ...] = (2, 5, 10, 20, 40, 80)
+DEFAULT_KS: tuple[int, ...] = (2, 5, 10, 20, 40, 80)
+#: tune searches the same ks as sweep reports: one list, so the two agree.
+DEFAULT_TUNE_KS: tuple[int, ...] = DEFAULT_KS
 
 #: Steps of one run, for the progress bar.
 _STEPS = ("generating avatars", "privacy metrics", "utility", "KPR")

@@ -81,7 +81,7 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
         f"  {EXPLAIN_METHOD[a.method]}",
         f"  n {a.n:,}   avatars {a.n_avatars:,}   unique originals |U| {a.unique_originals:,}"
         f"   linked |S| {a.linked:,}",
-        f"  {result.claims}",
+        f"  {result.claims_for('--pairing')}",
         "",
         "Baselines",
     ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -276,7 +277,17 @@ def evaluate(
 @cli.command(context_settings=CONTEXT)
 @output_options
 @report_options
+@click.option(
+    "--write",
+    "write",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Instead of evaluating, write the demo as files into this folder (created if "
+    "missing; existing files are never overwritten): original.csv (the first 24,000 rows), "
+    "holdout.csv (the other 8,561), avatars.csv and pairing.csv (kpr avatarize --k 20 "
+    "--seed 0 of original.csv), metadata.json (SDV).",
+)
 def demo(
+    write: Path | None,
     fmt: str,
     fail_under: float | None,
     linked_out: Path | None,
@@ -286,11 +297,28 @@ def demo(
 ) -> None:
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
-    education and native country."""
+    education and native country.
+
+    \b
+    Example:
+      kpr demo --write demo && cd demo
+      kpr evaluate original.csv avatars.csv -k age,sex --pairing pairing.csv --control holdout.csv
+    """
     from kpr.api import evaluate as evaluate_tables
 
     from . import render
 
+    if write is not None:
+        from .demo_files import write_demo
+
+        given = [fmt != "text", fail_under, linked_out, report, show_values]
+        if any(given):
+            raise click.UsageError("--write only writes the demo files: give no other option")
+        with render.progress(stderr, quiet) as step:
+            step(f"writing the demo files to {write}")
+            summary = write_demo(write)
+        click.echo(summary)
+        return
     original, avatars = demo_paths()
     check_outputs(linked_out, report, show_values, (original, avatars), fmt)
     with render.progress(stderr, quiet) as step:
@@ -299,8 +327,28 @@ def demo(
     emit_evaluation(result, fmt, fail_under, linked_out, report, show_values, labels)
 
 
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """A library's warning as kpr's one line on stderr (no source file, no code line)."""
+    text = " ".join(str(message).split())
+    print(f"kpr: warning: {text} ({category.__name__})", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: errors become one line on stderr and exit code 2."""
+    """Console entry point: errors become one line on stderr and exit code 2; a
+    library's warning, one line too."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        _main(argv)
+
+
+def _main(argv: list[str] | None) -> None:
     try:
         cli.main(args=argv, prog_name="kpr", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:

@@ -251,6 +251,7 @@ def _check_json_output(path: Path, option: str) -> None:
 )
 @CSV
 @FORMAT
+@QUIET
 def distance_command(
     original: str,
     synthetic: str,
@@ -263,6 +264,7 @@ def distance_command(
     encoding: str | None,
     na_value: tuple[str, ...],
     fmt: str,
+    quiet: bool,
 ) -> None:
     """How close the rows of any SYNTHETIC table sit to the real records of ORIGINAL:
     share of exact copies, median distance to the closest record (DCR) and median
@@ -275,20 +277,23 @@ def distance_command(
     """
     cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
-    frame = read_original(original, categorical=cats, csv=csv)
-    other = read_like(
-        frame,
-        synthetic,
-        (f"original {original}", f"synthetic {synthetic}"),
-        categorical=cats,
-        csv=csv,
-    )
-    held = None
-    if holdout is not None:
-        labels = (f"original {original}", f"holdout {holdout}")
-        held = read_like(frame, holdout, labels, categorical=cats, csv=csv, role="holdout")
-    result = distance_metrics(
-        frame, other, held, ncp=ncp, categorical=cats, numeric=split_names(numeric),
-        pairing=pairing,
-    )  # fmt: skip
+    with render.progress(stderr, quiet) as step:
+        step(f"reading {original}")
+        frame = read_original(original, categorical=cats, csv=csv)
+        other = read_like(
+            frame,
+            synthetic,
+            (f"original {original}", f"synthetic {synthetic}"),
+            categorical=cats,
+            csv=csv,
+        )
+        held = None
+        if holdout is not None:
+            labels = (f"original {original}", f"holdout {holdout}")
+            held = read_like(frame, holdout, labels, categorical=cats, csv=csv, role="holdout")
+        step("measuring the distances")
+        result = distance_metrics(
+            frame, other, held, ncp=ncp, categorical=cats, numeric=split_names(numeric),
+            pairing=pairing,
+        )  # fmt: skip
     emit(fmt, result.to_json, result.text)

@@ -39,7 +39,7 @@ def text_summary(
     ]
     if result.correct_links is not None:
         lines.append(f"  correct links (own avatar)   {result.correct_links:>12,}")
-    lines += [result.claims, ""]
+    lines += [result.claims_for("--pairing"), ""]
     if result.control is not None:
         lines += ["Control", *(f"  {x}" for x in result.control.summary_lines()), ""]
     lines += [
@@ -123,7 +123,7 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
         head += f" {'control-orig':>12}"
     head += (
         f"  {'correct':>7}  {'re-id':>7}  {'hidden':>8}  {'med LC':>6}  {'copies':>8}  "
-        f"{'DCR':>7}  {'NNDR':>5}  {'Hellinger':>9}  {'corr diff':>9}  {'gen s':>6}"
+        f"{'DCR':>7}  {'NNDR':>5}  {'Hellinger':>9}  {'corr diff':>9}  {'time s':>6}"
     )
     lines = [head]
     for r in rows:
@@ -136,7 +136,7 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
             line += f" {f'{d:+.2f} pts' if d is not None else '-':>12}"
         line += (
             f"  {r.correct_links:>7g}  {r.reidentification:>5.2f} %  {r.hidden_rate:>6.2f} %  "
-            f"{r.median_local_cloaking:>6g}  {r.exact_copy_share:>6.2f} %  "
+            f"{r.median_local_cloaking:>6g}  {r.exact_copy_percent:>6.2f} %  "
             f"{_num(r.median_dcr, 3):>7}  {_num(r.median_nndr, 2):>5}  "
             f"{_num(r.mean_hellinger):>9}  {_num(r.correlation_difference):>9}  {r.seconds:>6.2f}"
         )
@@ -147,7 +147,7 @@ def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[
     if baseline is not None:
         lines.append(
             f"  control's own closeness to the originals (baseline): copies "
-            f"{baseline['exact_copy_share']:.2f} %, DCR {_num(baseline['median_dcr'], 3)}, "
+            f"{baseline['exact_copy_percent']:.2f} %, DCR {_num(baseline['median_dcr'], 3)}, "
             f"NNDR {_num(baseline['median_nndr'], 2)}"
         )
     return lines
@@ -233,7 +233,7 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
             f"{_num(row.correlation_difference)}",
             f"  privacy: {row.correct_links:g} correct links (re-identification "
             f"{row.reidentification:.2f} %), hidden rate {row.hidden_rate:.2f} %, median local "
-            f"cloaking {row.median_local_cloaking:g}, exact copies {row.exact_copy_share:.2f} %, "
+            f"cloaking {row.median_local_cloaking:g}, exact copies {row.exact_copy_percent:.2f} %, "
             f"median DCR {_num(row.median_dcr, 3)}",
         ]
     else:
@@ -242,6 +242,8 @@ def tune_text(result: TuneResult, reproduce: str) -> str:
     lines.append(
         "Evaluated in increasing k, stopping at the first that reaches the target "
         "(larger ks not evaluated):"
+        if row is not None
+        else "Every k given was evaluated; none reaches the target:"
     )
     lines += sweep_table(result.sweep)
     if row is not None:

@@ -98,7 +98,12 @@ def _quiet_log4j() -> str:
     """A log4j2 configuration that logs errors only (no start-up chatter)."""
     path = Path(tempfile.gettempdir()) / "kpr-spark-log4j2.properties"
     if not path.exists() or path.read_text() != _LOG4J:
-        path.write_text(_LOG4J)
+        # written aside, then renamed: a JVM starting in another process never reads
+        # a half-written file (parallel tests, two kpr commands at once)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".kpr-log4j2-")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(_LOG4J)
+        os.replace(tmp, path)
     return str(path)
 
 

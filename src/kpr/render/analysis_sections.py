@@ -25,7 +25,7 @@ from kpr.results.analysis import (
     AnalysisResult,
     SweepResult,
 )
-from kpr.results.evaluation import format_rate, meaning
+from kpr.results.evaluation import REPORT_PAIRING, format_rate, meaning
 from kpr.results.rates import AttackRate
 
 _ROLES = ("Original table", "Avatars", "Control")
@@ -74,7 +74,7 @@ def headline_section(result: AnalysisResult, inputs: Sequence[str]) -> str:
             known,
             sources_line(list(zip(_ROLES, inputs, strict=False))),
             f'<p class="inputs">{esc(explain)}</p>',
-            f'<p class="claims">{esc(result.claims)}</p>',
+            f'<p class="claims">{esc(result.claims_for(REPORT_PAIRING))}</p>',
         ],
     )
 

@@ -45,7 +45,7 @@ from kpr.render.risk import (
     interval_label,
 )
 from kpr.render.variables import group_label, risk_section, variable_risks
-from kpr.results.evaluation import KprResult, format_rate
+from kpr.results.evaluation import REPORT_PAIRING, KprResult, format_rate
 
 #: How many linked individuals the report lists.
 LINKED_ROWS = 20
@@ -139,7 +139,7 @@ def _counts(result: KprResult) -> str:
  <p>Rate = 100 &times; (1 &minus; |S| / n)
   = 100 &times; (1 &minus; {_int(result.linked)} / {_int(result.n)})
   = {esc(format_rate(result.rate))}.</p>
- <p class="claims">{esc(result.claims)}</p>{control}
+ <p class="claims">{esc(result.claims_for(REPORT_PAIRING))}</p>{control}
 </section>"""
 
 

@@ -163,7 +163,11 @@ def _headline(result: SweepOverK) -> str:
 
 def _row(r: SweepRow, repeats: int, control: bool) -> str:
     low, high = r.interval
-    spread = f'<td class="num">{r.kpr_min:.2f} to {r.kpr_max:.2f} %</td>' if repeats > 1 else ""
+    spread = (
+        f'<td class="num range">{r.kpr_min:.2f} to {r.kpr_max:.2f}&nbsp;%</td>'
+        if repeats > 1
+        else ""
+    )
     ctrl = ""
     if control:
         c = r.control_dict()
@@ -172,20 +176,20 @@ def _row(r: SweepRow, repeats: int, control: bool) -> str:
         else:
             span = c["difference_interval"]
             ctrl = (
-                f'<td class="num">{esc(format_rate(c["original_kpr_at_size"]))} / '
+                f'<td class="num range">{esc(format_rate(c["original_kpr_at_size"]))} / '
                 f"{esc(format_rate(c['control_kpr_at_size']))}</td>"
-                f'<td class="num" data-kpr-control-difference="{c["difference"]!r}">'
+                f'<td class="num range" data-kpr-control-difference="{c["difference"]!r}">'
                 f"{c['difference']:+.2f} ({span['low']:+.2f} to {span['high']:+.2f})</td>"
             )
     return (
         f'  <tr data-kpr-k="{r.k}"><td class="num">{r.k}</td>'
         f'<td class="num" data-kpr-rate="{r.kpr!r}">{esc(format_rate(r.kpr))}</td>'
-        f'<td class="num">{low:.2f} to {high:.2f} %</td>{spread}{ctrl}'
+        f'<td class="num range">{low:.2f} to {high:.2f}&nbsp;%</td>{spread}{ctrl}'
         f'<td class="num" data-kpr-correct="{r.correct_links:g}">{r.correct_links:g}</td>'
         f'<td class="num">{r.reidentification:.2f} %</td>'
         f'<td class="num">{r.hidden_rate:.2f} %</td>'
         f'<td class="num">{r.median_local_cloaking:g}</td>'
-        f'<td class="num">{r.exact_copy_share:.2f} %</td>'
+        f'<td class="num">{r.exact_copy_percent:.2f} %</td>'
         f'<td class="num">{_number(r.median_dcr, 3)}</td>'
         f'<td class="num">{_number(r.median_nndr, 2)}</td>'
         f'<td class="num">{_number(r.mean_hellinger)}</td>'
@@ -225,7 +229,7 @@ def _table(result: SweepOverK) -> str:
     if baseline is not None:
         note = (
             f'\n <p class="small">The control\'s own closeness to the originals (baseline): '
-            f"exact copies {baseline['exact_copy_share']:.2f} %, median DCR "
+            f"exact copies {baseline['exact_copy_percent']:.2f} %, median DCR "
             f"{_number(baseline['median_dcr'], 3)}, median NNDR "
             f"{_number(baseline['median_nndr'], 2)}.</p>"
         )
@@ -237,7 +241,7 @@ def _table(result: SweepOverK) -> str:
     )
     if items:
         note += f'\n <ul class="small">{items}</ul>'
-    return f"""<div class="table-wrap"><table>
+    return f"""<div class="table-wrap"><table class="wide">
   <thead><tr>{head}</tr></thead>
   <tbody>
 {rows}

@@ -182,7 +182,7 @@ def categorical_risk(result: KprResult, name: str, top: int = TOP_VALUES) -> Var
     rest = None
     if hidden:
         rest = Group(
-            f"{len(hidden)} other values",
+            f"{len(hidden)} other value{'s' if len(hidden) != 1 else ''}",
             originals=sum(g.originals for g in hidden),
             avatars=sum(g.avatars for g in hidden),
             unique_originals=sum(g.unique_originals for g in hidden),
@@ -241,12 +241,33 @@ ADVICE_ACT = (
 )
 
 
+#: A handful: at most this many linked individuals, and under 1 % of n.
+FEW_LINKED = 20
+
+
+def few_linked(linked: int, n: int) -> bool:
+    """Whether so few are linked that changing whole variables would be out of proportion."""
+    return 0 < linked <= FEW_LINKED and 100.0 * linked < n
+
+
+def advice_for_few(linked: int, n: int) -> str:
+    """The advice when a handful are linked: look at them, not at whole variables."""
+    return (
+        f"Only {linked:,} of {n:,} individuals are linked ({100.0 * linked / n:.2f} %): "
+        "coarsening whole variables would cost every row for them; list them (--linked-out, "
+        "linked_individuals()) and suppress or group their rare values, or accept the risk "
+        "if their number and the correct links are acceptable for this release."
+    )
+
+
 def advice(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: bool) -> list[str]:
     """What to do next, from the evidence of this result: the values that hold the
     most linked individuals beyond their share, and (for kpr's avatars only) k."""
     if result.linked == 0:
         out = ["Nobody is linked by this attack: nothing to fix for it; other known variables "
                "may still single people out (kpr analyze --candidates)."]  # fmt: skip
+    elif few_linked(result.linked, result.n):
+        out = [advice_for_few(result.linked, result.n)]
     else:
         found, classes = significant_hotspots(risks or [])
         ranked = found[:ADVICE_VARIABLES]
@@ -287,6 +308,8 @@ def analysis_advice(result: AnalysisResult, kpr_avatars: bool) -> list[str]:
     s = result.sweep
     if result.attack.linked == 0:
         out.append("Nobody is linked by this attack: nothing to fix for it.")
+    elif few_linked(result.attack.linked, result.attack.n):
+        out.append(advice_for_few(result.attack.linked, result.attack.n))
     elif s is not None and s.contributions:
         top = [c for c in s.contributions if c.mean_decrease > 0][:ADVICE_VARIABLES]
         if top:

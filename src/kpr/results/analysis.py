@@ -131,6 +131,10 @@ class AnalysisResult:
         """'The attacker can claim X links; Y are right.'"""
         return claims_sentence(self.attack.linked, self.correct_links, self.attack.n)
 
+    def claims_for(self, pairing: str) -> str:
+        """:attr:`claims`, naming the pairing as the reader gives it (``--pairing``)."""
+        return claims_sentence(self.attack.linked, self.correct_links, self.attack.n, pairing)
+
     @property
     def worst_case(self) -> float:
         """The floor of the rate, every member of U linked: 100 * (1 - |U|/n)."""

@@ -19,7 +19,7 @@ class Closeness:
     median_nndr: float
 
     @property
-    def exact_copy_share(self) -> float:
+    def exact_copy_percent(self) -> float:
         """Percentage of rows that copy an original row exactly."""
         return 100.0 * self.exact_copies / self.rows if self.rows else float("nan")
 
@@ -27,7 +27,7 @@ class Closeness:
         return {
             "rows": self.rows,
             "exact_copies": self.exact_copies,
-            "exact_copy_share": json.finite_or_none(self.exact_copy_share),
+            "exact_copy_percent": json.finite_or_none(self.exact_copy_percent),
             "median_dcr": json.finite_or_none(self.median_dcr),
             "median_nndr": json.finite_or_none(self.median_nndr),
         }
@@ -74,6 +74,53 @@ class DistanceMetrics:
     def space(self) -> str:
         return f"FAMD space fitted on the originals ({self.ncp} axes)"
 
+    @property
+    def dcr_ratio(self) -> float | None:
+        """Synthetic over holdout median DCR (None without a holdout or with a zero DCR):
+        below 1, the synthetic rows sit closer to the originals than unseen real people."""
+        if self.holdout is None or not self.holdout.median_dcr > 0:
+            return None
+        return self.synthetic.median_dcr / self.holdout.median_dcr
+
+    @property
+    def reading(self) -> str:
+        """What the figures mean, in one or two sentences."""
+        if self.holdout is None:
+            return (
+                "Without a holdout (real rows not used to synthesise) these distances have no "
+                "baseline: give --holdout (holdout= in Python) to read them."
+            )
+        s, h, ratio = self.synthetic, self.holdout, self.dcr_ratio
+        if ratio is None:
+            closeness = (
+                f"The holdout's median DCR is {h.median_dcr:.4g}: half the unseen real rows "
+                "copy an original, so distances cannot tell copying from the population's "
+                "own duplicates."
+            )
+        elif ratio < 1:
+            closeness = (
+                f"The synthetic rows sit closer to the originals than unseen real people do "
+                f"(median DCR {s.median_dcr:.3g} against {h.median_dcr:.3g}, {ratio:.2f}x): "
+                "they stay nearer to the people the generator was trained on than new people "
+                "from the population would, so the closest ones deserve a look."
+            )
+        else:
+            closeness = (
+                f"The synthetic rows sit no closer to the originals than unseen real people "
+                f"do (median DCR {s.median_dcr:.3g} against {h.median_dcr:.3g}, "
+                f"{ratio:.2f}x): no sign that the generator copies its training rows."
+            )
+        copies = (
+            f" Exact copies: {s.exact_copy_percent:.2f} % of the synthetic rows against "
+            f"{h.exact_copy_percent:.2f} % of the holdout's"
+            + (
+                ": more than chance duplicates explain."
+                if s.exact_copy_percent > h.exact_copy_percent
+                else ", no more than real people share by chance."
+            )
+        )
+        return closeness + copies
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n_original": self.n_original,
@@ -81,6 +128,8 @@ class DistanceMetrics:
             "synthetic": self.synthetic.to_dict(),
             "holdout": None if self.holdout is None else self.holdout.to_dict(),
             "pairing": None if self.pairing is None else self.pairing.to_dict(),
+            "dcr_ratio": None if self.dcr_ratio is None else json.finite_or_none(self.dcr_ratio),
+            "reading": self.reading,
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -96,15 +145,14 @@ class DistanceMetrics:
             if c is None:
                 continue
             lines.append(
-                f"  {label:<10} {c.rows:>10,} {c.exact_copy_share:>12.2f} % "
+                f"  {label:<10} {c.rows:>10,} {c.exact_copy_percent:>12.2f} % "
                 f"{c.median_dcr:>11.4f} {c.median_nndr:>11.4f}"
             )
         lines.append(
             "  DCR: distance to the closest original; NNDR: closest over second-closest "
             "(near 0 = points at one real record)."
         )
-        if self.holdout is None:
-            lines.append("  Give a holdout (real rows not used to synthesise) for a baseline.")
+        lines.append(f"  {self.reading}")
         p = self.pairing
         if p is not None:
             lines += [

@@ -33,13 +33,23 @@ def meaning(rate: float) -> str:
     )
 
 
-def claims_sentence(linked: int, correct: int | None, n: int) -> str:
-    """'The attacker can claim X links; Y are right', in one plain sentence."""
+#: How a report (made from Python or the command line) names the pairing.
+REPORT_PAIRING = "--pairing, or pairing= in Python"
+
+
+def claims_sentence(linked: int, correct: int | None, n: int, pairing: str = "pairing=") -> str:
+    """'The attacker can claim X links; Y are right', in one plain sentence.
+
+    ``pairing`` names how the reader gives the pairing (``pairing=`` in Python,
+    ``--pairing`` on the command line) when it is missing and would tell something.
+    """
+    if linked == 0:
+        return "The attacker can claim no link between an individual and an avatar."
     text = f"The attacker can claim {linked:,} link(s) between an individual and an avatar"
     if correct is None:
         return text + (
             "; how many are right is unknown without the pairing of individuals and avatars "
-            "(--pairing)."
+            f"({pairing})."
         )
     return text + (
         f"; {correct:,} are right (their own avatar): a re-identification rate of "
@@ -144,6 +154,10 @@ class KprResult:
     def claims(self) -> str:
         """What the linked count means: claims, and (with the pairing) how many are right."""
         return claims_sentence(self.linked, self.correct_links, self.n)
+
+    def claims_for(self, pairing: str) -> str:
+        """:attr:`claims`, naming the pairing as the reader gives it (``--pairing``)."""
+        return claims_sentence(self.linked, self.correct_links, self.n, pairing)
 
     def linked_frame(self, *, codes: bool = False) -> pl.DataFrame:
         """:meth:`linked_individuals` as a polars frame, whatever the input's library."""

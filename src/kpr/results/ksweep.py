@@ -48,7 +48,7 @@ EXPLAIN = {
     "median_local_cloaking": "Median local cloaking: median number of other avatars at most "
     "as far from an individual as its own avatar (ties count; higher = safer; the Avatar "
     "paper deems above ~5 protective).",
-    "exact_copy_share": "Copies: share of avatars equal to a real record on every column "
+    "exact_copy_percent": "Copies: share of avatars equal to a real record on every column "
     "(lower = safer).",
     "median_dcr": "DCR: median distance from an avatar to its closest original; NNDR: median "
     "ratio of closest to second-closest (near 0 = points at one real record); in the FAMD "
@@ -61,6 +61,8 @@ EXPLAIN = {
     "absolute change of its association (|r| for two numbers, Cramer's V for two categories, "
     "eta squared for a category and a number; kpr.utility), from 0 to 1 (lower = more "
     "useful).",
+    "seconds": "Time (s): seconds to generate one avatar table (the metrics not included); the "
+    "mean over the repeats.",
 }
 
 
@@ -290,7 +292,9 @@ class TuneResult:
             "ks": list(self.ks),
             "evaluated": self.sweep.ks,
             "search": "ks in increasing order, stopping at the first whose KPR lower bound "
-            "reaches the target; larger ks are not evaluated",
+            "reaches the target; larger ks are not evaluated"
+            if self.reached
+            else "ks in increasing order; none reached the target, so every k was evaluated",
             "sweep": self.sweep.to_dict(),
         }
 

@@ -195,8 +195,8 @@ class SweepRow:
         return _mean(r.reidentification for r in self.runs)
 
     @property
-    def exact_copy_share(self) -> float:
-        return _mean(r.distance.synthetic.exact_copy_share for r in self.runs)
+    def exact_copy_percent(self) -> float:
+        return _mean(r.distance.synthetic.exact_copy_percent for r in self.runs)
 
     @property
     def median_dcr(self) -> float:
@@ -213,7 +213,7 @@ class SweepRow:
         if not held:
             return None
         return {
-            "exact_copy_share": _mean(h.exact_copy_share for h in held),
+            "exact_copy_percent": _mean(h.exact_copy_percent for h in held),
             "median_dcr": _mean(h.median_dcr for h in held),
             "median_nndr": _mean(h.median_nndr for h in held),
         }
@@ -244,7 +244,7 @@ class SweepRow:
             "reidentification_rate": self.reidentification,
             "hidden_rate": self.hidden_rate,
             "median_local_cloaking": self.median_local_cloaking,
-            "exact_copy_share": self.exact_copy_share,
+            "exact_copy_percent": self.exact_copy_percent,
             "median_dcr": json.finite_or_none(self.median_dcr),
             "median_nndr": json.finite_or_none(self.median_nndr),
             "control_distance": self.control_distance,
