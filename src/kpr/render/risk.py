@@ -236,8 +236,9 @@ ADVICE_K = (
 )
 #: What to do about the variables that drive the risk, whatever made the table.
 ADVICE_ACT = (
-    "To protect them: coarsen {names} (wider classes, rare values grouped) or suppress "
-    "these values before release, or generate the synthetic table again; then evaluate again."
+    "To protect them: coarsen {names} (wider classes, rare values grouped) before release, "
+    "change the fewest avatar values that reach a target rate (kpr protect, verified by a "
+    "fresh evaluation), or generate the synthetic table again; then evaluate again."
 )
 
 
