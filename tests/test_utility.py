@@ -157,3 +157,22 @@ def test_row_order_does_not_change_the_scores() -> None:
     b = kpr.utility(t.reverse(), s.sample(fraction=1.0, shuffle=True, seed=1)).to_dict()
     for key in ("overall", "column_shapes", "column_pair_trends", "mean_hellinger"):
         assert b[key] == pytest.approx(a[key], rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("empty", ["original", "synthetic"])
+def test_an_empty_table_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], empty: str
+) -> None:
+    """A header and no row: no distribution to compare, so an error, not scores of NaN."""
+    full, none = tmp_path / "full.csv", tmp_path / "none.csv"
+    _table(50).write_csv(full)
+    none.write_text("age,income,group,city\n")
+    args = [str(none), str(full)] if empty == "original" else [str(full), str(none)]
+    code, out, err = _run(["utility", *args], capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        f"kpr: error: the {empty} table has no rows: there is no distribution to compare; "
+        "give a table with rows"
+    )
+    with pytest.raises(kpr.InputError, match=f"the {empty} table has no rows"):
+        kpr.utility(*args)

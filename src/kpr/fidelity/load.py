@@ -164,6 +164,12 @@ def load_tables(
         right = _collect(prepared.avatars, prepared.row)
     except pl.exceptions.PolarsError as exc:
         raise InputError(f"could not read the input data: {first_line(exc)}") from None
+    for side, frame in (("original", left), ("synthetic", right)):
+        if frame.height == 0:
+            raise InputError(
+                f"the {side} table has no rows: there is no distribution to compare; "
+                "give a table with rows"
+            )
     dated = [n for n, k in prepared.kinds.items() if k is Kind.DATE]
     if dated:
         left = _dates_as_ns(left, dated)

@@ -417,7 +417,8 @@ def protect(
     distance_before = distance_after = None
     if distances:
         distance_before, distance_after = _distances(loaded, protected_pl, csv)
-    fidelity = _utility(loaded, protected, kinds, csv) if utility else None
+    # no row left (delete took every avatar): no distribution to compare
+    fidelity = _utility(loaded, protected, kinds, csv) if utility and protected_pl.height else None
     result = ProtectResult(
         target=target,
         moves=allowed,
