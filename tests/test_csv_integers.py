@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kpr
-from kpr.inputs.files import CsvOptions, _stream_csv
+from kpr.inputs.files import _stream_csv
+from kpr.inputs.reading import ReadSettings
 
 #: Small blocks, so a file of a few hundred bytes spans many of them.
 BLOCK = 1 << 6
@@ -24,7 +25,7 @@ texts = st.one_of(
 
 
 def read(path: Path, compact: bool) -> pl.DataFrame:
-    return _stream_csv(path, ["v", "w"], CsvOptions(), "utf-8", ",", BLOCK, compact)
+    return _stream_csv(path, ["v", "w"], ReadSettings(), "utf-8", ",", BLOCK, compact)
 
 
 @given(st.lists(st.tuples(texts, st.integers(0, 99)), min_size=1, max_size=80), st.integers(0, 79))
@@ -65,7 +66,7 @@ def test_a_late_code_with_a_leading_zero_keeps_every_value_as_written(tmp_path: 
 
 
 def read_zip(path: Path) -> pl.Series:
-    return _stream_csv(path, ["zip"], CsvOptions(), "utf-8", ",", BLOCK, True)["zip"]
+    return _stream_csv(path, ["zip"], ReadSettings(), "utf-8", ",", BLOCK, True)["zip"]
 
 
 def test_integers_beyond_2_53_stay_exact(tmp_path: Path) -> None:
@@ -78,10 +79,10 @@ def test_integers_beyond_2_53_stay_exact(tmp_path: Path) -> None:
 
 
 def read_zip_like(path: Path) -> pl.Series:
-    return _stream_csv(path, ["c"], CsvOptions(), "utf-8", ",", BLOCK, True)["c"]
+    return _stream_csv(path, ["c"], ReadSettings(), "utf-8", ",", BLOCK, True)["c"]
 
 
 def test_a_column_with_no_value_stays_text(tmp_path: Path) -> None:
     (tmp_path / "o.csv").write_text("a,b\n1,\n2,\n")
-    frame = _stream_csv(tmp_path / "o.csv", ["a", "b"], CsvOptions(), "utf-8", ",", BLOCK, True)
+    frame = _stream_csv(tmp_path / "o.csv", ["a", "b"], ReadSettings(), "utf-8", ",", BLOCK, True)
     assert frame.schema == pl.Schema({"a": pl.Int64, "b": pl.String})

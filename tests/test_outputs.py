@@ -13,7 +13,7 @@ import pytest
 
 import kpr
 from kpr.avatar import generate
-from kpr.cli import render
+from kpr.cli import text
 from kpr.notices import Notice
 
 ORIGINAL = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -80,12 +80,12 @@ def test_advice_speaks_of_k_only_for_kprs_avatars() -> None:
     plain = kpr.evaluate(table, gen.avatars, known=known)
     assert plain.linked > 20
     paired = kpr.evaluate(table, gen.avatars, known=known, pairing=gen.pairing)
-    assert not re.search(r"\bk\b", render.text_summary(plain).split("What to do next:")[1])
-    assert "kpr sweep" in render.text_summary(paired).split("What to do next:")[1]
-    assert "kpr sweep" in render.text_summary(plain, kpr_avatars=True)
+    assert not re.search(r"\bk\b", text.text_summary(plain).split("What to do next:")[1])
+    assert "kpr sweep" in text.text_summary(paired).split("What to do next:")[1]
+    assert "kpr sweep" in text.text_summary(plain, kpr_avatars=True)
     # what to do: on this table of random values no class holds more linked than chance
     # explains (the hot-spot test), so the advice names none, and says what acts
-    advice = render.text_summary(plain).split("What to do next:")[1]
+    advice = text.text_summary(plain).split("What to do next:")[1]
     assert "concentrate in: " not in advice and "No class holds more" in advice
     assert "coarsen the known variables" in advice and "kpr protect" in advice
     html = plain.to_html()
@@ -103,7 +103,7 @@ def test_advice_is_proportional_to_the_risk() -> None:
     gen = generate(table, k=3, seed=0)
     few = kpr.evaluate(table, gen.avatars, known=["age", "sex"])
     assert 0 < few.linked <= 20
-    advice = render.text_summary(few).split("What to do next:")[1]
+    advice = text.text_summary(few).split("What to do next:")[1]
     assert "coarsen" not in advice.replace("coarsening whole variables", "")
     assert f"Only {few.linked} of 400 individuals are linked" in advice
     assert "--linked-out" in advice
@@ -112,12 +112,12 @@ def test_advice_is_proportional_to_the_risk() -> None:
     assert none.claims == "The attacker can claim no link between an individual and an avatar."
     # Python names the Python argument; the command line its flag
     assert "(pairing=)" in few.claims and "--pairing" not in few.claims
-    assert "(--pairing)" in render.text_summary(few)
+    assert "(--pairing)" in text.text_summary(few)
 
 
 def test_analysis_advice_names_the_largest_contributions() -> None:
     from kpr.analysis import analyze
-    from kpr.cli.analyze import text_report
+    from kpr.cli.text import text_report
 
     rng = np.random.default_rng(1)
     table = pl.DataFrame(

@@ -13,8 +13,9 @@ from typing import Any
 from kpr.analysis.baselines import check_control_options, compare_control, control_warnings
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
-from kpr.measure import Progress, evaluate_loaded, load
+from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.progress import Step
 from kpr.results.evaluation import KprResult
 
 __all__ = ["evaluate", "evaluate_loaded", "load"]
@@ -33,7 +34,7 @@ def evaluate(
     delimiter: str | None = None,
     encoding: str | None = None,
     na_values: Iterable[str] = ("",),
-    progress: Progress | None = None,
+    progress: Step | None = None,
     row_id: str | None = None,
     pairing: Any = None,
     control: Any = None,

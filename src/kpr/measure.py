@@ -19,13 +19,12 @@ from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import queries
 from kpr.engine.backends import hooks_for
 from kpr.errors import InputError, first_line
-from kpr.inputs.files import CsvOptions
+from kpr.inputs.reading import ReadSettings
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.pairing import correct_links
+from kpr.progress import Step
 from kpr.results.evaluation import Detail, KprResult, VariableInfo, protection_rate
 from kpr.tables import Prepared, prepare
-
-Progress = queries.Progress
 
 
 def _persist_polars(frame: queries.Frame) -> queries.Frame:
@@ -65,7 +64,7 @@ def load(
     first table in errors (e.g. "control"). ``row_id``: see ``evaluate``.
     """
     attack = make_attack(known, DEFAULT_TOLERANCE, kinds)
-    csv = CsvOptions(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
     try:
         prepared = prepare(original, avatars, attack, csv, (role, "avatars"), row_id)
         prepared.library = library_of(original)
@@ -96,7 +95,7 @@ def evaluate_loaded(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
     widths: Mapping[str, object] | None = None,
-    progress: Progress | None = None,
+    progress: Step | None = None,
     pairing: Any = None,
 ) -> KprResult:
     """Run one attack on loaded inputs; ``known`` defaults to every loaded column.

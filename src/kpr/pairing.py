@@ -19,7 +19,8 @@ import numpy as np
 import polars as pl
 
 from kpr.errors import InputError
-from kpr.inputs.files import CsvOptions, read_table
+from kpr.inputs.files import read_table
+from kpr.inputs.reading import ReadSettings
 
 #: The columns ``kpr avatarize --pairing-out`` writes (and ``--linked-out`` uses).
 COLUMNS = ("original_row", "avatar_row")
@@ -29,7 +30,7 @@ _AS_WRITTEN = "(as kpr avatarize --pairing-out writes them)"
 
 def _frame(pairing: Any) -> pl.DataFrame:
     if isinstance(pairing, str | os.PathLike):
-        loaded = read_table(pairing, list(COLUMNS), CsvOptions(), "pairing")
+        loaded = read_table(pairing, list(COLUMNS), ReadSettings(), "pairing")
         return loaded.frame.collect()
     if isinstance(pairing, pl.DataFrame):
         return pairing

@@ -30,8 +30,8 @@ from kpr.inputs.csv_text import (
     text_column_facts,
     text_to_number,
 )
-from kpr.inputs.files import CsvOptions
 from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, not_numeric, type_class
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.sides import Side, load_side
 from kpr.metric.attack import Attack, Kind
 
@@ -388,14 +388,14 @@ def prepare(
     original: object,
     avatars: object,
     attack: Attack,
-    csv: CsvOptions | None = None,
+    csv: ReadSettings | None = None,
     roles: tuple[str, str] = ("original", "avatars"),
     row_id: str | None = None,
 ) -> Prepared:
     """Load both inputs and agree on kinds and dtypes. ``row_id`` names a column of
     integer ids in both tables that identifies rows (default: positions, which
     only polars-backed inputs and files read by polars have)."""
-    csv = csv or CsvOptions()
+    csv = csv or ReadSettings()
     o = load_side(original, attack.known, roles[0], csv, row_id)
     a = load_side(avatars, attack.known, roles[1], csv, row_id)
     return reconcile(o, a, attack)

@@ -173,8 +173,7 @@ def test_evaluate_control_equals_analyze_control(
 
 
 def test_text_and_html_carry_the_comparison(placebo: tuple[pl.DataFrame, pl.DataFrame]) -> None:
-    from kpr.cli.analyze import text_report
-    from kpr.cli.render import text_summary
+    from kpr.cli.text import text_report, text_summary
 
     table, avatars = placebo
     o, ctrl = table[:1000], table[1000:]

@@ -15,7 +15,7 @@ import kpr
 from kpr.avatar import generate, hidden_rate, sweep
 from kpr.avatar.files import read_original
 from kpr.cli.app import main
-from kpr.inputs.files import CsvOptions
+from kpr.inputs.reading import ReadSettings
 
 from ._tables import mixed_pandas
 
@@ -437,7 +437,7 @@ def test_tune_rebuild_command_reproduces_the_measured_table(
     code, _, err = run(args[1:], capsys)
     assert code == 0, err
     avatars = pl.read_parquet(rebuilt)
-    original = read_original(source, categorical=["code"], csv=CsvOptions(";", None, ("", "N/A")))
+    original = read_original(source, categorical=["code"], csv=ReadSettings(";", None, ("", "N/A")))
     original = original.drop("junk")
     result = kpr.evaluate(original, avatars, known, kinds=None)
     assert result.rate == measured["row"]["kpr"]

@@ -264,7 +264,7 @@ def test_html_page(swept: SweepOverK) -> None:
 
 
 def test_text_shows_the_size_fair_control(swept: SweepOverK) -> None:
-    from kpr.cli.render import sweep_text
+    from kpr.cli.text import sweep_text
 
     text = sweep_text(swept)
     for row in swept.rows:
@@ -360,7 +360,7 @@ def test_tune_advice_follows_the_measured_sweep() -> None:
 def test_sweep_control_verdicts_follow_each_ks_interval() -> None:
     """Each k's control comparison earns the sentence its interval says (text, JSON and
     the page): the same generated sentence as kpr evaluate --control's."""
-    from kpr.cli.render import sweep_text
+    from kpr.cli.text import sweep_text
     from kpr.results.control import verdict
 
     rng = np.random.default_rng(2)

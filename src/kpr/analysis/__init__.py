@@ -44,7 +44,7 @@ from kpr.analysis.tolerance import (
     tolerance_curve,
 )
 from kpr.errors import InputError
-from kpr.inputs.files import CsvOptions
+from kpr.inputs.reading import ReadSettings
 from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
 from kpr.metric.interval import (
@@ -147,7 +147,7 @@ def analyze(
     control_prepared = None
     tables: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None)
     if control is not None:
-        csv = CsvOptions(delimiter, encoding, tuple(na_values))
+        csv = ReadSettings(delimiter, encoding, tuple(na_values))
         tables = (whole_table(original, csv), whole_table(control, csv))
         control_prepared = load_control(
             control, avatars, prepared, attack.known, delimiter=delimiter,

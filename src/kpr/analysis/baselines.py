@@ -25,7 +25,8 @@ from kpr.analysis.attacks import run_attack
 from kpr.checks import seed as check_seed
 from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
-from kpr.inputs.files import CsvOptions, read_all
+from kpr.inputs.files import read_all
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
 from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE
@@ -100,7 +101,7 @@ def _known_rows(prepared: Prepared, known: list[str]) -> pl.DataFrame:
     return _polars(prepared.original.select(known))
 
 
-def whole_table(table: Any, csv: CsvOptions) -> pl.DataFrame | None:
+def whole_table(table: Any, csv: ReadSettings) -> pl.DataFrame | None:
     """Every column of an input, to find the rows a control shares with the original;
     None for inputs that are not read into memory (DuckDB, Spark)."""
     if isinstance(table, str | os.PathLike):
@@ -239,7 +240,7 @@ def compare_control(
         result.known, result.tolerance, "bins", result.n, result.n_avatars,
         result.unique_originals, result.linked, confidence,
     )  # fmt: skip
-    csv = CsvOptions(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
     return control_comparison(
         prepared, loaded, result.known, tolerance=result.tolerance, original_rate=main,
         subsets=subsets, seed=seed, confidence=confidence,

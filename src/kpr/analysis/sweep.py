@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -23,6 +23,7 @@ from kpr.errors import InputError
 from kpr.measure import load, polars_error
 from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
 from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.progress import Progress
 from kpr.results.analysis import Contribution, SweepResult
 from kpr.results.rates import AttackRate, Method
 from kpr.tables import Prepared
@@ -30,7 +31,7 @@ from kpr.tables import Prepared
 #: ``progress(done, total, label)``: called as attacks finish (``done`` so far,
 #: from ``offset`` up; the label names a subset), the last time with
 #: ``done == offset + len(subsets)``.
-SweepProgress = Callable[[int, int, str], None]
+SweepProgress = Progress
 
 
 #: Most attacks a sweep starts unless asked for more (``max_attacks``, ``--max-attacks``):

@@ -27,8 +27,9 @@ from kpr.errors import InputError, first_line
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
 from kpr.inputs.csv_text import all_numbers, polars_text_facts, text_to_number
-from kpr.inputs.files import PARQUET_SUFFIXES, CsvOptions, check_columns, read_all
+from kpr.inputs.files import PARQUET_SUFFIXES, check_columns, read_all
 from kpr.inputs.kinds import not_numeric
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.writers import STDOUT, check_output_path, write_csv, write_parquet
 
 Format = Literal["csv", "parquet"]
@@ -70,12 +71,12 @@ def read_original(
     path: str | os.PathLike[str],
     *,
     categorical: Collection[str] = (),
-    csv: CsvOptions | None = None,
+    csv: ReadSettings | None = None,
     role: str = "original",
 ) -> pl.DataFrame:
     """Every column of a CSV or Parquet file as a polars table, CSV columns typed as
     ``kpr evaluate`` types them; ``categorical`` names must be columns of the file."""
-    loaded = read_all(path, csv or CsvOptions(), role)
+    loaded = read_all(path, csv or ReadSettings(), role)
     frame = loaded.frame
     check_columns(frame.collect_schema().names(), list(categorical), loaded.label)
     if loaded.untyped:
@@ -92,7 +93,7 @@ def read_like(
     labels: tuple[str, str],
     *,
     categorical: Collection[str] = (),
-    csv: CsvOptions | None = None,
+    csv: ReadSettings | None = None,
     role: str = "synthetic",
 ) -> pl.DataFrame:
     """Another table of the same individuals (synthetic, holdout, control), read as

@@ -58,6 +58,7 @@ from kpr.inputs.files import check_columns
 from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.progress import Progress
 from kpr.results.ksweep import (
     Decoding,
     SweepOverK,
@@ -66,9 +67,6 @@ from kpr.results.ksweep import (
 )
 from kpr.results.ksweep_rows import SweepRow, SweepRun
 from kpr.results.rates import AttackRate
-
-#: ``progress(done, total, label)``, as in ``kpr.analysis``: called before each step.
-Progress = Callable[[int, int, str], None]
 
 DEFAULT_KS: tuple[int, ...] = (2, 5, 10, 20, 40, 80)
 #: tune searches the same ks as sweep reports: one list, so the two agree.

@@ -10,6 +10,7 @@ import importlib
 import sys
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,32 +20,26 @@ from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import KprError
 from kpr.version import __version__
 
-from .common import (
-    CONTEXT,
-    check_outputs,
-    emit,
-    output_options,
-    report_options,
-    stderr,
-)
+from .common import CONTEXT, OUTPUTS, Outputs, emit, stderr
 from .options import (
     CONTROL,
     CONTROL_NEEDS,
-    CSV,
     KINDS,
     KPR_AVATARS,
     PAIRING,
+    READ,
     TOLERANCE,
     WIDTHS,
-    declared_kinds,
-    na_markers,
-    parse_delimiter,
-    parse_widths,
+    Control,
+    Widths,
+    bundle,
     requires,
     split_names,
 )
 
 if TYPE_CHECKING:
+    from kpr.inputs.reading import ReadSettings
+    from kpr.progress import Step
     from kpr.results.evaluation import KprResult
 
 #: The commands defined in other modules, as ``name: "module:attribute"``. A module
@@ -89,27 +84,98 @@ def cli() -> None:
     few of their variables could single out in a synthetic (avatar) table."""
 
 
+@dataclass(frozen=True)
+class Engine:
+    """``--engine``, ``--spark-master``, ``--dask-scheduler`` (which implies Dask) and
+    ``--row-id``: who reads and evaluates the tables."""
+
+    name: str
+    spark_master: str
+    dask_scheduler: str | None
+    row_id: str | None
+
+    def check(self, pairing: str | None, control: str | None) -> None:
+        """Spark and Dask keep no row positions, which a pairing and a control need."""
+        if self.name in ("spark", "dask") and (pairing or control) is not None:
+            raise KprError(
+                f"--pairing and --control need row positions, which --engine {self.name} "
+                "does not keep; drop them or use --engine polars"
+            )
+
+    def tables(
+        self, original: str, avatars: str, known: list[str], read: ReadSettings, linked: bool,
+        step: Step,
+    ) -> tuple[Any, Any]:  # fmt: skip
+        """The inputs as ``kpr.evaluate`` takes them: the paths (polars reads them), or
+        the tables Spark or Dask read, with row positions when ``linked`` needs them."""
+        from kpr.engine.dask import dask_client, dask_inputs
+        from kpr.engine.spark import spark_inputs, spark_session
+
+        if self.dask_scheduler is not None:
+            step("connecting to the Dask scheduler")
+            dask_client(self.dask_scheduler)
+        if self.name == "dask":
+            positions = linked and not self.row_id
+            return dask_inputs(original, avatars, known, self.row_id, positions=positions)
+        if self.name == "spark":
+            step("starting Spark")
+            return spark_inputs(
+                spark_session(self.spark_master), original, avatars, known,
+                **read.keywords(), row_id=self.row_id, positions=linked and self.row_id is None,
+            )  # fmt: skip
+        return original, avatars
+
+
+#: The engine options, handed over as one ``engine``: an :class:`Engine`.
+ENGINE = bundle(
+    "engine",
+    lambda engine, spark_master, dask_scheduler, row_id: Engine(
+        "dask" if dask_scheduler is not None else engine, spark_master, dask_scheduler, row_id
+    ),
+    click.option(
+        "--engine",
+        type=click.Choice(["polars", "spark", "dask"]),
+        default="polars",
+        show_default=True,
+        help="polars on this machine (streams large Parquet files); Spark: the files are read "
+        "and evaluated by Spark (pip install 'kpr[spark]'); Dask: Parquet files read and "
+        "evaluated by Dask (pip install 'kpr[dask]').",
+    ),
+    click.option(
+        "--spark-master",
+        default="local[*]",
+        show_default=True,
+        help="Spark master URL for --engine spark, e.g. spark://host:7077.",
+    ),
+    click.option(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="Address of a running Dask scheduler, e.g. tcp://host:8786 (implies --engine dask).",
+    ),
+    click.option(
+        "--row-id",
+        metavar="COLUMN",
+        help="A column of integer ids in both files that --linked-out reports instead of row "
+        "positions.",
+    ),
+)
+
+
 def emit_evaluation(
-    result: KprResult,
-    fmt: str,
-    threshold: float | None,
-    linked_out: Path | None,
-    report: Path | None = None,
-    show_values: bool = False,
-    inputs: tuple[str, str] | None = None,
-    kpr_avatars: bool = False,
+    result: KprResult, out: Outputs, inputs: tuple[str, str], kpr_avatars: bool = False
 ) -> None:
     """Print the result, write the requested files, apply the release gate."""
     from kpr.inputs.writers import write_csv
     from kpr.results import json
 
-    from . import render
+    from . import text
 
-    if linked_out is not None:
-        write_csv(result.linked_frame(), linked_out)
-    if report is not None:
+    threshold = out.fail_under
+    if out.linked_out is not None:
+        write_csv(result.linked_frame(), out.linked_out)
+    if out.report is not None:
         result.to_html(
-            report, threshold=threshold, show_values=show_values, inputs=inputs,
+            out.report, threshold=threshold, show_values=out.show_values, inputs=inputs,
             kpr_avatars=kpr_avatars,
         )  # fmt: skip
 
@@ -121,8 +187,8 @@ def emit_evaluation(
         return json.dumps(data)
 
     emit(
-        fmt, payload, lambda: render.text_summary(result, threshold, kpr_avatars),
-        report, (linked_out,),
+        out.fmt, payload, lambda: text.text_summary(result, threshold, kpr_avatars),
+        out.report, (out.linked_out,),
     )  # fmt: skip
     if threshold is not None and result.rate < threshold:
         sys.exit(1)
@@ -142,67 +208,25 @@ def emit_evaluation(
 @TOLERANCE
 @KINDS
 @WIDTHS
-@CSV
-@click.option(
-    "--engine",
-    type=click.Choice(["polars", "spark", "dask"]),
-    default="polars",
-    show_default=True,
-    help="polars on this machine (streams large Parquet files); Spark: the files are read "
-    "and evaluated by Spark (pip install 'kpr[spark]'); Dask: Parquet files read and "
-    "evaluated by Dask (pip install 'kpr[dask]').",
-)
-@click.option(
-    "--spark-master",
-    default="local[*]",
-    show_default=True,
-    help="Spark master URL for --engine spark, e.g. spark://host:7077.",
-)
-@click.option(
-    "--dask-scheduler",
-    metavar="ADDRESS",
-    help="Address of a running Dask scheduler, e.g. tcp://host:8786 (implies --engine dask).",
-)
-@click.option(
-    "--row-id",
-    metavar="COLUMN",
-    help="A column of integer ids in both files that --linked-out reports instead of row "
-    "positions.",
-)
+@READ
+@ENGINE
 @CONTROL
 @PAIRING
 @KPR_AVATARS
-@output_options
-@report_options
+@OUTPUTS
 def evaluate(
     original: str,
     avatars: str,
     known: tuple[str, ...],
     tolerance: float,
-    categorical: tuple[str, ...],
-    numeric: tuple[str, ...],
-    date: tuple[str, ...],
-    width: tuple[str, ...],
-    metadata: str | None,
-    table: str | None,
-    delimiter: str | None,
-    encoding: str | None,
-    na_value: tuple[str, ...],
-    engine: str,
-    spark_master: str,
-    dask_scheduler: str | None,
-    row_id: str | None,
-    control: str | None,
-    control_subsets: int,
-    seed: int,
+    kinds: dict[str, str],
+    widths: Widths,
+    read: ReadSettings,
+    engine: Engine,
+    control: Control,
     pairing: str | None,
     kpr_avatars: bool,
-    fmt: str,
-    fail_under: float | None,
-    linked_out: Path | None,
-    quiet: bool,
-    report: Path | None,
-    show_values: bool,
+    out: Outputs,
 ) -> None:
     """Compute the Knowledge Protection Rate of AVATARS against ORIGINAL (CSV or Parquet).
 
@@ -211,72 +235,25 @@ def evaluate(
       kpr evaluate original.csv avatars.csv --known age,sex,region --fail-under 90
     """
     from kpr.api import evaluate as evaluate_tables
-    from kpr.engine.dask import dask_client, dask_inputs
-    from kpr.engine.spark import spark_inputs, spark_session
 
-    from . import render
+    from . import text
 
     requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
     names = split_names(known)
-    kinds = declared_kinds(categorical, numeric, date)
-    widths = parse_widths(width)
-    check_outputs(linked_out, report, show_values, (original, avatars), fmt)
-    if dask_scheduler is not None:
-        engine = "dask"
-    if engine in ("spark", "dask") and (pairing or control) is not None:
-        raise KprError(
-            f"--pairing and --control need row positions, which --engine {engine} does not "
-            "keep; drop them or use --engine polars"
-        )
-    with render.progress(stderr, quiet) as step:
-        tables: tuple[Any, Any] = (original, avatars)
-        if dask_scheduler is not None:
-            step("connecting to the Dask scheduler")
-            dask_client(dask_scheduler)
-        if engine == "dask":
-            tables = dask_inputs(
-                original, avatars, names, row_id, positions=linked_out is not None and not row_id
-            )
-        if engine == "spark":
-            step("starting Spark")
-            tables = spark_inputs(
-                spark_session(spark_master),
-                original,
-                avatars,
-                names,
-                delimiter=parse_delimiter(delimiter),
-                encoding=encoding,
-                na_values=na_markers(na_value),
-                row_id=row_id,
-                positions=linked_out is not None and row_id is None,
-            )
+    out.check((original, avatars))
+    engine.check(pairing, control.path)
+    with text.progress(stderr, out.quiet) as step:
+        tables = engine.tables(original, avatars, names, read, out.linked_out is not None, step)
         result = evaluate_tables(
-            *tables,
-            known=names,
-            tolerance=tolerance,
-            kinds=kinds,
-            widths=widths,
-            metadata=metadata,
-            table=table,
-            delimiter=parse_delimiter(delimiter),
-            encoding=encoding,
-            na_values=na_markers(na_value),
-            progress=step,
-            row_id=row_id,
-            pairing=pairing,
-            control=control,
-            control_subsets=control_subsets,
-            seed=seed,
-        )
-    emit_evaluation(
-        result, fmt, fail_under, linked_out, report, show_values, (original, avatars),
-        kpr_avatars,
-    )  # fmt: skip
+            *tables, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
+            **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
+            **control.keywords(),
+        )  # fmt: skip
+    emit_evaluation(result, out, (original, avatars), kpr_avatars)
 
 
 @cli.command(context_settings=CONTEXT)
-@output_options
-@report_options
+@OUTPUTS
 @click.option(
     "--write",
     "write",
@@ -286,15 +263,7 @@ def evaluate(
     "holdout.csv (the other 8,561), avatars.csv and pairing.csv (kpr avatarize --k 20 "
     "--seed 0 of original.csv), metadata.json (SDV).",
 )
-def demo(
-    write: Path | None,
-    fmt: str,
-    fail_under: float | None,
-    linked_out: Path | None,
-    quiet: bool,
-    report: Path | None,
-    show_values: bool,
-) -> None:
+def demo(write: Path | None, out: Outputs) -> None:
     """Evaluate the bundled demo: UCI Adult (32,561 people) against a synthetic version
     made by a CART synthesizer, the attacker knowing age, sex, race, marital status,
     education and native country.
@@ -306,25 +275,24 @@ def demo(
     """
     from kpr.api import evaluate as evaluate_tables
 
-    from . import render
+    from . import text
 
     if write is not None:
         from .demo_files import write_demo
 
-        given = [fmt != "text", fail_under, linked_out, report, show_values]
-        if any(given):
+        if out.given():
             raise click.UsageError("--write only writes the demo files: give no other option")
-        with render.progress(stderr, quiet) as step:
+        with text.progress(stderr, out.quiet) as step:
             step(f"writing the demo files to {write}")
             summary = write_demo(write)
         click.echo(summary)
         return
     original, avatars = demo_paths()
-    check_outputs(linked_out, report, show_values, (original, avatars), fmt)
-    with render.progress(stderr, quiet) as step:
+    out.check((original, avatars))
+    with text.progress(stderr, out.quiet) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)
     labels = (f"{original.name} (bundled demo)", f"{avatars.name} (bundled demo)")
-    emit_evaluation(result, fmt, fail_under, linked_out, report, show_values, labels)
+    emit_evaluation(result, out, labels)
 
 
 def _one_line_warning(

@@ -38,7 +38,7 @@ from kpr.inputs.files import check_columns
 from kpr.inputs.writers import STDOUT, write_text
 from kpr.results.ksweep import Decoding, Synthesis
 
-from . import render
+from . import text as render
 
 generator_options = options(
     click.option(

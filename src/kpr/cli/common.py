@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 
-from .options import FAIL_UNDER, FORMAT, QUIET, options
+from .options import FAIL_UNDER, FORMAT, QUIET, bundle, options
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -59,6 +60,29 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
         "default: the report may travel further than the data).",
     )(func)
     return report_option(func)
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What an evaluation prints and writes, and its release gate: ``output_options``
+    and ``report_options`` as one object."""
+
+    fmt: str
+    fail_under: float | None
+    linked_out: Path | None
+    quiet: bool
+    report: Path | None
+    show_values: bool
+
+    def check(self, inputs: Iterable[Any]) -> None:
+        """Before any work: the files to write can be, and none is one of ``inputs``."""
+        outputs = {"--linked-out": self.linked_out, "--report": self.report}
+        check_writes(outputs, inputs, self.fmt, self.show_values)
+
+    def given(self) -> bool:
+        """Any of them given (``kpr demo --write`` takes none)."""
+        return any([self.fmt != "text", self.fail_under, self.linked_out, self.report,
+                    self.show_values])  # fmt: skip
 
 
 def check_report(report: Path | None, show_values: bool = False) -> None:
@@ -118,16 +142,20 @@ def written(report: Path | None) -> str:
     return f"\nHTML report written to {report}"
 
 
-def check_outputs(
-    linked_out: Path | None,
-    report: Path | None,
-    show_values: bool,
+def check_writes(
+    outputs: dict[str, Path | None],
     inputs: Iterable[Any] = (),
     fmt: str = "text",
+    show_values: bool = False,
 ) -> None:
-    """Before any work: the files to write can be, and the report has what it needs."""
-    check_files({"--linked-out": linked_out, "--report": report}, inputs, fmt)
-    check_report(report, show_values)
+    """Before any work: the files to write can be, none overwrites an input, and the
+    report (``outputs["--report"]``) has what it needs."""
+    check_files(outputs, inputs, fmt)
+    check_report(outputs.get("--report"), show_values)
+
+
+#: The output and report options, handed over as one ``out``: an :class:`Outputs`.
+OUTPUTS = bundle("out", Outputs, output_options, report_options)
 
 
 def emit(
@@ -139,9 +167,9 @@ def emit(
 ) -> None:
     """Print a result once for every command: its JSON on standard output, or its
     text summary (with where the report went) where the written files leave room."""
-    from . import render
+    from . import text
 
     if fmt == "json":
         sys.stdout.write(json_text() + "\n")
     else:
-        render.print_text(summary_console(*files, report), summary() + written(report))
+        text.print_text(summary_console(*files, report), summary() + written(report))

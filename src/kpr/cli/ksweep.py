@@ -41,7 +41,7 @@ from kpr.errors import InputError
 from kpr.results import json
 from kpr.results.ksweep import Decoding, Synthesis
 
-from . import render
+from . import text as render
 from .avatar import drop_columns, generator_options
 
 

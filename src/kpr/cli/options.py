@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import functools
 import math
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypedDict, TypeVar, cast
 
 import click
 
 from kpr.checks import MAX_SUBSETS, percentage_text, whole_number_text
 from kpr.errors import InputError
+from kpr.inputs.reading import ReadSettings
 from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
-
-if TYPE_CHECKING:  # imported where used: the command line starts without pyarrow
-    from kpr.inputs.files import CsvOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,8 +24,7 @@ def split_names(values: Iterable[str] | None) -> list[str]:
     """Column names from repeated options, each a comma-separated list.
 
     Each value is parsed as one CSV record, so a name holding a comma is
-    written in double quotes: ``--known '"income, net",age'``. A value that
-    names one column with commas can also be given alone via ``--known-column``.
+    written in double quotes: ``--known '"income, net",age'``.
     """
     names: list[str] = []
     for value in values or []:
@@ -76,16 +75,6 @@ def requires(ctx: click.Context, needs: dict[str, str]) -> None:
             )
 
 
-def parse_delimiter(value: str | None) -> str | None:
-    if value is None:
-        return None
-    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
-    value = named.get(value.lower(), value)
-    if len(value) != 1:
-        raise InputError(f"--delimiter must be one character (or 'tab'), got {value!r}")
-    return value
-
-
 def declared_kinds(
     categorical: Iterable[str], numeric: Iterable[str], date: Iterable[str] = ()
 ) -> dict[str, str]:
@@ -97,12 +86,6 @@ def declared_kinds(
                 raise InputError(f"{n!r} is declared both --{kinds[n]} and --{kind}; pick one")
             kinds[n] = kind
     return kinds
-
-
-def na_markers(values: Iterable[str]) -> tuple[str, ...]:
-    """``--na-value`` adds markers to "an empty field is missing", so kpr reads back the
-    files it writes (missing values written empty) with the options that made them."""
-    return tuple(dict.fromkeys(("", *values)))
 
 
 #: Units an absolute width may carry, in days; a width with a unit is a duration
@@ -133,11 +116,10 @@ def parse_widths(values: Iterable[str]) -> dict[str, float | dt.timedelta]:
     return widths
 
 
-def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> CsvOptions:
-    """The CSV options of the command line as the readers take them."""
-    from kpr.inputs.files import CsvOptions
-
-    return CsvOptions(parse_delimiter(delimiter), encoding, na_markers(na))
+def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> ReadSettings:
+    """The reading options of the command line as the readers take them (for commands
+    that take them one by one; :data:`READ` hands them over as one object)."""
+    return ReadSettings.from_options(delimiter, encoding, na)
 
 
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -147,6 +129,23 @@ def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
         for decorator in reversed(decorators):
             func = decorator(func)
         return func
+
+    return apply
+
+
+def bundle(name: str, build: Callable[..., Any], *decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Click options handed to the command as one argument ``name``: ``build`` is
+    called with their values (by parameter name), once, when the command runs."""
+    probe: Any = options(*decorators)(cast(Any, lambda: None))
+    names = [param.name for param in probe.__click_params__]
+
+    def apply(command: F) -> F:
+        @functools.wraps(command)
+        def with_bundle(*args: Any, **kwargs: Any) -> Any:
+            values = {n: kwargs.pop(n) for n in names}
+            return command(*args, **{name: build(**values)}, **kwargs)
+
+        return options(*decorators)(cast(F, with_bundle))
 
     return apply
 
@@ -169,7 +168,14 @@ CSV = options(
         help="CSV text meaning missing, besides an empty field (repeatable).",
     ),
 )
-KINDS = options(
+
+
+#: The reading options, handed to the command as one ``read``: a ReadSettings.
+READ = bundle("read", ReadSettings.from_options, CSV)
+#: ``--categorical``, ``--numeric``, ``--date``, handed over as one ``kinds`` mapping.
+KINDS = bundle(
+    "kinds",
+    lambda categorical, numeric, date: declared_kinds(categorical, numeric, date),
     click.option("--categorical", multiple=True, help="Known variables to treat as categorical."),
     click.option("--numeric", multiple=True, help="Known variables to treat as numeric."),
     click.option(
@@ -184,7 +190,31 @@ CONTROL_SUBSETS = click.option(
     help="Random subsets of the larger side (original or control), of the smaller "
     f"side's size, averaged by the control comparison (1 to {MAX_SUBSETS:,}; needs --control).",
 )
-CONTROL = options(
+
+
+class ControlKeywords(TypedDict):
+    control: str | None
+    control_subsets: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Control:
+    """``--control``, ``--control-subsets``, ``--seed``: the control comparison."""
+
+    path: str | None
+    subsets: int
+    seed: int
+
+    def keywords(self) -> ControlKeywords:
+        """As the API's keywords (``control=``, ``control_subsets=``, ``seed=``)."""
+        return {"control": self.path, "control_subsets": self.subsets, "seed": self.seed}
+
+
+#: The control options, handed over as one ``control``: a :class:`Control`.
+CONTROL = bundle(
+    "control",
+    lambda control, control_subsets, seed: Control(control, control_subsets, seed),
     click.option(
         "--control",
         type=click.Path(path_type=str),
@@ -216,7 +246,31 @@ KPR_AVATARS = click.option(
     help="The avatars were made by kpr avatarize: the advice may then speak of k (it does "
     "too when --pairing is given).",
 )
-WIDTHS = options(
+
+
+class WidthKeywords(TypedDict):
+    widths: dict[str, float | dt.timedelta]
+    metadata: str | None
+    table: str | None
+
+
+@dataclass(frozen=True)
+class Widths:
+    """``--width``, ``--metadata``, ``--table``: what fixes the classes of ``evaluate``."""
+
+    widths: dict[str, float | dt.timedelta]
+    metadata: str | None
+    table: str | None
+
+    def keywords(self) -> WidthKeywords:
+        """As the API's keywords (``widths=``, ``metadata=``, ``table=``)."""
+        return {"widths": self.widths, "metadata": self.metadata, "table": self.table}
+
+
+#: The width options, handed over as one ``widths``: a :class:`Widths`.
+WIDTHS = bundle(
+    "widths",
+    lambda width, metadata, table: Widths(parse_widths(width), metadata, table),
     click.option(
         "--width", multiple=True,
         help="Absolute class width of a variable instead of the one computed from the data, "

@@ -10,22 +10,20 @@ from pathlib import Path
 
 import click
 
-from kpr.cli.common import CONTEXT, check_files, check_report, emit, report_option
+from kpr.cli.common import CONTEXT, check_writes, emit, report_option
 from kpr.cli.options import (
-    CSV,
     FORMAT,
     KINDS,
     PAIRING,
     QUIET,
+    READ,
     TARGET,
     TOLERANCE,
     Checked,
-    declared_kinds,
-    na_markers,
-    parse_delimiter,
     split_names,
 )
 from kpr.errors import InputError
+from kpr.inputs.reading import ReadSettings
 
 
 def _moves(text: str) -> tuple[str, ...]:
@@ -92,7 +90,7 @@ MOVES_TYPE = Checked("moves", _moves)
 )  # fmt: skip
 @TOLERANCE
 @KINDS
-@CSV
+@READ
 @FORMAT
 @report_option
 @QUIET
@@ -113,12 +111,8 @@ def protect_command(
     no_distances: bool,
     no_utility: bool,
     tolerance: float,
-    categorical: tuple[str, ...],
-    numeric: tuple[str, ...],
-    date: tuple[str, ...],
-    delimiter: str | None,
-    encoding: str | None,
-    na_value: tuple[str, ...],
+    kinds: dict[str, str],
+    read: ReadSettings,
     fmt: str,
     report: Path | None,
     quiet: bool,
@@ -146,15 +140,14 @@ def protect_command(
         max_known = min(3, len(names))
     inputs = [original, avatars, *(x for x in (pairing, control) if x)]
     check_output(output, "--output", inputs)
-    check_files({"--output": output, "--changes-out": changes_out, "--report": report}, inputs, fmt)
-    check_report(report)
+    check_writes(
+        {"--output": output, "--changes-out": changes_out, "--report": report}, inputs, fmt
+    )
     table, result = protect(
         original, avatars, known_names, target=target, moves=moves, seed=seed, pairing=pairing,
         regenerate_k=regenerate_k, candidates=names, max_known=max_known if names else None,
-        tolerance=tolerance,
-        kinds=declared_kinds(categorical, numeric, date) or None, control=control,
-        distances=not no_distances, utility=not no_utility, delimiter=parse_delimiter(delimiter),
-        encoding=encoding, na_values=na_markers(na_value),
+        tolerance=tolerance, kinds=kinds or None, control=control,
+        distances=not no_distances, utility=not no_utility, **read.keywords(),
     )  # fmt: skip
     del quiet  # no progress bar: the optimiser's work is short beside the evaluations
     write_table(table, output)

@@ -40,9 +40,9 @@ from kpr.metric.binning import (
     numeric_bins,
 )
 from kpr.metric.exact import FloatSums, Window, float_sums
+from kpr.progress import Step
 
 Frame = nw.LazyFrame[Any]
-Progress = Callable[[str], None]
 
 _N = "__kpr_n__"
 _AV = "__kpr_is_avatar__"
@@ -643,7 +643,7 @@ def run(
     *,
     row: str | None,
     hooks: Hooks | None = None,
-    progress: Progress = _noop,
+    progress: Step = _noop,
 ) -> EngineRun:
     """Compute every count of the metric in three queries (see the module docstring)."""
     hooks = hooks or Hooks()

@@ -5,7 +5,7 @@ the definitions; ``kpr.results.utility`` the result)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -14,12 +14,10 @@ import polars as pl
 from kpr.fidelity.columns import Column, category_codes, column
 from kpr.fidelity.load import load_tables
 from kpr.fidelity.pairs import Pair, all_pairs
-from kpr.inputs.files import CsvOptions
+from kpr.inputs.reading import ReadSettings
 from kpr.metric.attack import Kind
+from kpr.progress import Progress
 from kpr.results.utility import UtilityResult
-
-#: ``progress(done, total)`` after each column and each pair.
-Progress = Callable[[int, int], None]
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -105,7 +103,7 @@ def utility(
     """
     loaded = load_tables(
         original, synthetic, columns=columns, kinds=kinds, metadata=metadata, table=table,
-        csv=CsvOptions(delimiter, encoding, tuple(na_values)),
+        csv=ReadSettings(delimiter, encoding, tuple(na_values)),
     )  # fmt: skip
     names = list(loaded.kinds)
     total = len(names) + len(names) * (len(names) - 1) // 2
@@ -116,11 +114,11 @@ def utility(
         o, s = loaded.original[name], loaded.synthetic[name]
         cols.append(column(name, loaded.kinds[name], o, s, codes.get(name)))
         if progress is not None:
-            progress(len(cols), total)
+            progress(len(cols), total, "scoring")
     half = len(cols) + (total - len(cols)) // 2
-    pairs = all_pairs(cols, None if progress is None else lambda: progress(half, total))
+    pairs = all_pairs(cols, None if progress is None else lambda: progress(half, total, "scoring"))
     if progress is not None:
-        progress(total, total)
+        progress(total, total, "scoring")
     shapes = _mean(c.score for c in cols)
     trends = _mean(p.score for p in pairs if p.meets_threshold)
     return UtilityResult(

@@ -19,8 +19,9 @@ import polars as pl
 
 from kpr.errors import InputError, first_line
 from kpr.inputs.dates import US_PER_DAY
-from kpr.inputs.files import CsvOptions, read_table, resolve_columns
+from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, table_columns
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.sides import Side, check_column_types, load_side
 from kpr.metric.attack import Kind, make_attack
 from kpr.tables import reconcile
@@ -61,7 +62,7 @@ def _names(obj: Any) -> list[str]:
         ) from None
 
 
-def _side(obj: object, label: str, csv: CsvOptions) -> tuple[Side | None, list[str]]:
+def _side(obj: object, label: str, csv: ReadSettings) -> tuple[Side | None, list[str]]:
     """A path is read once, every column (its Side is ready); a frame's names only."""
     if _is_path(obj):
         loaded = read_table(obj, None, csv, label, compact=True)  # type: ignore[arg-type]
@@ -72,7 +73,7 @@ def _side(obj: object, label: str, csv: CsvOptions) -> tuple[Side | None, list[s
 
 
 def _restrict(side: Side | None, obj: object, columns: Sequence[str], label: str) -> Side:
-    csv = CsvOptions()
+    csv = ReadSettings()
     if side is None:
         return load_side(obj, columns, label, csv)
     assert isinstance(side.frame, pl.LazyFrame)
@@ -126,11 +127,11 @@ def load_tables(
     kinds: Mapping[str, str] | None = None,
     metadata: Any = None,
     table: str | None = None,
-    csv: CsvOptions | None = None,
+    csv: ReadSettings | None = None,
 ) -> Loaded:
     """Read both tables: the ``columns`` (default: every column of the original),
     kinds inferred by kpr's rule, then the metadata's, then ``kinds``."""
-    csv = csv or CsvOptions()
+    csv = csv or ReadSettings()
     o_side, o_names = _side(original, "original", csv)
     s_side, s_names = _side(synthetic, "synthetic", csv)
     declared: dict[str, str] = {}

@@ -32,19 +32,11 @@ import pyarrow.csv as pa_csv
 
 from kpr.errors import InputError, first_line
 from kpr.inputs.names import suggest
+from kpr.inputs.reading import ReadSettings
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 _SAMPLE_BYTES = 1 << 16
 _DELIMITERS = ",;\t|"
-
-
-@dataclass(frozen=True)
-class CsvOptions:
-    """How to parse CSV files; ``None`` means sniff it from the file."""
-
-    delimiter: str | None = None
-    encoding: str | None = None
-    na_values: tuple[str, ...] = ("",)
 
 
 @dataclass
@@ -59,7 +51,7 @@ class Loaded:
 def read_table(
     path: str | os.PathLike[str],
     columns: Sequence[str] | None,
-    options: CsvOptions,
+    options: ReadSettings,
     role: str = "",
     compact: bool = False,
 ) -> Loaded:
@@ -117,7 +109,7 @@ def _is_parquet(p: Path, named: Path) -> bool:
         return head == fh.read(4) == b"PAR1"
 
 
-def read_all(path: str | os.PathLike[str], options: CsvOptions, role: str = "") -> Loaded:
+def read_all(path: str | os.PathLike[str], options: ReadSettings, role: str = "") -> Loaded:
     """Read every column of a CSV or Parquet file (for tools that need the whole table,
     such as ``kpr avatarize``); CSV columns come as text, as in :func:`read_table`."""
     return read_table(path, None, options, role)
@@ -265,7 +257,7 @@ _MAX_BLOCK_BYTES = 1 << 31
 
 
 def _read_csv(
-    p: Path, columns: Sequence[str] | None, options: CsvOptions, label: str, compact: bool
+    p: Path, columns: Sequence[str] | None, options: ReadSettings, label: str, compact: bool
 ) -> pl.DataFrame:
     encoding, delimiter, header = sniff_csv(p, options.delimiter, options.encoding, label)
     wanted = header if columns is None else list(columns)
@@ -290,7 +282,7 @@ def _read_csv(
 def _stream_csv(
     p: Path,
     columns: Sequence[str],
-    options: CsvOptions,
+    options: ReadSettings,
     encoding: str,
     delimiter: str,
     block: int,

@@ -15,9 +15,10 @@ import polars as pl
 
 from kpr.errors import InputError, first_line
 from kpr.inputs.csv_text import TextFacts
-from kpr.inputs.files import CsvOptions, read_table, resolve_columns
+from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.kinds import native_categories
 from kpr.inputs.read_table import ReadTable
+from kpr.inputs.reading import ReadSettings
 
 
 @dataclass
@@ -44,7 +45,7 @@ def _is_path(obj: object) -> bool:
 
 
 def load_side(
-    obj: object, known: Sequence[str], label: str, csv: CsvOptions, row_id: str | None = None
+    obj: object, known: Sequence[str], label: str, csv: ReadSettings, row_id: str | None = None
 ) -> Side:
     """Read one input, keep only the known columns (and the ``row_id`` column)."""
     if row_id is not None:
@@ -86,7 +87,7 @@ def _is_series(obj: object) -> bool:
     )) or (module == "pyarrow" and kind.endswith("Array"))  # fmt: skip
 
 
-def _load_side(obj: object, known: Sequence[str], label: str, csv: CsvOptions) -> Side:
+def _load_side(obj: object, known: Sequence[str], label: str, csv: ReadSettings) -> Side:
     if _is_series(obj):
         raise InputError(
             f"{label} is a single column ({type(obj).__name__}), not a table; give a "

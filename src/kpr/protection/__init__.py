@@ -25,7 +25,7 @@ from kpr.api import evaluate
 from kpr.checks import percentage, whole_number
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
-from kpr.inputs.files import CsvOptions
+from kpr.inputs.reading import ReadSettings
 from kpr.labels import class_label
 from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Kind, check_tolerance, make_attack
@@ -106,7 +106,7 @@ def _load(
     avatars: Any,
     known: Sequence[str],
     kinds: Mapping[str, str] | None,
-    csv: CsvOptions,
+    csv: ReadSettings,
 ) -> _Loaded:
     declared = [n for n, k in (kinds or {}).items() if str(k).lower() == "categorical"]
     table, library = tables.full_table(avatars, csv, declared)
@@ -360,7 +360,7 @@ def protect(
     tol = check_tolerance(tolerance)
     attacks = _attacks(known, candidates, max_known)
     union = list(dict.fromkeys(v for a in attacks for v in a))
-    csv = CsvOptions(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
     loaded = _load(original, avatars, union, kinds, csv)
     enc = loaded.encoded
     codes = {v: enc.columns[v].a for v in union}
@@ -447,7 +447,7 @@ def protect(
     return protected, result
 
 
-def _original_frame(loaded: _Loaded, csv: CsvOptions) -> pl.DataFrame:
+def _original_frame(loaded: _Loaded, csv: ReadSettings) -> pl.DataFrame:
     """The originals, every column, as polars."""
     original = loaded.original
     if tables.is_path(original):
@@ -463,7 +463,7 @@ def _new_avatars(
     pairing: Any,
     k: int,
     seed: int,
-    csv: CsvOptions,
+    csv: ReadSettings,
 ) -> tuple[NewAvatars, Any]:
     """The regenerate move's new avatars: one per linking avatar that has an owner in
     the pairing, drawn from its owner's ``k`` nearest originals (``kpr.avatar``), and
@@ -510,7 +510,7 @@ def _new_avatars(
     return found, tables.appended(loaded.table, loaded.library, new)
 
 
-def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: CsvOptions) -> tuple[Any, Any]:
+def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: ReadSettings) -> tuple[Any, Any]:
     """Exact copies and DCR of the avatars before and after, in one FAMD space
     fitted on the originals (``kpr.avatar.distance``)."""
     from kpr.avatar.distance import distance_metrics
@@ -528,7 +528,7 @@ def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: CsvOptions) -> 
 
 
 def _utility(
-    loaded: _Loaded, protected: Any, kinds: Mapping[str, str] | None, csv: CsvOptions
+    loaded: _Loaded, protected: Any, kinds: Mapping[str, str] | None, csv: ReadSettings
 ) -> dict[str, Any]:
     """Fidelity to the originals before and after (``kpr.utility``), each column's
     Hellinger distance, and how far protect moved each pairwise association."""

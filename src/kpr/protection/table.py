@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from kpr.errors import InputError
-from kpr.inputs.files import CsvOptions
+from kpr.inputs.reading import ReadSettings
 
 Library = str  # "polars", "pandas" or "pyarrow"
 
@@ -36,7 +36,7 @@ def is_path(obj: object) -> bool:
     return isinstance(obj, str | os.PathLike)
 
 
-def full_table(obj: Any, csv: CsvOptions, categorical: Collection[str] = ()) -> tuple[Any, str]:
+def full_table(obj: Any, csv: ReadSettings, categorical: Collection[str] = ()) -> tuple[Any, str]:
     """Every column of an input, as a table protect can rewrite, and its library:
     pandas and pyarrow stay as they are; files, polars and other engines
     (DuckDB, Spark, Dask, collected into memory) become polars."""

@@ -1,26 +1,42 @@
-"""Printing a result for a person (text) or a program (JSON), and progress on stderr."""
+"""Every result as text for a person, and progress on stderr (the HTML pages are
+``kpr.render``)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+import math
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.progress import Progress as Bar
 
 from kpr.metric.attack import Kind
-from kpr.render.risk import advice, variable_risk
-from kpr.results.evaluation import KprResult, format_rate
+from kpr.progress import Progress, Step
+from kpr.render.risk import advice, analysis_advice, variable_risk
+from kpr.results.analysis import (
+    EXPLAIN_CONTRIBUTION,
+    EXPLAIN_CURVE,
+    EXPLAIN_INTERVAL,
+    EXPLAIN_METHOD,
+    EXPLAIN_SWEEP,
+    AnalysisResult,
+)
+from kpr.results.evaluation import KprResult, format_rate, meaning
 from kpr.results.ksweep import EXPLAIN, SweepOverK, TuneResult
 from kpr.results.ksweep_rows import SweepRow
+from kpr.results.rates import AttackRate
+
+if TYPE_CHECKING:
+    from kpr.results.utility import UtilityResult
 
 
 def text_summary(
@@ -67,12 +83,166 @@ def text_summary(
     return "\n".join(lines)
 
 
+def _ci(rate: AttackRate) -> str:
+    low, high = rate.interval
+    return f"{low:.2f} to {high:.2f} %"
+
+
+def _names(known: tuple[str, ...]) -> str:
+    return ", ".join(known)
+
+
+def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False) -> str:
+    """The analysis as plain text, each part with its one-sentence explanation."""
+    a = result.attack
+    conf = f"{a.confidence * 100:g} %"
+    lines = [
+        f"Attacker-knowledge analysis (method {a.method}, tolerance {a.tolerance:g})",
+        f"Known variables: {_names(a.known)}",
+        "",
+        f"Knowledge Protection Rate: {format_rate(a.rate)}  ({conf} CI {_ci(a)})",
+        f"  {meaning(a.rate)}",
+        f"  {EXPLAIN_INTERVAL.format(conf=a.confidence * 100)}",
+        f"  {EXPLAIN_METHOD[a.method]}",
+        f"  n {a.n:,}   avatars {a.n_avatars:,}   unique originals |U| {a.unique_originals:,}"
+        f"   linked |S| {a.linked:,}",
+        f"  {result.claims_for('--pairing')}",
+        "",
+        "Baselines",
+    ]
+    w = result.original_published
+    lines += [
+        f"  worst case (every unique original linked)  {format_rate(result.worst_case):>9};"
+        f"  avatars minus worst case: {a.rate - result.worst_case:+.2f} points",
+        f"    {result.worst_case_explanation}",
+        f"  original published as is  {format_rate(w.rate):>9}  (CI {_ci(w)});"
+        f"  avatars minus original published: {a.rate - w.rate:+.2f} points",
+        f"    {result.original_published_explanation}",
+    ]
+    c = result.control
+    if c is None:
+        lines.append(
+            "  control: none given (--control: individuals of the same population not used "
+            "to train the synthesizer)"
+        )
+    else:
+        lines += [f"  {x}" for x in c.summary_lines()]
+    if result.tolerance_curve:
+        lines += [
+            "",
+            "Tolerance curve",
+            f"  {'tolerance':>9}  {'KPR':>9}  {conf + ' CI':<18} linked",
+        ]
+        for p in result.tolerance_curve:
+            lines.append(
+                f"  {p.tolerance * 100:>8g} %  {format_rate(p.rate):>9}  {_ci(p):<18} {p.linked:,}"
+            )
+        lines.append(f"  {EXPLAIN_CURVE}")
+    s = result.sweep
+    if s is not None:
+        shown = s.top(top)
+        lines += [
+            "",
+            f"Riskiest subsets of known variables (top {len(shown)} of {len(s.entries)}, "
+            f"up to {s.max_known} variables)",
+            f"  {'rank':>4}  {'KPR':>9}  {conf + ' CI':<18} {'linked':>7} {'|U|':>9}  known",
+        ]
+        for i, e in enumerate(shown, 1):
+            lines.append(
+                f"  {i:>4}  {format_rate(e.rate):>9}  {_ci(e):<18} {e.linked:>7,} "
+                f"{e.unique_originals:>9,}  {_names(e.known)}"
+            )
+        lines.append(f"  {EXPLAIN_SWEEP}")
+        width = max(len(x.variable) for x in s.contributions)
+        lines += ["", "Contribution of each variable", f"  {'variable':<{width}}  points  subsets"]
+        for x in s.contributions:
+            lines.append(f"  {x.variable:<{width}}  {x.mean_decrease:>+6.2f}  {x.subsets:>7}")
+        lines.append(f"  {EXPLAIN_CONTRIBUTION}")
+    if result.warnings:
+        lines += ["", "Warnings:"] + [f"  - {x}" for x in result.warnings]
+    kpr_avatars = kpr_avatars or result.correct_links is not None
+    lines += ["", "What to do next:"]
+    lines += [f"  - {x}" for x in analysis_advice(result, kpr_avatars)]
+    return "\n".join(lines)
+
+
+#: Pairs listed in the text summary.
+TOP_PAIRS = 10
+
+
+def _score(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _met(value: float, target: float) -> str:
+    if not math.isfinite(value):
+        return "undefined"
+    return "met" if value < target else "NOT met"
+
+
+def utility_text(result: UtilityResult, top: int = TOP_PAIRS) -> str:
+    """The scores as plain text: the summary figures, the columns, the pairs that moved most."""
+    from kpr.results.utility import CORRELATION_DIFFERENCE_TARGET, HELLINGER_TARGET
+
+    cols, pairs = result.columns, result.pair_table()
+    lines = [
+        f"Utility of the synthetic table ({result.n_synthetic:,} rows) against the original "
+        f"({result.n_original:,} rows): {len(cols)} columns, {len(pairs)} pairs",
+        "",
+        f"Quality score (SDMetrics' Quality Report): {_score(result.overall)}",
+        f"  column shapes {_score(result.column_shapes)}   column pair trends "
+        f"{_score(result.column_pair_trends)}",
+        f"Mean Hellinger distance: {_score(result.mean_hellinger)}  (Octopize's target < "
+        f"{HELLINGER_TARGET:g}: {_met(result.mean_hellinger, HELLINGER_TARGET)})",
+        f"Correlation difference: {_score(result.correlation_difference, 1)} %  (target < "
+        f"{CORRELATION_DIFFERENCE_TARGET:g} %: "
+        f"{_met(result.correlation_difference, CORRELATION_DIFFERENCE_TARGET)})",
+        f"  {result.meaning}",
+    ]
+    if result.skipped:
+        lines.append(f"  Not scored (ids or personal information): {', '.join(result.skipped)}")
+    width = max([len("column"), *(len(c) for c in cols["column"])])
+    lines += [
+        "",
+        "Column shapes (lowest score first)",
+        f"  {'column':<{width}}  {'kind':<11}  {'metric':<12}  {'score':>6}  {'Hellinger':>9}"
+        f"  {'missing o/s':>13}",
+    ]
+    for r in cols.sort("score", nulls_last=True).iter_rows(named=True):
+        missing = f"{100 * r['missing_original']:.1f}/{100 * r['missing_synthetic']:.1f} %"
+        lines.append(
+            f"  {r['column']:<{width}}  {r['kind']:<11}  {r['metric']:<12}  "
+            f"{_score(r['score']):>6}  {_score(r['hellinger']):>9}  {missing:>13}"
+        )
+    if len(pairs):
+        shown = pairs.head(top)
+        lines += [
+            "",
+            f"Pairs whose association moved most (top {len(shown)} of {len(pairs)})",
+            f"  {'pair':<{2 * width + 3}}  {'score':>6}  {'association':<11}  {'original':>8}  "
+            f"{'synthetic':>9}  {'change':>7}",
+        ]
+        for r in shown.iter_rows(named=True):
+            name = f"{r['column_1']} x {r['column_2']}"
+            change = r["association_change"]
+            lines.append(
+                f"  {name:<{2 * width + 3}}  {_score(r['score']):>6}  {r['association']:<11}  "
+                f"{_score(r['original_association']):>8}  {_score(r['synthetic_association']):>9}  "
+                f"{'-' if change is None else f'{change:+.3f}':>7}"
+            )
+        lines.append(
+            "  association: r = |Pearson's r|, cramers_v = Cramer's V, eta2 = share of the "
+            "number's variance its category explains"
+        )
+    return "\n".join(lines)
+
+
 def print_text(console: Console, text: str) -> None:
     console.print(escape(text), highlight=False, soft_wrap=True)
 
 
 @contextlib.contextmanager
-def progress(console: Console, quiet: bool) -> Iterator[Callable[[str], None]]:
+def progress(console: Console, quiet: bool) -> Iterator[Step]:
     """A spinner naming the step under way; silent when stderr is not a terminal."""
     if quiet or not console.is_terminal:
         yield lambda _step: None
@@ -82,7 +252,7 @@ def progress(console: Console, quiet: bool) -> Iterator[Callable[[str], None]]:
 
 
 @contextlib.contextmanager
-def progress_bar(console: Console, quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
+def progress_bar(console: Console, quiet: bool) -> Iterator[Progress | None]:
     """A bar naming the attack under way; silent when stderr is not a terminal."""
     if quiet or not console.is_terminal:
         yield None
@@ -94,7 +264,7 @@ def progress_bar(console: Console, quiet: bool) -> Iterator[Callable[[int, int, 
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    with Bar(*columns, console=console, transient=True) as bar:
         task = bar.add_task("reading the inputs", total=None)
 
         def update(done: int, total: int, label: str) -> None:
