@@ -61,8 +61,8 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   # (2026-12-01); with tests/adversarial and the CLI tests too
   # (624 tests) one such run took 34 min on 2 cores at load average 11-26.
   SLICE=(-q -p no:cacheprovider -n auto -k "not spark"
-    tests/engines tests/test_metric.py tests/test_inputs.py tests/test_csv_integers.py
-    tests/test_exact_statistics.py tests/test_metadata.py tests/test_pairing.py
+    tests/engines tests/test_metric.py tests/inputs
+    tests/test_exact_statistics.py tests/test_pairing.py
     tests/avatar/test_generator.py tests/avatar/test_projection.py tests/avatar/test_metrics.py
     tests/avatar/test_distance.py tests/analysis/test_shared_sweep.py tests/report/test_html.py)
 

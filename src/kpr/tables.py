@@ -388,16 +388,16 @@ def prepare(
     original: object,
     avatars: object,
     attack: Attack,
-    csv: ReadSettings | None = None,
-    roles: tuple[str, str] = ("original", "avatars"),
+    read: ReadSettings | None = None,
+    names: tuple[str, str] = ("original", "avatars"),
     row_id: str | None = None,
 ) -> Prepared:
     """Load both inputs and agree on kinds and dtypes. ``row_id`` names a column of
     integer ids in both tables that identifies rows (default: positions, which
     only polars-backed inputs and files read by polars have)."""
-    csv = csv or ReadSettings()
-    o = load_side(original, attack.known, roles[0], csv, row_id)
-    a = load_side(avatars, attack.known, roles[1], csv, row_id)
+    read = read or ReadSettings()
+    o = load_side(original, attack.known, names[0], read, row_id)
+    a = load_side(avatars, attack.known, names[1], read, row_id)
     return reconcile(o, a, attack)
 
 

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.cli.test_app import run
 from tests.reference import RefResult, reference_kpr
-from tests.test_cli import run
 
 __all__ = ["run"]
 

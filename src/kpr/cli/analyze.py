@@ -94,12 +94,9 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
 @READ
 @FORMAT
 @click.option(
-    "--top",
-    type=whole("--top", 0),
-    default=10,
-    show_default=True,
+    "--top", type=whole("--top", 0), default=10, show_default=True,
     help="How many of the riskiest subsets to show (text and --report; JSON holds all).",
-)
+)  # fmt: skip
 @report_option
 @QUIET
 @click.option(
@@ -138,6 +135,19 @@ def analyze_command(
       kpr analyze original.csv avatars.csv --candidates age,sex,region,zip --max-known 3
       kpr analyze original.csv avatars.csv -c age,sex,region --control holdout.csv
       kpr analyze --demo --report analysis.html
+    \f
+    Parameters
+    ----------
+    original, avatars : the two tables' paths (None with ``--demo``).
+    candidates, known : ``--candidates`` and ``--known``, comma-separated lists.
+    max_known, max_attacks : the sweep's largest subset and its number of attacks.
+    control : ``--control``, ``--control-subsets``, ``--seed`` (a Control).
+    pairing, kpr_avatars : ``--pairing``, ``--kpr-avatars``.
+    tolerances, method, tolerance : the curve's tolerances, bins or window, the attack's.
+    kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
+    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
+    fmt, top, report, quiet : what is printed and written.
+    demo : analyze the bundled demo instead of ORIGINAL and AVATARS.
     """
     requires(click.get_current_context(), CONTROL_NEEDS)
     original, avatars, labels = _tables(original, avatars, demo)

@@ -35,6 +35,7 @@ from .options import (
     bundle,
     requires,
     split_names,
+    tables,
 )
 
 if TYPE_CHECKING:
@@ -195,8 +196,7 @@ def emit_evaluation(
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("original", type=click.Path(path_type=str))
-@click.argument("avatars", type=click.Path(path_type=str))
+@tables()
 @click.option(
     "--known",
     "-k",
@@ -233,6 +233,19 @@ def evaluate(
     \b
     Example:
       kpr evaluate original.csv avatars.csv --known age,sex,region --fail-under 90
+    \f
+    Parameters
+    ----------
+    original, avatars : the two tables' paths, as given.
+    known : ``--known``, each a comma-separated list (:func:`split_names`).
+    tolerance : ``--tolerance``, checked while parsed.
+    kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
+    widths : ``--width``, ``--metadata``, ``--table`` (:class:`Widths`).
+    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
+    engine : ``--engine``, ``--spark-master``, ``--dask-scheduler``, ``--row-id``.
+    control : ``--control``, ``--control-subsets``, ``--seed`` (:class:`Control`).
+    pairing, kpr_avatars : ``--pairing``, ``--kpr-avatars``.
+    out : what is printed and written, and the release gate (:class:`Outputs`).
     """
     from kpr.api import evaluate as evaluate_tables
 
@@ -243,9 +256,9 @@ def evaluate(
     out.check((original, avatars))
     engine.check(pairing, control.path)
     with text.progress(stderr, out.quiet) as step:
-        tables = engine.tables(original, avatars, names, read, out.linked_out is not None, step)
+        inputs = engine.tables(original, avatars, names, read, out.linked_out is not None, step)
         result = evaluate_tables(
-            *tables, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
+            *inputs, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
             **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
             **control.keywords(),
         )  # fmt: skip

@@ -59,6 +59,14 @@ def whole(option: str, minimum: int, maximum: int | None = None) -> Checked:
     return Checked("integer", lambda text: whole_number_text(text, option, minimum, maximum))
 
 
+def tables(second: str = "avatars") -> Callable[[F], F]:
+    """The two tables a command compares: ORIGINAL and ``second`` (paths)."""
+    return options(
+        click.argument("original", type=click.Path(path_type=str)),
+        click.argument(second, type=click.Path(path_type=str)),
+    )
+
+
 #: ``--seed``: what numpy's generators accept.
 SEED = whole("--seed", 0)
 

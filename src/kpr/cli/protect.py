@@ -21,6 +21,7 @@ from kpr.cli.options import (
     TOLERANCE,
     Checked,
     split_names,
+    tables,
 )
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadSettings
@@ -36,8 +37,7 @@ MOVES_TYPE = Checked("moves", _moves)
 
 
 @click.command("protect", context_settings=CONTEXT)
-@click.argument("original", type=click.Path(path_type=str))
-@click.argument("avatars", type=click.Path(path_type=str))
+@tables()
 @click.option(
     "--known", "-k", multiple=True, help="Known variables of the attack, comma-separated."
 )
@@ -126,6 +126,20 @@ def protect_command(
       kpr protect original.csv avatars.csv -k age,sex,race --target 99 -o protected.csv
       kpr protect original.csv avatars.csv -c age,sex,race,education --max-known 2 \\
           --target 98 -o protected.csv --changes-out changes.csv --report protect.html
+    \f
+    Parameters
+    ----------
+    original, avatars : the two tables' paths.
+    known, candidates, max_known : one attack, or every subset of the candidates.
+    target : the rate every attack must reach.
+    output, changes_out : the protected table and the change log to write.
+    moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
+    pairing, control : ``--pairing`` and ``--control`` paths.
+    no_distances, no_utility : skip the distances or the fidelity before and after.
+    tolerance : the attack's tolerance.
+    kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
+    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
+    fmt, report, quiet : what is printed and written.
     """
     from kpr.avatar.files import check_output, write_table
     from kpr.inputs.writers import write_csv

@@ -22,14 +22,8 @@ from rich.progress import Progress as Bar
 from kpr.metric.attack import Kind
 from kpr.progress import Progress, Step
 from kpr.render.risk import advice, analysis_advice, variable_risk
-from kpr.results.analysis import (
-    EXPLAIN_CONTRIBUTION,
-    EXPLAIN_CURVE,
-    EXPLAIN_INTERVAL,
-    EXPLAIN_METHOD,
-    EXPLAIN_SWEEP,
-    AnalysisResult,
-)
+from kpr.results import analysis as explain
+from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult, format_rate, meaning
 from kpr.results.ksweep import EXPLAIN, SweepOverK, TuneResult
 from kpr.results.ksweep_rows import SweepRow
@@ -102,8 +96,8 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
         "",
         f"Knowledge Protection Rate: {format_rate(a.rate)}  ({conf} CI {_ci(a)})",
         f"  {meaning(a.rate)}",
-        f"  {EXPLAIN_INTERVAL.format(conf=a.confidence * 100)}",
-        f"  {EXPLAIN_METHOD[a.method]}",
+        f"  {explain.EXPLAIN_INTERVAL.format(conf=a.confidence * 100)}",
+        f"  {explain.EXPLAIN_METHOD[a.method]}",
         f"  n {a.n:,}   avatars {a.n_avatars:,}   unique originals |U| {a.unique_originals:,}"
         f"   linked |S| {a.linked:,}",
         f"  {result.claims_for('--pairing')}",
@@ -137,7 +131,7 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
             lines.append(
                 f"  {p.tolerance * 100:>8g} %  {format_rate(p.rate):>9}  {_ci(p):<18} {p.linked:,}"
             )
-        lines.append(f"  {EXPLAIN_CURVE}")
+        lines.append(f"  {explain.EXPLAIN_CURVE}")
     s = result.sweep
     if s is not None:
         shown = s.top(top)
@@ -152,12 +146,12 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
                 f"  {i:>4}  {format_rate(e.rate):>9}  {_ci(e):<18} {e.linked:>7,} "
                 f"{e.unique_originals:>9,}  {_names(e.known)}"
             )
-        lines.append(f"  {EXPLAIN_SWEEP}")
+        lines.append(f"  {explain.EXPLAIN_SWEEP}")
         width = max(len(x.variable) for x in s.contributions)
         lines += ["", "Contribution of each variable", f"  {'variable':<{width}}  points  subsets"]
         for x in s.contributions:
             lines.append(f"  {x.variable:<{width}}  {x.mean_decrease:>+6.2f}  {x.subsets:>7}")
-        lines.append(f"  {EXPLAIN_CONTRIBUTION}")
+        lines.append(f"  {explain.EXPLAIN_CONTRIBUTION}")
     if result.warnings:
         lines += ["", "Warnings:"] + [f"  - {x}" for x in result.warnings]
     kpr_avatars = kpr_avatars or result.correct_links is not None

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from kpr.cli.common import CONTEXT, check_writes, emit, report_option, stderr
-from kpr.cli.options import FORMAT, KINDS, QUIET, READ, split_names
+from kpr.cli.options import FORMAT, KINDS, QUIET, READ, split_names, tables
 from kpr.inputs.reading import ReadSettings
 from kpr.results import json
 
@@ -20,8 +20,7 @@ from . import text
 
 
 @click.command("utility", context_settings=CONTEXT)
-@click.argument("original", type=click.Path(path_type=str))
-@click.argument("synthetic", type=click.Path(path_type=str))
+@tables("synthetic")
 @click.option(
     "--columns",
     "-c",
@@ -59,6 +58,15 @@ def utility_command(
     \b
     Example:
       kpr utility original.csv synthetic.csv --report utility.html
+    \f
+    Parameters
+    ----------
+    original, synthetic : the two tables' paths.
+    columns : ``--columns``, comma-separated (default: every column of the original).
+    kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
+    metadata, table : SDV metadata and its table.
+    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
+    fmt, report, quiet : what is printed and written.
     """
     from kpr.fidelity import utility
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kpr.errors import InputError, MissingDependencyError, first_line
-from kpr.inputs.read_table import FILE_ROW, ReadTable
+from kpr.inputs.engine_table import FILE_ROW, EngineTable
 
 
 def dask_client(address: str) -> Any:
@@ -32,7 +32,7 @@ def dask_inputs(
     known: Sequence[str],
     row_id: str | None = None,
     positions: bool = False,
-) -> tuple[ReadTable, ReadTable]:
+) -> tuple[EngineTable, EngineTable]:
     """Both Parquet files read by Dask (only the known columns and ``row_id``), with
     ``positions``: each row's position in its file (see :func:`dask_positions`)."""
     from kpr.inputs.files import PARQUET_SUFFIXES, check_columns
@@ -57,7 +57,7 @@ def dask_inputs(
         frame = frame[columns]
         if positions:
             frame = dask_positions(frame, FILE_ROW)
-        tables.append(ReadTable(frame, False, path, FILE_ROW if positions else None))
+        tables.append(EngineTable(frame, False, path, FILE_ROW if positions else None))
     return tables[0], tables[1]
 
 

@@ -18,7 +18,7 @@ import narwhals as nw
 
 from kpr.engine.queries import Frame
 from kpr.errors import InputError, MissingDependencyError, first_line
-from kpr.inputs.read_table import FILE_ROW, ReadTable
+from kpr.inputs.engine_table import FILE_ROW, EngineTable
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkFrame
@@ -189,7 +189,7 @@ def spark_inputs(
     na_values: Sequence[str] = ("",),
     row_id: str | None = None,
     positions: bool = False,
-) -> tuple[ReadTable, ReadTable]:
+) -> tuple[EngineTable, EngineTable]:
     """Both files read by Spark, ready for ``kpr.evaluate``: with the ``row_id``
     column, or with ``positions`` (each row's position in its file, numbered in
     the cluster), so that linked individuals can be reported."""
@@ -199,7 +199,7 @@ def spark_inputs(
         frame, untyped = read_spark(session, path, columns, path, delimiter, encoding, na_values)
         if positions:
             frame = with_positions(frame, FILE_ROW)
-        tables.append(ReadTable(frame, untyped, path, FILE_ROW if positions else None))
+        tables.append(EngineTable(frame, untyped, path, FILE_ROW if positions else None))
     return tables[0], tables[1]
 
 

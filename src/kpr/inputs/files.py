@@ -52,13 +52,13 @@ def read_table(
     path: str | os.PathLike[str],
     columns: Sequence[str] | None,
     options: ReadSettings,
-    role: str = "",
+    name: str = "",
     compact: bool = False,
 ) -> Loaded:
     """Read ``columns`` (None: all) of a CSV or Parquet file (by extension, or by its
-    first bytes when it comes through a pipe); ``role`` names it in errors;
+    first bytes when it comes through a pipe); ``name`` (original, avatars...) names it in errors;
     ``compact``: CSV columns of integers as Int64 (see the module docstring)."""
-    label = f"{role} {path}".strip()
+    label = f"{name} {path}".strip()
     with _regular_file(Path(path), label) as p:
         if _is_parquet(p, Path(path)):
             frame = _read_parquet(p, columns, label)
@@ -109,10 +109,10 @@ def _is_parquet(p: Path, named: Path) -> bool:
         return head == fh.read(4) == b"PAR1"
 
 
-def read_all(path: str | os.PathLike[str], options: ReadSettings, role: str = "") -> Loaded:
+def read_all(path: str | os.PathLike[str], options: ReadSettings, name: str = "") -> Loaded:
     """Read every column of a CSV or Parquet file (for tools that need the whole table,
     such as ``kpr avatarize``); CSV columns come as text, as in :func:`read_table`."""
-    return read_table(path, None, options, role)
+    return read_table(path, None, options, name)
 
 
 def check_columns(available: Sequence[str], wanted: Sequence[str], label: str) -> None:

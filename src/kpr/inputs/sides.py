@@ -15,9 +15,9 @@ import polars as pl
 
 from kpr.errors import InputError, first_line
 from kpr.inputs.csv_text import TextFacts
+from kpr.inputs.engine_table import EngineTable
 from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.kinds import native_categories
-from kpr.inputs.read_table import ReadTable
 from kpr.inputs.reading import ReadSettings
 
 
@@ -45,14 +45,14 @@ def _is_path(obj: object) -> bool:
 
 
 def load_side(
-    obj: object, known: Sequence[str], label: str, csv: ReadSettings, row_id: str | None = None
+    obj: object, known: Sequence[str], label: str, read: ReadSettings, row_id: str | None = None
 ) -> Side:
     """Read one input, keep only the known columns (and the ``row_id`` column)."""
     if row_id is not None:
-        side = load_side(obj, [*known, *([row_id] if row_id not in known else [])], label, csv)
+        side = load_side(obj, [*known, *([row_id] if row_id not in known else [])], label, read)
         side.row = row_id
         return side
-    side = _load_side(obj, known, label, csv)
+    side = _load_side(obj, known, label, read)
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         check_column_types(side.frame.collect_schema(), side.label)
@@ -87,19 +87,19 @@ def _is_series(obj: object) -> bool:
     )) or (module == "pyarrow" and kind.endswith("Array"))  # fmt: skip
 
 
-def _load_side(obj: object, known: Sequence[str], label: str, csv: ReadSettings) -> Side:
+def _load_side(obj: object, known: Sequence[str], label: str, read: ReadSettings) -> Side:
     if _is_series(obj):
         raise InputError(
             f"{label} is a single column ({type(obj).__name__}), not a table; give a "
             "DataFrame, e.g. series.to_frame()"
         )
     if _is_path(obj):
-        loaded = read_table(obj, known, csv, label, compact=True)  # type: ignore[arg-type]
+        loaded = read_table(obj, known, read, label, compact=True)  # type: ignore[arg-type]
         return Side(loaded.frame, loaded.untyped, loaded.label)
     if isinstance(obj, pl.DataFrame | pl.LazyFrame):
         lf = obj.lazy()
         return Side(_select(nw.from_native(lf), known, label).to_native(), False, label)
-    if isinstance(obj, ReadTable):  # a file read by another engine (Spark)
+    if isinstance(obj, EngineTable):  # a file read by another engine (Spark)
         frame = nw.from_native(obj.frame).lazy()
         extra = obj.row if obj.row and obj.row not in known else None
         return Side(_select(frame, known, obj.label, extra), obj.untyped, obj.label, row=obj.row)

@@ -12,7 +12,7 @@ import pytest
 
 import kpr
 from kpr.inputs.metadata import sdv_kinds
-from tests.test_cli import run
+from tests.cli.test_app import run
 
 ORIGINAL = pl.DataFrame(
     {

@@ -1,6 +1,6 @@
-"""A table another backend (Spark, Dask) read from a file: what the CLI hands to
+"""A table another engine (Spark, Dask) read from a file: what the CLI hands to
 ``kpr.evaluate`` in place of a path, so that ``kpr.tables`` decides the kinds of
-its columns as for a file polars read."""
+its columns as for a file polars read (``kpr.inputs.files.read_table``)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ FILE_ROW = "__kpr_file_row__"
 
 
 @dataclass
-class ReadTable:
-    """A table a backend read from a file, handed to ``kpr.evaluate`` as input:
+class EngineTable:
+    """A table an engine read from a file, handed to ``kpr.evaluate`` as input:
     ``untyped`` (CSV) columns are text whose kinds ``kpr.tables`` decides, as
     for a CSV file read by polars."""
 
     frame: Any  # a native lazy frame (a Spark or Dask DataFrame)
     untyped: bool
     label: str
-    row: str | None = None  #: the column of row positions in the file, when read with them
+    row: str | None = None  # the column of row positions in the file, when read with them
