@@ -35,17 +35,15 @@ RULES = {
     "metric": "errors",
     "inputs": "errors metric",
     "engine": "errors metric inputs progress",
-    "tables": "errors metric inputs engine",
     "pairing": "errors inputs",
     "results": "errors metric engine labels notices",
     "diagnostics": "errors metric inputs notices results",
-    "measure": "errors metric inputs engine tables pairing results diagnostics progress",
-    "analysis": "errors checks metric inputs engine tables notices results measure progress",
+    "measure": "errors metric inputs engine pairing results diagnostics progress",
+    "analysis": "errors checks metric inputs engine notices results measure progress",
     "api": "errors metric inputs results measure analysis progress",
-    "fidelity": "errors metric inputs tables results progress",
-    "avatar": "errors checks metric inputs tables pairing results measure analysis fidelity "
-    "progress",
-    "protection": "errors checks labels metric inputs engine tables pairing results measure "
+    "fidelity": "errors metric inputs engine results progress",
+    "avatar": "errors checks metric inputs pairing results measure analysis fidelity progress",
+    "protection": "errors checks labels metric inputs engine pairing results measure "
     "analysis api avatar fidelity",
     "render": "errors checks version labels metric inputs results",
     "sdmetrics_metric": "errors metric api",

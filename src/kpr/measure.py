@@ -17,14 +17,14 @@ import polars as pl
 
 from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import queries
-from kpr.engine.backends import hooks_for
+from kpr.engine.backends import TEXT_PARSING, hooks_for
 from kpr.errors import InputError, first_line
 from kpr.inputs.reading import ReadSettings
+from kpr.inputs.reconcile import Prepared, prepare
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.pairing import correct_links
 from kpr.progress import Step
 from kpr.results.evaluation import Detail, KprResult, VariableInfo, protection_rate
-from kpr.tables import Prepared, prepare
 
 
 def _persist_polars(frame: queries.Frame) -> queries.Frame:
@@ -66,7 +66,7 @@ def load(
     attack = make_attack(known, DEFAULT_TOLERANCE, kinds)
     csv = ReadSettings(delimiter, encoding, tuple(na_values))
     try:
-        prepared = prepare(original, avatars, attack, csv, (role, "avatars"), row_id)
+        prepared = prepare(original, avatars, attack, csv, (role, "avatars"), row_id, TEXT_PARSING)
         prepared.library = library_of(original)
         if materialize and prepared.original.implementation.is_polars():
             prepared.original = _persist_polars(prepared.original)

@@ -12,11 +12,11 @@ from typing import Any
 
 from kpr.analysis.window import window_counts
 from kpr.errors import InputError
+from kpr.inputs.reconcile import Prepared
 from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.results.rates import METHODS, AttackRate, Method
-from kpr.tables import Prepared
 
 
 def check_method(method: object) -> Method:

@@ -27,6 +27,7 @@ from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
 from kpr.inputs.files import read_all
 from kpr.inputs.reading import ReadSettings
+from kpr.inputs.reconcile import Prepared
 from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
 from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE
@@ -35,7 +36,6 @@ from kpr.notices import Notice
 from kpr.results.control import ControlComparison
 from kpr.results.evaluation import KprResult
 from kpr.results.rates import AttackRate, Method
-from kpr.tables import Prepared
 
 
 def load_control(

@@ -20,13 +20,13 @@ import polars as pl
 from kpr.analysis.attacks import check_method, run_attack
 from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.errors import InputError
+from kpr.inputs.reconcile import Prepared
 from kpr.measure import load, polars_error
 from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.progress import Progress
 from kpr.results.analysis import Contribution, SweepResult
 from kpr.results.rates import AttackRate, Method
-from kpr.tables import Prepared
 
 #: ``progress(done, total, label)``: called as attacks finish (``done`` so far,
 #: from ``offset`` up; the label names a subset), the last time with

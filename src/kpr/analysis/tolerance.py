@@ -7,10 +7,10 @@ from collections.abc import Iterable
 
 from kpr.analysis.attacks import run_attack
 from kpr.errors import InputError
+from kpr.inputs.reconcile import Prepared
 from kpr.metric.attack import check_tolerance
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.results.rates import AttackRate, Method
-from kpr.tables import Prepared
 
 DEFAULT_TOLERANCES: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2)
 

@@ -43,8 +43,8 @@ import numpy.typing as npt
 import polars as pl
 
 from kpr.engine import queries
+from kpr.inputs.reconcile import Prepared
 from kpr.metric.attack import Kind
-from kpr.tables import Prepared
 
 _SIDE = "__kpr_side__"
 _IDX = "__kpr_idx__"

@@ -1,7 +1,7 @@
 """Tables to avatarise, read from files; avatar tables and pairings, written to files.
 
 A CSV is read as text (``kpr.inputs.files``), then each column is typed exactly as
-``kpr evaluate`` types the columns of a CSV original (``kpr.tables``): a column
+``kpr evaluate`` types the columns of a CSV original (``kpr.inputs.reconcile``): a column
 whose values all read as integers becomes Int64, as numbers Float64, anything
 else stays text. So the avatars of a CSV and the KPR computed on that CSV agree
 on which columns are numeric. Columns declared categorical stay text, so codes

@@ -40,7 +40,8 @@ import polars as pl
 from kpr.engine import queries
 from kpr.engine.encoded import weighted_moments
 from kpr.engine.queries import Frame, Hooks, Scan
-from kpr.engine.spark import spark_text_checks
+from kpr.engine.spark import nan_text_to_null, parse_number, spark_text_checks
+from kpr.inputs.csv_text import TextParsing
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Moments, NumericBins
 
@@ -305,3 +306,7 @@ def text_facts(frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
     if not frame.implementation.is_pyspark():
         return None
     return spark_text_checks(frame.to_native(), name)
+
+
+#: How the engines other than polars parse text, for ``kpr.inputs.reconcile``.
+TEXT_PARSING = TextParsing(text_facts, parse_number, nan_text_to_null)

@@ -1,6 +1,6 @@
 """Spark glue of the CLI: the session (quiet log4j, the JVM's start-up chatter in a
 log file), reading CSV/Parquet files with Spark the way ``kpr.inputs.files`` and
-``kpr.tables`` read them, and parsing Spark text columns the way polars does."""
+``kpr.inputs.reconcile`` read them, and parsing Spark text columns the way polars does."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def _quiet_log4j() -> str:
     return str(path)
 
 
-#: The number grammar polars' string casts accept (what ``kpr.tables`` uses on
+#: The number grammar polars' string casts accept (what ``kpr.inputs.reconcile`` uses on
 #: CSV text): decimal or exponent notation, inf, infinity, nan; ASCII digits.
 _FLOAT_RE = (
     r"^[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
@@ -163,7 +163,7 @@ def read_spark(
         raise InputError(f"{label}: could not read with Spark ({first_line(exc)})") from None
     columns = [c.lstrip("\ufeff") if i == 0 else c for i, c in enumerate(frame.columns)]
     frame = frame.toDF(*columns)
-    actual = resolve_columns(columns, known, label)  # kpr.tables renames them to known
+    actual = resolve_columns(columns, known, label)  # kpr.inputs.reconcile renames them to known
     from pyspark.sql import functions as F
 
     na = list(na_values)

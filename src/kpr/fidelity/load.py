@@ -1,7 +1,7 @@
 """Both tables as polars frames of every compared column, with kinds decided as for
-the rate (``kpr.tables``): the same readers, so every input kpr reads works.
+the rate (``kpr.inputs.reconcile``): the same readers, so every input kpr reads works.
 
-Dates come from ``kpr.tables`` as float days; they are turned back into the
+Dates come from ``kpr.inputs.reconcile`` as float days; they are turned back into the
 integer nanoseconds SDMetrics computes on (``pd.to_numeric`` of a datetime), so
 that ties and bin edges fall where they fall in SDMetrics.
 """
@@ -17,14 +17,15 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
+from kpr.engine.backends import TEXT_PARSING
 from kpr.errors import InputError, first_line
 from kpr.inputs.dates import US_PER_DAY
 from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, table_columns
 from kpr.inputs.reading import ReadSettings
+from kpr.inputs.reconcile import reconcile
 from kpr.inputs.sides import Side, check_column_types, load_side
 from kpr.metric.attack import Kind, make_attack
-from kpr.tables import reconcile
 
 #: SDMetrics' Quality Report also scores ``ordinal`` columns (as categories).
 _SDTYPES = {**SDTYPE_KINDS, "ordinal": "categorical"}
@@ -160,7 +161,7 @@ def load_tables(
     o = _restrict(o_side, original, wanted, "original")
     s = _restrict(s_side, synthetic, wanted, "synthetic")
     try:
-        prepared = reconcile(o, s, attack)
+        prepared = reconcile(o, s, attack, TEXT_PARSING)
         left = _collect(prepared.original, prepared.row)
         right = _collect(prepared.avatars, prepared.row)
     except pl.exceptions.PolarsError as exc:

@@ -6,6 +6,8 @@ Spark's counterparts are in ``kpr.engine.spark``; the kind rule in
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -15,6 +17,19 @@ from kpr.metric.attack import Kind
 
 #: (some value present, every value an integer, the first value that is not a number)
 TextFacts = tuple[bool, bool, str | None]
+
+
+@dataclass(frozen=True)
+class TextParsing:
+    """How an engine other than polars answers about a text column, on narwhals frames
+    (``kpr.engine.backends.TEXT_PARSING``, Spark's): ``facts(frame, name)`` (None: the
+    engine cannot tell), ``parse_number(frame, name, integer)`` and
+    ``nan_to_null(frame, name)``. Given to the reconciler by its callers, so that the
+    inputs layer does not import the engines."""
+
+    facts: Callable[[Any, str], TextFacts | None]
+    parse_number: Callable[[Any, str, bool], Any]
+    nan_to_null: Callable[[Any, str], Any]
 
 
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:

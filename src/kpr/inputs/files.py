@@ -1,7 +1,7 @@
 """Reading CSV and Parquet files into polars frames, reading only the known columns.
 
 CSV is read as text on purpose: kinds are decided afterwards, on the original
-table (see ``kpr.tables``), so an avatar file is parsed with the kinds of the
+table (see ``kpr.inputs.reconcile``), so an avatar file is parsed with the kinds of the
 original and a column declared categorical keeps ``01230`` as it is written.
 
 With ``compact=True`` (what ``kpr.evaluate`` asks for), a text column whose every

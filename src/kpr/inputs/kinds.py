@@ -1,5 +1,5 @@
 """THE rule that decides a column's kind, used by ``kpr.evaluate`` (through
-``kpr.tables``), its warnings and ``kpr avatarize``.
+``kpr.inputs.reconcile``), its warnings and ``kpr avatarize``.
 
 Per the spec: a column is *numeric* when its type is a number (integers,
 floats, decimals; not booleans) or a duration, a *date* when it holds dates or
@@ -11,7 +11,7 @@ every value is an ISO date. The user's declaration (``kinds=``,
 ``--categorical``, ``--numeric``) always wins.
 
 A column with no value at all (every value missing, NaN included; in CSV,
-the text ``NaN`` in a column of numbers, see ``kpr.tables``) is
+the text ``NaN`` in a column of numbers, see ``kpr.inputs.reconcile``) is
 *categorical* whatever its source. A CSV file cannot say the type of an empty
 column while a typed frame can, so one rule must ignore the type to make the
 same table give the same result from every source. Categorical is the rule

@@ -1,6 +1,6 @@
 """Loading one input (a frame of any library, a file path, or a table another
 engine read) into a ``Side``: the known columns only, under the names the user
-gave, not yet reconciled with the other table (``kpr.tables`` does that)."""
+gave, not yet reconciled with the other table (``kpr.inputs.reconcile`` does that)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import narwhals as nw
 import polars as pl
 
 from kpr.errors import InputError, first_line
-from kpr.inputs.csv_text import TextFacts
+from kpr.inputs.csv_text import TextFacts, TextParsing
 from kpr.inputs.engine_table import EngineTable
 from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.kinds import native_categories
@@ -28,12 +28,13 @@ class Side:
     frame: pl.LazyFrame | nw.LazyFrame[Any]
     untyped: bool  # every known column is text still to be parsed (CSV)
     label: str
-    facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see kpr.tables._text_facts
+    facts: dict[str, TextFacts | None] = field(default_factory=dict)  # see reconcile._text_facts
     categories: set[str] = field(default_factory=set)  # category-like before conversion
-    present: dict[str, bool] = field(default_factory=dict)  # see kpr.tables._has_value
+    present: dict[str, bool] = field(default_factory=dict)  # see reconcile._has_value
     row: str | None = None  # the column that identifies rows (else positions, polars only)
-    schema: Any = None  # of ``schema_of``, see kpr.tables._schema
+    schema: Any = None  # of ``schema_of``, see reconcile._schema
     schema_of: object = None
+    parsing: TextParsing | None = None  # how its engine parses text (set by the reconciler)
 
     @property
     def is_polars(self) -> bool:

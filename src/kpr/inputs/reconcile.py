@@ -19,12 +19,11 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from kpr.engine.backends import text_facts
-from kpr.engine.spark import nan_text_to_null, parse_number
 from kpr.errors import InputError
 from kpr.inputs import dates
 from kpr.inputs.csv_text import (
     TextFacts,
+    TextParsing,
     nan_text_is_missing,
     polars_text_facts,
     text_column_facts,
@@ -104,8 +103,17 @@ def _text_facts(side: Side, name: str) -> TextFacts | None:
         if isinstance(side.frame, pl.LazyFrame):
             side.facts[name] = polars_text_facts(side.frame, name)
         else:
-            side.facts[name] = text_facts(side.frame, name)
+            side.facts[name] = (
+                None if side.parsing is None else side.parsing.facts(side.frame, name)
+            )
     return side.facts[name]
+
+
+def _parsing(side: Side) -> TextParsing:
+    """How the engine of a side that is not polars parses text."""
+    if side.parsing is None:
+        raise InputError(f"{side.label}: kpr cannot parse the text columns of this engine")
+    return side.parsing
 
 
 def _schema(side: Side) -> Any:
@@ -258,7 +266,7 @@ def _nan_text_missing(side: Side, name: str) -> None:
         return
     facts = _text_facts(side, name)
     if facts is not None and facts[2] is None:  # numbers only (Spark)
-        side.frame = nan_text_to_null(lf, name)
+        side.frame = _parsing(side).nan_to_null(lf, name)
 
 
 def _empty_takes_avatar_type(o: Side, a: Side, name: str) -> None:
@@ -348,7 +356,7 @@ def _wrap(
         and not side.is_polars
         and _dtype(side, source) == nw.String
     ):
-        side.frame = parse_number(side.frame, source, integer=True)  # type: ignore[arg-type]
+        side.frame = _parsing(side).parse_number(side.frame, source, True)
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         lf = side.frame
@@ -364,7 +372,7 @@ def _wrap(
         frame = side.frame  # type: ignore[assignment]
         for n, e in exprs.items():
             if isinstance(e, _Parse):
-                frame = parse_number(frame, n, e.integer)
+                frame = _parsing(side).parse_number(frame, n, e.integer)
     nw_casts = [
         nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse | _Days)
     ]
@@ -391,19 +399,22 @@ def prepare(
     read: ReadSettings | None = None,
     names: tuple[str, str] = ("original", "avatars"),
     row_id: str | None = None,
+    parsing: TextParsing | None = None,
 ) -> Prepared:
     """Load both inputs and agree on kinds and dtypes. ``row_id`` names a column of
     integer ids in both tables that identifies rows (default: positions, which
-    only polars-backed inputs and files read by polars have)."""
+    only polars-backed inputs and files read by polars have); ``parsing``: how the
+    engines other than polars parse text (``kpr.engine.backends.TEXT_PARSING``)."""
     read = read or ReadSettings()
     o = load_side(original, attack.known, names[0], read, row_id)
     a = load_side(avatars, attack.known, names[1], read, row_id)
-    return reconcile(o, a, attack)
+    return reconcile(o, a, attack, parsing)
 
 
-def reconcile(o: Side, a: Side, attack: Attack) -> Prepared:
+def reconcile(o: Side, a: Side, attack: Attack, parsing: TextParsing | None = None) -> Prepared:
     """Agree on the kinds and dtypes of two loaded sides (``prepare`` after loading;
     ``kpr.utility`` loads its sides itself, every column of the tables)."""
+    o.parsing = a.parsing = parsing
     if (o.row is None) != (a.row is None):
         raise InputError("only one table was read with row positions; read both the same way")
     if o.is_polars != a.is_polars:
