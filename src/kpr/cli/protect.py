@@ -136,8 +136,7 @@ def protect_command(
     moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
     pairing, control : ``--pairing`` and ``--control`` paths.
     no_distances, no_utility : skip the distances or the fidelity before and after.
-    tolerance : the attack's tolerance.
-    kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
+    tolerance, kinds : the attack's tolerance; ``--categorical``, ``--numeric``, ``--date``.
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
     fmt, report, quiet : what is printed and written.
     """

@@ -33,6 +33,9 @@ class ReadSettings:
     encoding: str | None = None
     na_values: tuple[str, ...] = ("",)
 
+    def __post_init__(self) -> None:  # any iterable of markers, kept as a tuple
+        object.__setattr__(self, "na_values", tuple(self.na_values))
+
     @classmethod
     def from_options(
         cls, delimiter: str | None, encoding: str | None, na_value: Iterable[str] = ()
