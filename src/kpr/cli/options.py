@@ -183,7 +183,7 @@ READ = bundle("read", ReadSettings.from_options, CSV)
 #: ``--categorical``, ``--numeric``, ``--date``, handed over as one ``kinds`` mapping.
 KINDS = bundle(
     "kinds",
-    lambda categorical, numeric, date: declared_kinds(categorical, numeric, date),
+    declared_kinds,
     click.option("--categorical", multiple=True, help="Known variables to treat as categorical."),
     click.option("--numeric", multiple=True, help="Known variables to treat as numeric."),
     click.option(
