@@ -16,7 +16,7 @@ import pytest
 import kpr
 from kpr.analysis import kpr_interval
 from kpr.avatar import (
-    SweepOverK,
+    KSweepResult,
     distance_metrics,
     generate,
     hidden_rate,
@@ -44,12 +44,12 @@ def control() -> pl.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def swept(table: pl.DataFrame, control: pl.DataFrame) -> SweepOverK:
+def swept(table: pl.DataFrame, control: pl.DataFrame) -> KSweepResult:
     return sweep(table, KNOWN, ks=(8, 3), repeats=2, seed=5, control=control)
 
 
 def test_every_run_equals_its_direct_computation(
-    table: pl.DataFrame, control: pl.DataFrame, swept: SweepOverK
+    table: pl.DataFrame, control: pl.DataFrame, swept: KSweepResult
 ) -> None:
     assert swept.ks == [3, 8]  # sorted
     for row in swept.rows:
@@ -76,7 +76,7 @@ def test_every_run_equals_its_direct_computation(
 
 
 def test_control_comparison_equals_evaluates_for_the_same_seed(
-    table: pl.DataFrame, control: pl.DataFrame, swept: SweepOverK
+    table: pl.DataFrame, control: pl.DataFrame, swept: KSweepResult
 ) -> None:
     """Per k and repeat: the same size-fair comparison as ``kpr.evaluate(control=...)``,
     its subsets drawn with the run's seed (the one that generated the avatars)."""
@@ -112,7 +112,7 @@ def test_control_subsets_and_a_larger_control(table: pl.DataFrame) -> None:
         sweep(table, KNOWN, ks=(4,), control=bigger, control_subsets=0)
 
 
-def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
+def test_rows_summarise_their_repeats(swept: KSweepResult) -> None:
     for row in swept.rows:
         rates = [r.kpr.rate for r in row.runs]
         assert row.kpr == pytest.approx(sum(rates) / len(rates))
@@ -135,7 +135,7 @@ def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
         swept.row(4)
 
 
-def test_to_dict_is_json(swept: SweepOverK) -> None:
+def test_to_dict_is_json(swept: KSweepResult) -> None:
     d = json.loads(swept.to_json())
     assert d["ks"] == [3, 8] and d["seeds"] == [5, 6] and d["n"] == 150
     row = d["rows"][0]
@@ -252,7 +252,7 @@ def test_bad_target(table: pl.DataFrame, target: object) -> None:
         tune(table, KNOWN, target=target, ks=(2,))  # type: ignore[arg-type]
 
 
-def test_html_page(swept: SweepOverK) -> None:
+def test_html_page(swept: KSweepResult) -> None:
     pytest.importorskip("matplotlib")
     html = swept.to_html()
     assert html.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in html
@@ -263,7 +263,7 @@ def test_html_page(swept: SweepOverK) -> None:
         assert f'data-kpr-control-difference="{row.control_difference!r}"' in html
 
 
-def test_text_shows_the_size_fair_control(swept: SweepOverK) -> None:
+def test_text_shows_the_size_fair_control(swept: KSweepResult) -> None:
     from kpr.cli.render import sweep_text
 
     text = sweep_text(swept)
@@ -286,7 +286,7 @@ def test_html_escapes_column_names(tmp_path: pytest.TempPathFactory) -> None:
     assert hostile not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
-def _hand_made(linked: list[int], n: int = 1000) -> SweepOverK:
+def _hand_made(linked: list[int], n: int = 1000) -> KSweepResult:
     from kpr.analysis import AttackRate
     from kpr.avatar import Closeness, DistanceMetrics, SweepRow, SweepRun
 
@@ -296,7 +296,7 @@ def _hand_made(linked: list[int], n: int = 1000) -> SweepOverK:
         far = DistanceMetrics(Closeness(n, 0, 1.0, 0.8), None, 5, n)
         run = SweepRun(k, 0, rate, None, 50.0, 1.0, 0.1 * k, 0.01, {"a": 0.1}, 0.1, 0, far)
         rows.append(SweepRow(k, (run,)))
-    return SweepOverK(("a",), 0.05, 5, 0, 1, "full", 0.95, n, rows)
+    return KSweepResult(("a",), 0.05, 5, 0, 1, "full", 0.95, n, rows)
 
 
 def test_summary_says_how_the_rate_moves() -> None:

@@ -21,7 +21,7 @@ from kpr.avatar.projection import Projection
 from kpr.avatar.roles import CATEGORICAL_MAX_DISTINCT, column_roles
 from kpr.avatar.tuning import sweep, tune
 from kpr.results.distance import Closeness, DistanceMetrics, PairingMetrics
-from kpr.results.ksweep import PAIRING_SPACE, SweepOverK, TuneResult
+from kpr.results.ksweep import PAIRING_SPACE, KSweepResult, TuneResult
 from kpr.results.ksweep_rows import SweepRow, SweepRun
 
 __all__ = [
@@ -31,9 +31,9 @@ __all__ = [
     "Closeness",
     "DistanceMetrics",
     "Generation",
+    "KSweepResult",
     "PairingMetrics",
     "Projection",
-    "SweepOverK",
     "SweepRow",
     "SweepRun",
     "TuneResult",

@@ -60,7 +60,7 @@ from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.results.ksweep import (
     Decoding,
-    SweepOverK,
+    KSweepResult,
     Synthesis,
     TuneResult,
 )
@@ -279,9 +279,9 @@ def _walk(
     confidence: float,
     progress: Progress | None,
     stop: Callable[[SweepRow], bool],
-) -> SweepOverK:
+) -> KSweepResult:
     """Evaluate the ks in increasing order until ``stop`` says so."""
-    result = SweepOverK(
+    result = KSweepResult(
         known=plan.known, tolerance=tolerance, ncp=ncp, seed=seed, repeats=repeats,
         synthesis=synthesis, confidence=confidence, n=tb.n_rows(plan.original),
         decoding=decoding, inputs=plan.inputs, keep_identifiers=tuple(plan.keep_identifiers),
@@ -331,7 +331,7 @@ def sweep(
     keep_identifiers: Iterable[str] | None = None,
     control_subsets: int = DEFAULT_SUBSETS,
     numeric: Iterable[str] | None = None,
-) -> SweepOverK:
+) -> KSweepResult:
     """KPR, pairing metrics and utility of the avatars of ``original`` for each k.
 
     ``original`` (and ``control``) is a polars or pandas table, or a CSV/Parquet path.

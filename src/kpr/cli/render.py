@@ -19,7 +19,7 @@ from rich.progress import (
 from kpr.metric.attack import Kind
 from kpr.render.risk import advice, variable_risk
 from kpr.results.evaluation import KprResult, format_rate
-from kpr.results.ksweep import EXPLAIN, SweepOverK, TuneResult
+from kpr.results.ksweep import EXPLAIN, KSweepResult, TuneResult
 from kpr.results.ksweep_rows import SweepRow
 
 
@@ -110,7 +110,7 @@ def _num(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}f}" if x == x else "-"  # NaN: undefined metric
 
 
-def sweep_table(result: SweepOverK, rows: list[SweepRow] | None = None) -> list[str]:
+def sweep_table(result: KSweepResult, rows: list[SweepRow] | None = None) -> list[str]:
     """One line per k: KPR, interval, (spread, control,) pairing metrics, utility, time."""
     rows = result.rows if rows is None else rows
     conf = f"{result.confidence * 100:g} % CI"
@@ -177,7 +177,7 @@ def _control_lines(rows: list[SweepRow], conf: str) -> list[str]:
     return lines
 
 
-def _header(result: SweepOverK) -> list[str]:
+def _header(result: KSweepResult) -> list[str]:
     seeds = (
         f"seed {result.seed}"
         if result.repeats == 1
@@ -191,7 +191,7 @@ def _header(result: SweepOverK) -> list[str]:
     ]
 
 
-def _roles_lines(result: SweepOverK) -> list[str]:
+def _roles_lines(result: KSweepResult) -> list[str]:
     if not result.roles:
         return []
     columns = result.roles["columns"]
@@ -204,12 +204,12 @@ def _roles_lines(result: SweepOverK) -> list[str]:
     return lines
 
 
-def _explanations(result: SweepOverK) -> list[str]:
+def _explanations(result: KSweepResult) -> list[str]:
     keys = [k for k in EXPLAIN if k != "control" or result.has_control]
     return [f"  {EXPLAIN[k].format(conf=result.confidence * 100)}" for k in keys]
 
 
-def sweep_text(result: SweepOverK) -> str:
+def sweep_text(result: KSweepResult) -> str:
     """The sweep as plain text: parameters, the table, what each column means."""
     lines = ["KPR and utility of the avatars against k", *_header(result), *_roles_lines(result)]
     lines.append("")

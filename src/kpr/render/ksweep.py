@@ -1,4 +1,4 @@
-"""The HTML page of a sweep over k (``kpr sweep --report``, ``SweepOverK.to_html``):
+"""The HTML page of a sweep over k (``kpr sweep --report``, ``KSweepResult.to_html``):
 how the KPR and the utility of the avatars move with k, the number of neighbours
 the Avatar generator mixes, so the data owner can pick k with the trade-off in view.
 
@@ -32,7 +32,7 @@ from kpr.results.evaluation import format_rate
 from kpr.results.ksweep import EXPLAIN
 
 if TYPE_CHECKING:
-    from kpr.results.ksweep import SweepOverK
+    from kpr.results.ksweep import KSweepResult
     from kpr.results.ksweep_rows import SweepRow
 
 HEADING = "kpr report · choosing k for the avatars"
@@ -48,7 +48,7 @@ def _number(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}f}" if math.isfinite(x) else "&ndash;"
 
 
-def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
+def sweep_svg(result: KSweepResult, key: str = "kprk") -> str:
     """KPR against k (top: mean, interval band, min/max over repeats, control) and
     utility against k (bottom: mean Hellinger, correlation difference); k on a log axis."""
     from matplotlib.figure import Figure
@@ -141,7 +141,7 @@ def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
         return plots.to_inline_svg(fig, key, label)
 
 
-def _headline(result: SweepOverK) -> str:
+def _headline(result: KSweepResult) -> str:
     seeds = (
         f"seed {result.seed}"
         if result.repeats == 1
@@ -198,12 +198,12 @@ def _row(r: SweepRow, repeats: int, control: bool) -> str:
     )
 
 
-def _control_size(result: SweepOverK) -> int:
+def _control_size(result: KSweepResult) -> int:
     """The size the control comparison is made at (the smaller table's, every k)."""
     return next(r.controls[0].size for r in result.rows if r.controls)
 
 
-def _table(result: SweepOverK) -> str:
+def _table(result: KSweepResult) -> str:
     conf = f"{result.confidence * 100:g} %"
     control = result.has_control
     head = (
@@ -249,7 +249,7 @@ def _table(result: SweepOverK) -> str:
  </table></div>{note}"""
 
 
-def _explanations(result: SweepOverK) -> str:
+def _explanations(result: KSweepResult) -> str:
     keys = [k for k in EXPLAIN if k != "control" or result.has_control]
     items = "\n".join(
         f"  <li>{esc(EXPLAIN[k].format(conf=result.confidence * 100))}</li>" for k in keys
@@ -267,7 +267,7 @@ def _explanations(result: SweepOverK) -> str:
 </section>"""
 
 
-def render_sweep(result: SweepOverK, *, now: datetime | None = None) -> str:
+def render_sweep(result: KSweepResult, *, now: datetime | None = None) -> str:
     """The sweep page as one HTML document (needs matplotlib for the plot)."""
     require_matplotlib()
     if not result.rows:
@@ -304,12 +304,12 @@ def render_sweep(result: SweepOverK, *, now: datetime | None = None) -> str:
     return document(title, body, HEADING)
 
 
-def write_sweep(result: SweepOverK, path: str | os.PathLike[str]) -> Path:
+def write_sweep(result: KSweepResult, path: str | os.PathLike[str]) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
     return write_document(path, lambda: render_sweep(result))
 
 
-def repr_sweep(result: SweepOverK) -> str:
+def repr_sweep(result: KSweepResult) -> str:
     """Jupyter's view of a sweep over k: one row per k, no plot."""
     rows = []
     for r in result.rows:

@@ -86,7 +86,7 @@ def ks_text(ks: Sequence[int]) -> str:
 
 
 @dataclass
-class SweepOverK:
+class KSweepResult:
     """Privacy and utility of the avatars for each k, in increasing k."""
 
     known: tuple[str, ...]
@@ -212,7 +212,7 @@ class TuneResult:
 
     target: float
     k: int | None
-    sweep: SweepOverK
+    sweep: KSweepResult
     ks: tuple[int, ...]  #: every k it was allowed to try
 
     @property
