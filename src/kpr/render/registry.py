@@ -7,6 +7,7 @@ from kpr.results import views
 from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult
 from kpr.results.ksweep import KSweepResult
+from kpr.results.ksweep_tune import TuneResult
 from kpr.results.protect import ProtectResult
 from kpr.results.utility import UtilityResult
 
@@ -22,6 +23,7 @@ views.register(
 views.register(
     KSweepResult, views.Views(ksweep.render_sweep, ksweep.write_sweep, ksweep.repr_sweep)
 )
+views.register(TuneResult, views.Views(ksweep.render_tune, ksweep.write_tune, ksweep.repr_tune))
 views.register(
     UtilityResult,
     views.Views(utility.render_utility, utility.write_utility, utility.repr_utility),
