@@ -350,6 +350,34 @@ def test_html_escapes_column_names(tmp_path: pytest.TempPathFactory) -> None:
     assert hostile not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+def test_tune_page_and_text_escape_names_and_mark_the_choice(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    """The tune page shows each criterion per k and both plots; a hostile column name and
+    file label are escaped wherever they appear (the page, the notebook view)."""
+    pytest.importorskip("matplotlib")
+    from kpr.cli.ksweep_text import tune_text
+
+    hostile = "<script>alert(1)</script>"
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({hostile: rng.integers(20, 80, 60), "c": rng.choice(["a", "b"], 60)})
+    result = tune(df, [hostile], target=1, ks=(3, 5), repeats=1, min_cloaking=0)
+    result.sweep.inputs = {"original": f"{hostile}.csv"}
+    assert result.k is not None
+    path = tmp_path / "tune.html"  # type: ignore[operator]
+    assert result.to_html(path) == path
+    html = path.read_text(encoding="utf-8")
+    assert hostile not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<svg") == 2 and "KPR target met" in html and "Cloaking floor met" in html
+    assert '<th class="num">Control bound met</th>' not in html  # no control: no column
+    assert "(not checked: no control given)" in html  # and the criterion says why
+    assert f'data-kpr-tune-k="{result.k}"' in html
+    assert html.count('data-kpr-chosen="true"') == 1
+    assert hostile not in result._repr_html_()
+    text = tune_text(result, "kpr avatarize ...")
+    assert f"Chosen: k = {result.k}" in text and "  <-" in text
+
+
 def _hand_made(
     linked: list[int],
     n: int = 1000,
