@@ -4,6 +4,8 @@ each column means."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kpr.results.evaluation import format_rate
 from kpr.results.ksweep import EXPLAIN, KSweepResult
 from kpr.results.ksweep_rows import SweepRow
@@ -21,64 +23,94 @@ def _met(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "NO")
 
 
+def _count(x: float) -> str:
+    """A count, or its mean over the repeats to one decimal."""
+    return f"{x:g}" if float(x).is_integer() else f"{x:.1f}"
+
+
+def _pct(x: float) -> str:
+    return f"{x:.2f} %" if x == x else "-"
+
+
+def _span(low: float, high: float, unit: str) -> str:
+    return f"{low:.2f} to {high:.2f}{unit}"
+
+
+#: One column of the per-k table: heading, width (negative: left-aligned), the cell of a
+#: row. The sweep shows every column; tune the figures its criteria and choice rest on.
+Column = tuple[str, int, Callable[[SweepRow], str]]
+KPR: list[Column] = [
+    ("k", 5, lambda r: f"{r.k}"),
+    ("KPR", 9, lambda r: format_rate(r.kpr)),
+]
+SPREAD: Column = ("min to max", -18, lambda r: _span(r.kpr_min, r.kpr_max, " %"))
+CONTROL: Column = (
+    "control-orig",
+    12,
+    lambda r: "-" if r.control_difference is None else f"{r.control_difference:+.2f} pts",
+)
+PAIRING: list[Column] = [
+    ("correct", 7, lambda r: _count(r.correct_links)),
+    ("re-id", 7, lambda r: _pct(r.reidentification)),
+    ("hidden", 8, lambda r: _pct(r.hidden_rate)),
+]
+CLOAKING: Column = ("med LC", 6, lambda r: f"{r.median_local_cloaking:g}")
+DISTANCES: list[Column] = [
+    ("copies", 8, lambda r: _pct(r.exact_copy_percent)),
+    ("DCR", 7, lambda r: _num(r.median_dcr, 3)),
+    ("NNDR", 5, lambda r: _num(r.median_nndr, 2)),
+]
+UTILITY: list[Column] = [
+    ("quality", 7, lambda r: _num(r.utility.overall, 3)),
+    ("shapes", 6, lambda r: _num(r.utility.column_shapes, 3)),
+    ("trends", 6, lambda r: _num(r.utility.column_pair_trends, 3)),
+    ("Hellinger", 9, lambda r: _num(r.utility.mean_hellinger)),
+    ("corr diff", 9, lambda r: _pct(r.utility.correlation_difference)),
+]
+TIME: Column = ("time s", 6, lambda r: f"{r.seconds:.2f}")
+
+
+def _columns(result: KSweepResult, tune: TuneResult | None) -> list[Column]:
+    conf = f"{result.confidence * 100:g} % CI"
+    columns: list[Column] = [*KPR, (conf, -18, lambda r: _span(*r.interval, " %"))]
+    columns += [SPREAD] if result.repeats > 1 else []
+    columns += [CONTROL] if result.has_control else []
+    if tune is None:
+        return [*columns, *PAIRING, CLOAKING, *DISTANCES, *UTILITY, TIME]
+    columns += [CLOAKING, *UTILITY]
+    for c in CRITERIA:
+        if c != "control" or result.has_control:
+            columns.append((CRITERION_HEADS[c], 7, _criterion(tune, c)))
+    return [*columns, ("chosen", 6, lambda r: "<-" if r.k == tune.k else "")]
+
+
+def _criterion(tune: TuneResult, name: str) -> Callable[[SweepRow], str]:
+    return lambda r: _met(tune.checks(r)[name])
+
+
+def _cell(text: str, width: int) -> str:
+    return f"{text:<{-width}}" if width < 0 else f"{text:>{width}}"
+
+
 def sweep_table(result: KSweepResult, tune: TuneResult | None = None) -> list[str]:
     """One line per k: privacy (KPR, interval, spread, control, pairing metrics, distances),
     utility (quality, shapes, pair trends, Hellinger, correlation difference), time; with
-    ``tune``, each criterion met or not and the chosen k marked."""
-    rows = result.rows
-    conf = f"{result.confidence * 100:g} % CI"
-    spread = result.repeats > 1
-    control = result.has_control
-    head = f"  {'k':>5}  {'KPR':>9}  {conf:<18}"
-    if spread:
-        head += f" {'min to max':<18}"
-    if control:
-        head += f" {'control-orig':>12}"
-    head += (
-        f"  {'correct':>7}  {'re-id':>7}  {'hidden':>8}  {'med LC':>6}  {'copies':>8}  "
-        f"{'DCR':>7}  {'NNDR':>5}  {'quality':>7}  {'shapes':>6}  {'trends':>6}  "
-        f"{'Hellinger':>9}  {'corr diff':>9}  {'time s':>6}"
-    )
-    criteria = [c for c in CRITERIA if c != "control" or control] if tune else []
-    head += "".join(f"  {CRITERION_HEADS[c]:>7}" for c in criteria)
-    if tune is not None:
-        head += "  chosen"
-    lines = [head]
-    for r in rows:
-        lines.append(_line(r, spread, control))
-        if tune is not None:
-            checks = tune.checks(r)
-            lines[-1] += "".join(f"  {_met(checks[c]):>7}" for c in criteria)
-            lines[-1] += "  <-" if r.k == tune.k else ""
-    if control:
-        lines += _control_lines(rows, conf)
-    baseline = next((r.control_distance for r in rows if r.control_distance), None)
-    if baseline is not None:
+    ``tune``, the figures its criteria rest on, each criterion met or not, the choice."""
+    columns = _columns(result, tune)
+    lines = ["  " + "  ".join(_cell(head, width) for head, width, _ in columns)]
+    lines += ["  " + "  ".join(_cell(cell(r), width) for _, width, cell in columns)
+              for r in result.rows]  # fmt: skip
+    lines = [line.rstrip() for line in lines]
+    if result.has_control:
+        lines += _control_lines(result.rows, f"{result.confidence * 100:g} % CI")
+    baseline = next((r.control_distance for r in result.rows if r.control_distance), None)
+    if baseline is not None and tune is None:
         lines.append(
             f"  control's own closeness to the originals (baseline): copies "
             f"{baseline['exact_copy_percent']:.2f} %, DCR {_num(baseline['median_dcr'], 3)}, "
             f"NNDR {_num(baseline['median_nndr'], 2)}"
         )
     return lines
-
-
-def _line(r: SweepRow, spread: bool, control: bool) -> str:
-    low, high = r.interval
-    line = f"  {r.k:>5}  {format_rate(r.kpr):>9}  {f'{low:.2f} to {high:.2f} %':<18}"
-    if spread:
-        line += f" {f'{r.kpr_min:.2f} to {r.kpr_max:.2f} %':<18}"
-    if control:
-        d = r.control_difference
-        line += f" {f'{d:+.2f} pts' if d is not None else '-':>12}"
-    u = r.utility
-    return line + (
-        f"  {r.correct_links:>7g}  {r.reidentification:>5.2f} %  {r.hidden_rate:>6.2f} %  "
-        f"{r.median_local_cloaking:>6g}  {r.exact_copy_percent:>6.2f} %  "
-        f"{_num(r.median_dcr, 3):>7}  {_num(r.median_nndr, 2):>5}  "
-        f"{_num(u.overall, 3):>7}  {_num(u.column_shapes, 3):>6}  "
-        f"{_num(u.column_pair_trends, 3):>6}  {_num(u.mean_hellinger):>9}  "
-        f"{_num(u.correlation_difference, 2) + ' %':>9}  {r.seconds:>6.2f}"
-    )
 
 
 def _control_lines(rows: list[SweepRow], conf: str) -> list[str]:
