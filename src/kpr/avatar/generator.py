@@ -287,7 +287,7 @@ def generate_with(
     fitted = tb.drop_columns(df, passthrough) if passthrough else df
     if rng is None:
         rng = np.random.default_rng(settings.seed)
-    projection, enc = Projection._fit(fitted, ncp, categorical, numeric)
+    projection, enc = Projection.fit_encoded(fitted, ncp, categorical, numeric)
     coords = projection.coordinates
     dist, idx = neighbours(coords, k)
     w = weights(dist, rng)
@@ -337,7 +337,7 @@ def redraw(
     passthrough = roles.of("passthrough")
     fitted = tb.drop_columns(df, passthrough) if passthrough else df
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    projection, enc = Projection._fit(fitted, ncp, categorical)
+    projection, enc = Projection.fit_encoded(fitted, ncp, categorical)
     coords = projection.coordinates
     rows = np.asarray(individuals, dtype=np.int64)
     dist, idx = _others(cKDTree(coords), coords, rows, k)
