@@ -81,6 +81,17 @@ def parse_ks(value: str, option: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def ks_option(names: tuple[str, str], default: tuple[int, ...], why: str) -> Callable[[F], F]:
+    """``--k``/``--ks``: the ks to try (sweep and tune list them in another order)."""
+    return click.option(
+        *names,
+        "ks",
+        default=",".join(map(str, default)),
+        show_default=True,
+        help=f"The ks to try, comma-separated{why}.",
+    )
+
+
 def repeats_option(default: int, why: str) -> Callable[[F], F]:
     """``--repeats``: avatar tables generated per k (sweep: 1; tune: 3)."""
     return click.option(
@@ -140,12 +151,21 @@ def reproduce_command(original: str, settings: GeneratorSettings, csv: Mapping[s
     return shlex.join(args)
 
 
-def _read(
-    original: str, control: str | None, generator: GeneratorSettings, csv: CsvOptions
+def _inputs(
+    original: str,
+    control: str | None,
+    report: Path | None,
+    fmt: str,
+    generator: GeneratorSettings,
+    csv: CsvOptions,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """The original (without the --drop columns) and the control (without those of
-    them it has), read as the generator's declared kinds say."""
+    """The outputs checked first (no report onto an input; matplotlib there), then the
+    original (without the --drop columns) and the control (without those of them it
+    has), read as the generator's declared kinds say."""
     from kpr.avatar.files import read_original
+
+    check_files({"--report": report}, [original, *([control] if control else [])], fmt)
+    check_report(report)
 
     cats = list(generator.categorical)
     dropped = list(generator.drop)
@@ -163,14 +183,7 @@ def _read(
 @click.argument("original", type=click.Path(path_type=str))
 @attack_options
 @repeats_option(1, "")
-@click.option(
-    "--k",
-    "--ks",
-    "ks",
-    default=",".join(map(str, DEFAULT_KS)),
-    show_default=True,
-    help="The ks to try, comma-separated.",
-)
+@ks_option(("--k", "--ks"), DEFAULT_KS, "")
 @control_options
 @report_option
 @generator_options
@@ -208,11 +221,8 @@ def sweep_command(
     requires(click.get_current_context(), {"control_subsets": "control"})
     names = split_names(known)
     wanted = parse_ks(ks, "--k")
-    check_files({"--report": report}, [original, *([control] if control else [])], fmt)
-    check_report(report)
-    frame, control_frame = _read(
-        original, control, generator, csv_options(delimiter, encoding, na_value)
-    )
+    csv = csv_options(delimiter, encoding, na_value)
+    frame, control_frame = _inputs(original, control, report, fmt, generator, csv)
     with render.progress_bar(stderr, quiet) as progress:
         result = sweep(
             frame, names, ks=wanted, repeats=repeats, control=control_frame,
@@ -241,14 +251,7 @@ def sweep_command(
     help="Criterion: the KPR (percent) the lower bound of its 95 % interval must reach, "
     "e.g. 95 (with repeats, the lowest lower bound).",
 )
-@click.option(
-    "--ks",
-    "--k",
-    "ks",
-    default=",".join(map(str, DEFAULT_TUNE_KS)),
-    show_default=True,
-    help="The ks to try, comma-separated; every one is evaluated.",
-)
+@ks_option(("--ks", "--k"), DEFAULT_TUNE_KS, "; every one is evaluated")
 @control_options
 @click.option(
     "--max-control-difference",
@@ -307,11 +310,8 @@ def tune_command(
     )
     names = split_names(known)
     wanted = parse_ks(ks, "--ks")
-    check_files({"--report": report}, [original, *([control] if control else [])], fmt)
-    check_report(report)
-    frame, control_frame = _read(
-        original, control, generator, csv_options(delimiter, encoding, na_value)
-    )
+    csv = csv_options(delimiter, encoding, na_value)
+    frame, control_frame = _inputs(original, control, report, fmt, generator, csv)
     with render.progress_bar(stderr, quiet) as progress:
         result = tune(
             frame, names, target=target, ks=wanted, repeats=repeats, control=control_frame,
