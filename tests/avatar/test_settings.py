@@ -78,3 +78,19 @@ def test_generate_with_equals_generate() -> None:
     assert generate_with(table, settings).avatars.equals(direct.avatars)
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.k = 5
+
+
+def test_sweep_takes_the_settings_whole_or_as_keywords() -> None:
+    from kpr.avatar import sweep
+
+    rng = np.random.default_rng(0)
+    table = pl.DataFrame({"a": rng.integers(0, 50, 120), "b": rng.choice(["x", "y"], 120)})
+    by_keywords = sweep(table, ["a", "b"], ks=(3,), seed=4, ncp=2, categorical_decoding="mode")
+    whole = GeneratorSettings(seed=4, ncp=2, decoding="mode")
+    for result in (
+        sweep(table, ["a", "b"], ks=(3,), generator=whole),
+        sweep(table, ["a", "b"], ks=(3,), seed=4, generator=dataclasses.replace(whole, seed=None)),
+    ):
+        assert result.rows[0].kpr == by_keywords.rows[0].kpr
+        assert result.generator == by_keywords.generator == whole
+        assert result.settings(3, 1) == dataclasses.replace(whole, k=3, seed=5)

@@ -333,8 +333,9 @@ def sweep(
     ncp, categorical, numeric, synthesis, categorical_decoding, keep_identifiers
         The generator's options, as in :func:`kpr.avatar.generate`; or all of them at
         once as ``generator`` (a :class:`GeneratorSettings`, whose k is ignored and whose
-        seed replaces ``seed``). Columns in ``categorical`` are categorical for the attack
-        too; columns in ``numeric`` stay numeric for both.
+        seed, when set, replaces ``seed``; the keywords are then ignored). Columns in
+        ``categorical`` are categorical for the attack too; columns in ``numeric`` stay
+        numeric for both.
     progress
         ``progress(done, total, label)``, called before each step.
     """
@@ -352,10 +353,12 @@ def sweep(
 
 def _settings(generator: GeneratorSettings | None, **options: Any) -> GeneratorSettings:
     """The generator settings of a sweep: given whole, or built from the keywords."""
-    if generator is not None:
-        return generator
     seed = options.pop("seed")
+    if generator is not None and generator.seed is not None:
+        return generator
     check_seed(seed)
+    if generator is not None:
+        return generator.with_run(generator.k, int(seed))
     return GeneratorSettings.of(seed=int(seed), **options)
 
 
@@ -401,9 +404,10 @@ def tune(
         above ~5 protective).
     repeats
         3 by default, so that the intervals cover the generator's randomness.
-    original, known, ks, seed, ncp, tolerance, categorical, progress, synthesis, \
-confidence, categorical_decoding, keep_identifiers, numeric, generator
+    original, known, ks, seed, tolerance, confidence, progress
         As in :func:`sweep`.
+    ncp, categorical, numeric, synthesis, categorical_decoding, keep_identifiers, generator
+        The generator's options, as in :func:`sweep`.
 
     ``result.k`` is None when no k meets every criterion; ``result.message`` then says
     which fail and what to try. The avatars measured for the chosen k (first repeat) are
