@@ -515,6 +515,7 @@ def repr_sweep(result: KSweepResult) -> str:
                 esc(format_rate(r.kpr)),
                 f"{low:.2f} to {high:.2f} %",
                 control,
+                _number(r.overall, 3),
                 f"{r.mean_hellinger:.4f}",
             ]
         )
@@ -530,6 +531,7 @@ def repr_sweep(result: KSweepResult) -> str:
             "KPR",
             f"{result.confidence * 100:g} % interval",
             "control minus original (same n)",
+            "quality",
             "mean Hellinger",
         ],
         rows,
