@@ -94,3 +94,21 @@ def test_sweep_takes_the_settings_whole_or_as_keywords() -> None:
         assert result.rows[0].kpr == by_keywords.rows[0].kpr
         assert result.generator == by_keywords.generator == whole
         assert result.settings(3, 1) == dataclasses.replace(whole, k=3, seed=5)
+
+
+def test_sweep_leaves_the_drop_columns_out() -> None:
+    """``drop`` in the settings is honoured by the API as by ``--drop``: the sweep equals
+    the sweep of the table without those columns; a misspelt one is refused."""
+    from kpr.avatar import sweep
+    from kpr.errors import InputError
+
+    rng = np.random.default_rng(1)
+    table = pl.DataFrame(
+        {"a": rng.integers(0, 50, 120), "b": rng.choice(["x", "y"], 120), "z": rng.normal(size=120)}
+    )
+    dropped = sweep(table, ["a", "b"], ks=(3,), generator=GeneratorSettings(seed=2, drop=("z",)))
+    without = sweep(table.drop("z"), ["a", "b"], ks=(3,), seed=2)
+    assert dropped.rows[0].kpr == without.rows[0].kpr
+    assert dropped.rows[0].utility.to_dict() == without.rows[0].utility.to_dict()
+    with pytest.raises(InputError, match="did you mean 'z'"):
+        sweep(table, ["a"], ks=(3,), generator=GeneratorSettings(seed=2, drop=("zz",)))

@@ -254,9 +254,11 @@ def generate(
 def generate_with(
     df: Any, settings: GeneratorSettings, rng: np.random.Generator | None = None
 ) -> Generation:
-    """:func:`generate` with its options as one :class:`GeneratorSettings` (``drop`` is
-    the caller's: the columns are expected gone already); ``rng``, when given, is used
-    instead of ``settings.seed``."""
+    """:func:`generate` with its options as one :class:`GeneratorSettings`; ``rng``, when
+    given, is used instead of ``settings.seed``. The ``drop`` columns still in ``df`` are
+    left out (a caller such as ``kpr avatarize`` may have left them out already)."""
+    present = [c for c in settings.drop if c in tb.column_names(df)]
+    df = tb.drop_columns(df, present) if present else df
     k, ncp = settings.k, settings.ncp
     synthesis, categorical_decoding = settings.synthesis, settings.decoding
     categorical = list(settings.categorical)

@@ -153,6 +153,11 @@ def _plan(
         inputs["control"] = _label(control, "control")
     original = _read(original, cats, "original")
     tb.frame_backend(original)  # a polars or pandas table, else one clear InputError
+    if generator.drop:  # left out of the avatars entirely, as avatarize --drop does
+        check_columns(
+            [str(c) for c in tb.column_names(original)], generator.drop, inputs["original"]
+        )
+        original = tb.drop_columns(original, list(generator.drop))
     names = [str(c) for c in tb.column_names(original)]
     check_columns(names, attack.known, "original")
     nums = list(generator.numeric)
@@ -166,6 +171,8 @@ def _plan(
     if control is not None:
         control = _read(control, cats, "control")
         tb.frame_backend(control)  # a polars or pandas table, else one clear InputError
+        present = [c for c in generator.drop if c in tb.column_names(control)]
+        control = tb.drop_columns(control, present) if present else control
         check_columns([str(c) for c in tb.column_names(control)], attack.known, "control")
     # A column the user declares categorical is compared as categorical by the attack too.
     kinds = {c: "categorical" for c in cats if c in attack.known}

@@ -49,7 +49,7 @@ from kpr.results.avatar_settings import GeneratorSettings
 from kpr.results.ksweep_tune import DEFAULT_MAX_CONTROL_DIFFERENCE, DEFAULT_MIN_CLOAKING
 
 from . import render
-from .avatar import drop_columns, generator_options
+from .avatar import generator_options
 from .ksweep_text import sweep_text, tune_text
 
 if TYPE_CHECKING:
@@ -160,20 +160,17 @@ def _inputs(
     csv: CsvOptions,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """The outputs checked first (no report onto an input; matplotlib there), then the
-    original (without the --drop columns) and the control (without those of them it
-    has), read as the generator's declared kinds say."""
+    original and the control, read as the generator's declared kinds say (the sweep
+    leaves the --drop columns out)."""
     from kpr.avatar.files import read_original
 
     check_files({"--report": report}, [original, *([control] if control else [])], fmt)
     check_report(report)
-
     cats = list(generator.categorical)
-    dropped = list(generator.drop)
-    frame = drop_columns(read_original(original, categorical=cats, csv=csv), dropped, original)
+    frame = read_original(original, categorical=cats, csv=csv)
     if control is None:
         return frame, None
-    other = read_original(control, categorical=cats, csv=csv, role="control")
-    return frame, other.drop([c for c in dropped if c in other.columns])
+    return frame, read_original(control, categorical=cats, csv=csv, role="control")
 
 
 # --- kpr sweep -------------------------------------------------------------------------
