@@ -49,10 +49,6 @@ DATA_NOTE = (
 )
 
 
-#: The plots' grid lines.
-GRID: dict[str, Any] = {"color": "#dddddd", "linewidth": 0.6}
-
-
 def _number(x: float, digits: int = 4) -> str:
     """A metric that may be undefined (NaN) as table text."""
     return f"{x:.{digits}f}" if math.isfinite(x) else "&ndash;"
@@ -136,7 +132,7 @@ def _privacy_axes(top: Any, result: KSweepResult) -> None:
     top.margins(y=0.25)
     top.yaxis.set_major_locator(MaxNLocator(nbins=5))
     top.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g} %"))
-    top.grid(axis="y", **GRID)
+    top.grid(axis="y", **plots.GRID)
     top.set_axisbelow(True)
     top.set_ylabel("Protection rate")
     top.set_title("Privacy: the Knowledge Protection Rate (higher is safer)", loc="left")
@@ -164,7 +160,7 @@ def _utility_axes(bottom: Any, result: KSweepResult) -> None:
     bottom.set_ylim(bottom=0)
     bottom.margins(y=0.2)
     bottom.yaxis.set_major_locator(MaxNLocator(nbins=4))
-    bottom.grid(axis="y", **GRID)
+    bottom.grid(axis="y", **plots.GRID)
     bottom.set_axisbelow(True)
     bottom.set_ylabel("Distance")
     bottom.set_title("Utility: distance to the original (lower is more useful)", loc="left")
@@ -206,7 +202,7 @@ def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kp
             )  # fmt: skip
         ax.margins(x=0.15, y=0.2)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g} %"))
-        ax.grid(**GRID)
+        ax.grid(**plots.GRID)
         ax.set_axisbelow(True)
         ax.set_xlabel("Utility: SDMetrics' overall quality score (higher is more useful)")
         ax.set_ylabel("Privacy: KPR (higher is safer)")
@@ -265,23 +261,32 @@ def _row(r: SweepRow, repeats: int, control: bool, tune: TuneResult | None = Non
                 f'<td class="num range" data-kpr-control-difference="{c["difference"]!r}">'
                 f"{c['difference']:+.2f} ({span['low']:+.2f} to {span['high']:+.2f})</td>"
             )
+    privacy = (
+        ""
+        if tune is not None  # tune's table: the figures its criteria and choice rest on
+        else f'<td class="num" data-kpr-correct="{r.correct_links:g}">{r.correct_links:g}</td>'
+        f'<td class="num">{r.reidentification:.2f} %</td>'
+        f'<td class="num">{r.hidden_rate:.2f} %</td>'
+    )
+    distances = (
+        ""
+        if tune is not None
+        else f'<td class="num">{r.exact_copy_percent:.2f} %</td>'
+        f'<td class="num">{_number(r.median_dcr, 3)}</td>'
+        f'<td class="num">{_number(r.median_nndr, 2)}</td>'
+    )
+    seconds = "" if tune is not None else f'<td class="num">{r.seconds:.2f}</td>'
     return (
         f'  <tr data-kpr-k="{r.k}"><td class="num">{r.k}</td>'
         f'<td class="num" data-kpr-rate="{r.kpr!r}">{esc(format_rate(r.kpr))}</td>'
-        f'<td class="num range">{low:.2f} to {high:.2f}&nbsp;%</td>{spread}{ctrl}'
-        f'<td class="num" data-kpr-correct="{r.correct_links:g}">{r.correct_links:g}</td>'
-        f'<td class="num">{r.reidentification:.2f} %</td>'
-        f'<td class="num">{r.hidden_rate:.2f} %</td>'
-        f'<td class="num">{r.median_local_cloaking:g}</td>'
-        f'<td class="num">{r.exact_copy_percent:.2f} %</td>'
-        f'<td class="num">{_number(r.median_dcr, 3)}</td>'
-        f'<td class="num">{_number(r.median_nndr, 2)}</td>'
+        f'<td class="num range">{low:.2f} to {high:.2f}&nbsp;%</td>{spread}{ctrl}{privacy}'
+        f'<td class="num">{r.median_local_cloaking:g}</td>{distances}'
         f'<td class="num" data-kpr-quality="{r.overall!r}">{_number(r.overall, 3)}</td>'
-        f'<td class="num">{_number(r.utility.column_shapes, 3)}</td>'
-        f'<td class="num">{_number(r.utility.column_pair_trends, 3)}</td>'
+        f'<td class="num range">{_number(r.utility.column_shapes, 3)} / '
+        f"{_number(r.utility.column_pair_trends, 3)}</td>"
         f'<td class="num">{_number(r.mean_hellinger)}</td>'
-        f'<td class="num">{_number(r.correlation_difference, 2)} %</td>'
-        f'<td class="num">{r.seconds:.2f}</td>{_criteria_cells(r, tune)}</tr>'
+        f'<td class="num">{_number(r.correlation_difference, 2)}&nbsp;%</td>'
+        f"{seconds}{_criteria_cells(r, tune)}</tr>"
     )
 
 
@@ -317,14 +322,22 @@ def _table(result: KSweepResult, tune: TuneResult | None = None) -> str:
             if control
             else ""
         )
-        + '<th class="num">Correct links</th><th class="num">Re-identified</th>'
-        '<th class="num">Hidden rate</th><th class="num">Median cloaking</th>'
-        '<th class="num">Exact copies</th><th class="num">Median DCR</th>'
-        '<th class="num">Median NNDR</th>'
-        '<th class="num">Quality</th><th class="num">Column shapes</th>'
-        '<th class="num">Pair trends</th>'
+        + (
+            '<th class="num">Correct links</th><th class="num">Re-identified</th>'
+            '<th class="num">Hidden rate</th>'
+            if tune is None
+            else ""
+        )
+        + '<th class="num">Median cloaking</th>'
+        + (
+            '<th class="num">Exact copies</th><th class="num">Median DCR</th>'
+            '<th class="num">Median NNDR</th>'
+            if tune is None
+            else ""
+        )
+        + '<th class="num">Quality</th><th class="num">Shapes / pair trends</th>'
         '<th class="num">Hellinger</th><th class="num">Corr. diff.</th>'
-        '<th class="num">Time (s)</th>'
+        + ('<th class="num">Time (s)</th>' if tune is None else "")
     )
     if tune is not None:
         head += "".join(f'<th class="num">{CRITERION_TITLES[c]}</th>' for c in _criteria(tune))
