@@ -253,7 +253,7 @@ def sweep_command(
 @click.option(
     "--max-control-difference",
     type=POINTS,
-    default=str(DEFAULT_MAX_CONTROL_DIFFERENCE),
+    default=f"{DEFAULT_MAX_CONTROL_DIFFERENCE:g}",
     show_default=True,
     help="Criterion (with --control): control minus original KPR at the same size, in "
     "points; its interval must lie entirely below this bound.",
@@ -261,7 +261,7 @@ def sweep_command(
 @click.option(
     "--min-cloaking",
     type=FLOOR,
-    default=str(DEFAULT_MIN_CLOAKING),
+    default=f"{DEFAULT_MIN_CLOAKING:g}",
     show_default=True,
     help="Criterion: the median local cloaking (of every repeat) must be at least this.",
 )
