@@ -54,7 +54,7 @@ PAIRING: list[Column] = [
     ("re-id", 7, lambda r: _pct(r.reidentification)),
     ("hidden", 8, lambda r: _pct(r.hidden_rate)),
 ]
-CLOAKING: Column = ("med LC", 6, lambda r: f"{r.median_local_cloaking:g}")
+CLOAKING: Column = ("med LC", 6, lambda r: _count(r.median_local_cloaking))
 DISTANCES: list[Column] = [
     ("copies", 8, lambda r: _pct(r.exact_copy_percent)),
     ("DCR", 7, lambda r: _num(r.median_dcr, 3)),
