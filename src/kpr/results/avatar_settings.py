@@ -86,8 +86,9 @@ class GeneratorSettings:
         return replace(self, k=k, seed=seed)
 
     def to_args(self) -> list[str]:
-        """The ``kpr avatarize`` arguments that give these settings (defaults left out,
-        every declared column as its own option value)."""
+        """The ``kpr avatarize`` arguments that give these settings: every option spelt
+        out (defaults included, so the command does not depend on them), each declared
+        column as its own option value; ``--seed`` only when there is one."""
         args = ["--k", str(self.k)]
         if self.seed is not None:
             args += ["--seed", str(self.seed)]
