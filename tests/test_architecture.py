@@ -188,11 +188,11 @@ def test_views_are_found_without_importing_the_renderers_first() -> None:
         "from kpr.results import views\n"
         "from kpr.results.analysis import AnalysisResult\n"
         "from kpr.results.evaluation import KprResult\n"
-        "from kpr.results.ksweep import SweepOverK\n"
+        "from kpr.results.ksweep import KSweepResult\n"
         "from kpr.results.protect import ProtectResult\n"
         "from kpr.results.utility import UtilityResult\n"
         "views.views_of(object.__new__(KprResult))\n"
-        "for kind in (KprResult, AnalysisResult, SweepOverK, ProtectResult, UtilityResult):\n"
+        "for kind in (KprResult, AnalysisResult, KSweepResult, ProtectResult, UtilityResult):\n"
         "    assert kind in views._VIEWS, kind\n"
         "assert 'matplotlib' not in sys.modules\n"
     )

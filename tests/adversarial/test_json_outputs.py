@@ -42,6 +42,8 @@ RUNS: list[tuple[str, list[str], str]] = [
                "--control-subsets", "2"], "sweep"),
     ("tune", ["{o}", "-k", "age,sex", "--target", "50", "--ks", "2"], "tune"),
     ("tune", ["{o}", "-k", "age,sex", "--target", "100", "--ks", "2"], "tune"),  # not reached
+    ("tune", ["{o}", "-k", "age,sex", "--target", "50", "--ks", "2,3", "--control", "{c}",
+              "--control-subsets", "2", "--min-cloaking", "0", "--repeats", "2"], "tune"),
     ("distance", ["{o}", "{a}"], "distance"),
     ("distance", ["{o}", "{a}", "--holdout", "{c}", "--ncp", "2"], "distance"),
     ("distance", ["{o}", "{a}", "--pairing", "{p}", "--numeric", "kids"], "distance"),

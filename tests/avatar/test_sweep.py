@@ -16,7 +16,7 @@ import pytest
 import kpr
 from kpr.analysis import kpr_interval
 from kpr.avatar import (
-    SweepOverK,
+    KSweepResult,
     distance_metrics,
     generate,
     hidden_rate,
@@ -44,12 +44,12 @@ def control() -> pl.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def swept(table: pl.DataFrame, control: pl.DataFrame) -> SweepOverK:
+def swept(table: pl.DataFrame, control: pl.DataFrame) -> KSweepResult:
     return sweep(table, KNOWN, ks=(8, 3), repeats=2, seed=5, control=control)
 
 
 def test_every_run_equals_its_direct_computation(
-    table: pl.DataFrame, control: pl.DataFrame, swept: SweepOverK
+    table: pl.DataFrame, control: pl.DataFrame, swept: KSweepResult
 ) -> None:
     assert swept.ks == [3, 8]  # sorted
     for row in swept.rows:
@@ -63,8 +63,8 @@ def test_every_run_equals_its_direct_computation(
             assert run.hidden_rate == hidden_rate(gen)
             assert run.median_local_cloaking == median_local_cloaking(gen)
             use = kpr.utility(table, gen.avatars)
-            assert run.mean_hellinger == use.mean_hellinger
-            assert run.correlation_difference == use.mean_abs_association_change
+            assert run.utility.to_dict() == use.summary()  # every utility figure, as kpr.utility
+            assert run.utility.correlation_difference == use.correlation_difference
             assert run.control is not None
             assert run.control.control.rate == kpr.evaluate(control, gen.avatars, KNOWN).rate
             assert run.control.original == dataclasses.replace(run.kpr, known=tuple(direct.known))
@@ -76,7 +76,7 @@ def test_every_run_equals_its_direct_computation(
 
 
 def test_control_comparison_equals_evaluates_for_the_same_seed(
-    table: pl.DataFrame, control: pl.DataFrame, swept: SweepOverK
+    table: pl.DataFrame, control: pl.DataFrame, swept: KSweepResult
 ) -> None:
     """Per k and repeat: the same size-fair comparison as ``kpr.evaluate(control=...)``,
     its subsets drawn with the run's seed (the one that generated the avatars)."""
@@ -112,7 +112,7 @@ def test_control_subsets_and_a_larger_control(table: pl.DataFrame) -> None:
         sweep(table, KNOWN, ks=(4,), control=bigger, control_subsets=0)
 
 
-def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
+def test_rows_summarise_their_repeats(swept: KSweepResult) -> None:
     for row in swept.rows:
         rates = [r.kpr.rate for r in row.runs]
         assert row.kpr == pytest.approx(sum(rates) / len(rates))
@@ -135,7 +135,7 @@ def test_rows_summarise_their_repeats(swept: SweepOverK) -> None:
         swept.row(4)
 
 
-def test_to_dict_is_json(swept: SweepOverK) -> None:
+def test_to_dict_is_json(swept: KSweepResult) -> None:
     d = json.loads(swept.to_json())
     assert d["ks"] == [3, 8] and d["seeds"] == [5, 6] and d["n"] == 150
     row = d["rows"][0]
@@ -186,32 +186,96 @@ def test_progress_is_called_before_each_step_and_at_the_end(table: pl.DataFrame)
     assert calls[0][2] == "k=3: generating avatars"
 
 
-def test_tune_picks_the_smallest_k_reaching_the_target(table: pl.DataFrame) -> None:
-    """The sweep first gives every k's lower bound; each of them, as a target, must make
-    tune stop at the first k reaching it (on this table, with seed 7, KPR rises with k up to 16)."""
+def test_tune_is_the_sweep_judged_on_its_criteria(table: pl.DataFrame) -> None:
+    """tune measures what sweep measures (same seeds, same figures); for each measured
+    lower bound as the target, the chosen k is the highest quality among the ks whose
+    lower bound reaches it and whose cloaking reaches the floor."""
+    from kpr.avatar import TuneCriteria, TuneResult
+
     known = ["age", "weight", "smoker", "city"]
-    ks = (2, 4, 8, 16, 32)
+    ks = (2, 4, 8, 16)
     full = sweep(table, known, ks=ks, seed=7)
-    lows = [r.low for r in full.rows]
-    assert lows[0] < lows[1] < lows[2] < lows[3]  # so the expected ks below differ
-    picked = set()
-    for target in lows:
-        expected = next(r.k for r in full.rows if r.low >= target)
-        picked.add(expected)
-        result = tune(table, known, target=target, ks=ks, seed=7)
-        assert result.reached and result.k == expected
-        assert result.sweep.ks == [k for k in ks if k <= expected]  # stopped there
-        assert result.row is not None and result.row.kpr == full.row(expected).kpr
-        assert result.row.mean_hellinger == full.row(expected).mean_hellinger
-        assert f"k = {expected}" in result.message
-    assert picked == {2, 4, 8, 16}
-    just_above = tune(table, known, target=lows[1] + 1e-9, ks=ks, seed=7)
-    assert just_above.k == 8
+    tuned = tune(table, known, target=50, ks=ks, seed=7, repeats=1, min_cloaking=1)
+    assert tuned.sweep.ks == list(ks)  # every k evaluated
+    for mine, theirs in zip(tuned.sweep.rows, full.rows, strict=True):
+        assert (mine.kpr, mine.interval) == (theirs.kpr, theirs.interval)
+        assert mine.utility.to_dict() == theirs.utility.to_dict()
+    for target in [r.low for r in full.rows]:
+        for floor in (0.0, 3.0):
+            result = TuneResult(TuneCriteria(target, min_cloaking=floor), full, ks)
+            ok = [r for r in full.rows if r.low >= target and r.median_local_cloaking_min >= floor]
+            expected = max(ok, key=lambda r: (r.overall, -r.k)).k if ok else None
+            assert result.k == expected
+            assert [r.k for r in result.eligible] == [r.k for r in ok]
+            if expected is not None:
+                assert f"k = {expected} meets every criterion" in result.message
+
+
+def test_a_k_failing_one_criterion_is_not_chosen() -> None:
+    """The most useful k is refused when it misses one criterion; among those meeting all,
+    the highest quality wins (not the smallest k, not the highest KPR)."""
+    from kpr.avatar import TuneCriteria, TuneResult
+
+    # KPR 95, 98, 99, 99.5 %; lower bounds about 93.5, 96.9, 98.2, 98.8 %
+    swept = _hand_made([50, 20, 10, 5], quality=[0.99, 0.80, 0.90, 0.85], cloaking=[3, 6, 4, 24])
+    ks = (2, 5, 10, 20)
+    result = TuneResult(TuneCriteria(96.0, min_cloaking=5), swept, ks)
+    assert [result.checks(r)["kpr"] for r in swept.rows] == [False, True, True, True]
+    assert [result.checks(r)["cloaking"] for r in swept.rows] == [False, True, False, True]
+    assert all(result.checks(r)["control"] is None for r in swept.rows)  # no control given
+    assert result.k == 20  # k = 2 (best quality) misses the KPR, k = 10 the cloaking
+    assert [p["chosen"] for p in result.per_k()] == [False, False, False, True]
+    assert TuneResult(TuneCriteria(96.0, min_cloaking=4), swept, ks).k == 10
+    assert TuneResult(TuneCriteria(90.0, min_cloaking=0), swept, ks).k == 2
+    tied = _hand_made([5, 5], quality=[0.9, 0.9])
+    assert TuneResult(TuneCriteria(90.0), tied, (2, 5)).k == 2  # a tie: the smaller k
+    none = TuneResult(TuneCriteria(96.0, min_cloaking=30), swept, ks)
+    assert none.k is None and not none.reached
+    assert "median local cloaking stays below 30 (at most 24, at k = 20)" in none.message
+    assert "try larger k" in none.message
+
+
+def test_tune_control_criterion(table: pl.DataFrame, control: pl.DataFrame) -> None:
+    """With a control, a k whose control difference's interval reaches the bound is not
+    chosen, whatever its utility; without one, the criterion is not checked."""
+    from kpr.avatar import TuneCriteria, TuneResult
+
+    result = tune(
+        table, KNOWN, target=1, ks=(3, 8), seed=5, repeats=1, control=control, min_cloaking=0,
+        control_subsets=3,
+    )  # fmt: skip
+    highs = {r.k: (r.control_difference_interval or (0.0, 0.0))[1] for r in result.sweep.rows}
+    for r in result.sweep.rows:
+        assert result.checks(r)["control"] == (highs[r.k] < 2.0)
+    bound = sum(highs.values()) / 2  # between the two ks' highs: the one above fails
+    assert highs[3] != highs[8]
+    passing = min(highs, key=lambda k: highs[k])
+    cut = TuneResult(
+        TuneCriteria(1, max_control_difference=bound, min_cloaking=0), result.sweep, (3, 8)
+    )
+    assert cut.k == passing and [r.k for r in cut.eligible] == [passing]
+    data = json.loads(cut.to_json())
+    assert [p["criteria"]["control"] for p in data["per_k"]] == [k == passing for k in (3, 8)]
+
+
+def test_tune_is_deterministic_with_a_seed(table: pl.DataFrame) -> None:
+    def figures(result: kpr.avatar.TuneResult) -> list[object]:
+        return [
+            (r.k, r.kpr, r.interval, r.utility.to_dict(), r.median_local_cloaking)
+            for r in result.sweep.rows
+        ]
+
+    first = tune(table, KNOWN, target=60, ks=(3, 6), seed=4, repeats=2, min_cloaking=1)
+    again = tune(table, KNOWN, target=60, ks=(3, 6), seed=4, repeats=2, min_cloaking=1)
+    assert figures(first) == figures(again) and first.k == again.k
+    assert first.per_k() == again.per_k()
+    other = tune(table, KNOWN, target=60, ks=(3, 6), seed=40, repeats=2, min_cloaking=1)
+    assert figures(other) != figures(first)
 
 
 def test_tune_says_so_when_no_k_reaches_the_target(table: pl.DataFrame) -> None:
     # n = 150: even nobody linked leaves a lower bound near 97.5 %, so 99 is out of reach.
-    result = tune(table, KNOWN, target=99, ks=(2, 5))
+    result = tune(table, KNOWN, target=99, ks=(2, 5), repeats=1, min_cloaking=0)
     assert not result.reached and result.k is None and result.row is None
     assert result.sweep.ks == [2, 5]
     assert f"{result.best.low:.2f} %" in result.message
@@ -221,7 +285,7 @@ def test_tune_says_so_when_no_k_reaches_the_target(table: pl.DataFrame) -> None:
     assert ("try larger k" in result.message) == rising
     assert ("not rising measurably" in result.message) == (not rising)
     assert json.loads(result.to_json())["k"] is None
-    assert "always below 100 %" in tune(table, KNOWN, target=100, ks=(2,)).message
+    assert "always below 100 %" in tune(table, KNOWN, target=100, ks=(2,), repeats=1).message
 
 
 @pytest.mark.parametrize(
@@ -252,19 +316,19 @@ def test_bad_target(table: pl.DataFrame, target: object) -> None:
         tune(table, KNOWN, target=target, ks=(2,))  # type: ignore[arg-type]
 
 
-def test_html_page(swept: SweepOverK) -> None:
+def test_html_page(swept: KSweepResult) -> None:
     pytest.importorskip("matplotlib")
     html = swept.to_html()
     assert html.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in html
-    assert html.count("<svg") == 1 and 'data-kpr-k="3"' in html and 'data-kpr-k="8"' in html
+    assert html.count("<svg") == 2 and 'data-kpr-k="3"' in html and 'data-kpr-k="8"' in html
     assert f'data-kpr-rate="{swept.rows[0].kpr!r}"' in html
     assert "Original / control KPR at n = 90" in html and "Repeats, low to high" in html
     for row in swept.rows:  # the size-fair difference, not the control's own rate
         assert f'data-kpr-control-difference="{row.control_difference!r}"' in html
 
 
-def test_text_shows_the_size_fair_control(swept: SweepOverK) -> None:
-    from kpr.cli.text import sweep_text
+def test_text_shows_the_size_fair_control(swept: KSweepResult) -> None:
+    from kpr.cli.ksweep_text import sweep_text
 
     text = sweep_text(swept)
     for row in swept.rows:
@@ -286,17 +350,56 @@ def test_html_escapes_column_names(tmp_path: pytest.TempPathFactory) -> None:
     assert hostile not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
-def _hand_made(linked: list[int], n: int = 1000) -> SweepOverK:
+def test_tune_page_and_text_escape_names_and_mark_the_choice(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    """The tune page shows each criterion per k and both plots; a hostile column name and
+    file label are escaped wherever they appear (the page, the notebook view)."""
+    pytest.importorskip("matplotlib")
+    from kpr.cli.ksweep_text import tune_text
+
+    hostile = "<script>alert(1)</script>"
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({hostile: rng.integers(20, 80, 60), "c": rng.choice(["a", "b"], 60)})
+    result = tune(df, [hostile], target=1, ks=(3, 5), repeats=1, min_cloaking=0)
+    result.sweep.inputs = {"original": f"{hostile}.csv"}
+    assert result.k is not None
+    path = tmp_path / "tune.html"  # type: ignore[operator]
+    assert result.to_html(path) == path
+    html = path.read_text(encoding="utf-8")
+    assert hostile not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<svg") == 2 and "KPR target met" in html and "Cloaking floor met" in html
+    assert '<th class="num">Control bound met</th>' not in html  # no control: no column
+    assert "(not checked: no control given)" in html  # and the criterion says why
+    assert f'data-kpr-tune-k="{result.k}"' in html
+    assert html.count('data-kpr-chosen="true"') == 1
+    assert hostile not in result._repr_html_()
+    text = tune_text(result, "kpr avatarize ...")
+    assert f"Chosen: k = {result.k}" in text and "  <-" in text
+
+
+def _hand_made(
+    linked: list[int],
+    n: int = 1000,
+    quality: list[float] | None = None,
+    cloaking: list[float] | None = None,
+) -> KSweepResult:
+    """A sweep over k = 2, 5, 10, 20 with the given linked counts (and, optionally, each
+    k's overall quality score and median local cloaking; by default 10 at every k)."""
     from kpr.analysis import AttackRate
-    from kpr.avatar import Closeness, DistanceMetrics, SweepRow, SweepRun
+    from kpr.avatar import Closeness, DistanceMetrics, GeneratorSettings, SweepRow, SweepRun
+    from kpr.results.ksweep_rows import UtilityScores
 
     rows = []
-    for k, count in zip([2, 5, 10, 20], linked, strict=False):
+    for i, (k, count) in enumerate(zip([2, 5, 10, 20], linked, strict=False)):
         rate = AttackRate(("a",), 0.05, "bins", n, n, n, count)
         far = DistanceMetrics(Closeness(n, 0, 1.0, 0.8), None, 5, n)
-        run = SweepRun(k, 0, rate, None, 50.0, 1.0, 0.1 * k, 0.01, {"a": 0.1}, 0.1, 0, far)
+        score = 0.9 if quality is None else quality[i]
+        use = UtilityScores(score, score, score, 0.1 * k, 1.0)
+        lc = 10.0 if cloaking is None else cloaking[i]
+        run = SweepRun(k, 0, rate, None, 50.0, lc, use, {"a": 0.1}, 0.1, 0, far)
         rows.append(SweepRow(k, (run,)))
-    return SweepOverK(("a",), 0.05, 5, 0, 1, "full", 0.95, n, rows)
+    return KSweepResult(("a",), 0.05, GeneratorSettings(seed=0), 1, 0.95, n, rows)
 
 
 def test_summary_says_how_the_rate_moves() -> None:
@@ -341,26 +444,26 @@ def test_jupyter_shows_a_sweep_over_k() -> None:
 def test_tune_advice_follows_the_measured_sweep() -> None:
     """A plateau (the largest k's interval not above the previous k's) gets no advice
     to raise k; a KPR still rising beyond the interval does."""
-    from kpr.avatar import TuneResult
+    from kpr.avatar import TuneCriteria, TuneResult
 
     flat = _hand_made([50, 20, 21, 20])  # 95 %, 98 %, 97.9 %, 98 %: stopped rising
-    result = TuneResult(target=99.5, k=None, sweep=flat, ks=(2, 5, 10, 20))
+    result = TuneResult(TuneCriteria(99.5), flat, (2, 5, 10, 20))
     assert result.plateau
     assert "not rising measurably" in result.message and "--ks" not in result.message
     assert json.loads(json.dumps(result.to_dict()))["plateau"] is True
     rising = _hand_made([200, 150, 100, 40])  # 80 %, 85 %, 90 %, 96 %: still rising
-    result = TuneResult(target=99.5, k=None, sweep=rising, ks=(2, 5, 10, 20))
+    result = TuneResult(TuneCriteria(99.5), rising, (2, 5, 10, 20))
     assert not result.plateau
     assert "still rising" in result.message and "--ks 40,80" in result.message
     # a higher KPR at the largest k, but within the previous k's interval: a plateau
     up_within = _hand_made([200, 150, 100, 95])
-    assert TuneResult(target=99.5, k=None, sweep=up_within, ks=(2, 5, 10, 20)).plateau
+    assert TuneResult(TuneCriteria(99.5), up_within, (2, 5, 10, 20)).plateau
 
 
 def test_sweep_control_verdicts_follow_each_ks_interval() -> None:
     """Each k's control comparison earns the sentence its interval says (text, JSON and
     the page): the same generated sentence as kpr evaluate --control's."""
-    from kpr.cli.text import sweep_text
+    from kpr.cli.ksweep_text import sweep_text
     from kpr.results.control import verdict
 
     rng = np.random.default_rng(2)

@@ -7,7 +7,14 @@ measured by :mod:`kpr.utility`), distance metrics for any synthetic table
 """
 
 from kpr.avatar.distance import distance_metrics, exact_copies
-from kpr.avatar.generator import Generation, avatarize, generate, neighbours, weights
+from kpr.avatar.generator import (
+    Generation,
+    avatarize,
+    generate,
+    generate_with,
+    neighbours,
+    weights,
+)
 from kpr.avatar.metrics import (
     Cloaking,
     cloaking,
@@ -20,9 +27,11 @@ from kpr.avatar.metrics import (
 from kpr.avatar.projection import Projection
 from kpr.avatar.roles import CATEGORICAL_MAX_DISTINCT, column_roles
 from kpr.avatar.tuning import sweep, tune
+from kpr.results.avatar_settings import GeneratorSettings
 from kpr.results.distance import Closeness, DistanceMetrics, PairingMetrics
-from kpr.results.ksweep import PAIRING_SPACE, SweepOverK, TuneResult
+from kpr.results.ksweep import PAIRING_SPACE, KSweepResult
 from kpr.results.ksweep_rows import SweepRow, SweepRun
+from kpr.results.ksweep_tune import TuneCriteria, TuneResult
 
 __all__ = [
     "CATEGORICAL_MAX_DISTINCT",
@@ -31,11 +40,13 @@ __all__ = [
     "Closeness",
     "DistanceMetrics",
     "Generation",
+    "GeneratorSettings",
+    "KSweepResult",
     "PairingMetrics",
     "Projection",
-    "SweepOverK",
     "SweepRow",
     "SweepRun",
+    "TuneCriteria",
     "TuneResult",
     "avatarize",
     "cloaking",
@@ -45,6 +56,7 @@ __all__ = [
     "distance_metrics",
     "exact_copies",
     "generate",
+    "generate_with",
     "hidden_rate",
     "local_cloaking",
     "median_local_cloaking",

@@ -44,7 +44,7 @@ from kpr.avatar.projection import Encoded, Projection
 from kpr.avatar.roles import Roles, decide_roles, split_identifiers
 from kpr.checks import whole_number
 from kpr.errors import InputError
-from kpr.results.ksweep import Decoding, Synthesis
+from kpr.results.avatar_settings import Decoding, GeneratorSettings, Synthesis
 
 Seed = int | np.random.Generator | None
 DECODINGS: tuple[str, ...] = ("draw", "mode")
@@ -233,13 +233,37 @@ def generate(
     ``synthesis``: "full" mixes neighbours over every axis, "reduced" over the ``ncp``
     kept axes only (see the module docstring). ``categorical_decoding``: "draw" (a
     weighted random draw among the neighbours, the default) or "mode" (the category
-    with the largest total weight); see the module docstring.
+    with the largest total weight); see the module docstring. ``seed`` may also be a
+    numpy Generator.
 
     Column roles are decided first (:mod:`kpr.avatar.roles`): a column unique or nearly
     unique on every row (an identifier, free text) is refused with an InputError,
     unless named in ``keep_identifiers``: then it is left out of the projection and
     each avatar carries its own individual's value (which links the two).
     """
+    rng = seed if isinstance(seed, np.random.Generator) else None
+    settings = GeneratorSettings.of(
+        k=k, ncp=ncp, seed=None if isinstance(seed, np.random.Generator) else seed,
+        synthesis=synthesis,
+        categorical_decoding=categorical_decoding, categorical=categorical, numeric=numeric,
+        keep_identifiers=keep_identifiers,
+    )  # fmt: skip
+    return generate_with(df, settings, rng)
+
+
+def generate_with(
+    df: Any, settings: GeneratorSettings, rng: np.random.Generator | None = None
+) -> Generation:
+    """:func:`generate` with its options as one :class:`GeneratorSettings`; ``rng``, when
+    given, is used instead of ``settings.seed``. The ``drop`` columns still in ``df`` are
+    left out (a caller such as ``kpr avatarize`` may have left them out already)."""
+    present = [c for c in settings.drop if c in tb.column_names(df)]
+    df = tb.drop_columns(df, present) if present else df
+    k, ncp = settings.k, settings.ncp
+    synthesis, categorical_decoding = settings.synthesis, settings.decoding
+    categorical = list(settings.categorical)
+    numeric = list(settings.numeric)
+    keep_identifiers = list(settings.keep_identifiers)
     backend = tb.frame_backend(df)
     whole_number(k, "k", 1)
     whole_number(ncp, "ncp", 1)
@@ -263,8 +287,9 @@ def generate(
     roles.check()
     passthrough = roles.of("passthrough")
     fitted = tb.drop_columns(df, passthrough) if passthrough else df
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    projection, enc = Projection._fit(fitted, ncp, categorical, numeric)
+    if rng is None:
+        rng = np.random.default_rng(settings.seed)
+    projection, enc = Projection.fit_encoded(fitted, ncp, categorical, numeric)
     coords = projection.coordinates
     dist, idx = neighbours(coords, k)
     w = weights(dist, rng)
@@ -314,7 +339,7 @@ def redraw(
     passthrough = roles.of("passthrough")
     fitted = tb.drop_columns(df, passthrough) if passthrough else df
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    projection, enc = Projection._fit(fitted, ncp, categorical)
+    projection, enc = Projection.fit_encoded(fitted, ncp, categorical)
     coords = projection.coordinates
     rows = np.asarray(individuals, dtype=np.int64)
     dist, idx = _others(cKDTree(coords), coords, rows, k)
@@ -341,25 +366,9 @@ def _with_passthrough(
     return tb.assemble(backend, tb.column_names(df), columns)
 
 
-def avatarize(
-    df: Any,
-    *,
-    k: int = 20,
-    ncp: int = 5,
-    seed: Seed = None,
-    categorical: Sequence[Any] | None = None,
-    synthesis: Synthesis = "full",
-    categorical_decoding: Decoding = "draw",
-    keep_identifiers: Sequence[Any] | None = None,
-    numeric: Sequence[Any] | None = None,
-) -> Any:
+def avatarize(df: Any, **options: Any) -> Any:
     """The avatar table of ``df``: same type, columns, dtypes and row count; rows shuffled.
 
-    Parameters as in :func:`generate`.
+    Keyword options as in :func:`generate`.
     """
-    gen = generate(
-        df, k=k, ncp=ncp, seed=seed, categorical=categorical, synthesis=synthesis,
-        categorical_decoding=categorical_decoding, keep_identifiers=keep_identifiers,
-        numeric=numeric,
-    )  # fmt: skip
-    return gen.avatars
+    return generate(df, **options).avatars

@@ -44,7 +44,7 @@ products are counts, so memory is ``O(n * columns + p**2)``, not ``O(n * p)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -145,6 +145,55 @@ def _crosstab(a: np.ndarray, la: int, b: np.ndarray, lb: int) -> np.ndarray:
     return np.asarray(sparse.coo_matrix((ones, (a, b)), shape=(la, lb)).toarray())
 
 
+def _numeric_variable(
+    backend: tb.Backend, name: Any, s: Any
+) -> tuple[NumericVariable, np.ndarray, np.ndarray]:
+    """How one numeric column is coded (missing values filled with the median, then
+    standardised), its coded values and its missing mask (``indicator`` left to the caller)."""
+    ctype = tb.column_type(backend, s)
+    x = tb.to_float(backend, s)
+    miss = np.isnan(x)
+    observed = x[~miss]
+    _check_finite(name, observed)
+    fill = float(np.median(observed))
+    x[miss] = fill
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+        mean = float(x.mean())
+        std = float(x.std())
+    _check_finite(name, np.array([mean, std]))
+    scale = std if std > 1e-12 * max(1.0, abs(mean)) else 1.0
+    var = NumericVariable(
+        name=name,
+        ctype=ctype,
+        mean=mean,
+        scale=scale,
+        fill=fill,
+        low=float(observed.min()),
+        high=float(observed.max()),
+        decimals=_decimals(observed, ctype.integer, ctype.float32),
+        indicator=None,
+        nan_missing=tb.nan_only_missing(backend, s),
+    )
+    return var, (x - mean) / scale, miss
+
+
+def _categorical_block(
+    backend: tb.Backend, name: Any, s: Any, n: int, offset: int
+) -> tuple[CategoricalBlock, np.ndarray]:
+    """One categorical column's block (missing values as a category of their own, coded
+    last) and its codes."""
+    code, first = tb.factorize(backend, s)
+    missing_code = None
+    missing = code < 0
+    if missing.any():
+        missing_code = first.shape[0]
+        code[missing] = missing_code
+        first = np.append(first, np.flatnonzero(missing)[0])
+    levels = tb.take(backend, s, first)
+    prop = np.bincount(code, minlength=first.shape[0]) / n
+    return CategoricalBlock(name, False, offset, prop, levels, missing_code), code
+
+
 class Projection:
     """A fitted FAMD space: project tables into it (:meth:`transform`) and back
     (:meth:`inverse_transform`). Build one with :meth:`fit`.
@@ -181,24 +230,25 @@ class Projection:
         """Fit the space on a polars or pandas table; ``coordinates`` holds its rows'
         positions. ``categorical`` and ``numeric`` declare column roles (see
         :func:`kpr.avatar.roles.column_roles`)."""
-        return cls._fit(df, ncp, categorical, numeric)[0]
+        return cls.fit_encoded(df, ncp, categorical, numeric)[0]
 
     @classmethod
-    def _fit(
+    def fit_encoded(
         cls,
         df: Any,
-        ncp: int,
-        categorical: Sequence[Any] | None,
-        numeric_names: Sequence[Any] | None = None,
+        ncp: int = 5,
+        categorical: Sequence[Any] | None = None,
+        numeric: Sequence[Any] | None = None,
     ) -> tuple[Projection, Encoded]:
-        """:meth:`fit`, also returning the coded table (the generator mixes coded rows)."""
+        """:meth:`fit`, also returning the coded table (standardised numerics and
+        category codes), which the generator mixes."""
         backend = tb.frame_backend(df)
         whole_number(ncp, "ncp", 1)
         n = tb.n_rows(df)
         names = tb.column_names(df)
         if n == 0 or not names:
             raise InputError("the table is empty; give a table with at least one row and column")
-        roles = column_roles(backend, df, categorical, numeric_names)
+        roles = column_roles(backend, df, categorical, numeric)
         if all(r == "empty" for r in roles.values()):
             raise InputError("every column is entirely missing; there is nothing to project")
 
@@ -211,79 +261,48 @@ class Projection:
             c: tb.take(backend, tb.get_column(df, c), np.zeros(1, dtype=np.int64))
             for c in self.dropped
         }
-
-        numeric: list[NumericVariable] = []
-        blocks: list[CategoricalBlock] = []
-        numeric_cols: list[np.ndarray] = []
-        codes: list[np.ndarray] = []
-        q = sum(1 for c in names if roles[c] == "numeric")
-        offset = q
-        for name in names:
-            s = tb.get_column(df, name)
-            if roles[name] == "numeric":
-                ctype = tb.column_type(backend, s)
-                x = tb.to_float(backend, s)
-                miss = np.isnan(x)
-                observed = x[~miss]
-                _check_finite(name, observed)
-                fill = float(np.median(observed))
-                x[miss] = fill
-                with np.errstate(over="ignore", invalid="ignore"):  # checked just below
-                    mean = float(x.mean())
-                    std = float(x.std())
-                _check_finite(name, np.array([mean, std]))
-                scale = std if std > 1e-12 * max(1.0, abs(mean)) else 1.0
-                indicator = None
-                if miss.any():
-                    indicator = len(blocks)
-                    code = miss.astype(np.int64)
-                    prop = np.bincount(code, minlength=2) / n
-                    blocks.append(CategoricalBlock(name, True, offset, prop, None, 1))
-                    codes.append(code)
-                    offset += 2
-                decimals = _decimals(observed, ctype.integer, ctype.float32)
-                numeric.append(
-                    NumericVariable(
-                        name=name,
-                        ctype=ctype,
-                        mean=mean,
-                        scale=scale,
-                        fill=fill,
-                        low=float(observed.min()),
-                        high=float(observed.max()),
-                        decimals=decimals,
-                        indicator=indicator,
-                        nan_missing=tb.nan_only_missing(backend, s),
-                    )
-                )
-                numeric_cols.append((x - mean) / scale)
-            elif roles[name] == "categorical":
-                code, first = tb.factorize(backend, s)
-                missing_code = None
-                missing = code < 0
-                if missing.any():
-                    missing_code = first.shape[0]
-                    code[missing] = missing_code
-                    first = np.append(first, np.flatnonzero(missing)[0])
-                levels = tb.take(backend, s, first)
-                prop = np.bincount(code, minlength=first.shape[0]) / n
-                blocks.append(CategoricalBlock(name, False, offset, prop, levels, missing_code))
-                codes.append(code)
-                offset += first.shape[0]
-        self.numeric = tuple(numeric)
-        self.blocks = tuple(blocks)
-        n_cat = sum(1 for r in roles.values() if r == "categorical")
-        self.kind = "pca" if n_cat == 0 else ("mca" if q == 0 else "famd")
-
-        num = np.column_stack(numeric_cols) if numeric_cols else np.empty((n, 0))
-        enc = Encoded(num, codes)
-        p = offset
+        enc, p = self._code(df, n)
         self.ncp = min(ncp, p)
         self.components, eig, total = self._axes(enc, n, p)
         self.eigenvalues = eig / n
         self.explained_variance_ratio = eig / total if total > 0 else np.zeros_like(eig)
         self.coordinates = self._project(enc)
         return self, enc
+
+    def _code(self, df: Any, n: int) -> tuple[Encoded, int]:
+        """Code every variable in column order (numerics first in the coded columns, then
+        each categorical and missingness block); set ``numeric``, ``blocks`` and ``kind``.
+        Returns the coded table and the number of coded columns."""
+        numeric: list[NumericVariable] = []
+        blocks: list[CategoricalBlock] = []
+        numeric_cols: list[np.ndarray] = []
+        codes: list[np.ndarray] = []
+        q = sum(1 for c in self.columns if self.roles[c] == "numeric")
+        offset = q
+        for name in self.columns:
+            s = tb.get_column(df, name)
+            if self.roles[name] == "numeric":
+                var, column, miss = _numeric_variable(self.backend, name, s)
+                if miss.any():
+                    var = replace(var, indicator=len(blocks))
+                    code = miss.astype(np.int64)
+                    prop = np.bincount(code, minlength=2) / n
+                    blocks.append(CategoricalBlock(name, True, offset, prop, None, 1))
+                    codes.append(code)
+                    offset += 2
+                numeric.append(var)
+                numeric_cols.append(column)
+            elif self.roles[name] == "categorical":
+                block, code = _categorical_block(self.backend, name, s, n, offset)
+                blocks.append(block)
+                codes.append(code)
+                offset += block.size
+        self.numeric = tuple(numeric)
+        self.blocks = tuple(blocks)
+        n_cat = sum(1 for r in self.roles.values() if r == "categorical")
+        self.kind = "pca" if n_cat == 0 else ("mca" if q == 0 else "famd")
+        num = np.column_stack(numeric_cols) if numeric_cols else np.empty((n, 0))
+        return Encoded(num, codes), offset
 
     # --- fitting -----------------------------------------------------------------------
 

@@ -17,16 +17,19 @@ reports
   re-identification rate 100 x correct / n;
 * distances to the originals: exact-copy share, median DCR and NNDR
   (:mod:`kpr.avatar.distance`; the control, when given, is the holdout baseline);
-* utility: mean Hellinger distance and mean correlation difference.
+* utility (:func:`kpr.utility`): SDMetrics' Quality Report scores (overall, column
+  shapes, column pair trends) and Octopize's mean Hellinger distance and
+  correlation difference.
 
-:func:`tune` walks the ks in increasing order and stops at the first whose KPR
-lower bound reaches a target. KPR is not guaranteed to rise with k (each k is
-its own random draw), so the answer is "the smallest k of the list that
-reaches it", not a statement about the ks after it, which are not evaluated.
-When no k reaches it, the advice follows from the measured sweep: a larger k
-is suggested only while the KPR is still rising beyond its interval; on a
-plateau (the KPR at the largest k within the interval of the previous k, or
-below it) more k is not the remedy, and tune says so.
+:func:`tune` evaluates every k and chooses on stated criteria
+(:class:`~kpr.results.ksweep_tune.TuneCriteria`): the KPR lower bound reaches a
+target, the control difference's interval lies below a bound (with a control), the
+median local cloaking reaches a floor; among the ks meeting all, the most useful
+(SDMetrics' overall score). It repeats each k (3 times by default) so that the
+intervals it compares cover the generator's randomness, not one draw. KPR is not
+guaranteed to rise with k (each k is its own random draw): when no k meets every
+criterion, the advice follows from the measured sweep (a larger k is suggested for
+the KPR only while it is still rising beyond its interval).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,7 +45,7 @@ import numpy as np
 from kpr.analysis.baselines import DEFAULT_SUBSETS, compare_control
 from kpr.avatar import _table as tb
 from kpr.avatar.distance import distance_metrics
-from kpr.avatar.generator import Generation, generate
+from kpr.avatar.generator import Generation, generate_with
 from kpr.avatar.metrics import (
     cloaking_of,
     correct_links,
@@ -59,18 +62,24 @@ from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.progress import Progress
-from kpr.results.ksweep import (
-    Decoding,
-    SweepOverK,
-    Synthesis,
+from kpr.results.avatar_settings import Decoding, GeneratorSettings, Synthesis
+from kpr.results.ksweep import KSweepResult
+from kpr.results.ksweep_rows import SweepRow, SweepRun, UtilityScores
+from kpr.results.ksweep_tune import (
+    DEFAULT_MAX_CONTROL_DIFFERENCE,
+    DEFAULT_MIN_CLOAKING,
+    TuneCriteria,
     TuneResult,
 )
-from kpr.results.ksweep_rows import SweepRow, SweepRun
 from kpr.results.rates import AttackRate
 
 DEFAULT_KS: tuple[int, ...] = (2, 5, 10, 20, 40, 80)
 #: tune searches the same ks as sweep reports: one list, so the two agree.
 DEFAULT_TUNE_KS: tuple[int, ...] = DEFAULT_KS
+#: tune's repeats per k: its intervals then envelope three draws of the generator, so a
+#: k is chosen on what the generator's randomness leaves, not on one lucky table; three
+#: is the fewest giving a worst and a best draw around a middle one, at 3x one sweep's time.
+DEFAULT_TUNE_REPEATS = 3
 
 #: Steps of one run, for the progress bar.
 _STEPS = ("generating avatars", "privacy metrics", "utility", "KPR")
@@ -114,12 +123,10 @@ class _Plan:
     known: tuple[str, ...]
     kinds: dict[str, str]
     ks: tuple[int, ...]
-    categorical: list[str]
+    generator: GeneratorSettings  #: k and seed: the first run's
     inputs: dict[str, str]
-    keep_identifiers: list[str] = field(default_factory=list)
     control_subsets: int = DEFAULT_SUBSETS
     roles: dict[str, Any] | None = None
-    numeric: list[str] = field(default_factory=list)
 
 
 def _plan(
@@ -128,29 +135,30 @@ def _plan(
     ks: Iterable[object],
     control: Any,
     tolerance: float,
-    categorical: Iterable[str] | None,
     repeats: object,
-    seed: object,
-    ncp: object,
-    keep_identifiers: Iterable[str] | None = None,
+    generator: GeneratorSettings,
     control_subsets: object = DEFAULT_SUBSETS,
-    numeric: Iterable[str] | None = None,
 ) -> _Plan:
     """Check everything before the first (slow) generation, each problem in one line."""
     attack = make_attack(known, tolerance)
     whole_number(repeats, "repeats", 1)
-    whole_number(ncp, "ncp", 1)
+    whole_number(generator.ncp, "ncp", 1)
     check_subsets(control_subsets, "control_subsets")
-    check_seed(seed)
-    cats = [categorical] if isinstance(categorical, str) else list(categorical or [])
+    check_seed(generator.seed)
+    cats = list(generator.categorical)
     inputs = {"original": _label(original, "original")}
     if control is not None:
         inputs["control"] = _label(control, "control")
     original = _read(original, cats, "original")
     tb.frame_backend(original)  # a polars or pandas table, else one clear InputError
+    if generator.drop:  # left out of the avatars entirely, as avatarize --drop does
+        check_columns(
+            [str(c) for c in tb.column_names(original)], generator.drop, inputs["original"]
+        )
+        original = tb.drop_columns(original, list(generator.drop))
     names = [str(c) for c in tb.column_names(original)]
     check_columns(names, attack.known, "original")
-    nums = [numeric] if isinstance(numeric, str) else list(numeric or [])
+    nums = list(generator.numeric)
     check_columns(names, cats + nums, "original")
     n = tb.n_rows(original)
     if n < 2:
@@ -161,16 +169,14 @@ def _plan(
     if control is not None:
         control = _read(control, cats, "control")
         tb.frame_backend(control)  # a polars or pandas table, else one clear InputError
+        present = [c for c in generator.drop if c in tb.column_names(control)]
+        control = tb.drop_columns(control, present) if present else control
         check_columns([str(c) for c in tb.column_names(control)], attack.known, "control")
     # A column the user declares categorical is compared as categorical by the attack too.
     kinds = {c: "categorical" for c in cats if c in attack.known}
     kinds.update({c: "numeric" for c in nums if c in attack.known})
-    keep = [keep_identifiers] if isinstance(keep_identifiers, str) else list(keep_identifiers or [])
     subsets = int(control_subsets)  # type: ignore[call-overload]  # checked above
-    return _Plan(
-        original, control, attack.known, kinds, checked_ks, cats, inputs, keep, subsets,
-        numeric=nums,
-    )  # fmt: skip
+    return _Plan(original, control, attack.known, kinds, checked_ks, generator, inputs, subsets)
 
 
 def _label(table: Any, role: str) -> str:
@@ -181,24 +187,17 @@ def _label(table: Any, role: str) -> str:
 
 def _run(
     plan: _Plan,
-    k: int,
-    seed: int,
+    settings: GeneratorSettings,
     *,
-    ncp: int,
     tolerance: float,
-    synthesis: Synthesis,
-    decoding: Decoding,
     confidence: float,
     step: Callable[[str], None],
 ) -> SweepRun:
     """Generate one avatar table and measure it."""
     step(_STEPS[0])
     start = time.perf_counter()
-    gen = generate(
-        plan.original, k=k, ncp=ncp, seed=seed, categorical=plan.categorical, synthesis=synthesis,
-        categorical_decoding=decoding, keep_identifiers=plan.keep_identifiers,
-        numeric=plan.numeric,
-    )  # fmt: skip
+    gen = generate_with(plan.original, settings)
+    k, seed = settings.k, int(settings.seed or 0)
     seconds = time.perf_counter() - start
     if plan.roles is None and gen.roles is not None:
         plan.roles = gen.roles.to_dict()
@@ -209,8 +208,9 @@ def _run(
         projection=gen.projection,
     )  # fmt: skip
     step(_STEPS[2])
-    scored = [c for c in tb.column_names(plan.original) if c not in plan.keep_identifiers]
-    declared = {c: "categorical" for c in plan.categorical} | {c: "numeric" for c in plan.numeric}
+    scored = [c for c in tb.column_names(plan.original) if c not in settings.keep_identifiers]
+    declared = {c: "categorical" for c in settings.categorical}
+    declared |= {c: "numeric" for c in settings.numeric}
     use = utility(
         plan.original, gen.avatars, columns=scored,
         kinds={c: kind for c, kind in declared.items() if c in scored},
@@ -236,8 +236,7 @@ def _run(
         control=comparison,
         hidden_rate=hidden_rate(cloaking),
         median_local_cloaking=median_local_cloaking(cloaking),
-        mean_hellinger=use.mean_hellinger,
-        correlation_difference=use.mean_abs_association_change,
+        utility=UtilityScores.of(use.summary()),
         hellinger=dict(use.columns.select("column", "hellinger").iter_rows()),
         seconds=seconds,
         correct_links=correct,
@@ -269,20 +268,14 @@ def _walk(
     plan: _Plan,
     *,
     repeats: int,
-    seed: int,
-    ncp: int,
     tolerance: float,
-    synthesis: Synthesis,
-    decoding: Decoding,
     confidence: float,
     progress: Progress | None,
-    stop: Callable[[SweepRow], bool],
-) -> SweepOverK:
-    """Evaluate the ks in increasing order until ``stop`` says so."""
-    result = SweepOverK(
-        known=plan.known, tolerance=tolerance, ncp=ncp, seed=seed, repeats=repeats,
-        synthesis=synthesis, confidence=confidence, n=tb.n_rows(plan.original),
-        decoding=decoding, inputs=plan.inputs, keep_identifiers=tuple(plan.keep_identifiers),
+) -> KSweepResult:
+    """Evaluate every k, in increasing order, ``repeats`` times each."""
+    result = KSweepResult(
+        known=plan.known, tolerance=tolerance, generator=plan.generator, repeats=repeats,
+        confidence=confidence, n=tb.n_rows(plan.original), inputs=plan.inputs,
     )  # fmt: skip
     total = len(plan.ks) * repeats * len(_STEPS)
     done = 0
@@ -297,14 +290,9 @@ def _walk(
                     progress(done, total, f"{where}: {label}")
                 done += 1
 
-            run = _run(
-                plan, k, seed + r, ncp=ncp, tolerance=tolerance, synthesis=synthesis,
-                decoding=decoding, confidence=confidence, step=step,
-            )  # fmt: skip
-            runs.append(run)
+            settings = result.settings(k, r)
+            runs.append(_run(plan, settings, tolerance=tolerance, confidence=confidence, step=step))
         result.rows.append(SweepRow(k, tuple(runs)))
-        if stop(result.rows[-1]):
-            break
     if progress is not None:
         progress(total, total, "done")
     result.roles = plan.roles
@@ -329,33 +317,54 @@ def sweep(
     keep_identifiers: Iterable[str] | None = None,
     control_subsets: int = DEFAULT_SUBSETS,
     numeric: Iterable[str] | None = None,
-) -> SweepOverK:
+    generator: GeneratorSettings | None = None,
+) -> KSweepResult:
     """KPR, pairing metrics and utility of the avatars of ``original`` for each k.
 
-    ``original`` (and ``control``) is a polars or pandas table, or a CSV/Parquet path.
-    Each k is generated ``repeats`` times with seeds ``seed``, ``seed + 1``, ...; the
-    KPR of a run equals ``kpr.evaluate(original, generate(original, k=k, seed=s,
-    ...).avatars, known)``. Columns in ``categorical`` are categorical both for the
-    generator and for the attack; columns in ``numeric`` stay numeric for both (a 1-10
-    score the generator would otherwise treat as categories). ``progress(done, total,
-    label)`` is called before each step. ``categorical_decoding`` and ``keep_identifiers`` as in
-    :func:`kpr.avatar.generate`.
-
-    With ``control`` (individuals not used to make the avatars), each run also holds
-    the size-fair control comparison, equal to ``kpr.evaluate(original, avatars,
-    known, control=control, control_subsets=control_subsets, seed=s).control``; it
-    costs ``control_subsets`` extra attacks per run when the tables differ in size.
+    Parameters
+    ----------
+    original, control
+        A polars or pandas table, or a CSV/Parquet path. ``control``: individuals not
+        used to make the avatars; each run then also holds the size-fair control
+        comparison, equal to ``kpr.evaluate(original, avatars, known, control=control,
+        control_subsets=control_subsets, seed=s).control`` (``control_subsets`` extra
+        attacks per run when the tables differ in size).
+    known, tolerance, confidence
+        The attack, as in :func:`kpr.evaluate`.
+    ks, repeats, seed
+        Each k is generated ``repeats`` times with seeds ``seed``, ``seed + 1``, ...; the
+        KPR of a run equals ``kpr.evaluate(original, generate(original, k=k, seed=s,
+        ...).avatars, known)``.
+    ncp, categorical, numeric, synthesis, categorical_decoding, keep_identifiers
+        The generator's options, as in :func:`kpr.avatar.generate`; or all of them at
+        once as ``generator`` (a :class:`GeneratorSettings`, whose k is ignored and whose
+        seed, when set, replaces ``seed``; the keywords are then ignored). Columns in
+        ``categorical`` are categorical for the attack too; columns in ``numeric`` stay
+        numeric for both.
+    progress
+        ``progress(done, total, label)``, called before each step.
     """
     tolerance = make_attack(known, tolerance).tolerance
-    plan = _plan(
-        original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
-        keep_identifiers, control_subsets, numeric,
+    settings = _settings(
+        generator, seed=seed, ncp=ncp, synthesis=synthesis, numeric=numeric,
+        categorical_decoding=categorical_decoding, categorical=categorical,
+        keep_identifiers=keep_identifiers,
     )  # fmt: skip
+    plan = _plan(original, known, ks, control, tolerance, repeats, settings, control_subsets)
     return _walk(
-        plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
-        synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,
-        progress=progress, stop=lambda _row: False,
-    )  # fmt: skip
+        plan, repeats=repeats, tolerance=tolerance, confidence=confidence, progress=progress
+    )
+
+
+def _settings(generator: GeneratorSettings | None, **options: Any) -> GeneratorSettings:
+    """The generator settings of a sweep: given whole, or built from the keywords."""
+    seed = options.pop("seed")
+    if generator is not None and generator.seed is not None:
+        return generator
+    check_seed(seed)
+    if generator is not None:
+        return generator.with_run(generator.k, int(seed))
+    return GeneratorSettings.of(seed=int(seed), **options)
 
 
 def tune(
@@ -363,7 +372,7 @@ def tune(
     known: str | Iterable[str],
     target: float = 95.0,
     ks: Iterable[int] = DEFAULT_TUNE_KS,
-    repeats: int = 1,
+    repeats: int = DEFAULT_TUNE_REPEATS,
     seed: int = 0,
     ncp: int = 5,
     tolerance: float = DEFAULT_TOLERANCE,
@@ -377,28 +386,73 @@ def tune(
     control: Any = None,
     control_subsets: int = DEFAULT_SUBSETS,
     numeric: Iterable[str] | None = None,
+    max_control_difference: float = DEFAULT_MAX_CONTROL_DIFFERENCE,
+    min_cloaking: float = DEFAULT_MIN_CLOAKING,
+    generator: GeneratorSettings | None = None,
 ) -> TuneResult:
-    """The smallest k of ``ks`` whose KPR lower bound (``confidence`` interval; with
-    repeats, the lowest over them) reaches ``target`` percent, with its utility.
+    """Choose k on stated criteria: every k of ``ks`` is swept (:func:`sweep`,
+    ``repeats`` times each) and the chosen k is the most useful (SDMetrics' overall
+    quality score) among those meeting all of:
 
-    The ks are evaluated in increasing order and the search stops at the first that
-    reaches the target: nothing makes the KPR rise with k (the sweep measures it), so a
-    larger k is not promised to reach it too. ``result.k`` is None when none does; then
-    ``result.message`` gives the highest lower bound reached. The avatars measured for
-    the picked k are those of ``avatarize(original, k=k, seed=seed, ...)``. ``control``
-    and ``control_subsets`` add the size-fair control comparison as in :func:`sweep`
-    (it informs; the pick depends on the KPR lower bound only).
+    Parameters
+    ----------
+    target
+        The KPR lower bound (``confidence`` interval; with repeats, the lowest over them)
+        reaches this percentage.
+    control, control_subsets, max_control_difference
+        With a control (individuals not used to make the avatars): the interval of
+        control minus original KPR at the same size lies entirely below
+        ``max_control_difference`` points (the synthesis adds less risk than that over
+        the population's own). Without one, that criterion is not checked.
+    min_cloaking
+        Every repeat's median local cloaking is at least this (the Avatar paper deems
+        above ~5 protective).
+    repeats
+        3 by default, so that the intervals cover the generator's randomness.
+    original, known, ks, seed, tolerance, confidence, progress
+        As in :func:`sweep`.
+    ncp, categorical, numeric, synthesis, categorical_decoding, keep_identifiers, generator
+        The generator's options, as in :func:`sweep`.
+
+    ``result.k`` is None when no k meets every criterion; ``result.message`` then says
+    which fail and what to try. The avatars measured for the chosen k (first repeat) are
+    those of ``avatarize(original, k=k, seed=seed, ...)``.
     """
     goal = percentage(target, "target", zero=False)
-    tolerance = make_attack(known, tolerance).tolerance
-    plan = _plan(
-        original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
-        keep_identifiers, control_subsets, numeric,
+    ks = list(ks)
+    criteria = TuneCriteria(
+        goal, control_bound(max_control_difference), cloaking_floor(min_cloaking)
+    )
+    result = sweep(
+        original, known, ks, repeats, seed, control, ncp, tolerance, categorical, progress,
+        synthesis=synthesis, confidence=confidence, categorical_decoding=categorical_decoding,
+        keep_identifiers=keep_identifiers, control_subsets=control_subsets, numeric=numeric,
+        generator=generator,
     )  # fmt: skip
-    result = _walk(
-        plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
-        synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,
-        progress=progress, stop=lambda row: row.low >= goal,
-    )  # fmt: skip
-    last = result.rows[-1]
-    return TuneResult(target=goal, k=last.k if last.low >= goal else None, sweep=result, ks=plan.ks)
+    return TuneResult(criteria, result, check_ks(ks))
+
+
+def _number(value: object, name: str, example: str) -> float:
+    """A finite number, given as one or as text (the command line's)."""
+    number: object = value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, int | float) or not np.isfinite(number):
+        raise InputError(f"{name} must be a finite number, e.g. {example}; got {value!r}")
+    return float(number)
+
+
+def control_bound(value: object, name: str = "max_control_difference") -> float:
+    """tune's bound on the control difference, in KPR points (any finite number)."""
+    return _number(value, name, "1")
+
+
+def cloaking_floor(value: object, name: str = "min_cloaking") -> float:
+    """tune's floor on the median local cloaking: a finite number >= 0."""
+    floor = _number(value, name, "5")
+    if floor < 0:
+        raise InputError(f"{name} must be >= 0 (a number of avatars), got {value!r}")
+    return floor

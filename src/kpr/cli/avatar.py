@@ -6,15 +6,17 @@ Added to the ``kpr`` group by ``kpr.cli.app``.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import cast
+from typing import Any, TypeVar, cast
 
 import click
 import polars as pl
 
 from kpr.avatar.distance import distance_metrics
 from kpr.avatar.files import check_output, pairing_frame, read_like, read_original, write_table
-from kpr.avatar.generator import generate
+from kpr.avatar.generator import generate_with
 from kpr.avatar.roles import Roles
 from kpr.cli.common import (
     CONTEXT,
@@ -36,11 +38,13 @@ from kpr.cli.options import (
 from kpr.errors import InputError
 from kpr.inputs.files import check_columns
 from kpr.inputs.writers import STDOUT, write_text
-from kpr.results.ksweep import Decoding, Synthesis
+from kpr.results.avatar_settings import GeneratorSettings
 
 from . import text as render
 
-generator_options = options(
+F = TypeVar("F", bound=Callable[..., Any])
+
+_generator_clicks = options(
     click.option(
         "--ncp",
         type=whole("--ncp", 1),
@@ -91,6 +95,38 @@ generator_options = options(
     ),
     CSV,
 )
+
+#: The parameters :func:`generator_options` gathers into one ``GeneratorSettings``.
+GENERATOR_PARAMS = ("ncp", "categorical", "numeric", "synthesis", "decoding", "drop",
+                    "keep_identifiers")  # fmt: skip
+
+
+def settings_of(params: Mapping[str, Any]) -> GeneratorSettings:
+    """The generator settings of parsed command-line values (``k`` and ``seed`` when
+    the command has them as whole numbers, else the defaults: 20, a fresh draw)."""
+    k, seed = params.get("k"), params.get("seed")
+    return GeneratorSettings(
+        k=k if isinstance(k, int) else 20, seed=seed if isinstance(seed, int) else None,
+        ncp=params["ncp"], synthesis=params["synthesis"], decoding=params["decoding"],
+        categorical=tuple(split_names(params["categorical"])),
+        numeric=tuple(split_names(params["numeric"])),
+        keep_identifiers=tuple(split_names(params["keep_identifiers"])),
+        drop=tuple(split_names(params["drop"])),
+    )  # fmt: skip
+
+
+def generator_options(func: F) -> F:
+    """The generator's options (and the CSV reading ones) on a command, which receives
+    them as one ``generator: GeneratorSettings`` (its k and seed: the defaults; the
+    command sets its own)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        params = {name: kwargs.pop(name) for name in GENERATOR_PARAMS}
+        kwargs["generator"] = settings_of(params)
+        return func(*args, **kwargs)
+
+    return _generator_clicks(cast(F, wrapper))
 
 
 def drop_columns(frame: pl.DataFrame, drop: list[str], label: str) -> pl.DataFrame:
@@ -147,13 +183,7 @@ def avatarize_command(
     seed: int | None,
     pairing_out: Path | None,
     roles_out: Path | None,
-    ncp: int,
-    categorical: tuple[str, ...],
-    numeric: tuple[str, ...],
-    synthesis: str,
-    decoding: str,
-    drop: tuple[str, ...],
-    keep_identifiers: tuple[str, ...],
+    generator: GeneratorSettings,
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -174,18 +204,14 @@ def avatarize_command(
         _check_json_output(roles_out, "--roles-out")
     outputs = {"--output": output, "--pairing-out": pairing_out, "--roles-out": roles_out}
     check_files(outputs, [original])
-    cats = split_names(categorical)
+    settings = generator.with_run(k, seed)
     csv = csv_options(delimiter, encoding, na_value)
     with render.progress(stderr, quiet) as step:
         step(f"reading {original}")
-        frame = read_original(original, categorical=cats, csv=csv)
-        frame = drop_columns(frame, split_names(drop), original)
+        frame = read_original(original, categorical=list(settings.categorical), csv=csv)
+        frame = drop_columns(frame, list(settings.drop), original)
         step(f"generating {frame.height:,} avatars (k={k})")
-        gen = generate(
-            frame, k=k, ncp=ncp, seed=seed, categorical=cats, synthesis=cast(Synthesis, synthesis),
-            categorical_decoding=cast(Decoding, decoding), numeric=split_names(numeric),
-            keep_identifiers=split_names(keep_identifiers),
-        )  # fmt: skip
+        gen = generate_with(frame, settings)
         step(f"writing {output}")
         write_table(gen.avatars, output)
         if pairing_out is not None:
@@ -199,7 +225,7 @@ def avatarize_command(
     drawn = f"seed {seed}" if seed is not None else "no --seed: a new random draw each run"
     lines = [
         f"Wrote {frame.height:,} avatars ({frame.width} columns) to {output} (k={k}, {drawn}, "
-        f"categoricals decoded by {decoding}).",
+        f"categoricals decoded by {settings.decoding}).",
         "Column roles:",
         *roles.text(),
     ]

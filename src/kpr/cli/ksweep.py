@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from kpr.avatar.files import read_original
-from kpr.avatar.tuning import DEFAULT_KS, DEFAULT_TUNE_KS, sweep, tune
+from kpr.avatar.tuning import (
+    DEFAULT_KS,
+    DEFAULT_TUNE_KS,
+    DEFAULT_TUNE_REPEATS,
+    cloaking_floor,
+    control_bound,
+)
 from kpr.cli.common import (
     CONTEXT,
     check_files,
@@ -31,6 +36,7 @@ from kpr.cli.options import (
     SEED,
     TARGET,
     TOLERANCE,
+    Checked,
     csv_options,
     options,
     requires,
@@ -39,10 +45,23 @@ from kpr.cli.options import (
 )
 from kpr.errors import InputError
 from kpr.results import json
-from kpr.results.ksweep import Decoding, Synthesis
+from kpr.results.avatar_settings import GeneratorSettings
+from kpr.results.ksweep_tune import DEFAULT_MAX_CONTROL_DIFFERENCE, DEFAULT_MIN_CLOAKING
 
 from . import text as render
-from .avatar import drop_columns, generator_options
+from .avatar import generator_options
+from .ksweep_text import sweep_text, tune_text
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from kpr.inputs.reading import ReadSettings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+POINTS = Checked("points", lambda text: control_bound(text, "--max-control-difference"))
+FLOOR = Checked("number", lambda text: cloaking_floor(text, "--min-cloaking"))
 
 
 def parse_ks(value: str, option: str) -> tuple[int, ...]:
@@ -62,7 +81,29 @@ def parse_ks(value: str, option: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-#: Options of the Avatar generator and of reading CSV files, shared by the commands.
+def ks_option(names: tuple[str, str], default: tuple[int, ...], why: str) -> Callable[[F], F]:
+    """``--k``/``--ks``: the ks to try (sweep and tune list them in another order)."""
+    return click.option(
+        *names,
+        "ks",
+        default=",".join(map(str, default)),
+        show_default=True,
+        help=f"The ks to try, comma-separated{why}.",
+    )
+
+
+def repeats_option(default: int, why: str) -> Callable[[F], F]:
+    """``--repeats``: avatar tables generated per k (sweep: 1; tune: 3)."""
+    return click.option(
+        "--repeats",
+        type=whole("--repeats", 1),
+        default=default,
+        show_default=True,
+        help=f"Avatar tables generated per k (KPR mean, min and max over them){why}.",
+    )
+
+
+#: The attack and output options shared by ``sweep`` and ``tune``.
 attack_options = options(
     click.option(
         "--known",
@@ -79,33 +120,51 @@ attack_options = options(
         show_default=True,
         help="Seed of the first repeat (>= 0); repeat i uses seed + i.",
     ),
-    click.option(
-        "--repeats",
-        type=whole("--repeats", 1),
-        default=1,
-        show_default=True,
-        help="Avatar tables generated per k (KPR mean, min and max over them).",
-    ),
     FORMAT,
     QUIET,
 )
 
+#: ``--control`` and ``--control-subsets``, as sweep and tune take them.
+control_options = options(
+    click.option(
+        "--control",
+        type=click.Path(path_type=str),
+        help="Individuals of the same population NOT in ORIGINAL (CSV or Parquet): their KPR "
+        "against the same avatars, compared with the original's at the same size, shows what "
+        "population structure alone gives an attacker.",
+    ),
+    CONTROL_SUBSETS,
+)
 
-def reproduce_command(
-    original: str, k: int, seed: int, params: Mapping[str, object], csv: Mapping[str, object]
-) -> str:
+
+def reproduce_command(original: str, settings: GeneratorSettings, read: ReadSettings) -> str:
     """The ``kpr avatarize`` command that writes exactly the table measured: the same
-    reading of the file (delimiter, encoding, missing markers, kinds) and the same
-    generator options (ncp, synthesis, decoding, dropped and passed-through columns)."""
-    args = ["kpr", "avatarize", original, "-o", "avatars.parquet", "--k", str(k)]
-    args += ["--seed", str(seed)]
-    for option, value in {**params, **csv}.items():
-        if isinstance(value, list | tuple):
-            for v in value:
-                args += [option, str(v)]
-        elif value is not None:
-            args += [option, str(value)]
-    return shlex.join(args)
+    generator settings and the same reading of the file, each written back by its
+    ``to_args``."""
+    args = ["kpr", "avatarize", original, "-o", "avatars.parquet", *settings.to_args()]
+    return shlex.join([*args, *read.to_args()])
+
+
+def _inputs(
+    original: str,
+    control: str | None,
+    report: Path | None,
+    fmt: str,
+    generator: GeneratorSettings,
+    csv: ReadSettings,
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The outputs checked first (no report onto an input; matplotlib there), then the
+    original and the control, read as the generator's declared kinds say (the sweep
+    leaves the --drop columns out)."""
+    from kpr.avatar.files import read_original
+
+    check_files({"--report": report}, [original, *([control] if control else [])], fmt)
+    check_report(report)
+    cats = list(generator.categorical)
+    frame = read_original(original, categorical=cats, csv=csv)
+    if control is None:
+        return frame, None
+    return frame, read_original(control, categorical=cats, csv=csv, role="control")
 
 
 # --- kpr sweep -------------------------------------------------------------------------
@@ -114,22 +173,9 @@ def reproduce_command(
 @click.command("sweep", context_settings=CONTEXT)
 @click.argument("original", type=click.Path(path_type=str))
 @attack_options
-@click.option(
-    "--k",
-    "--ks",
-    "ks",
-    default=",".join(map(str, DEFAULT_KS)),
-    show_default=True,
-    help="The ks to try, comma-separated.",
-)
-@click.option(
-    "--control",
-    type=click.Path(path_type=str),
-    help="Individuals of the same population NOT in ORIGINAL (CSV or Parquet): their KPR "
-    "against the same avatars, compared with the original's at the same size, shows what "
-    "population structure alone gives an attacker.",
-)
-@CONTROL_SUBSETS
+@repeats_option(1, "")
+@ks_option(("--k", "--ks"), DEFAULT_KS, "")
+@control_options
 @report_option
 @generator_options
 def sweep_command(
@@ -137,20 +183,14 @@ def sweep_command(
     known: tuple[str, ...],
     tolerance: float,
     seed: int,
-    repeats: int,
     fmt: str,
     quiet: bool,
+    repeats: int,
     ks: str,
     control: str | None,
     control_subsets: int,
     report: Path | None,
-    ncp: int,
-    categorical: tuple[str, ...],
-    numeric: tuple[str, ...],
-    synthesis: str,
-    decoding: str,
-    drop: tuple[str, ...],
-    keep_identifiers: tuple[str, ...],
+    generator: GeneratorSettings,
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
@@ -158,8 +198,8 @@ def sweep_command(
     """For each k, generate avatars of ORIGINAL and report the KPR (with its interval),
     the correct links (linked to their own avatar) and re-identification rate, the
     hidden rate, the median local cloaking, the exact copies, DCR and NNDR, and the
-    utility (mean Hellinger, correlation difference): the privacy/utility trade-off
-    of k on your own data.
+    utility (SDMetrics' quality score, column shapes and pair trends, mean Hellinger,
+    correlation difference): the privacy/utility trade-off of k on your own data.
 
     \b
     Examples:
@@ -167,31 +207,23 @@ def sweep_command(
       kpr sweep patients.parquet -k age,sex --repeats 3 --control holdout.parquet \\
           --report sweep.html
     """
+    from kpr.avatar.tuning import sweep
+
     requires(click.get_current_context(), {"control_subsets": "control"})
     names = split_names(known)
     wanted = parse_ks(ks, "--k")
-    check_files({"--report": report}, [original, *([control] if control else [])], fmt)
-    check_report(report)
-    cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
-    dropped = split_names(drop)
-    frame = drop_columns(read_original(original, categorical=cats, csv=csv), dropped, original)
-    control_frame = None
-    if control is not None:
-        control_frame = read_original(control, categorical=cats, csv=csv, role="control")
-        control_frame = control_frame.drop([c for c in dropped if c in control_frame.columns])
+    frame, control_frame = _inputs(original, control, report, fmt, generator, csv)
     with render.progress_bar(stderr, quiet) as progress:
         result = sweep(
-            frame, names, ks=wanted, repeats=repeats, seed=seed, control=control_frame,
-            ncp=ncp, tolerance=tolerance, categorical=cats, progress=progress,
-            synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
-            keep_identifiers=split_names(keep_identifiers), control_subsets=control_subsets,
-            numeric=split_names(numeric),
+            frame, names, ks=wanted, repeats=repeats, control=control_frame,
+            tolerance=tolerance, progress=progress, control_subsets=control_subsets,
+            generator=generator.with_run(generator.k, seed),
         )  # fmt: skip
     result.inputs = {"original": original, **({"control": control} if control else {})}
     if report is not None:
         result.to_html(report)
-    emit(fmt, result.to_json, lambda: render.sweep_text(result), report)
+    emit(fmt, result.to_json, lambda: sweep_text(result), report)
 
 
 # --- kpr tune --------------------------------------------------------------------------
@@ -200,81 +232,95 @@ def sweep_command(
 @click.command("tune", context_settings=CONTEXT)
 @click.argument("original", type=click.Path(path_type=str))
 @attack_options
+@repeats_option(
+    DEFAULT_TUNE_REPEATS, "; several, so that each interval covers the generator's randomness"
+)
 @click.option(
     "--target",
     type=TARGET,
     required=True,
-    help="The KPR (percent) the lower bound of its 95 % interval must reach, e.g. 95.",
+    help="Criterion: the KPR (percent) the lower bound of its 95 % interval must reach, "
+    "e.g. 95 (with repeats, the lowest lower bound).",
+)
+@ks_option(("--ks", "--k"), DEFAULT_TUNE_KS, "; every one is evaluated")
+@control_options
+@click.option(
+    "--max-control-difference",
+    type=POINTS,
+    default=f"{DEFAULT_MAX_CONTROL_DIFFERENCE:g}",
+    show_default=True,
+    help="Criterion (with --control): control minus original KPR at the same size, in "
+    "points; its interval must lie entirely below this bound.",
 )
 @click.option(
-    "--ks",
-    "--k",
-    "ks",
-    default=",".join(map(str, DEFAULT_TUNE_KS)),
+    "--min-cloaking",
+    type=FLOOR,
+    default=f"{DEFAULT_MIN_CLOAKING:g}",
     show_default=True,
-    help="The ks to try, comma-separated; tried in increasing order.",
+    help="Criterion: the median local cloaking (of every repeat) must be at least this.",
 )
+@report_option
 @generator_options
 def tune_command(
     original: str,
     known: tuple[str, ...],
     tolerance: float,
     seed: int,
-    repeats: int,
     fmt: str,
     quiet: bool,
+    repeats: int,
     target: float,
     ks: str,
-    ncp: int,
-    categorical: tuple[str, ...],
-    numeric: tuple[str, ...],
-    synthesis: str,
-    decoding: str,
-    drop: tuple[str, ...],
-    keep_identifiers: tuple[str, ...],
+    control: str | None,
+    control_subsets: int,
+    max_control_difference: float,
+    min_cloaking: float,
+    report: Path | None,
+    generator: GeneratorSettings,
     delimiter: str | None,
     encoding: str | None,
     na_value: tuple[str, ...],
 ) -> None:
-    """The smallest k whose KPR lower bound (95 % interval) reaches --target, with its
-    utility. Exit code 1 when no k of --ks reaches it (a failed gate).
-
-    The ks are tried in increasing order and the search stops at the first that reaches
-    the target; nothing makes the KPR rise with k (measure it with `kpr sweep`), so
-    larger ks are not evaluated nor promised to reach it. With --repeats, the lowest
-    lower bound of the repeats must reach it.
+    """Choose k on stated criteria: every k of --ks is generated --repeats times and
+    measured; a k qualifies when its KPR lower bound reaches --target, its control
+    difference's interval lies below --max-control-difference (with --control) and its
+    median local cloaking reaches --min-cloaking; the chosen k is the most useful
+    (SDMetrics' quality score) of those that qualify. Each criterion is shown met or
+    not per k. Exit code 1 when no k meets them all (a failed gate), with what to try.
 
     \b
     Example:
-      kpr tune patients.csv --known age,sex,zip --target 95 --ks 5,10,20,40,80
+      kpr tune patients.csv --known age,sex,zip --target 95 --ks 5,10,20,40 \\
+          --control holdout.csv --report tune.html
     """
+    from kpr.avatar.tuning import tune
+
+    requires(
+        click.get_current_context(),
+        {"control_subsets": "control", "max_control_difference": "control"},
+    )
     names = split_names(known)
     wanted = parse_ks(ks, "--ks")
-    cats = split_names(categorical)
     csv = csv_options(delimiter, encoding, na_value)
-    frame = read_original(original, categorical=cats, csv=csv)
-    frame = drop_columns(frame, split_names(drop), original)
+    frame, control_frame = _inputs(original, control, report, fmt, generator, csv)
     with render.progress_bar(stderr, quiet) as progress:
         result = tune(
-            frame, names, target=target, ks=wanted, repeats=repeats, seed=seed, ncp=ncp,
-            tolerance=tolerance, categorical=cats, progress=progress,
-            synthesis=cast(Synthesis, synthesis), categorical_decoding=cast(Decoding, decoding),
-            keep_identifiers=split_names(keep_identifiers), numeric=split_names(numeric),
+            frame, names, target=target, ks=wanted, repeats=repeats, control=control_frame,
+            tolerance=tolerance, progress=progress, control_subsets=control_subsets,
+            max_control_difference=max_control_difference, min_cloaking=min_cloaking,
+            generator=generator.with_run(generator.k, seed),
         )  # fmt: skip
-    result.sweep.inputs = {"original": original}
+    result.sweep.inputs = {"original": original, **({"control": control} if control else {})}
     reproduce = ""
     if result.k is not None:
-        params: dict[str, object] = {
-            "--ncp": ncp, "--synthesis": synthesis, "--categorical-decoding": decoding,
-            "--categorical": categorical, "--numeric": numeric, "--drop": drop,
-            "--keep-identifiers": keep_identifiers,
-        }  # fmt: skip
-        reading = {"--delimiter": delimiter, "--encoding": encoding, "--na-value": na_value}
-        reproduce = reproduce_command(original, result.k, seed, params, reading)
+        reproduce = reproduce_command(original, result.sweep.settings(result.k), csv)
+    if report is not None:
+        result.to_html(report)
     emit(
         fmt,
         lambda: json.dumps({**result.to_dict(), "reproduce": reproduce or None}),
-        lambda: render.tune_text(result, reproduce),
+        lambda: tune_text(result, reproduce),
+        report,
     )
     if not result.reached:
         sys.exit(1)

@@ -1,4 +1,4 @@
-"""The HTML page of a sweep over k (``kpr sweep --report``, ``SweepOverK.to_html``):
+"""The HTML page of a sweep over k (``kpr sweep --report``, ``KSweepResult.to_html``):
 how the KPR and the utility of the avatars move with k, the number of neighbours
 the Avatar generator mixes, so the data owner can pick k with the trade-off in view.
 
@@ -15,7 +15,7 @@ import math
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kpr.render.page import (
     count_text,
@@ -30,10 +30,16 @@ from kpr.render.page import (
 )
 from kpr.results.evaluation import format_rate
 from kpr.results.ksweep import EXPLAIN
+from kpr.results.ksweep_tune import CRITERIA
 
 if TYPE_CHECKING:
-    from kpr.results.ksweep import SweepOverK
+    from kpr.results.ksweep import KSweepResult
     from kpr.results.ksweep_rows import SweepRow
+    from kpr.results.ksweep_tune import TuneResult
+
+#: Each tune criterion's column heading.
+CRITERION_TITLES = {"kpr": "KPR target met", "control": "Control bound met",
+                    "cloaking": "Cloaking floor met"}  # fmt: skip
 
 HEADING = "kpr report · choosing k for the avatars"
 
@@ -48,11 +54,11 @@ def _number(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}f}" if math.isfinite(x) else "&ndash;"
 
 
-def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
+def sweep_svg(result: KSweepResult, key: str = "kprk") -> str:
     """KPR against k (top: mean, interval band, min/max over repeats, control) and
     utility against k (bottom: mean Hellinger, correlation difference); k on a log axis."""
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+    from matplotlib.ticker import NullLocator
 
     from kpr.render import plots
 
@@ -61,72 +67,11 @@ def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
         raise ValueError("no k to plot")
     ks = [r.k for r in rows]
     conf = f"{result.confidence * 100:g} %"
-    grid = {"color": "#dddddd", "linewidth": 0.6}
     with plots._drawing():
         fig = Figure(figsize=(7.6, 6.2), layout="constrained")
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 2])
-        top.fill_between(
-            ks, [r.interval[0] for r in rows], [r.interval[1] for r in rows], color=plots.BLUE,
-            alpha=0.18, linewidth=0, label=f"KPR, {conf} interval",
-        )  # fmt: skip
-        top.plot(
-            ks, [r.kpr for r in rows], color=plots.BLUE, marker="o", markersize=5, linewidth=2,
-            label="KPR" + (" (mean over repeats)" if result.repeats > 1 else ""),
-        )  # fmt: skip
-        if result.repeats > 1:
-            top.errorbar(
-                ks, [r.kpr for r in rows],
-                yerr=[[r.kpr - r.kpr_min for r in rows], [r.kpr_max - r.kpr for r in rows]],
-                fmt="none", ecolor=plots.GREY, elinewidth=1, capsize=3,
-                label="lowest and highest repeat",
-            )  # fmt: skip
-        controlled = [r for r in rows if r.controls]
-        if controlled:
-            size = controlled[0].controls[0].size
-            top.plot(
-                [r.k for r in controlled], [r.control_kpr or 0.0 for r in controlled],
-                color=plots.BLUISH_GREEN, marker="s", markersize=4, linewidth=1.5,
-                linestyle="--", label=f"Control individuals, at n = {size:,}",
-            )  # fmt: skip
-            top.plot(
-                [r.k for r in controlled], [r.original_kpr_at_size or 0.0 for r in controlled],
-                color=plots.BLUE, marker="D", markersize=3, linewidth=1, linestyle=":",
-                label=f"KPR at n = {size:,} (compared with the control)",
-            )  # fmt: skip
-        for r in rows:
-            top.annotate(
-                format_rate(r.kpr), xy=(r.k, r.interval[1]), xytext=(0, 4),
-                textcoords="offset points", ha="center", va="bottom", fontsize=8,
-                color=plots.GREY,
-            )  # fmt: skip
-        top.margins(y=0.25)
-        top.yaxis.set_major_locator(MaxNLocator(nbins=5))
-        top.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g} %"))
-        top.grid(axis="y", **grid)
-        top.set_axisbelow(True)
-        top.set_ylabel("Protection rate")
-        top.set_title("Privacy: the Knowledge Protection Rate (higher is safer)", loc="left")
-        top.legend(loc="lower right", frameon=False, fontsize=8)
-
-        bottom.plot(
-            ks, [r.mean_hellinger for r in rows], color=plots.ORANGE, marker="o", markersize=5,
-            linewidth=2, label="Mean Hellinger distance",
-        )  # fmt: skip
-        corr = [r.correlation_difference for r in rows]
-        if any(math.isfinite(c) for c in corr):
-            bottom.plot(
-                ks, corr, color=plots.VERMILLION, marker="^", markersize=5, linewidth=1.5,
-                linestyle="--", label="Mean correlation difference",
-            )  # fmt: skip
-        bottom.set_ylim(bottom=0)
-        bottom.margins(y=0.2)
-        bottom.yaxis.set_major_locator(MaxNLocator(nbins=4))
-        bottom.grid(axis="y", **grid)
-        bottom.set_axisbelow(True)
-        bottom.set_ylabel("Distance")
-        bottom.set_title("Utility: distance to the original (lower is more useful)", loc="left")
-        bottom.legend(loc="upper left", frameon=False, fontsize=8)
-
+        _privacy_axes(top, result)
+        _utility_axes(bottom, result)
         bottom.set_xscale("log")
         bottom.set_xticks(ks, [str(k) for k in ks])
         bottom.xaxis.set_minor_locator(NullLocator())
@@ -141,7 +86,136 @@ def sweep_svg(result: SweepOverK, key: str = "kprk") -> str:
         return plots.to_inline_svg(fig, key, label)
 
 
-def _headline(result: SweepOverK) -> str:
+def _privacy_axes(top: Any, result: KSweepResult) -> None:
+    """The KPR against k: mean, interval band, repeats' spread, the control comparison."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    from kpr.render import plots
+
+    rows = result.rows
+    ks = [r.k for r in rows]
+    conf = f"{result.confidence * 100:g} %"
+    top.fill_between(
+        ks, [r.interval[0] for r in rows], [r.interval[1] for r in rows], color=plots.BLUE,
+        alpha=0.18, linewidth=0, label=f"KPR, {conf} interval",
+    )  # fmt: skip
+    top.plot(
+        ks, [r.kpr for r in rows], color=plots.BLUE, marker="o", markersize=5, linewidth=2,
+        label="KPR" + (" (mean over repeats)" if result.repeats > 1 else ""),
+    )  # fmt: skip
+    if result.repeats > 1:
+        top.errorbar(
+            ks, [r.kpr for r in rows],
+            yerr=[[r.kpr - r.kpr_min for r in rows], [r.kpr_max - r.kpr for r in rows]],
+            fmt="none", ecolor=plots.GREY, elinewidth=1, capsize=3,
+            label="lowest and highest repeat",
+        )  # fmt: skip
+    controlled = [r for r in rows if r.controls]
+    if controlled:
+        size = controlled[0].controls[0].size
+        top.plot(
+            [r.k for r in controlled], [r.control_kpr or 0.0 for r in controlled],
+            color=plots.BLUISH_GREEN, marker="s", markersize=4, linewidth=1.5,
+            linestyle="--", label=f"Control individuals, at n = {size:,}",
+        )  # fmt: skip
+        top.plot(
+            [r.k for r in controlled], [r.original_kpr_at_size or 0.0 for r in controlled],
+            color=plots.BLUE, marker="D", markersize=3, linewidth=1, linestyle=":",
+            label=f"KPR at n = {size:,} (compared with the control)",
+        )  # fmt: skip
+    for r in rows:
+        top.annotate(
+            format_rate(r.kpr), xy=(r.k, r.interval[1]), xytext=(0, 4),
+            textcoords="offset points", ha="center", va="bottom", fontsize=8,
+            color=plots.GREY,
+        )  # fmt: skip
+    top.margins(y=0.25)
+    top.yaxis.set_major_locator(MaxNLocator(nbins=5))
+    top.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g} %"))
+    top.grid(axis="y", **plots.GRID)
+    top.set_axisbelow(True)
+    top.set_ylabel("Protection rate")
+    top.set_title("Privacy: the Knowledge Protection Rate (higher is safer)", loc="left")
+    top.legend(loc="lower right", frameon=False, fontsize=8)
+
+
+def _utility_axes(bottom: Any, result: KSweepResult) -> None:
+    """Octopize's two utility figures against k."""
+    from matplotlib.ticker import MaxNLocator
+
+    from kpr.render import plots
+
+    rows = result.rows
+    ks = [r.k for r in rows]
+    bottom.plot(
+        ks, [r.mean_hellinger for r in rows], color=plots.ORANGE, marker="o", markersize=5,
+        linewidth=2, label="Mean Hellinger distance",
+    )  # fmt: skip
+    corr = [r.correlation_difference / 100.0 for r in rows]
+    if any(math.isfinite(c) for c in corr):
+        bottom.plot(
+            ks, corr, color=plots.VERMILLION, marker="^", markersize=5, linewidth=1.5,
+            linestyle="--", label="Mean correlation difference (share)",
+        )  # fmt: skip
+    bottom.set_ylim(bottom=0)
+    bottom.margins(y=0.2)
+    bottom.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    bottom.grid(axis="y", **plots.GRID)
+    bottom.set_axisbelow(True)
+    bottom.set_ylabel("Distance")
+    bottom.set_title("Utility: distance to the original (lower is more useful)", loc="left")
+    bottom.legend(loc="upper left", frameon=False, fontsize=8)
+
+
+def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kprt") -> str:
+    """Privacy against utility: one point per k (KPR with its interval against SDMetrics'
+    overall quality score), each labelled with its k; the ``chosen`` k ringed."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    from kpr.render import plots
+
+    rows = [r for r in result.rows if math.isfinite(r.overall)]
+    if not rows:
+        raise ValueError("no k with a defined quality score to plot")
+    conf = f"{result.confidence * 100:g} %"
+    with plots._drawing():
+        fig = Figure(figsize=(7.6, 4.4), layout="constrained")
+        ax = fig.subplots()
+        ax.errorbar(
+            [r.overall for r in rows], [r.kpr for r in rows],
+            yerr=[[r.kpr - r.interval[0] for r in rows], [r.interval[1] - r.kpr for r in rows]],
+            fmt="o", color=plots.BLUE, ecolor=plots.BLUE, elinewidth=1, capsize=3,
+            markersize=6, label=f"one k: KPR with its {conf} interval",
+        )  # fmt: skip
+        for r in rows:
+            ax.annotate(
+                f"k = {r.k}", xy=(r.overall, r.kpr), xytext=(6, 4), textcoords="offset points",
+                fontsize=8, color=plots.GREY,
+            )  # fmt: skip
+        pick = next((r for r in rows if r.k == chosen), None)
+        if pick is not None:
+            ax.plot(
+                [pick.overall], [pick.kpr], linestyle="none", marker="o", markersize=16,
+                markerfacecolor="none", markeredgecolor=plots.VERMILLION, markeredgewidth=2,
+                label=f"chosen: k = {pick.k}",
+            )  # fmt: skip
+        ax.margins(x=0.15, y=0.2)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g} %"))
+        ax.grid(**plots.GRID)
+        ax.set_axisbelow(True)
+        ax.set_xlabel("Utility: SDMetrics' overall quality score (higher is more useful)")
+        ax.set_ylabel("Privacy: KPR (higher is safer)")
+        ax.legend(loc="best", frameon=False, fontsize=8)
+        label = (
+            f"Scatter plot of the KPR against the quality score, one point per k from "
+            f"{rows[0].k} to {rows[-1].k}"
+            + (f"; the chosen k = {pick.k} is ringed." if pick is not None else ".")
+        )
+        return plots.to_inline_svg(fig, key, label)
+
+
+def _headline(result: KSweepResult) -> str:
     seeds = (
         f"seed {result.seed}"
         if result.repeats == 1
@@ -161,7 +235,13 @@ def _headline(result: SweepOverK) -> str:
 </section>"""
 
 
-def _row(r: SweepRow, repeats: int, control: bool) -> str:
+def _met(value: bool | None) -> str:
+    if value is None:
+        return '<td class="num">not checked</td>'
+    return f'<td class="num" data-kpr-met="{str(value).lower()}">{"yes" if value else "no"}</td>'
+
+
+def _row(r: SweepRow, repeats: int, control: bool, tune: TuneResult | None = None) -> str:
     low, high = r.interval
     spread = (
         f'<td class="num range">{r.kpr_min:.2f} to {r.kpr_max:.2f}&nbsp;%</td>'
@@ -181,29 +261,55 @@ def _row(r: SweepRow, repeats: int, control: bool) -> str:
                 f'<td class="num range" data-kpr-control-difference="{c["difference"]!r}">'
                 f"{c['difference']:+.2f} ({span['low']:+.2f} to {span['high']:+.2f})</td>"
             )
+    privacy = (
+        ""
+        if tune is not None  # tune's table: the figures its criteria and choice rest on
+        else f'<td class="num" data-kpr-correct="{r.correct_links:g}">{r.correct_links:g}</td>'
+        f'<td class="num">{r.reidentification:.2f} %</td>'
+        f'<td class="num">{r.hidden_rate:.2f} %</td>'
+    )
+    distances = (
+        ""
+        if tune is not None
+        else f'<td class="num">{r.exact_copy_percent:.2f} %</td>'
+        f'<td class="num">{_number(r.median_dcr, 3)}</td>'
+        f'<td class="num">{_number(r.median_nndr, 2)}</td>'
+    )
+    seconds = "" if tune is not None else f'<td class="num">{r.seconds:.2f}</td>'
     return (
         f'  <tr data-kpr-k="{r.k}"><td class="num">{r.k}</td>'
         f'<td class="num" data-kpr-rate="{r.kpr!r}">{esc(format_rate(r.kpr))}</td>'
-        f'<td class="num range">{low:.2f} to {high:.2f}&nbsp;%</td>{spread}{ctrl}'
-        f'<td class="num" data-kpr-correct="{r.correct_links:g}">{r.correct_links:g}</td>'
-        f'<td class="num">{r.reidentification:.2f} %</td>'
-        f'<td class="num">{r.hidden_rate:.2f} %</td>'
-        f'<td class="num">{r.median_local_cloaking:g}</td>'
-        f'<td class="num">{r.exact_copy_percent:.2f} %</td>'
-        f'<td class="num">{_number(r.median_dcr, 3)}</td>'
-        f'<td class="num">{_number(r.median_nndr, 2)}</td>'
+        f'<td class="num range">{low:.2f} to {high:.2f}&nbsp;%</td>{spread}{ctrl}{privacy}'
+        f'<td class="num">{r.median_local_cloaking:g}</td>{distances}'
+        f'<td class="num" data-kpr-quality="{r.overall!r}">{_number(r.overall, 3)}</td>'
+        f'<td class="num range">{_number(r.utility.column_shapes, 3)} / '
+        f"{_number(r.utility.column_pair_trends, 3)}</td>"
         f'<td class="num">{_number(r.mean_hellinger)}</td>'
-        f'<td class="num">{_number(r.correlation_difference)}</td>'
-        f'<td class="num">{r.seconds:.2f}</td></tr>'
+        f'<td class="num">{_number(r.correlation_difference, 2)}&nbsp;%</td>'
+        f"{seconds}{_criteria_cells(r, tune)}</tr>"
     )
 
 
-def _control_size(result: SweepOverK) -> int:
+def _criteria_cells(r: SweepRow, tune: TuneResult | None) -> str:
+    """Each criterion met or not at this k, and whether it is the chosen one."""
+    if tune is None:
+        return ""
+    checks = tune.checks(r)
+    cells = "".join(_met(checks[c]) for c in _criteria(tune))
+    chosen = "chosen" if r.k == tune.k else ""
+    return f'{cells}<td data-kpr-chosen="{str(r.k == tune.k).lower()}">{chosen}</td>'
+
+
+def _criteria(tune: TuneResult) -> list[str]:
+    return [c for c in CRITERIA if c != "control" or tune.sweep.has_control]
+
+
+def _control_size(result: KSweepResult) -> int:
     """The size the control comparison is made at (the smaller table's, every k)."""
     return next(r.controls[0].size for r in result.rows if r.controls)
 
 
-def _table(result: SweepOverK) -> str:
+def _table(result: KSweepResult, tune: TuneResult | None = None) -> str:
     conf = f"{result.confidence * 100:g} %"
     control = result.has_control
     head = (
@@ -216,14 +322,27 @@ def _table(result: SweepOverK) -> str:
             if control
             else ""
         )
-        + '<th class="num">Correct links</th><th class="num">Re-identified</th>'
-        '<th class="num">Hidden rate</th><th class="num">Median cloaking</th>'
-        '<th class="num">Exact copies</th><th class="num">Median DCR</th>'
-        '<th class="num">Median NNDR</th>'
+        + (
+            '<th class="num">Correct links</th><th class="num">Re-identified</th>'
+            '<th class="num">Hidden rate</th>'
+            if tune is None
+            else ""
+        )
+        + '<th class="num">Median cloaking</th>'
+        + (
+            '<th class="num">Exact copies</th><th class="num">Median DCR</th>'
+            '<th class="num">Median NNDR</th>'
+            if tune is None
+            else ""
+        )
+        + '<th class="num">Quality</th><th class="num">Shapes / pair trends</th>'
         '<th class="num">Hellinger</th><th class="num">Corr. diff.</th>'
-        '<th class="num">Time (s)</th>'
+        + ('<th class="num">Time (s)</th>' if tune is None else "")
     )
-    rows = "\n".join(_row(r, result.repeats, control) for r in result.rows)
+    if tune is not None:
+        head += "".join(f'<th class="num">{CRITERION_TITLES[c]}</th>' for c in _criteria(tune))
+        head += "<th>Chosen</th>"
+    rows = "\n".join(_row(r, result.repeats, control, tune) for r in result.rows)
     baseline = next((r.control_distance for r in result.rows if r.control_distance), None)
     note = ""
     if baseline is not None:
@@ -249,7 +368,7 @@ def _table(result: SweepOverK) -> str:
  </table></div>{note}"""
 
 
-def _explanations(result: SweepOverK) -> str:
+def _explanations(result: KSweepResult) -> str:
     keys = [k for k in EXPLAIN if k != "control" or result.has_control]
     items = "\n".join(
         f"  <li>{esc(EXPLAIN[k].format(conf=result.confidence * 100))}</li>" for k in keys
@@ -267,26 +386,46 @@ def _explanations(result: SweepOverK) -> str:
 </section>"""
 
 
-def render_sweep(result: SweepOverK, *, now: datetime | None = None) -> str:
-    """The sweep page as one HTML document (needs matplotlib for the plot)."""
+def _figures(result: KSweepResult, chosen: int | None) -> str:
+    """The plot against k and the plot of privacy against utility, with their captions."""
+    conf = f"{result.confidence * 100:g} %"
+    whiskers = "; whiskers: the lowest and highest repeat" if result.repeats > 1 else ""
+    tradeoff = ""
+    if any(math.isfinite(r.overall) for r in result.rows):
+        ring = " The chosen k is ringed." if chosen is not None else ""
+        tradeoff = f"""
+ <figure class="kpr-plot">
+{tradeoff_svg(result, chosen)}
+<figcaption>Privacy against utility: one point per k, the KPR with its {conf} interval
+ against SDMetrics' overall quality score of the avatars.{ring}</figcaption>
+ </figure>"""
+    return f"""
+ <figure class="kpr-plot">
+{sweep_svg(result)}
+<figcaption>Top: the KPR of the attack at each k, with its {conf}
+ interval as a band{whiskers}.
+ Bottom: how far the avatars' distributions are from the original's; lower is more
+ useful.</figcaption>
+ </figure>{tradeoff}"""
+
+
+def _notes(result: KSweepResult) -> str:
+    return f"""
+ <p class="small">Quality: SDMetrics' overall quality score (the mean of column shapes and
+  pair trends; higher is more useful). Hellinger: mean Hellinger distance over the columns.
+  Corr. diff.: mean correlation difference, in percent. Time: seconds to generate one avatar
+  table (metrics not included){", mean over the repeats" if result.repeats > 1 else ""}.</p>"""
+
+
+def render_sweep(result: KSweepResult, *, now: datetime | None = None) -> str:
+    """The sweep page as one HTML document (needs matplotlib for the plots)."""
     require_matplotlib()
     if not result.rows:
         raise ValueError("the sweep has no rows to show")
-    svg = sweep_svg(result)
     figure = f"""
 <section id="trade-off">
- <h2>The trade-off</h2>
- <figure class="kpr-plot">
-{svg}
-<figcaption>Top: the KPR of the attack at each k, with its {result.confidence * 100:g} %
- interval as a band{"; whiskers: the lowest and highest repeat" if result.repeats > 1 else ""}.
- Bottom: how far the avatars' distributions are from the original's; lower is more
- useful.</figcaption>
- </figure>
- {_table(result)}
- <p class="small">Hellinger: mean Hellinger distance over the columns. Corr. diff.: mean
-  correlation difference. Time: seconds to generate one avatar table (metrics not
-  included){", mean over the repeats" if result.repeats > 1 else ""}.</p>
+ <h2>The trade-off</h2>{_figures(result, None)}
+ {_table(result)}{_notes(result)}
 </section>"""
     body = "".join(
         [
@@ -304,12 +443,79 @@ def render_sweep(result: SweepOverK, *, now: datetime | None = None) -> str:
     return document(title, body, HEADING)
 
 
-def write_sweep(result: SweepOverK, path: str | os.PathLike[str]) -> Path:
+def render_tune(result: TuneResult, *, now: datetime | None = None) -> str:
+    """The tune page: the choice and the criteria, each met or not per k, both plots."""
+    require_matplotlib()
+    sweep = result.sweep
+    sentences = result.criteria.sentences(sweep.confidence)
+    items = "".join(
+        f"<li>{esc(CRITERION_TITLES[c])}: {esc(sentences[c])}"
+        + ("" if c != "control" or sweep.has_control else " (not checked: no control given)")
+        + "</li>"
+        for c in CRITERIA
+    )
+    verdict = f"Chosen: k = {result.k}" if result.k is not None else "No k meets every criterion"
+    choice = f"""
+<section class="headline" aria-labelledby="tune-label">
+ <p class="rate-label" id="tune-label">{esc(verdict)}</p>
+ <p class="meaning" data-kpr-tune-k="{result.k if result.k is not None else ""}">{
+        esc(result.message)
+    }</p>
+ <p>A k qualifies when it meets every criterion; among those that do, the one with the
+  highest quality score is chosen.</p>
+ <ul>{items}</ul>
+</section>"""
+    section = f"""
+<section id="trade-off">
+ <h2>Every k against the criteria</h2>
+ {_table(sweep, result)}{_figures(sweep, result.k)}{_notes(sweep)}
+</section>"""
+    body = "".join(
+        [
+            choice,
+            _headline(sweep),
+            section,
+            _explanations(sweep),
+            footer(esc(DATA_NOTE), now or datetime.now(UTC)),
+        ]
+    )
+    title = (f"k = {result.k}" if result.k is not None else "no k qualifies") + " — kpr tune"
+    return document(title, body, "kpr report · choosing k on stated criteria")
+
+
+def write_tune(result: TuneResult, path: str | os.PathLike[str]) -> Path:
+    """Check the target, render, then write atomically: a failure leaves no file."""
+    return write_document(path, lambda: render_tune(result))
+
+
+def repr_tune(result: TuneResult) -> str:
+    """Jupyter's view of tune: the choice and each k's criteria (no plot)."""
+    sweep = result.sweep
+    criteria = _criteria(result)
+    rows = []
+    for r in sweep.rows:
+        checks = result.checks(r)
+        rows.append(
+            [count_text(r.k), esc(format_rate(r.kpr)), _number(r.overall, 3)]
+            + [{True: "yes", False: "no", None: "not checked"}[checks[c]] for c in criteria]
+            + ["chosen" if r.k == result.k else ""]
+        )
+    return notebook_view(
+        '<span style="font-size:1.4em;font-weight:bold">Choosing k</span> '
+        f"<span>known: {names_html(sweep.known)}</span>",
+        result.message,
+        ["k", "KPR", "quality", *[CRITERION_TITLES[c] for c in criteria], ""],
+        rows,
+        hint='Page with the plots: <code>result.to_html("tune.html")</code>',
+    )
+
+
+def write_sweep(result: KSweepResult, path: str | os.PathLike[str]) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
     return write_document(path, lambda: render_sweep(result))
 
 
-def repr_sweep(result: SweepOverK) -> str:
+def repr_sweep(result: KSweepResult) -> str:
     """Jupyter's view of a sweep over k: one row per k, no plot."""
     rows = []
     for r in result.rows:
@@ -322,6 +528,7 @@ def repr_sweep(result: SweepOverK) -> str:
                 esc(format_rate(r.kpr)),
                 f"{low:.2f} to {high:.2f} %",
                 control,
+                _number(r.overall, 3),
                 f"{r.mean_hellinger:.4f}",
             ]
         )
@@ -337,6 +544,7 @@ def repr_sweep(result: SweepOverK) -> str:
             "KPR",
             f"{result.confidence * 100:g} % interval",
             "control minus original (same n)",
+            "quality",
             "mean Hellinger",
         ],
         rows,

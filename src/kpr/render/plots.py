@@ -258,7 +258,7 @@ def variable_svg(risk: VariableRisk, overall: float, key: str) -> str | None:
 # --- the analysis report ----------------------------------------------------------------
 
 #: Grid lines behind the bars, light enough not to compete with them.
-_GRID: dict[str, Any] = {"color": "#dddddd", "linewidth": 0.6}
+GRID: dict[str, Any] = {"color": "#dddddd", "linewidth": 0.6}
 
 
 @dataclass(frozen=True)
@@ -321,7 +321,7 @@ def rate_bars_svg(bars: Sequence[RateBar], key: str, *, title: str, label: str) 
         ax.set_xlim(left, right)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
         ax.xaxis.set_major_formatter(FuncFormatter(_tick_percent))
-        ax.grid(axis="x", **_GRID)
+        ax.grid(axis="x", **GRID)
         ax.set_axisbelow(True)
         ax.set_xlabel("Protection rate (higher is safer)")
         ax.set_title(title, loc="left")
@@ -351,7 +351,7 @@ def contribution_svg(names: Sequence[str], points: Sequence[float], key: str) ->
         ax.margins(x=0.3)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
-        ax.grid(axis="x", **_GRID)
+        ax.grid(axis="x", **GRID)
         ax.set_axisbelow(True)
         ax.set_xlabel("Average drop of the rate when the attacker also knows it (points)")
         ax.set_title("How much knowing each variable helps the attacker", loc="left")
@@ -424,7 +424,7 @@ def tolerance_svg(
         ax.set_yticks([t for t in ticks if max(low, 0.0) <= t <= min(high, 100.0)])
         ax.set_ylim(low, high)
         ax.yaxis.set_major_formatter(FuncFormatter(_tick_percent))
-        ax.grid(axis="y", **_GRID)
+        ax.grid(axis="y", **GRID)
         ax.set_axisbelow(True)
         for x, p in zip(xs, pts, strict=True):
             _note(
@@ -456,7 +456,7 @@ def protection_trace_svg(
         ax.axhline(target, **{**_everybody(0.0), "label": f"target {format_rate(target)}"})
         ax.xaxis.set_major_formatter(FuncFormatter(_tick_count))
         ax.yaxis.set_major_formatter(FuncFormatter(_tick_percent))
-        ax.grid(axis="y", **_GRID)
+        ax.grid(axis="y", **GRID)
         ax.set_axisbelow(True)
         ax.set_xlabel("Cells changed so far")
         ax.set_ylabel("Protection rate")

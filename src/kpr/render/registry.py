@@ -6,7 +6,8 @@ from kpr.render.html import render_report, repr_html, write_report
 from kpr.results import views
 from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult
-from kpr.results.ksweep import SweepOverK
+from kpr.results.ksweep import KSweepResult
+from kpr.results.ksweep_tune import TuneResult
 from kpr.results.protect import ProtectResult
 from kpr.results.utility import UtilityResult
 
@@ -19,7 +20,10 @@ views.register(
     ProtectResult,
     views.Views(protect.render_protect, protect.write_protect, protect.repr_protect),
 )
-views.register(SweepOverK, views.Views(ksweep.render_sweep, ksweep.write_sweep, ksweep.repr_sweep))
+views.register(
+    KSweepResult, views.Views(ksweep.render_sweep, ksweep.write_sweep, ksweep.repr_sweep)
+)
+views.register(TuneResult, views.Views(ksweep.render_tune, ksweep.write_tune, ksweep.repr_tune))
 views.register(
     UtilityResult,
     views.Views(utility.render_utility, utility.write_utility, utility.repr_utility),

@@ -6,6 +6,7 @@ lives in ``kpr.render.ksweep`` (registered through ``kpr.results.views``).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,12 +14,9 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from kpr.results import json, views
+from kpr.results.avatar_settings import Decoding, GeneratorSettings, Synthesis
 from kpr.results.evaluation import format_rate
 from kpr.results.ksweep_rows import SweepRow
-
-#: How the avatars were made (``kpr.avatar.generate``'s options), recorded in a sweep.
-Synthesis = Literal["full", "reduced"]
-Decoding = Literal["draw", "mode"]
 
 #: Where the pairing metrics are measured, for reports.
 PAIRING_SPACE = (
@@ -54,13 +52,17 @@ EXPLAIN = {
     "ratio of closest to second-closest (near 0 = points at one real record); in the FAMD "
     "space fitted on the originals. A control with every column gives the baseline: its "
     "own figures.",
+    "overall": "Quality: SDMetrics' Quality Report score of the avatars against the original "
+    "(kpr.utility; the mean of Column Shapes, each column's KSComplement or TVComplement, "
+    "and Column Pair Trends, each associated pair's correlation or contingency similarity), "
+    "from 0 to 1 (higher = more useful); shapes and trends are shown beside it.",
     "mean_hellinger": "Mean Hellinger: distance between each column's distribution in the "
     "original and in the avatars, averaged over columns (0 = identical, 1 = disjoint; lower "
-    "= more useful).",
-    "correlation_difference": "Correlation difference: mean over every pair of columns of the "
-    "absolute change of its association (|r| for two numbers, Cramer's V for two categories, "
-    "eta squared for a category and a number; kpr.utility), from 0 to 1 (lower = more "
-    "useful).",
+    "= more useful; Octopize's target: below 0.1).",
+    "correlation_difference": "Correlation difference: 100 x the mean over every pair of "
+    "columns of the absolute change of its association (|r| for two numbers, Cramer's V for "
+    "two categories, eta squared for a category and a number; kpr.utility), in percent "
+    "(lower = more useful; Octopize's target: below 10 %).",
     "seconds": "Time (s): seconds to generate one avatar table (the metrics not included); the "
     "mean over the repeats.",
 }
@@ -81,27 +83,53 @@ def _span(row: SweepRow) -> str:
     return f"{low:.2f} to {high:.2f} %"
 
 
+def _score(x: float) -> str:
+    return f"{x:.3f}" if math.isfinite(x) else "undefined"
+
+
 def ks_text(ks: Sequence[int]) -> str:
     return ", ".join(str(k) for k in ks)
 
 
 @dataclass
-class SweepOverK:
+class KSweepResult:
     """Privacy and utility of the avatars for each k, in increasing k."""
 
     known: tuple[str, ...]
     tolerance: float
-    ncp: int
-    seed: int
+    #: how each table was made: run ``i`` at k uses ``generator.with_run(k, generator.seed + i)``
+    generator: GeneratorSettings
     repeats: int
-    synthesis: Synthesis
     confidence: float
     n: int
     rows: list[SweepRow] = field(default_factory=list)
     inputs: dict[str, str] = field(default_factory=dict)  #: labels of the tables, for reports
-    decoding: Decoding = "draw"
     roles: dict[str, Any] | None = None  #: the column roles (``Roles.to_dict()``)
-    keep_identifiers: tuple[str, ...] = ()
+
+    @property
+    def seed(self) -> int:
+        """The first repeat's seed (repeat i uses seed + i)."""
+        return self.generator.seed or 0
+
+    @property
+    def ncp(self) -> int:
+        return self.generator.ncp
+
+    @property
+    def synthesis(self) -> Synthesis:
+        return self.generator.synthesis
+
+    @property
+    def decoding(self) -> Decoding:
+        return self.generator.decoding
+
+    @property
+    def keep_identifiers(self) -> tuple[str, ...]:
+        return tuple(str(c) for c in self.generator.keep_identifiers)
+
+    def settings(self, k: int, repeat: int = 0) -> GeneratorSettings:
+        """The generator settings of one run: ``avatarize`` with them rebuilds its table."""
+        return self.generator.with_run(k, self.seed + repeat)
 
     @property
     def ks(self) -> list[int]:
@@ -126,9 +154,9 @@ class SweepOverK:
         first, last = self.rows[0], self.rows[-1]
         if len(self.rows) == 1:
             return (
-                f"With k = {first.k}, the KPR is {format_rate(first.kpr)} and the mean "
-                f"Hellinger distance {first.mean_hellinger:.4f}; one k cannot show how the "
-                "KPR moves with k."
+                f"With k = {first.k}, the KPR is {format_rate(first.kpr)}, the quality score "
+                f"{_score(first.overall)} and the mean Hellinger distance "
+                f"{first.mean_hellinger:.4f}; one k cannot show how the KPR moves with k."
             )
         moves = trend(first, last)
         spans = f"k = {first.k}: {_span(first)}; k = {last.k}: {_span(last)}"
@@ -158,8 +186,9 @@ class SweepOverK:
         if drops and moves != "falls":
             text += f"; it drops beyond the intervals from {', '.join(drops)}"
         return (
-            f"{text}. The mean Hellinger distance goes from {first.mean_hellinger:.4f} to "
-            f"{last.mean_hellinger:.4f}."
+            f"{text}. The quality score goes from {_score(first.overall)} to "
+            f"{_score(last.overall)} and the mean Hellinger distance from "
+            f"{first.mean_hellinger:.4f} to {last.mean_hellinger:.4f}."
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,6 +200,7 @@ class SweepOverK:
             "synthesis": self.synthesis,
             "categorical_decoding": self.decoding,
             "keep_identifiers": list(self.keep_identifiers),
+            "generator": self.generator.to_dict(),
             "pairing_space": PAIRING_SPACE,
             "roles": self.roles,
             "seed": self.seed,
@@ -203,100 +233,3 @@ class SweepOverK:
     def _repr_html_(self) -> str:
         """Jupyter's view: one row per k (no plot)."""
         return views.repr_html(self)
-
-
-@dataclass
-class TuneResult:
-    """What :func:`tune` found: the k it picked (None when no k reaches the target) and
-    every k it evaluated, in increasing order up to that one."""
-
-    target: float
-    k: int | None
-    sweep: SweepOverK
-    ks: tuple[int, ...]  #: every k it was allowed to try
-
-    @property
-    def reached(self) -> bool:
-        return self.k is not None
-
-    @property
-    def row(self) -> SweepRow | None:
-        """The picked k's row (None when none reaches the target)."""
-        return None if self.k is None else self.sweep.row(self.k)
-
-    @property
-    def best(self) -> SweepRow:
-        """The evaluated k with the highest lower bound."""
-        return max(self.sweep.rows, key=lambda r: r.low)
-
-    @property
-    def message(self) -> str:
-        conf = f"{self.sweep.confidence * 100:g} %"
-        if self.row is not None:
-            low, high = self.row.interval
-            return (
-                f"k = {self.row.k} is the smallest k of {ks_text(self.ks)} whose KPR lower "
-                f"bound ({conf} interval) reaches {self.target:g} %: KPR "
-                f"{format_rate(self.row.kpr)} ({low:.2f} to {high:.2f} %)."
-            )
-        best = self.best
-        if self.target >= 100.0:
-            suggestion = "a lower bound is always below 100 %: aim lower, e.g. 95"
-        elif self.plateau:
-            a, b = self.sweep.rows[-2], self.sweep.rows[-1]
-            suggestion = (
-                f"the KPR is not rising measurably with k (k = {a.k}: {format_rate(a.kpr)}, "
-                f"k = {b.k}: {format_rate(b.kpr)}, the interval of k = {b.k} does not lie "
-                f"above that of k = {a.k}), so the "
-                "sweep gives no reason to expect a larger k to reach the target: assume fewer "
-                "known variables, or coarsen them"
-            )
-        elif len(self.sweep.rows) < 2:
-            suggestion = "one k cannot show a trend: try several, e.g. --ks 5,10,20,40,80"
-        else:
-            larger = [max(self.ks) * 2, max(self.ks) * 4]
-            hint = ",".join(str(k) for k in larger if k < self.sweep.n)
-            suggestion = (
-                f"the KPR was still rising measurably at the largest k (its interval lies "
-                f"above the previous k's): try larger k (e.g. --ks {hint}; "
-                f"k must stay below n = {self.sweep.n:,})"
-                if hint
-                else f"k cannot grow much more (n = {self.sweep.n:,})"
-            )
-            suggestion += ", or assume fewer known variables"
-        return (
-            f"no k of {ks_text(self.ks)} reaches a KPR lower bound ({conf} interval) of "
-            f"{self.target:g} %: the highest lower bound is {best.low:.2f} % (k = {best.k}); "
-            f"{suggestion}."
-        )
-
-    @property
-    def plateau(self) -> bool:
-        """The KPR stopped rising measurably: the largest evaluated k's interval does not
-        lie above the previous k's (False with fewer than two ks)."""
-        rows = self.sweep.rows
-        if len(rows) < 2:
-            return False
-        return trend(rows[-2], rows[-1]) != "rises"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "target": self.target,
-            "reached": self.reached,
-            "k": self.k,
-            "row": None if self.row is None else self.row.to_dict(),
-            "highest_low": self.best.low,
-            "highest_low_k": self.best.k,
-            "plateau": self.plateau,
-            "message": self.message,
-            "ks": list(self.ks),
-            "evaluated": self.sweep.ks,
-            "search": "ks in increasing order, stopping at the first whose KPR lower bound "
-            "reaches the target; larger ks are not evaluated"
-            if self.reached
-            else "ks in increasing order; none reached the target, so every k was evaluated",
-            "sweep": self.sweep.to_dict(),
-        }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)

@@ -24,6 +24,40 @@ def _mean(values: Iterable[float]) -> float:
 
 
 @dataclass(frozen=True)
+class UtilityScores:
+    """The scalar figures of ``kpr.utility`` for one avatar table (``UtilityResult.summary()``):
+    SDMetrics' Quality Report (``overall``, ``column_shapes``, ``column_pair_trends``, 0-1,
+    higher = more useful) and Octopize's two (``mean_hellinger``, 0-1, and
+    ``correlation_difference``, in percent; lower = more useful)."""
+
+    overall: float
+    column_shapes: float
+    column_pair_trends: float
+    mean_hellinger: float
+    correlation_difference: float
+
+    @classmethod
+    def of(cls, summary: dict[str, float | None]) -> UtilityScores:
+        """From ``UtilityResult.summary()`` (None, an undefined figure, as NaN)."""
+        nan = float("nan")
+        values = [summary[name] for name in FIELDS]
+        return cls(*(nan if v is None else float(v) for v in values))
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {name: json.finite_or_none(getattr(self, name)) for name in FIELDS}
+
+
+#: The utility figures, in the order the reports show them.
+FIELDS = (
+    "overall",
+    "column_shapes",
+    "column_pair_trends",
+    "mean_hellinger",
+    "correlation_difference",
+)
+
+
+@dataclass(frozen=True)
 class SweepRun:
     """One avatar table, generated with one k and one seed, and what it was measured to give."""
 
@@ -33,8 +67,7 @@ class SweepRun:
     control: ControlComparison | None
     hidden_rate: float
     median_local_cloaking: float
-    mean_hellinger: float
-    correlation_difference: float
+    utility: UtilityScores
     hellinger: dict[str, float]
     seconds: float  #: generation time (avatars only, not the metrics)
     correct_links: int  #: linked individuals linked to their own avatar
@@ -59,8 +92,7 @@ class SweepRun:
             "hidden_rate": self.hidden_rate,
             "median_local_cloaking": self.median_local_cloaking,
             "distance": self.distance.to_dict(),
-            "mean_hellinger": json.finite_or_none(self.mean_hellinger),
-            "correlation_difference": json.finite_or_none(self.correlation_difference),
+            **self.utility.to_dict(),
             "hellinger": {str(c): json.finite_or_none(v) for c, v in self.hellinger.items()},
             "generation_seconds": self.seconds,
         }
@@ -219,12 +251,30 @@ class SweepRow:
         }
 
     @property
+    def median_local_cloaking_min(self) -> float:
+        """The lowest median local cloaking of the repeats (what tune's floor is checked on)."""
+        return min(r.median_local_cloaking for r in self.runs)
+
+    @property
+    def utility(self) -> UtilityScores:
+        """Each utility figure's mean over the repeats."""
+        return UtilityScores(
+            *(_mean(getattr(r.utility, name) for r in self.runs) for name in FIELDS)
+        )
+
+    @property
+    def overall(self) -> float:
+        """SDMetrics' overall quality score (0-1, higher = more useful), mean over repeats."""
+        return self.utility.overall
+
+    @property
     def mean_hellinger(self) -> float:
-        return _mean(r.mean_hellinger for r in self.runs)
+        return self.utility.mean_hellinger
 
     @property
     def correlation_difference(self) -> float:
-        return _mean(r.correlation_difference for r in self.runs)
+        """Octopize's correlation difference, in percent, mean over repeats."""
+        return self.utility.correlation_difference
 
     @property
     def seconds(self) -> float:
@@ -248,8 +298,8 @@ class SweepRow:
             "median_dcr": json.finite_or_none(self.median_dcr),
             "median_nndr": json.finite_or_none(self.median_nndr),
             "control_distance": self.control_distance,
-            "mean_hellinger": json.finite_or_none(self.mean_hellinger),
-            "correlation_difference": json.finite_or_none(self.correlation_difference),
+            "median_local_cloaking_min": self.median_local_cloaking_min,
+            **self.utility.to_dict(),
             "generation_seconds": self.seconds,
             "runs": [r.to_dict() for r in self.runs],
         }
