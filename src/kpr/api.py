@@ -1,8 +1,9 @@
 """``kpr.evaluate``: the Knowledge Protection Rate of an avatar table.
 
-The public entry point: it checks the attack, loads the inputs and measures
-(``kpr.measure``), then adds the control comparison (``kpr.analysis``), which
-builds on ``kpr.measure``; so this module sits above both.
+The public entry point: it checks the attack once, loads the inputs once
+(``kpr.measure.load``, the control included) and evaluates them with the control
+comparison (``kpr.analysis.baselines.evaluate_inputs``, which builds on
+``kpr.measure``); so this module sits above both.
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kpr.analysis.baselines import check_control_options, compare_control, control_warnings
+from kpr.analysis.baselines import check_control_options, evaluate_inputs
 from kpr.errors import InputError
+from kpr.inputs.files import CsvOptions
 from kpr.inputs.metadata import sdv_kinds
 from kpr.measure import Progress, evaluate_loaded, load
-from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.results.evaluation import KprResult
 
-__all__ = ["evaluate", "evaluate_loaded", "load"]
+__all__ = ["evaluate", "evaluate_inputs", "evaluate_loaded", "load"]
 
 
 def evaluate(
@@ -70,38 +72,37 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
+    attack = _checked_attack(known, tolerance, kinds, widths, metadata, table)
+    if control is not None:  # checked before any work
+        check_control_options(control_subsets, seed)
+        if attack.widths:
+            # the control's attacks take classes from U only: refuse rather than
+            # compare two attacks on different classes
+            raise InputError(
+                "control with absolute widths is not supported yet: drop widths= (--width) "
+                "or control= (--control)"
+            )
+    csv = CsvOptions(delimiter, encoding, tuple(na_values))
+    inputs = load(original, avatars, attack, csv, control, row_id=row_id)
+    return evaluate_inputs(
+        inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed
+    )
+
+
+def _checked_attack(
+    known: str | Iterable[str],
+    tolerance: object,
+    kinds: Mapping[str, str] | None,
+    widths: Mapping[str, object] | None,
+    metadata: Any,
+    table: str | None,
+) -> Attack:
+    """The attack of ``kpr.evaluate``, checked once (kinds from SDV metadata, then
+    the declared ones)."""
     if table is not None and metadata is None:
         raise InputError(
             "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
         )
-    if control is not None:  # checked before any work
-        check_control_options(control_subsets, seed)
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
-    check = make_attack(known, tolerance, kinds, widths)
-    if control is not None and widths:
-        # the control's attacks (kpr.analysis) take classes from U only: refuse rather
-        # than compare two attacks on different classes
-        raise InputError(
-            "control with absolute widths is not supported yet: drop widths= (--width) or "
-            "control= (--control)"
-        )
-    prepared = load(
-        original, avatars, check.known, kinds=kinds, delimiter=delimiter,
-        encoding=encoding, na_values=na_values, row_id=row_id,
-    )  # fmt: skip
-    result = evaluate_loaded(
-        prepared,
-        check.known,
-        tolerance=check.tolerance,
-        widths=widths,
-        progress=progress,
-        pairing=pairing,
-    )
-    if control is not None:
-        result.control = compare_control(
-            result, prepared, original, control, avatars, subsets=control_subsets, seed=seed,
-            delimiter=delimiter, encoding=encoding, na_values=na_values,
-        )  # fmt: skip
-        result.warnings += control_warnings(result.control)
-    return result
+    return make_attack(known, tolerance, kinds, widths)

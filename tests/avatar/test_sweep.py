@@ -289,10 +289,11 @@ def test_html_escapes_column_names(tmp_path: pytest.TempPathFactory) -> None:
 def _hand_made(linked: list[int], n: int = 1000) -> SweepOverK:
     from kpr.analysis import AttackRate
     from kpr.avatar import Closeness, DistanceMetrics, SweepRow, SweepRun
+    from kpr.metric.counts import Counts
 
     rows = []
     for k, count in zip([2, 5, 10, 20], linked, strict=False):
-        rate = AttackRate(("a",), 0.05, "bins", n, n, n, count)
+        rate = AttackRate(("a",), 0.05, "bins", Counts(n, n, n, count))
         far = DistanceMetrics(Closeness(n, 0, 1.0, 0.8), None, 5, n)
         run = SweepRun(k, 0, rate, None, 50.0, 1.0, 0.1 * k, 0.01, {"a": 0.1}, 0.1, 0, far)
         rows.append(SweepRow(k, (run,)))

@@ -44,6 +44,7 @@ import polars as pl
 
 from kpr.engine import queries
 from kpr.metric.attack import Kind
+from kpr.metric.counts import Counts
 from kpr.tables import Prepared
 
 _SIDE = "__kpr_side__"
@@ -236,10 +237,8 @@ def half_widths(
     return {v: b.width for v, b in bins.items()}
 
 
-def window_counts(
-    prepared: Prepared, known: Sequence[str], tolerance: float
-) -> tuple[int, int, int, int]:
-    """(n, m, |U|, linked) of the window attack on loaded inputs (read into memory)."""
+def window_counts(prepared: Prepared, known: Sequence[str], tolerance: float) -> Counts:
+    """The counts of the window attack on loaded inputs (read into memory)."""
     # internal names only (``__kpr_k0__``...), so no user column meets ours
     aliases = queries.internal_names(known)
     known = list(aliases.values())
@@ -252,4 +251,5 @@ def window_counts(
     dates = [v for v in known if kinds[v] is Kind.DATE]
     widths = half_widths(u, numeric, tolerance, dates)
     counts = approach_counts(u, avatars, categorical, numeric, widths)
-    return original.height, avatars.height, u.height, int(np.count_nonzero(counts == 1))
+    linked = int(np.count_nonzero(counts == 1))
+    return Counts(original.height, avatars.height, u.height, linked)

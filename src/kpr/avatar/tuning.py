@@ -34,12 +34,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from kpr.analysis.baselines import DEFAULT_SUBSETS, compare_control
+from kpr.analysis.baselines import DEFAULT_SUBSETS, evaluate_inputs
 from kpr.avatar import _table as tb
 from kpr.avatar.distance import distance_metrics
 from kpr.avatar.generator import Generation, generate
@@ -55,8 +55,8 @@ from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
 from kpr.fidelity import utility
 from kpr.inputs.files import check_columns
-from kpr.measure import evaluate_loaded, load
-from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.measure import load
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.results.ksweep import (
     Decoding,
@@ -113,8 +113,7 @@ class _Plan:
 
     original: Any
     control: Any
-    known: tuple[str, ...]
-    kinds: dict[str, str]
+    attack: Attack  # checked once, with the kinds the user declares
     ks: tuple[int, ...]
     categorical: list[str]
     inputs: dict[str, str]
@@ -165,12 +164,12 @@ def _plan(
         tb.frame_backend(control)  # a polars or pandas table, else one clear InputError
         check_columns([str(c) for c in tb.column_names(control)], attack.known, "control")
     # A column the user declares categorical is compared as categorical by the attack too.
-    kinds = {c: "categorical" for c in cats if c in attack.known}
-    kinds.update({c: "numeric" for c in nums if c in attack.known})
+    kinds = {c: Kind.CATEGORICAL for c in cats if c in attack.known}
+    kinds.update({c: Kind.NUMERIC for c in nums if c in attack.known})
     keep = [keep_identifiers] if isinstance(keep_identifiers, str) else list(keep_identifiers or [])
     subsets = int(control_subsets)  # type: ignore[call-overload]  # checked above
     return _Plan(
-        original, control, attack.known, kinds, checked_ks, cats, inputs, keep, subsets,
+        original, control, replace(attack, kinds=kinds), checked_ks, cats, inputs, keep, subsets,
         numeric=nums,
     )  # fmt: skip
 
@@ -218,19 +217,14 @@ def _run(
         kinds={c: kind for c, kind in declared.items() if c in scored},
     )  # fmt: skip
     step(_STEPS[3])
-    prepared = load(plan.original, gen.avatars, plan.known, kinds=plan.kinds, materialize=True)
-    result = evaluate_loaded(prepared, plan.known, tolerance=tolerance)
-    rate = AttackRate(
-        result.known, tolerance, "bins", result.n, result.n_avatars, result.unique_originals,
-        result.linked, confidence,
-    )  # fmt: skip
+    # kpr.evaluate(original, avatars, control=..., seed=seed)'s result and control
+    inputs = load(plan.original, gen.avatars, plan.attack, control=plan.control, materialize=True)
+    result = evaluate_inputs(
+        inputs, plan.attack, subsets=plan.control_subsets, seed=seed, confidence=confidence
+    )
+    rate = AttackRate.of(plan.attack, result.counts, "bins", confidence)
     correct = correct_links(result.linked_individuals(), gen.pairing)
-    comparison = None
-    if plan.control is not None:  # kpr.evaluate(original, avatars, control=..., seed=seed)'s
-        comparison = compare_control(
-            result, prepared, plan.original, plan.control, gen.avatars,
-            subsets=plan.control_subsets, seed=seed, confidence=confidence,
-        )  # fmt: skip
+    comparison = result.control
     return SweepRun(
         k=k,
         seed=seed,
@@ -282,7 +276,7 @@ def _walk(
 ) -> SweepOverK:
     """Evaluate the ks in increasing order until ``stop`` says so."""
     result = SweepOverK(
-        known=plan.known, tolerance=tolerance, ncp=ncp, seed=seed, repeats=repeats,
+        known=plan.attack.known, tolerance=tolerance, ncp=ncp, seed=seed, repeats=repeats,
         synthesis=synthesis, confidence=confidence, n=tb.n_rows(plan.original),
         decoding=decoding, inputs=plan.inputs, keep_identifiers=tuple(plan.keep_identifiers),
     )  # fmt: skip
@@ -348,11 +342,11 @@ def sweep(
     known, control=control, control_subsets=control_subsets, seed=s).control``; it
     costs ``control_subsets`` extra attacks per run when the tables differ in size.
     """
-    tolerance = make_attack(known, tolerance).tolerance
     plan = _plan(
         original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
         keep_identifiers, control_subsets, numeric,
     )  # fmt: skip
+    tolerance = plan.attack.tolerance
     return _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
         synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,
@@ -392,11 +386,11 @@ def tune(
     (it informs; the pick depends on the KPR lower bound only).
     """
     goal = percentage(target, "target", zero=False)
-    tolerance = make_attack(known, tolerance).tolerance
     plan = _plan(
         original, known, ks, control, tolerance, categorical, repeats, seed, ncp,
         keep_identifiers, control_subsets, numeric,
     )  # fmt: skip
+    tolerance = plan.attack.tolerance
     result = _walk(
         plan, repeats=repeats, seed=int(seed), ncp=ncp, tolerance=tolerance,
         synthesis=synthesis, decoding=categorical_decoding, confidence=confidence,

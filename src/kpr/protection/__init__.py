@@ -13,7 +13,7 @@ a release") is checked; a failed check is a bug and raises.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ from kpr.errors import InputError, KprError
 from kpr.inputs.files import CsvOptions
 from kpr.labels import class_label
 from kpr.measure import load
-from kpr.metric.attack import DEFAULT_TOLERANCE, Kind, check_tolerance, make_attack
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, check_tolerance, make_attack
 from kpr.pairing import read_pairing
 from kpr.protection import table as tables
 from kpr.protection.optimise import (
@@ -101,14 +101,9 @@ class _Loaded:
     encoded: EncodedTables
 
 
-def _load(
-    original: Any,
-    avatars: Any,
-    known: Sequence[str],
-    kinds: Mapping[str, str] | None,
-    csv: CsvOptions,
-) -> _Loaded:
-    declared = [n for n, k in (kinds or {}).items() if str(k).lower() == "categorical"]
+def _load(original: Any, avatars: Any, attack: Attack, csv: CsvOptions) -> _Loaded:
+    known = attack.known
+    declared = [n for n, k in attack.kinds.items() if k is Kind.CATEGORICAL]
     table, library = tables.full_table(avatars, csv, declared)
     names = tables.columns_of(table, library)
     for name in known:
@@ -119,10 +114,7 @@ def _load(
             )
     if not tables.is_path(original) and tables.library(original) not in tables.LIBRARIES:
         original = tables.full_table(original, csv)[0]  # DuckDB, Spark, Dask: into memory
-    prepared = load(
-        original, table, known, kinds=kinds, delimiter=csv.delimiter, encoding=csv.encoding,
-        na_values=csv.na_values, materialize=True,
-    )  # fmt: skip
+    prepared = load(original, table, attack, csv, materialize=True).pair
     kinds_of = {n: prepared.kinds[n] for n in known}
     return _Loaded(original, table, library, kinds_of, encode(prepared, known))
 
@@ -148,7 +140,7 @@ def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
 
 
 def _rate(r: KprResult) -> AttackRate:
-    return AttackRate(r.known, r.tolerance, "bins", r.n, r.n_avatars, r.unique_originals, r.linked)
+    return AttackRate(r.known, r.tolerance, "bins", r.counts)
 
 
 def _linked_rows(r: KprResult) -> set[int]:
@@ -360,8 +352,9 @@ def protect(
     tol = check_tolerance(tolerance)
     attacks = _attacks(known, candidates, max_known)
     union = list(dict.fromkeys(v for a in attacks for v in a))
+    every = make_attack(union, tol, kinds)  # checked once, for every attack
     csv = CsvOptions(delimiter, encoding, tuple(na_values))
-    loaded = _load(original, avatars, union, kinds, csv)
+    loaded = _load(original, avatars, every, csv)
     enc = loaded.encoded
     codes = {v: enc.columns[v].a for v in union}
     cache: dict[Any, Any] = {}
@@ -370,7 +363,7 @@ def protect(
     new_avatars = extended = None
     if "regenerate" in allowed:
         new_avatars, extended = _new_avatars(loaded, states, pairing, regenerate_k, seed, csv)
-        ext = _load(original, extended, union, kinds, csv)
+        ext = _load(original, extended, every, csv)
         loaded.encoded = enc = ext.encoded
         new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
         codes = {v: enc.columns[v].a[:m] for v in union}

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import narwhals as nw
 import polars as pl
@@ -16,13 +16,14 @@ import polars as pl
 from kpr.engine import queries
 from kpr.labels import OVERFLOW_LABEL, SPECIAL_LABELS, class_label
 from kpr.metric.attack import Kind
+from kpr.metric.counts import Counts, protection_rate
 from kpr.notices import warnings_json
 from kpr.results import json, views
 
+if TYPE_CHECKING:
+    from kpr.results.control import ControlComparison
 
-def protection_rate(linked: int, n: int) -> float:
-    """KPR = 100 * (1 - |S| / n), the spec's step 6."""
-    return 100.0 * (1.0 - linked / n)
+__all__ = ["Detail", "KprResult", "VariableInfo", "protection_rate"]
 
 
 def meaning(rate: float) -> str:
@@ -87,18 +88,12 @@ class VariableInfo:
         out: dict[str, Any] = {"kind": self.kind.value, "missing": self.missing}
         if self.kind.binned:
             out["over_unique_originals"] = {
-                key: json_number(getattr(self, key)) for key in ("mean", "std", "min", "max")
+                key: json.finite_or_none(getattr(self, key))
+                for key in ("mean", "std", "min", "max")
             }
             for key in ("lo", "width", "classes"):
-                out[key] = json_number(getattr(self, key))
+                out[key] = json.finite_or_none(getattr(self, key))
         return out
-
-
-def json_number(x: Any) -> Any:
-    """JSON has no inf/NaN: every kpr JSON output writes them as null."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
 
 
 @dataclass
@@ -121,20 +116,37 @@ def _to_polars(frame: queries.Frame) -> pl.DataFrame:
 class KprResult:
     """An evaluated attack. ``rate`` is the Knowledge Protection Rate in percent."""
 
-    rate: float
-    n: int
-    n_avatars: int
-    unique_originals: int
-    linked: int
+    counts: Counts
     tolerance: float
     known: tuple[str, ...]
     variables: dict[str, VariableInfo]
     warnings: list[str] = field(default_factory=list)
     #: linked individuals whose unique approaching avatar is their own (needs the pairing)
     correct_links: int | None = None
-    #: the size-fair control comparison (a ``kpr.analysis.ControlComparison``)
-    control: Any = None
+    #: the size-fair control comparison (``control=``), else None
+    control: ControlComparison | None = None
     _detail: Detail | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def rate(self) -> float:
+        """The Knowledge Protection Rate in percent."""
+        return self.counts.rate
+
+    @property
+    def n(self) -> int:
+        return self.counts.n
+
+    @property
+    def n_avatars(self) -> int:
+        return self.counts.n_avatars
+
+    @property
+    def unique_originals(self) -> int:
+        return self.counts.unique_originals
+
+    @property
+    def linked(self) -> int:
+        return self.counts.linked
 
     @property
     def kpr(self) -> float:

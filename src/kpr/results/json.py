@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
-def finite_or_none(x: float) -> float | None:
-    """An undefined figure (NaN, e.g. no numeric pair to measure) becomes null."""
-    return x if math.isfinite(x) else None
+def finite_or_none(x: T) -> T | None:
+    """An undefined figure (NaN, e.g. no numeric pair to measure; inf) becomes null;
+    anything but a float passes as it is."""
+    return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
 def dumps(data: Any, indent: int | None = 2) -> str:

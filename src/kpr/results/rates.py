@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kpr.metric.interval import DEFAULT_CONFIDENCE, kpr_interval
-from kpr.results.evaluation import protection_rate
+from kpr.metric.attack import Attack
+from kpr.metric.counts import Counts
+from kpr.metric.interval import DEFAULT_CONFIDENCE
 
 Method = Literal["bins", "window"]
 METHODS: tuple[Method, ...] = ("bins", "window")
@@ -16,32 +17,56 @@ METHODS: tuple[Method, ...] = ("bins", "window")
 
 @dataclass(frozen=True)
 class AttackRate:
-    """The outcome of one attack: counts, the rate and its interval."""
+    """The outcome of one attack: its counts, the rate and its interval."""
 
     known: tuple[str, ...]
     tolerance: float
     method: Method
-    n: int
-    n_avatars: int
-    unique_originals: int
-    linked: int
+    counts: Counts
     confidence: float = DEFAULT_CONFIDENCE
+
+    @classmethod
+    def of(
+        cls,
+        attack: Attack,
+        counts: Counts,
+        method: Method = "bins",
+        confidence: float = DEFAULT_CONFIDENCE,
+    ) -> AttackRate:
+        """The rate of ``attack`` from the counts it found."""
+        return cls(attack.known, attack.tolerance, method, counts, confidence)
+
+    @property
+    def n(self) -> int:
+        return self.counts.n
+
+    @property
+    def n_avatars(self) -> int:
+        return self.counts.n_avatars
+
+    @property
+    def unique_originals(self) -> int:
+        return self.counts.unique_originals
+
+    @property
+    def linked(self) -> int:
+        return self.counts.linked
 
     @property
     def rate(self) -> float:
         """KPR in percent, computed exactly as ``kpr.evaluate`` does."""
-        return protection_rate(self.linked, self.n)
+        return self.counts.rate
 
     @property
     def floor(self) -> float:
         """The lowest rate this attack can give, every member of U linked:
         100 * (1 - |U| / n) (the worst case)."""
-        return protection_rate(self.unique_originals, self.n)
+        return self.counts.floor
 
     @property
     def interval(self) -> tuple[float, float]:
         """Wilson score interval of the rate, in percent (low, high)."""
-        return kpr_interval(self.linked, self.n, self.confidence)
+        return self.counts.interval_at(self.confidence)
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.interval
