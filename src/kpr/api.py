@@ -42,29 +42,35 @@ def evaluate(
     control_subsets: int = 20,
     seed: int = 0,
 ) -> KprResult:
-    """Knowledge Protection Rate of ``avatars`` against ``original``.
+    """Knowledge Protection Rate of ``avatars`` against ``original``: pandas or
+    polars (Lazy)DataFrames, pyarrow Tables, DuckDB relations, or CSV/Parquet paths.
+    ``known`` lists the variables the attacker knows.
 
-    ``original`` and ``avatars`` are pandas or polars (Lazy)DataFrames, pyarrow
-    Tables, DuckDB relations, or paths to CSV/Parquet files. ``known`` lists the
-    variables the attacker knows; ``kinds`` overrides the inferred kind of any of
-    them (``{"zip": "categorical"}``, ``{"admission": "date"}``). ``widths`` gives
-    a variable an absolute class width instead of the one computed from U (in its
-    unit; days, or a ``timedelta``, for a date). ``metadata`` (SDV metadata: a
-    dict, a JSON path or an object with ``to_dict()``; ``table`` names the table of
-    multi-table metadata) declares kinds from its sdtypes; ``kinds`` wins over it.
-    The CSV options apply to path inputs. ``row_id`` names a column of integer ids,
-    in both tables, that ``linked_individuals()`` reports as
-    ``original_row``/``avatar_row``; without it they are row positions, which
-    Spark, Dask and DuckDB inputs do not have.
-
-    ``pairing`` (the file ``kpr avatarize --pairing-out`` writes, a frame with
-    ``original_row``/``avatar_row``, or one avatar row per original row) adds
-    ``correct_links``: linked individuals whose unique avatar is their own. It must
-    pair every original row with its own avatar row (whole numbers, one-to-one);
-    with ``row_id``, it is written in the ids of that column.
-    ``control`` (individuals not used to make the avatars) adds the size-fair
-    control comparison (``control_subsets`` random subsets of the larger side,
-    drawn with ``seed``; see ``kpr.analysis.ControlComparison``).
+    Parameters
+    ----------
+    tolerance, kinds, widths
+        The attack: its tolerance; kinds overriding the inferred ones
+        (``{"zip": "categorical"}``, ``{"admission": "date"}``); absolute class
+        widths instead of those from U (in the unit; days or a ``timedelta`` for dates).
+    metadata, table
+        SDV metadata (a dict, a JSON path or an object with ``to_dict()``; ``table``
+        names the table of multi-table metadata) declaring kinds; ``kinds`` wins.
+    delimiter, encoding, na_values
+        How CSV paths are read.
+    progress
+        ``progress(label)``, called as the work advances.
+    row_id
+        A column of integer ids, in both tables, that ``linked_individuals()``
+        reports (default: row positions, which Spark, Dask and DuckDB do not have).
+    pairing
+        Adds ``correct_links`` (linked individuals whose unique avatar is their own):
+        ``kpr avatarize --pairing-out``'s file, a frame with ``original_row`` and
+        ``avatar_row`` (in ``row_id``'s ids when given), or one avatar row per
+        original row; whole numbers, one-to-one.
+    control, control_subsets, seed
+        Individuals not used to make the avatars: adds the size-fair control
+        comparison (``control_subsets`` random subsets of the larger side, drawn
+        with ``seed``; see ``kpr.analysis.ControlComparison``).
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})

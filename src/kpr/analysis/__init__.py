@@ -36,7 +36,7 @@ from kpr.analysis.sweep import (
 from kpr.analysis.tolerance import DEFAULT_TOLERANCES, check_tolerances, tolerance_curve
 from kpr.errors import InputError
 from kpr.inputs.files import CsvOptions
-from kpr.measure import evaluate_loaded, load
+from kpr.measure import Inputs, evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.metric.interval import (
     DEFAULT_CONFIDENCE,
@@ -123,6 +123,30 @@ def _main_rate(
     return rate, list(full.warnings), full.correct_links
 
 
+def _baselines(
+    inputs: Inputs,
+    attack: Attack,
+    main: AttackRate,
+    correct: int | None,
+    step: _Steps,
+    opts: dict[str, Any],
+    *,
+    subsets: int,
+    seed: int,
+) -> tuple[AttackRate, ControlComparison | None]:
+    """The original published as is, and the control comparison when there is a control."""
+    step("the original published as is")
+    published = run_attack(original_published(inputs.pair), attack, **opts)
+    if inputs.control is None:
+        return published, None
+    step("control individuals")
+    comparison = compare_control(
+        inputs, attack, original_rate=main, subsets=subsets, seed=seed, correct_links=correct,
+        **opts,
+    )  # fmt: skip
+    return published, comparison
+
+
 def analyze(
     original: Any,
     avatars: Any,
@@ -161,10 +185,9 @@ def analyze(
         drawn with ``seed``, are averaged (see :class:`ControlComparison`).
     pairing
         As in ``kpr.evaluate``: adds the correct links of the attack.
-    tolerance, tolerances
-        The attack's tolerance; the curve's (None: no curve beyond ``tolerance``).
-    method, confidence
-        ``"bins"`` (the metric) or ``"window"``; the confidence of the intervals.
+    tolerance, tolerances, method, confidence
+        The attack's tolerance; the curve's (None: no curve); ``"bins"`` (the metric)
+        or ``"window"``; the confidence of the intervals.
     kinds, delimiter, encoding, na_values
         Declared kinds and CSV options, as in ``kpr.evaluate``.
     progress
@@ -175,41 +198,29 @@ def analyze(
     attack, loaded, cands, max_known = _attacks(
         known, candidates, max_known, max_attacks, tolerance, kinds
     )
-    if control is not None:
+    if control is not None:  # before any work
         check_control_options(control_subsets, seed)
     curve_tols = check_tolerances(tolerances) if tolerances is not None else ()
     csv = CsvOptions(delimiter, encoding, tuple(na_values))
     inputs = load(
         original, avatars, loaded, csv, control, materialize=True, control_known=attack.known
     )
-    n_curve = len([t for t in curve_tols if t != attack.tolerance])
     n_sweep = attack_count(len(cands), max_known) if cands is not None else 0
+    n_curve = len(set(curve_tols) - {attack.tolerance})
     step = _Steps(progress, 2 + (control is not None) + n_curve + n_sweep)
     opts: dict[str, Any] = {"method": method, "confidence": confidence}
     step(f"attack: {', '.join(attack.known)}")
     main, warnings, correct = _main_rate(inputs.pair, attack, method, confidence, pairing)
-    step("the original published as is")
-    published = original_published(inputs.pair, attack, **opts)
-    comparison = None
-    if inputs.control is not None:
-        step("control individuals")
-        comparison = compare_control(
-            inputs, attack, original_rate=main, subsets=control_subsets, seed=seed,
-            correct_links=correct, **opts,
-        )  # fmt: skip
-        warnings += control_warnings(comparison)
-    curve = []
-    if curve_tols:
-        curve = tolerance_curve(
-            inputs.pair, attack, curve_tols, known_rates=[main], step=step, **opts
-        )
-    result_sweep = None
-    if cands is not None:
-        result_sweep = sweep_loaded(
-            inputs.pair, loaded.on(cands), max_known, progress=progress, offset=step.done,
-            total=step.total, max_attacks=max_attacks, **opts,
-        )  # fmt: skip
-    elif progress is not None:
+    published, comparison = _baselines(
+        inputs, attack, main, correct, step, opts, subsets=control_subsets, seed=seed
+    )
+    warnings += control_warnings(comparison)
+    curve = tolerance_curve(inputs.pair, attack, curve_tols, known_rates=[main], step=step, **opts)
+    result_sweep = None if cands is None else sweep_loaded(
+        inputs.pair, loaded.on(cands), max_known, progress=progress, offset=step.done,
+        total=step.total, max_attacks=max_attacks, **opts,
+    )  # fmt: skip
+    if cands is None and progress is not None:
         progress(step.total, step.total, "done")
     return AnalysisResult(
         attack=main, original_published=published, tolerance_curve=curve, control=comparison,

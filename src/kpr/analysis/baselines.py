@@ -35,30 +35,10 @@ from kpr.results.rates import AttackRate, Method
 from kpr.tables import Prepared
 
 
-def original_published_inputs(prepared: Prepared) -> Prepared:
-    """The same inputs with the original table published as the avatars."""
-    return Prepared(
-        original=prepared.original,
-        avatars=prepared.original,
-        kinds=dict(prepared.kinds),
-        has_rows=prepared.has_rows,
-        row=prepared.row,
-        unique_values=prepared.unique_values,
-    )
-
-
-def original_published(
-    prepared: Prepared,
-    attack: Attack,
-    *,
-    method: Method = "bins",
-    confidence: float = DEFAULT_CONFIDENCE,
-) -> AttackRate:
-    """The rate if the original itself were published: equals
-    ``kpr.evaluate(original, original, known)`` for the bins method."""
-    return run_attack(
-        original_published_inputs(prepared), attack, method=method, confidence=confidence
-    )
+def original_published(prepared: Prepared) -> Prepared:
+    """The same inputs with the original table published as the avatars: an attack on
+    them equals ``kpr.evaluate(original, original, known)`` (method ``bins``)."""
+    return replace(prepared, avatars=prepared.original, kinds=dict(prepared.kinds))
 
 
 #: Random subsets of the larger side averaged by the size-fair control comparison.
@@ -92,12 +72,12 @@ def shared_rows(original: pl.DataFrame, control: pl.DataFrame) -> tuple[int, int
 
 def _subset(prepared: Prepared, frame: pl.DataFrame, rows: np.ndarray) -> Prepared:
     """The same inputs with only ``rows`` (positions) of the original table."""
-    return Prepared(
+    return replace(
+        prepared,
         original=nw.from_native(frame[rows].lazy()),
         avatars=nw.from_native(_polars(prepared.avatars).lazy()),
         kinds=dict(prepared.kinds),
-        has_rows=prepared.has_rows,
-        row=prepared.row,
+        unique_values={},  # counted again on the subset
     )
 
 

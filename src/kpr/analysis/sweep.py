@@ -214,9 +214,19 @@ def sweep(
     """The KPR of every non-empty subset of up to ``max_known`` candidates (at most
     ``max_attacks`` attacks; None lifts the cap).
 
-    Inputs are those of ``kpr.evaluate``; they are read once. Entries are
-    ranked riskiest first; ``contributions`` says how much, on average,
+    Entries are ranked riskiest first; ``contributions`` says how much, on average,
     adding each variable lowers the rate (see :func:`contributions`).
+
+    Parameters
+    ----------
+    tolerance, kinds, delimiter, encoding, na_values
+        As in ``kpr.evaluate`` (the inputs are those of ``kpr.evaluate``, read once).
+    method, confidence
+        ``"bins"`` (the metric) or ``"window"``; the confidence of the intervals.
+    progress
+        ``progress(done, total, label)``, called as attacks finish.
+    max_attacks
+        The most attacks the sweep starts (None: no cap).
 
     >>> import polars as pl
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})

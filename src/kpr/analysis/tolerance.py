@@ -36,10 +36,11 @@ def tolerance_curve(
 ) -> list[AttackRate]:
     """The rate of ``attack`` at each tolerance (rates already computed for the
     same attack and method in ``known_rates`` are reused; ``step(label)`` is called
-    before each other attack)."""
+    before each other attack). No tolerance, no curve."""
     done = {r.tolerance: r for r in known_rates if r.known == attack.known and r.method == method}
-    out = []
-    for t in check_tolerances(tolerances):
+    out: list[AttackRate] = []
+    tolerances = tuple(tolerances)
+    for t in check_tolerances(tolerances) if tolerances else ():
         if t not in done and step is not None:
             step(f"tolerance {t:g}")
         at_t = replace(attack, tolerance=t)

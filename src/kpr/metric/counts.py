@@ -24,6 +24,33 @@ def require_rows(n: int) -> None:
         )
 
 
+class Counted:
+    """The counts of a result that holds them (``counts``), under their own names."""
+
+    counts: Counts
+
+    @property
+    def n(self) -> int:
+        return self.counts.n
+
+    @property
+    def n_avatars(self) -> int:
+        return self.counts.n_avatars
+
+    @property
+    def unique_originals(self) -> int:
+        return self.counts.unique_originals
+
+    @property
+    def linked(self) -> int:
+        return self.counts.linked
+
+    @property
+    def rate(self) -> float:
+        """KPR in percent."""
+        return self.counts.rate
+
+
 @dataclass(frozen=True)
 class Counts:
     """What one attack found: ``n`` original rows, ``n_avatars`` (m) avatar rows,

@@ -16,7 +16,7 @@ import polars as pl
 from kpr.engine import queries
 from kpr.labels import OVERFLOW_LABEL, SPECIAL_LABELS, class_label
 from kpr.metric.attack import Kind
-from kpr.metric.counts import Counts, protection_rate
+from kpr.metric.counts import Counted, Counts, protection_rate
 from kpr.notices import warnings_json
 from kpr.results import json, views
 
@@ -112,8 +112,43 @@ def _to_polars(frame: queries.Frame) -> pl.DataFrame:
     return native
 
 
+class Claims:
+    """What the links of a result mean: claims and, with the pairing, how many are
+    right (for a result with ``correct_links`` and the counts of ``_claimed``)."""
+
+    correct_links: int | None
+
+    def _claimed(self) -> Counts:
+        raise NotImplementedError
+
+    @property
+    def reidentification_rate(self) -> float | None:
+        """100 * correct links / n: the individuals truly re-identified (needs the pairing)."""
+        n = self._claimed().n
+        return None if self.correct_links is None else 100.0 * self.correct_links / n
+
+    @property
+    def claims(self) -> str:
+        """What the linked count means: claims, and (with the pairing) how many are right."""
+        c = self._claimed()
+        return claims_sentence(c.linked, self.correct_links, c.n)
+
+    def claims_for(self, pairing: str) -> str:
+        """:attr:`claims`, naming the pairing as the reader gives it (``--pairing``)."""
+        c = self._claimed()
+        return claims_sentence(c.linked, self.correct_links, c.n, pairing)
+
+    def claims_dict(self) -> dict[str, Any]:
+        """The links in JSON: correct links, the re-identification rate, the claims."""
+        return {
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification_rate,
+            "claims": self.claims,
+        }
+
+
 @dataclass
-class KprResult:
+class KprResult(Counted, Claims, json.JsonResult):
     """An evaluated attack. ``rate`` is the Knowledge Protection Rate in percent."""
 
     counts: Counts
@@ -128,48 +163,16 @@ class KprResult:
     _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
-    def rate(self) -> float:
-        """The Knowledge Protection Rate in percent."""
-        return self.counts.rate
-
-    @property
-    def n(self) -> int:
-        return self.counts.n
-
-    @property
-    def n_avatars(self) -> int:
-        return self.counts.n_avatars
-
-    @property
-    def unique_originals(self) -> int:
-        return self.counts.unique_originals
-
-    @property
-    def linked(self) -> int:
-        return self.counts.linked
-
-    @property
     def kpr(self) -> float:
         """Alias of ``rate``."""
         return self.rate
 
+    def _claimed(self) -> Counts:
+        return self.counts
+
     @property
     def meaning(self) -> str:
         return meaning(self.rate)
-
-    @property
-    def reidentification_rate(self) -> float | None:
-        """100 * correct links / n: the individuals truly re-identified (needs the pairing)."""
-        return None if self.correct_links is None else 100.0 * self.correct_links / self.n
-
-    @property
-    def claims(self) -> str:
-        """What the linked count means: claims, and (with the pairing) how many are right."""
-        return claims_sentence(self.linked, self.correct_links, self.n)
-
-    def claims_for(self, pairing: str) -> str:
-        """:attr:`claims`, naming the pairing as the reader gives it (``--pairing``)."""
-        return claims_sentence(self.linked, self.correct_links, self.n, pairing)
 
     def linked_frame(self, *, codes: bool = False) -> pl.DataFrame:
         """:meth:`linked_individuals` as a polars frame, whatever the input's library."""
@@ -256,15 +259,10 @@ class KprResult:
             "tolerance": self.tolerance,
             "known": list(self.known),
             "variables": {name: v.to_dict() for name, v in self.variables.items()},
-            "correct_links": self.correct_links,
-            "reidentification_rate": self.reidentification_rate,
-            "claims": self.claims,
+            **self.claims_dict(),
             "control": None if self.control is None else self.control.to_dict(),
             "warnings": warnings_json(self.warnings),
         }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(

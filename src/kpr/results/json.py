@@ -20,3 +20,14 @@ def finite_or_none(x: T) -> T | None:
 def dumps(data: Any, indent: int | None = 2) -> str:
     """``data`` as JSON text, under the policy above."""
     return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+class JsonResult:
+    """A result that writes itself as JSON text from its ``to_dict``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The result as JSON text, under kpr's JSON policy."""
+        return dumps(self.to_dict(), indent)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from kpr.metric.attack import Attack
-from kpr.metric.counts import Counts
+from kpr.metric.counts import Counted, Counts
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 
 Method = Literal["bins", "window"]
@@ -16,7 +16,7 @@ METHODS: tuple[Method, ...] = ("bins", "window")
 
 
 @dataclass(frozen=True)
-class AttackRate:
+class AttackRate(Counted):
     """The outcome of one attack: its counts, the rate and its interval."""
 
     known: tuple[str, ...]
@@ -35,27 +35,6 @@ class AttackRate:
     ) -> AttackRate:
         """The rate of ``attack`` from the counts it found."""
         return cls(attack.known, attack.tolerance, method, counts, confidence)
-
-    @property
-    def n(self) -> int:
-        return self.counts.n
-
-    @property
-    def n_avatars(self) -> int:
-        return self.counts.n_avatars
-
-    @property
-    def unique_originals(self) -> int:
-        return self.counts.unique_originals
-
-    @property
-    def linked(self) -> int:
-        return self.counts.linked
-
-    @property
-    def rate(self) -> float:
-        """KPR in percent, computed exactly as ``kpr.evaluate`` does."""
-        return self.counts.rate
 
     @property
     def floor(self) -> float:
