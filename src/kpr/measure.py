@@ -117,7 +117,8 @@ def _read_whole(table: Any, csv: CsvOptions, role: str) -> tuple[Any, pl.DataFra
     in-memory table as it is, with its rows in polars."""
     if isinstance(table, str | os.PathLike):
         read = read_all(table, csv, role)
-        return read, read.frame.collect()
+        rows = read.frame.collect()  # a Parquet scan too: its rows serve every use
+        return replace(read, frame=rows.lazy()), rows
     return table, whole_table(table)
 
 

@@ -342,7 +342,7 @@ def test_a_difference_below_zero_reads_no_excess() -> None:
     assert "excess risk;" not in c.verdict
 
 
-@pytest.mark.parametrize("how", ["api", "cli", "analyze"])
+@pytest.mark.parametrize("how", ["api", "cli", "analyze", "parquet"])
 def test_a_file_based_control_reads_each_file_once(
     placebo: tuple[pl.DataFrame, pl.DataFrame],
     tmp_path: object,
@@ -357,10 +357,13 @@ def test_a_file_based_control_reads_each_file_once(
 
     assert isinstance(tmp_path, Path)
     table, avatars = placebo
-    paths = {"o": tmp_path / "o.csv", "a": tmp_path / "a.csv", "c": tmp_path / "c.csv"}
-    table[:1000].write_csv(paths["o"])
-    avatars.write_csv(paths["a"])
-    table[1000:].write_csv(paths["c"])
+    suffix = ".parquet" if how == "parquet" else ".csv"
+    paths = {k: tmp_path / f"{k}{suffix}" for k in "oac"}
+    for key, frame in (("o", table[:1000]), ("a", avatars), ("c", table[1000:])):
+        if how == "parquet":
+            frame.write_parquet(paths[key])
+        else:
+            frame.write_csv(paths[key])
     reads: list[str] = []
     opened = files._regular_file
 
@@ -370,7 +373,7 @@ def test_a_file_based_control_reads_each_file_once(
 
     monkeypatch.setattr(files, "_regular_file", counted)
     o, a, c = (str(paths[k]) for k in "oac")
-    if how == "api":
+    if how in ("api", "parquet"):
         got = kpr.evaluate(o, a, known=KNOWN, control=c).control
     elif how == "analyze":
         got = analyze(o, a, KNOWN, control=c, tolerances=None).control
@@ -380,7 +383,7 @@ def test_a_file_based_control_reads_each_file_once(
         except SystemExit as exit_:
             assert exit_.code in (0, None)
         got = None
-    assert sorted(reads) == ["a.csv", "c.csv", "o.csv"]
+    assert sorted(reads) == [f"{k}{suffix}" for k in "aco"]
     monkeypatch.setattr(files, "_regular_file", opened)
     expected = kpr.evaluate(table[:1000], avatars, known=KNOWN, control=table[1000:]).control
     assert expected is not None
