@@ -167,14 +167,15 @@ def evaluate_loaded(
     """Run one attack on a loaded pair (``load(...).pair``). ``pairing`` (see
     ``kpr.evaluate``) adds the count of correct links."""
     check_loaded(prepared, attack)
-    kinds = {n: prepared.kinds[n] for n in attack.known}
+    kinds = {n: prepared.kinds[n] for n in attack.known}  # every kind, decided on loading
+    attack = replace(attack, kinds=kinds)
     row = prepared.row if prepared.has_rows else None
     try:
         run = queries.run(
             prepared.original,
             prepared.avatars,
             attack,
-            kinds,
+            attack.kinds,
             row=row,
             hooks=hooks_for(prepared.original),
             progress=progress or queries._noop,
