@@ -162,13 +162,15 @@ def main() -> None:
         import itertools
 
         from kpr.measure import evaluate_loaded, load
+        from kpr.metric.attack import make_attack
 
         def reference() -> int:
-            prepared = load(original, avatars, CANDIDATES, materialize=True)
+            every = make_attack(CANDIDATES)
+            prepared = load(original, avatars, every, materialize=True).pair
             count = 0
             for size in range(1, args.max_known + 1):
                 for subset in itertools.combinations(CANDIDATES, size):
-                    r = evaluate_loaded(prepared, subset)
+                    r = evaluate_loaded(prepared, every.on(subset))
                     entry = result.rate_of(subset)
                     got = (entry.unique_originals, entry.linked)
                     assert got == (r.unique_originals, r.linked), subset

@@ -6,7 +6,8 @@ Each source tree is timed in its own fresh process (two trees cannot share one
 process: both are the package ``kpr``): warm-up calls, then the median of
 ``--calls`` calls. With ``--baseline-src`` the two trees alternate ``--rounds``
 times and the ratio this/baseline is printed per round and as a median, so a
-drift of the machine's speed hits both alike.
+drift of the machine's speed hits both alike. ``--cpu`` times the process's CPU
+(every thread) per call instead of the wall clock: steadier on a loaded machine.
 
 Example::
 
@@ -28,6 +29,7 @@ CHILD = """
 import statistics, sys, time
 import numpy as np, polars as pl, kpr
 rows, calls = int(sys.argv[1]), int(sys.argv[2])
+clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
 rng = np.random.default_rng(0)
 def frame():
     return pl.DataFrame({
@@ -40,17 +42,17 @@ for _ in range(20):
     kpr.evaluate(original, avatars, known)
 times = []
 for _ in range(calls):
-    start = time.perf_counter()
+    start = clock()
     kpr.evaluate(original, avatars, known)
-    times.append(time.perf_counter() - start)
+    times.append(clock() - start)
 print(statistics.median(times))
 """
 
 
-def median_call(src: str, rows: int, calls: int) -> float:
+def median_call(src: str, rows: int, calls: int, clock: str = "wall") -> float:
     env = {**os.environ, "PYTHONPATH": src}
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(rows), str(calls)],
+        [sys.executable, "-c", CHILD, str(rows), str(calls), clock],
         env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
     return float(done.stdout.strip().splitlines()[-1])
@@ -62,14 +64,18 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--baseline-src", help="another checkout's src/, timed alike")
+    parser.add_argument(
+        "--cpu", action="store_true", help="CPU time of the process per call (all threads)"
+    )
     args = parser.parse_args()
-    print(f"rows={args.rows:,}; median of {args.calls} calls per process, ms")
+    clock = "cpu" if args.cpu else "wall"
+    print(f"rows={args.rows:,}; median of {args.calls} calls per process, ms ({clock})")
     ratios = []
     for round_ in range(args.rounds):
-        this = median_call(SRC, args.rows, args.calls)
+        this = median_call(SRC, args.rows, args.calls, clock)
         line = f"round {round_ + 1}: this {this * 1e3:.2f}"
         if args.baseline_src:
-            base = median_call(args.baseline_src, args.rows, args.calls)
+            base = median_call(args.baseline_src, args.rows, args.calls, clock)
             ratios.append(this / base)
             line += f", baseline {base * 1e3:.2f}, ratio {ratios[-1]:.3f}"
         print(line, flush=True)

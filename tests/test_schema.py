@@ -133,10 +133,10 @@ def test_sweep_json_follows_its_schema(
 
 
 def test_non_finite_numbers_are_null_everywhere() -> None:
-    from kpr.results.evaluation import json_number
+    from kpr.results.json import finite_or_none
 
-    assert json_number(math.inf) is None and json_number(math.nan) is None
-    assert json_number(1.5) == 1.5
+    assert finite_or_none(math.inf) is None and finite_or_none(math.nan) is None
+    assert finite_or_none(1.5) == 1.5
     assert SCHEMAS["common.schema.json"]["$defs"]["number"] == {"type": ["number", "null"]}
 
 

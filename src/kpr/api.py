@@ -1,8 +1,9 @@
 """``kpr.evaluate``: the Knowledge Protection Rate of an avatar table.
 
-The public entry point: it checks the attack, loads the inputs and measures
-(``kpr.measure``), then adds the control comparison (``kpr.analysis``), which
-builds on ``kpr.measure``; so this module sits above both.
+The public entry point: it checks the attack once, loads the inputs once
+(``kpr.measure.load``, the control included) and evaluates them with the control
+comparison (``kpr.analysis.baselines.evaluate_inputs``, which builds on
+``kpr.measure``); so this module sits above both.
 """
 
 from __future__ import annotations
@@ -10,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kpr.analysis.baselines import check_control_options, compare_control, control_warnings
+from kpr.analysis.baselines import check_control_options, evaluate_inputs
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
+from kpr.inputs.reading import ReadSettings
 from kpr.measure import evaluate_loaded, load
-from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.progress import Step
 from kpr.results.evaluation import KprResult
 
-__all__ = ["evaluate", "evaluate_loaded", "load"]
+__all__ = ["evaluate", "evaluate_inputs", "evaluate_loaded", "load"]
 
 
 def evaluate(
@@ -41,29 +43,35 @@ def evaluate(
     control_subsets: int = 20,
     seed: int = 0,
 ) -> KprResult:
-    """Knowledge Protection Rate of ``avatars`` against ``original``.
+    """Knowledge Protection Rate of ``avatars`` against ``original``: pandas or
+    polars (Lazy)DataFrames, pyarrow Tables, DuckDB relations, or CSV/Parquet paths.
+    ``known`` lists the variables the attacker knows.
 
-    ``original`` and ``avatars`` are pandas or polars (Lazy)DataFrames, pyarrow
-    Tables, DuckDB relations, or paths to CSV/Parquet files. ``known`` lists the
-    variables the attacker knows; ``kinds`` overrides the inferred kind of any of
-    them (``{"zip": "categorical"}``, ``{"admission": "date"}``). ``widths`` gives
-    a variable an absolute class width instead of the one computed from U (in its
-    unit; days, or a ``timedelta``, for a date). ``metadata`` (SDV metadata: a
-    dict, a JSON path or an object with ``to_dict()``; ``table`` names the table of
-    multi-table metadata) declares kinds from its sdtypes; ``kinds`` wins over it.
-    The CSV options apply to path inputs. ``row_id`` names a column of integer ids,
-    in both tables, that ``linked_individuals()`` reports as
-    ``original_row``/``avatar_row``; without it they are row positions, which
-    Spark, Dask and DuckDB inputs do not have.
-
-    ``pairing`` (the file ``kpr avatarize --pairing-out`` writes, a frame with
-    ``original_row``/``avatar_row``, or one avatar row per original row) adds
-    ``correct_links``: linked individuals whose unique avatar is their own. It must
-    pair every original row with its own avatar row (whole numbers, one-to-one);
-    with ``row_id``, it is written in the ids of that column.
-    ``control`` (individuals not used to make the avatars) adds the size-fair
-    control comparison (``control_subsets`` random subsets of the larger side,
-    drawn with ``seed``; see ``kpr.analysis.ControlComparison``).
+    Parameters
+    ----------
+    tolerance, kinds, widths
+        The attack: its tolerance; kinds overriding the inferred ones
+        (``{"zip": "categorical"}``, ``{"admission": "date"}``); absolute class
+        widths instead of those from U (in the unit; days or a ``timedelta`` for dates).
+    metadata, table
+        SDV metadata (a dict, a JSON path or an object with ``to_dict()``; ``table``
+        names the table of multi-table metadata) declaring kinds; ``kinds`` wins.
+    delimiter, encoding, na_values
+        How CSV paths are read.
+    progress
+        ``progress(label)``, called as the work advances.
+    row_id
+        A column of integer ids, in both tables, that ``linked_individuals()``
+        reports (default: row positions, which Spark, Dask and DuckDB do not have).
+    pairing
+        Adds ``correct_links`` (linked individuals whose unique avatar is their own):
+        ``kpr avatarize --pairing-out``'s file, a frame with ``original_row`` and
+        ``avatar_row`` (in ``row_id``'s ids when given), or one avatar row per
+        original row; whole numbers, one-to-one.
+    control, control_subsets, seed
+        Individuals not used to make the avatars: adds the size-fair control
+        comparison (``control_subsets`` random subsets of the larger side, drawn
+        with ``seed``; see ``kpr.analysis.ControlComparison``).
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -71,38 +79,37 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
+    attack = _checked_attack(known, tolerance, kinds, widths, metadata, table)
+    if control is not None:  # checked before any work
+        check_control_options(control_subsets, seed)
+        if attack.widths:
+            # the control's attacks take classes from U only: refuse rather than
+            # compare two attacks on different classes
+            raise InputError(
+                "control with absolute widths is not supported yet: drop widths= (--width) "
+                "or control= (--control)"
+            )
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    inputs = load(original, avatars, attack, csv, control, row_id=row_id)
+    return evaluate_inputs(
+        inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed
+    )
+
+
+def _checked_attack(
+    known: str | Iterable[str],
+    tolerance: object,
+    kinds: Mapping[str, str] | None,
+    widths: Mapping[str, object] | None,
+    metadata: Any,
+    table: str | None,
+) -> Attack:
+    """The attack of ``kpr.evaluate``, checked once (kinds from SDV metadata, then
+    the declared ones)."""
     if table is not None and metadata is None:
         raise InputError(
             "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
         )
-    if control is not None:  # checked before any work
-        check_control_options(control_subsets, seed)
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
-    check = make_attack(known, tolerance, kinds, widths)
-    if control is not None and widths:
-        # the control's attacks (kpr.analysis) take classes from U only: refuse rather
-        # than compare two attacks on different classes
-        raise InputError(
-            "control with absolute widths is not supported yet: drop widths= (--width) or "
-            "control= (--control)"
-        )
-    prepared = load(
-        original, avatars, check.known, kinds=kinds, delimiter=delimiter,
-        encoding=encoding, na_values=na_values, row_id=row_id,
-    )  # fmt: skip
-    result = evaluate_loaded(
-        prepared,
-        check.known,
-        tolerance=check.tolerance,
-        widths=widths,
-        progress=progress,
-        pairing=pairing,
-    )
-    if control is not None:
-        result.control = compare_control(
-            result, prepared, original, control, avatars, subsets=control_subsets, seed=seed,
-            delimiter=delimiter, encoding=encoding, na_values=na_values,
-        )  # fmt: skip
-        result.warnings += control_warnings(result.control)
-    return result
+    return make_attack(known, tolerance, kinds, widths)

@@ -1,14 +1,16 @@
 """Measuring the Knowledge Protection Rate on loaded inputs.
 
-``load`` reads and reconciles the inputs once; ``evaluate_loaded`` runs one
-attack on them. Sweeps over many attacks (``kpr.analysis``) load once and
-evaluate many times.
+``load`` reads and reconciles the inputs once (the pair, and the control when
+given); ``evaluate_loaded`` runs one attack on the pair. Sweeps over many
+attacks (``kpr.analysis``) load once and evaluate many times.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import narwhals as nw
@@ -19,12 +21,14 @@ from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import queries
 from kpr.engine.backends import TEXT_PARSING, hooks_for
 from kpr.errors import InputError, first_line
+from kpr.inputs.files import read_all, read_table
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared, prepare
-from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
+from kpr.metric.attack import Attack, Kind
+from kpr.metric.counts import require_rows
 from kpr.pairing import correct_links
 from kpr.progress import Step
-from kpr.results.evaluation import Detail, KprResult, VariableInfo, protection_rate
+from kpr.results.evaluation import Detail, KprResult, VariableInfo
 
 
 def _persist_polars(frame: queries.Frame) -> queries.Frame:
@@ -44,36 +48,104 @@ def library_of(table: Any) -> str:
     return module if module in ("pandas", "pyarrow") else "polars"
 
 
+@dataclass
+class Inputs:
+    """The inputs of an evaluation, each read once: the ``pair`` (original and
+    avatars, the known columns) and, when given, the ``control`` read against the
+    same avatars with the kinds decided on the original, with ``whole``: every
+    column of the original and of the control, to find the rows they share (None
+    for inputs not read into memory, such as DuckDB or Spark)."""
+
+    pair: Prepared
+    control: Prepared | None = None
+    whole: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None)
+
+
 def load(
     original: Any,
     avatars: Any,
-    known: str | Iterable[str],
+    attack: Attack,
+    read_options: ReadSettings | None = None,
+    control: Any = None,
     *,
-    kinds: Mapping[str, str] | None = None,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
     materialize: bool = False,
-    role: str = "original",
     row_id: str | None = None,
-) -> Prepared:
-    """Read both inputs (only the ``known`` columns) and agree on kinds and dtypes.
+    control_known: Sequence[str] | None = None,
+) -> Inputs:
+    """Read the inputs (only the known columns of ``attack``) and agree on kinds
+    and dtypes; ``read_options`` apply to files.
 
     With ``materialize``, polars-backed inputs are collected into memory once,
-    which pays off when many attacks are evaluated on them. ``role`` names the
-    first table in errors (e.g. "control"). ``row_id``: see ``evaluate``.
+    which pays off when many attacks are evaluated on them. ``row_id``: see
+    ``kpr.evaluate``. ``control`` (individuals not used to make the avatars) is
+    read with the ``control_known`` variables (default: the attack's); each file
+    is then read once for every use (the pair, the control, the shared rows).
     """
-    attack = make_attack(known, DEFAULT_TOLERANCE, kinds)
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    csv = read_options or ReadSettings()
+    whole: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None)
+    if control is not None:  # every file once: the whole original and control, once
+        original, original_whole = _read_whole(original, csv, "original")
+        control, control_whole = _read_whole(control, csv, "control")
+        extra = [row_id] if row_id is not None and row_id not in attack.known else []
+        avatars = _read_once(avatars, [*attack.known, *extra], csv, "avatars")
+        whole = (original_whole, control_whole)
     try:
-        prepared = prepare(original, avatars, attack, csv, (role, "avatars"), row_id, TEXT_PARSING)
-        prepared.library = library_of(original)
-        if materialize and prepared.original.implementation.is_polars():
-            prepared.original = _persist_polars(prepared.original)
-            prepared.avatars = _persist_polars(prepared.avatars)
+        pair = prepare(
+            original, avatars, attack, csv, ("original", "avatars"), row_id, TEXT_PARSING
+        )
+        pair.library = library_of(original)
+        if materialize:
+            _materialize(pair)
+        loaded_control = None
+        if control is not None:
+            names = tuple(attack.known if control_known is None else control_known)
+            kinds = {n: pair.kinds[n] for n in names}  # the original's: compared alike
+            on_control = replace(attack.on(names), kinds=kinds)
+            loaded_control = prepare(
+                control, avatars, on_control, csv, ("control", "avatars"), parsing=TEXT_PARSING
+            )
+            _materialize(loaded_control)
     except pl.exceptions.PolarsError as exc:
         raise polars_error(exc) from None
-    return prepared
+    return Inputs(pair, loaded_control, whole)
+
+
+def _materialize(prepared: Prepared) -> None:
+    if prepared.original.implementation.is_polars():
+        prepared.original = _persist_polars(prepared.original)
+        prepared.avatars = _persist_polars(prepared.avatars)
+
+
+def _read_whole(table: Any, csv: ReadSettings, role: str) -> tuple[Any, pl.DataFrame | None]:
+    """A file read whole, once (what to load instead of its path, and its rows); an
+    in-memory table as it is, with its rows in polars."""
+    if isinstance(table, str | os.PathLike):
+        read = read_all(table, csv, role)
+        rows = read.frame.collect()  # a Parquet scan too: its rows serve every use
+        return replace(read, frame=rows.lazy()), rows
+    return table, whole_table(table)
+
+
+def _read_once(table: Any, columns: Sequence[str], csv: ReadSettings, role: str) -> Any:
+    """A file's ``columns`` read once (loaded for the pair and the control alike)."""
+    if isinstance(table, str | os.PathLike):
+        return read_table(table, columns, csv, role, compact=True)
+    return table
+
+
+def whole_table(table: Any) -> pl.DataFrame | None:
+    """Every column of an in-memory input, to find the rows a control shares with the
+    original; None for inputs that are not read into memory (DuckDB, Spark)."""
+    if isinstance(table, pl.LazyFrame):
+        return table.collect()
+    if isinstance(table, pl.DataFrame):
+        return table
+    if type(table).__module__.split(".")[0] in ("pandas", "pyarrow"):
+        try:
+            return nw.from_native(table, eager_only=True).to_polars()
+        except (TypeError, ValueError, pl.exceptions.PolarsError):  # e.g. non-text names
+            return None
+    return None
 
 
 def unique_value_rows(prepared: Prepared, names: Iterable[str]) -> dict[str, int]:
@@ -91,51 +163,28 @@ def unique_value_rows(prepared: Prepared, names: Iterable[str]) -> dict[str, int
 
 def evaluate_loaded(
     prepared: Prepared,
-    known: str | Iterable[str] | None = None,
+    attack: Attack,
     *,
-    tolerance: float = DEFAULT_TOLERANCE,
-    widths: Mapping[str, object] | None = None,
     progress: Step | None = None,
     pairing: Any = None,
 ) -> KprResult:
-    """Run one attack on loaded inputs; ``known`` defaults to every loaded column.
-    ``pairing`` (see ``kpr.evaluate``) adds the count of correct links."""
-    names = list(prepared.kinds) if known is None else known
-    attack = make_attack(names, tolerance, widths=widths)
-    missing = [n for n in attack.known if n not in prepared.kinds]
-    if missing:
-        raise InputError(f"{missing[0]!r} was not loaded; load it with the other known variables")
-    for name in attack.widths:
-        if not prepared.kinds[name].binned:
-            raise InputError(
-                f"a width is given for {name!r}, which is categorical (compared as it is); "
-                "give widths to numeric or date variables only"
-            )
-        timed = prepared.kinds[name] is Kind.DATE or name in prepared.durations
-        given = (widths or {})[name]
-        if isinstance(given, dt.timedelta) and not timed:
-            raise InputError(
-                f"the width of {name!r} is a duration ({given}), but {name!r} holds plain "
-                f"numbers: units (d, h, min, s) apply to dates and durations; give a number, "
-                f"such as {name}=2"
-            )
-    kinds = {n: prepared.kinds[n] for n in attack.known}
+    """Run one attack on a loaded pair (``load(...).pair``). ``pairing`` (see
+    ``kpr.evaluate``) adds the count of correct links."""
+    check_loaded(prepared, attack)
+    kinds = {n: prepared.kinds[n] for n in attack.known}  # every kind, decided on loading
+    attack = replace(attack, kinds=kinds)
     row = prepared.row if prepared.has_rows else None
     try:
         run = queries.run(
             prepared.original,
             prepared.avatars,
             attack,
-            kinds,
+            attack.kinds,
             row=row,
             hooks=hooks_for(prepared.original),
             progress=progress or queries._noop,
         )
-        if run.n == 0:
-            raise InputError(
-                "the original table has no rows: there is nobody to protect; "
-                "give a table with at least one row"
-            )
+        require_rows(run.counts.n)
     except pl.exceptions.PolarsError as exc:
         raise polars_error(exc) from None
     except Exception as exc:
@@ -151,6 +200,27 @@ def evaluate_loaded(
     if pairing is not None:
         result.correct_links = _correct_links(result, prepared, pairing)
     return result
+
+
+def check_loaded(prepared: Prepared, attack: Attack) -> None:
+    """The attack's variables were loaded, and its widths suit their kinds."""
+    missing = [n for n in attack.known if n not in prepared.kinds]
+    if missing:
+        raise InputError(f"{missing[0]!r} was not loaded; load it with the other known variables")
+    for name in attack.widths:
+        if not prepared.kinds[name].binned:
+            raise InputError(
+                f"a width is given for {name!r}, which is categorical (compared as it is); "
+                "give widths to numeric or date variables only"
+            )
+        timed = prepared.kinds[name] is Kind.DATE or name in prepared.durations
+        if name in attack.durations and not timed:
+            given = dt.timedelta(days=attack.widths[name])
+            raise InputError(
+                f"the width of {name!r} is a duration ({given}), but {name!r} holds plain "
+                f"numbers: units (d, h, min, s) apply to dates and durations; give a number, "
+                f"such as {name}=2"
+            )
 
 
 def _correct_links(result: KprResult, prepared: Prepared, pairing: Any) -> int:
@@ -202,18 +272,15 @@ def _result(
             )  # fmt: skip
         else:
             variables[name] = VariableInfo(name, kind, prof["missing"])
+    c = run.counts
     return KprResult(
-        rate=protection_rate(run.linked, run.n),
-        n=run.n,
-        n_avatars=run.n_avatars,
-        unique_originals=run.unique_originals,
-        linked=run.linked,
+        counts=c,
         tolerance=attack.tolerance,
         known=attack.known,
         variables=variables,
         warnings=[
-            *warnings_for(variables, run.n, run.n_avatars, run.unique_originals),
-            *identifier_warnings(unique_value_rows(prepared, attack.known), run.n),
+            *warnings_for(variables, c.n, c.n_avatars, c.unique_originals),
+            *identifier_warnings(unique_value_rows(prepared, attack.known), c.n),
         ],
         _detail=Detail(prepared.original, run, kinds, prepared.library),
     )

@@ -184,12 +184,6 @@ def correct_links(
                 "avatar_row": _in_ids(linked["avatar_row"].to_numpy(), ids[2], "avatar", ids[0]),
             }
         )
-    return count_correct(linked, own)
-
-
-def count_correct(linked: Any, own: Any) -> int:
-    """Linked pairs (a frame with ``original_row`` and ``avatar_row``) whose avatar is
-    the individual's own; ``own[i]`` is the avatar row of individual ``i``."""
     original_row = np.asarray(linked["original_row"], dtype=np.int64)
     avatar_row = np.asarray(linked["avatar_row"], dtype=np.int64)
     return int(np.count_nonzero(np.asarray(own, dtype=np.int64)[original_row] == avatar_row))

@@ -298,11 +298,12 @@ def test_following_the_advice_keeps_a_placebo_unbiased() -> None:
 
 
 def _comparison(linked_original: int, linked_control: int, correct: int | None = None):  # type: ignore[no-untyped-def]
+    from kpr.metric.counts import Counts
     from kpr.results.control import ControlComparison
     from kpr.results.rates import AttackRate
 
     def rate(linked: int) -> AttackRate:
-        return AttackRate(("age",), 0.05, "bins", 2000, 2000, 1500, linked)
+        return AttackRate(("age",), 0.05, "bins", Counts(2000, 2000, 1500, linked))
 
     return ControlComparison(rate(linked_original), rate(linked_control), correct_links=correct)
 
@@ -338,3 +339,52 @@ def test_a_difference_below_zero_reads_no_excess() -> None:
     assert high < 0.0
     assert "lies below 0" in c.verdict and "no excess risk detected" in c.verdict
     assert "excess risk;" not in c.verdict
+
+
+@pytest.mark.parametrize("how", ["api", "cli", "analyze", "parquet"])
+def test_a_file_based_control_reads_each_file_once(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+    tmp_path: object,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    """The original, the avatars and the control are each read once (issue 22): the
+    shared rows, the pair and the control all come from that one read."""
+    from pathlib import Path
+
+    import kpr.inputs.files as files
+
+    assert isinstance(tmp_path, Path)
+    table, avatars = placebo
+    suffix = ".parquet" if how == "parquet" else ".csv"
+    paths = {k: tmp_path / f"{k}{suffix}" for k in "oac"}
+    for key, frame in (("o", table[:1000]), ("a", avatars), ("c", table[1000:])):
+        if how == "parquet":
+            frame.write_parquet(paths[key])
+        else:
+            frame.write_csv(paths[key])
+    reads: list[str] = []
+    opened = files._regular_file
+
+    def counted(p: Path, label: str) -> object:
+        reads.append(p.name)
+        return opened(p, label)
+
+    monkeypatch.setattr(files, "_regular_file", counted)
+    o, a, c = (str(paths[k]) for k in "oac")
+    if how in ("api", "parquet"):
+        got = kpr.evaluate(o, a, known=KNOWN, control=c).control
+    elif how == "analyze":
+        got = analyze(o, a, KNOWN, control=c, tolerances=None).control
+    else:
+        try:
+            main(["evaluate", o, a, "-k", ",".join(KNOWN), "--control", c, "-q", "-f", "json"])
+        except SystemExit as exit_:
+            assert exit_.code in (0, None)
+        got = None
+    assert sorted(reads) == [f"{k}{suffix}" for k in "aco"]
+    monkeypatch.setattr(files, "_regular_file", opened)
+    expected = kpr.evaluate(table[:1000], avatars, known=KNOWN, control=table[1000:]).control
+    assert expected is not None
+    if got is not None:
+        assert got.to_dict() == expected.to_dict()

@@ -20,6 +20,7 @@ from kpr.analysis.sweep import subsets
 from kpr.engine import encoded
 from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.measure import load
+from kpr.metric.attack import make_attack
 from tests.reference import reference_kpr
 from tests.strategies import SCHEMA, Case, cases
 
@@ -27,7 +28,7 @@ from ._data import tables
 
 
 def _shared(original: Any, avatars: Any, names: list[str], size: int, **kw: Any) -> list[Any]:
-    prepared = load(original, avatars, names, materialize=True)
+    prepared = load(original, avatars, make_attack(names), materialize=True).pair
     frames = [f.select(names).to_native().collect() for f in (prepared.original, prepared.avatars)]
     coded = EncodedTables(*frames, {n: prepared.kinds[n] for n in names})
     return sweep_counts(coded, subsets(names, size), kw.pop("tolerance", 0.05), **kw)
@@ -45,8 +46,7 @@ def _assert_each_subset_equals_evaluate(
     assert [c.known for c in counts] == subsets(names, size)
     for c in counts:
         direct = kpr.evaluate(original, avatars, known=list(c.known), tolerance=tolerance)
-        got = (c.n, c.n_avatars, c.unique_originals, c.linked)
-        assert got == (direct.n, direct.n_avatars, direct.unique_originals, direct.linked), c.known
+        assert c.counts == direct.counts, c.known
         for name, b in c.bins.items():
             v = direct.variables[name]
             stats = (b.lo, b.width, b.mean, b.std, b.minimum, b.maximum)
@@ -109,7 +109,7 @@ def test_the_worked_example() -> None:
     o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
     a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
     [age, _sex, both] = _shared(o, a, ["age", "sex"], 2)
-    assert (both.unique_originals, both.linked) == (3, 2)
+    assert (both.counts.unique_originals, both.counts.linked) == (3, 2)
     assert both.bins["age"].lo == 41 - both.bins["age"].std / 10  # type: ignore[operator]
     assert both.bins["age"].width == 0.05 * 51
     assert age.known == ("age",)
@@ -121,9 +121,7 @@ def test_sweep_entries_equal_the_shared_counts() -> None:
     by_subset = {c.known: c for c in _shared(original, avatars, names, 3)}
     for entry in sweep(original, avatars, names, 3).entries:
         c = by_subset[entry.known]
-        assert (entry.n, entry.unique_originals, entry.linked) == (
-            c.n, c.unique_originals, c.linked,
-        )  # fmt: skip
+        assert entry.counts == c.counts
         assert entry.rate == kpr.evaluate(original, avatars, known=list(entry.known)).rate
 
 

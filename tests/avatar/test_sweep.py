@@ -388,11 +388,12 @@ def _hand_made(
     k's overall quality score and median local cloaking; by default 10 at every k)."""
     from kpr.analysis import AttackRate
     from kpr.avatar import Closeness, DistanceMetrics, GeneratorSettings, SweepRow, SweepRun
+    from kpr.metric.counts import Counts
     from kpr.results.ksweep_rows import UtilityScores
 
     rows = []
     for i, (k, count) in enumerate(zip([2, 5, 10, 20], linked, strict=False)):
-        rate = AttackRate(("a",), 0.05, "bins", n, n, n, count)
+        rate = AttackRate(("a",), 0.05, "bins", Counts(n, n, n, count))
         far = DistanceMetrics(Closeness(n, 0, 1.0, 0.8), None, 5, n)
         score = 0.9 if quality is None else quality[i]
         use = UtilityScores(score, score, score, 0.1 * k, 1.0)

@@ -390,13 +390,16 @@ def test_cli_missing_matplotlib_before_the_work(
 
 def test_interval_bounds_near_100_are_not_rounded_up() -> None:
     from kpr.analysis import AttackRate
+    from kpr.metric.counts import Counts
     from kpr.render.analysis_sections import interval_text
 
-    one_in_many = AttackRate(("age",), 0.05, "bins", 100_000, 100_000, 10, 1)
+    one_in_many = AttackRate(("age",), 0.05, "bins", Counts(100_000, 100_000, 10, 1))
     low, high = one_in_many.interval
     assert high < 100.0
     assert interval_text(one_in_many) == f"{low:.2f} to {format_rate(high)}"
-    assert interval_text(AttackRate(("age",), 0.05, "bins", 10, 10, 0, 0)).endswith(" to 100.00 %")
+    assert interval_text(AttackRate(("age",), 0.05, "bins", Counts(10, 10, 0, 0))).endswith(
+        " to 100.00 %"
+    )
 
 
 def test_jupyter_shows_an_analysis(demo_analysis: AnalysisResult) -> None:

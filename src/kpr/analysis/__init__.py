@@ -16,18 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import polars as pl
-
 from kpr.analysis.attacks import check_method, run_attack, window_attack
 from kpr.analysis.baselines import (
     DEFAULT_SUBSETS,
     check_control_options,
     compare_control,
-    control_comparison,
     control_warnings,
-    load_control,
     original_published,
-    whole_table,
 )
 from kpr.analysis.sweep import (
     DEFAULT_MAX_ATTACKS,
@@ -38,15 +33,12 @@ from kpr.analysis.sweep import (
     sweep,
     sweep_loaded,
 )
-from kpr.analysis.tolerance import (
-    DEFAULT_TOLERANCES,
-    check_tolerances,
-    tolerance_curve,
-)
+from kpr.analysis.tolerance import DEFAULT_TOLERANCES, check_tolerances, tolerance_curve
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadSettings
-from kpr.measure import evaluate_loaded, load
-from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.inputs.reconcile import Prepared
+from kpr.measure import Inputs, evaluate_loaded, load
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.metric.interval import (
     DEFAULT_CONFIDENCE,
     difference_interval,
@@ -71,22 +63,88 @@ __all__ = [
     "SweepProgress",
     "SweepResult",
     "analyze",
-    "attack_count",
-    "check_candidates",
     "check_tolerances",
-    "compare_control",
     "contributions",
-    "control_comparison",
     "difference_interval",
     "kpr_interval",
-    "original_published",
-    "run_attack",
     "sweep",
-    "sweep_loaded",
-    "tolerance_curve",
     "wilson_interval",
     "window_attack",
 ]
+
+
+class _Steps:
+    """The analysis's progress: ``progress(done, total, label)`` before each attack."""
+
+    def __init__(self, progress: SweepProgress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, label: str) -> None:
+        if self.progress is not None:
+            self.progress(self.done, self.total, label)
+        self.done += 1
+
+
+def _attacks(
+    known: str | Iterable[str] | None,
+    candidates: str | Iterable[str] | None,
+    max_known: int,
+    max_attacks: int | None,
+    tolerance: float,
+    kinds: Mapping[str, str] | None,
+) -> tuple[Attack, Attack, list[str] | None, int]:
+    """The attack examined and the one loaded (its variables and the candidates),
+    checked before any work; the candidates and ``max_known``, checked."""
+    cands: list[str] | None = None
+    if candidates is not None:
+        cands, max_known = check_candidates(candidates, max_known, max_attacks)
+    if known is None:
+        if cands is None:
+            raise InputError("name the known variables, or the candidates to sweep over")
+        known = cands
+    examined = make_attack(known, tolerance)
+    names = list(dict.fromkeys([*examined.known, *(cands or [])]))
+    loaded = make_attack(names, tolerance, kinds)
+    return loaded.on(examined.known), loaded, cands, max_known
+
+
+def _main_rate(
+    pair: Prepared, attack: Attack, method: Method, confidence: float, pairing: Any
+) -> tuple[AttackRate, list[str], int | None]:
+    """The examined attack's rate, with its warnings and correct links (which come
+    with ``kpr.evaluate``'s full result)."""
+    if method == "window" and pairing is None:
+        return run_attack(pair, attack, method="window", confidence=confidence), [], None
+    full = evaluate_loaded(pair, attack, pairing=pairing)
+    if method == "bins":
+        rate = AttackRate.of(attack, full.counts, "bins", confidence)
+    else:
+        rate = run_attack(pair, attack, method=method, confidence=confidence)
+    return rate, list(full.warnings), full.correct_links
+
+
+def _baselines(
+    inputs: Inputs,
+    attack: Attack,
+    main: AttackRate,
+    correct: int | None,
+    step: _Steps,
+    opts: dict[str, Any],
+    *,
+    subsets: int,
+    seed: int,
+) -> tuple[AttackRate, ControlComparison | None]:
+    """The original published as is, and the control comparison when there is a control."""
+    step("the original published as is")
+    published = run_attack(original_published(inputs.pair), attack, **opts)
+    if inputs.control is None:
+        return published, None
+    step("control individuals")
+    comparison = compare_control(
+        inputs, attack, original_rate=main, subsets=subsets, seed=seed, correct_links=correct,
+        **opts,
+    )  # fmt: skip
+    return published, comparison
 
 
 def analyze(
@@ -111,107 +169,60 @@ def analyze(
     na_values: Iterable[str] = ("",),
     max_attacks: int | None = DEFAULT_MAX_ATTACKS,
 ) -> AnalysisResult:
-    """Examine the attack with ``known`` variables (default: all ``candidates``).
+    """Examine the attack with ``known`` variables (default: all ``candidates``):
+    its rate with a Wilson interval, the worst case (every member of U linked), the
+    original published as is, the control comparison, the tolerance curve and the
+    sweep over the candidates. Inputs are those of ``kpr.evaluate``, read once.
 
-    Reports its rate with a Wilson interval, the worst case (every member
-    of U linked), the original published as is, the control comparison when ``control`` (a table of
-    individuals not used to train the synthesizer) is given, the rate at each
-    of ``tolerances`` (None: no curve beyond ``tolerance``), and, when
-    ``candidates`` are given, the sweep over their subsets of up to
-    ``max_known`` variables. ``progress(done, total, label)`` is called as
-    the work advances, the last time with ``done == total``. A sweep of more than
-    ``max_attacks`` attacks is refused before it starts (None lifts the cap).
-
-    The control is compared at the smaller side's size: ``control_subsets``
-    random subsets of the larger side, drawn with ``seed``, are averaged (see
-    :class:`ControlComparison`). ``pairing`` (as in ``kpr.evaluate``) adds the
-    correct links of the attack.
+    Parameters
+    ----------
+    candidates, max_known
+        Sweep over every subset of up to ``max_known`` candidates (a sweep of more
+        than ``max_attacks`` attacks is refused before it starts; None lifts the cap).
+    control, control_subsets, seed
+        A table of individuals not used to train the synthesizer, compared at the
+        smaller side's size: ``control_subsets`` random subsets of the larger side,
+        drawn with ``seed``, are averaged (see :class:`ControlComparison`).
+    pairing
+        As in ``kpr.evaluate``: adds the correct links of the attack.
+    tolerance, tolerances, method, confidence
+        The attack's tolerance; the curve's (None: no curve); ``"bins"`` (the metric)
+        or ``"window"``; the confidence of the intervals.
+    kinds, delimiter, encoding, na_values
+        Declared kinds and CSV options, as in ``kpr.evaluate``.
+    progress
+        ``progress(done, total, label)``, called as the work advances, the last
+        time with ``done == total``.
     """
     method = check_method(method)
-    cands: list[str] | None = None
-    if candidates is not None:
-        cands, max_known = check_candidates(candidates, max_known, max_attacks)
-    if known is None:
-        if cands is None:
-            raise InputError("name the known variables, or the candidates to sweep over")
-        known = cands
-    attack = make_attack(known, tolerance)
-    if control is not None:
+    attack, loaded, cands, max_known = _attacks(
+        known, candidates, max_known, max_attacks, tolerance, kinds
+    )
+    if control is not None:  # before any work
         check_control_options(control_subsets, seed)
     curve_tols = check_tolerances(tolerances) if tolerances is not None else ()
-    names = list(dict.fromkeys([*attack.known, *(cands or [])]))
-    prepared = load(
-        original, avatars, names, kinds=kinds, delimiter=delimiter, encoding=encoding,
-        na_values=na_values, materialize=True,
-    )  # fmt: skip
-    control_prepared = None
-    tables: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None)
-    if control is not None:
-        csv = ReadSettings(delimiter, encoding, tuple(na_values))
-        tables = (whole_table(original, csv), whole_table(control, csv))
-        control_prepared = load_control(
-            control, avatars, prepared, attack.known, delimiter=delimiter,
-            encoding=encoding, na_values=na_values,
-        )  # fmt: skip
-    n_curve = len([t for t in curve_tols if t != attack.tolerance])
-    n_sweep = attack_count(len(cands), max_known) if cands is not None else 0
-    total = 2 + (control is not None) + n_curve + n_sweep
-    done = 0
-
-    def step(label: str) -> None:
-        nonlocal done
-        if progress is not None:
-            progress(done, total, label)
-        done += 1
-
-    opts: dict[str, Any] = {"method": method, "confidence": confidence}
-    label = ", ".join(attack.known)
-    step(f"attack: {label}")
-    correct: int | None = None
-    warnings: list[str] = []
-    if method == "bins" or pairing is not None:  # warnings come with the full result
-        full = evaluate_loaded(prepared, attack.known, tolerance=attack.tolerance, pairing=pairing)
-        warnings = list(full.warnings)
-        correct = full.correct_links
-    if method == "bins":
-        main = AttackRate(
-            full.known, full.tolerance, "bins", full.n, full.n_avatars,
-            full.unique_originals, full.linked, confidence,
-        )  # fmt: skip
-    else:
-        main = run_attack(prepared, attack.known, tolerance=attack.tolerance, **opts)
-    step("the original published as is")
-    published = original_published(prepared, attack.known, tolerance=attack.tolerance, **opts)
-    comparison = None
-    if control_prepared is not None:
-        step("control individuals")
-        comparison = control_comparison(
-            prepared, control_prepared, attack.known, tolerance=attack.tolerance,
-            original_rate=main, subsets=control_subsets, seed=seed, tables=tables,
-            correct_links=correct, **opts,
-        )  # fmt: skip
-        warnings += control_warnings(comparison)
-    curve = []
-    for t in curve_tols:
-        if t == attack.tolerance:
-            curve.append(main)
-            continue
-        step(f"tolerance {t:g}")
-        curve.append(run_attack(prepared, attack.known, tolerance=t, **opts))
-    result_sweep = None
-    if cands is not None:
-        result_sweep = sweep_loaded(
-            prepared, cands, max_known, tolerance=attack.tolerance, progress=progress,
-            offset=done, total=total, max_attacks=max_attacks, **opts,
-        )  # fmt: skip
-    elif progress is not None:
-        progress(total, total, "done")
-    return AnalysisResult(
-        attack=main,
-        original_published=published,
-        tolerance_curve=curve,
-        control=comparison,
-        sweep=result_sweep,
-        warnings=warnings,
-        correct_links=correct,
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    inputs = load(
+        original, avatars, loaded, csv, control, materialize=True, control_known=attack.known
     )
+    n_sweep = attack_count(len(cands), max_known) if cands is not None else 0
+    n_curve = len(set(curve_tols) - {attack.tolerance})
+    step = _Steps(progress, 2 + (control is not None) + n_curve + n_sweep)
+    opts: dict[str, Any] = {"method": method, "confidence": confidence}
+    step(f"attack: {', '.join(attack.known)}")
+    main, warnings, correct = _main_rate(inputs.pair, attack, method, confidence, pairing)
+    published, comparison = _baselines(
+        inputs, attack, main, correct, step, opts, subsets=control_subsets, seed=seed
+    )
+    warnings += control_warnings(comparison)
+    curve = tolerance_curve(inputs.pair, attack, curve_tols, known_rates=[main], step=step, **opts)
+    result_sweep = None if cands is None else sweep_loaded(
+        inputs.pair, loaded.on(cands), max_known, progress=progress, offset=step.done,
+        total=step.total, max_attacks=max_attacks, **opts,
+    )  # fmt: skip
+    if cands is None and progress is not None:
+        progress(step.total, step.total, "done")
+    return AnalysisResult(
+        attack=main, original_published=published, tolerance_curve=curve, control=comparison,
+        sweep=result_sweep, warnings=warnings, correct_links=correct,
+    )  # fmt: skip

@@ -12,9 +12,11 @@ from typing import Any
 
 from kpr.analysis.window import window_counts
 from kpr.errors import InputError
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared
-from kpr.measure import evaluate_loaded, load
-from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.measure import check_loaded, evaluate_loaded, load
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
+from kpr.metric.counts import require_rows
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.results.rates import METHODS, AttackRate, Method
 
@@ -27,29 +29,19 @@ def check_method(method: object) -> Method:
 
 def run_attack(
     prepared: Prepared,
-    known: Iterable[str],
+    attack: Attack,
     *,
-    tolerance: float = DEFAULT_TOLERANCE,
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> AttackRate:
-    """Evaluate one attack on inputs loaded once (``kpr.measure.load``)."""
-    attack = make_attack(list(known), tolerance)
-    method = check_method(method)
+    """Evaluate one (checked) attack on a pair loaded once (``kpr.measure.load``)."""
     if method == "bins":
-        r = evaluate_loaded(prepared, attack.known, tolerance=attack.tolerance)
-        n, m, u, linked = r.n, r.n_avatars, r.unique_originals, r.linked
+        counts = evaluate_loaded(prepared, attack).counts
     else:
-        missing = [v for v in attack.known if v not in prepared.kinds]
-        if missing:
-            raise InputError(f"{missing[0]!r} was not loaded; load it with the other columns")
-        n, m, u, linked = window_counts(prepared, attack.known, attack.tolerance)
-        if n == 0:
-            raise InputError(
-                "the original table has no rows: there is nobody to protect; "
-                "give a table with at least one row"
-            )
-    return AttackRate(attack.known, attack.tolerance, method, n, m, u, linked, confidence)
+        check_loaded(prepared, attack)
+        counts = window_counts(prepared, attack.known, attack.tolerance)
+        require_rows(counts.n)
+    return AttackRate.of(attack, counts, method, confidence)
 
 
 def window_attack(
@@ -64,8 +56,5 @@ def window_attack(
     """The KPR with the window attack (see ``kpr.analysis.window``): same inputs
     as ``kpr.evaluate``; numeric values approach within ± tolerance * |mean|."""
     attack = make_attack(known, tolerance, kinds)
-    prepared = load(original, avatars, attack.known, kinds=kinds)
-    return run_attack(
-        prepared, attack.known, tolerance=attack.tolerance, method="window",
-        confidence=confidence,
-    )  # fmt: skip
+    pair = load(original, avatars, attack, ReadSettings()).pair
+    return run_attack(pair, attack, method="window", confidence=confidence)

@@ -13,8 +13,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, Literal
 
 import narwhals as nw
@@ -25,66 +24,22 @@ from kpr.analysis.attacks import run_attack
 from kpr.checks import seed as check_seed
 from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
-from kpr.inputs.files import read_all
-from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
-from kpr.measure import load
-from kpr.metric.attack import DEFAULT_TOLERANCE
+from kpr.measure import Inputs, evaluate_loaded
+from kpr.metric.attack import Attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.notices import Notice
+from kpr.progress import Step
 from kpr.results.control import ControlComparison
 from kpr.results.evaluation import KprResult
 from kpr.results.rates import AttackRate, Method
 
 
-def load_control(
-    control: Any,
-    avatars: Any,
-    prepared: Prepared,
-    names: Iterable[str],
-    *,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
-) -> Prepared:
-    """Read the control table against the avatars, with the kinds decided on the
-    original (so both attacks compare values the same way). Errors name the
-    control table, not the original."""
-    names = list(names)
-    kinds = {n: prepared.kinds[n].value for n in names}
-    return load(
-        control, avatars, names, kinds=kinds, delimiter=delimiter, encoding=encoding,
-        na_values=na_values, materialize=True, role="control",
-    )  # fmt: skip
-
-
-def original_published_inputs(prepared: Prepared) -> Prepared:
-    """The same inputs with the original table published as the avatars."""
-    return Prepared(
-        original=prepared.original,
-        avatars=prepared.original,
-        kinds=dict(prepared.kinds),
-        has_rows=prepared.has_rows,
-        row=prepared.row,
-        unique_values=prepared.unique_values,
-    )
-
-
-def original_published(
-    prepared: Prepared,
-    known: Iterable[str],
-    *,
-    tolerance: float = DEFAULT_TOLERANCE,
-    method: Method = "bins",
-    confidence: float = DEFAULT_CONFIDENCE,
-) -> AttackRate:
-    """The rate if the original itself were published: equals
-    ``kpr.evaluate(original, original, known)`` for the bins method."""
-    return run_attack(
-        original_published_inputs(prepared), known, tolerance=tolerance, method=method,
-        confidence=confidence,
-    )  # fmt: skip
+def original_published(prepared: Prepared) -> Prepared:
+    """The same inputs with the original table published as the avatars: an attack on
+    them equals ``kpr.evaluate(original, original, known)`` (method ``bins``)."""
+    return replace(prepared, avatars=prepared.original, kinds=dict(prepared.kinds))
 
 
 #: Random subsets of the larger side averaged by the size-fair control comparison.
@@ -99,23 +54,6 @@ def _polars(frame: nw.LazyFrame[Any]) -> pl.DataFrame:
 
 def _known_rows(prepared: Prepared, known: list[str]) -> pl.DataFrame:
     return _polars(prepared.original.select(known))
-
-
-def whole_table(table: Any, csv: ReadSettings) -> pl.DataFrame | None:
-    """Every column of an input, to find the rows a control shares with the original;
-    None for inputs that are not read into memory (DuckDB, Spark)."""
-    if isinstance(table, str | os.PathLike):
-        return read_all(table, csv).frame.collect()
-    if isinstance(table, pl.LazyFrame):
-        return table.collect()
-    if isinstance(table, pl.DataFrame):
-        return table
-    if type(table).__module__.split(".")[0] in ("pandas", "pyarrow"):
-        try:
-            return nw.from_native(table, eager_only=True).to_polars()
-        except (TypeError, ValueError, pl.exceptions.PolarsError):  # e.g. non-text names
-            return None
-    return None
 
 
 def shared_rows(original: pl.DataFrame, control: pl.DataFrame) -> tuple[int, int]:
@@ -135,12 +73,12 @@ def shared_rows(original: pl.DataFrame, control: pl.DataFrame) -> tuple[int, int
 
 def _subset(prepared: Prepared, frame: pl.DataFrame, rows: np.ndarray) -> Prepared:
     """The same inputs with only ``rows`` (positions) of the original table."""
-    return Prepared(
+    return replace(
+        prepared,
         original=nw.from_native(frame[rows].lazy()),
         avatars=nw.from_native(_polars(prepared.avatars).lazy()),
         kinds=dict(prepared.kinds),
-        has_rows=prepared.has_rows,
-        row=prepared.row,
+        unique_values={},  # counted again on the subset
     )
 
 
@@ -149,7 +87,7 @@ def subset_attacks(
     size: int,
     count: int,
     seed: int,
-    known: list[str],
+    attack: Attack,
     **opts: Any,
 ) -> tuple[AttackRate, ...]:
     """``count`` attacks, each on a random subset of ``size`` rows of the original
@@ -159,7 +97,7 @@ def subset_attacks(
     out = []
     for _ in range(count):
         rows = np.sort(rng.choice(frame.height, size=size, replace=False))
-        out.append(run_attack(_subset(prepared, frame, rows), known, **opts))
+        out.append(run_attack(_subset(prepared, frame, rows), attack, **opts))
     return tuple(out)
 
 
@@ -169,84 +107,74 @@ def check_control_options(subsets: object, seed: object) -> None:
     check_seed(seed)
 
 
-def control_comparison(
-    prepared: Prepared,
-    control: Prepared,
-    known: Iterable[str],
+def compare_control(
+    inputs: Inputs,
+    attack: Attack,
     *,
-    tolerance: float = DEFAULT_TOLERANCE,
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
     original_rate: AttackRate | None = None,
     subsets: int = DEFAULT_SUBSETS,
     seed: int = 0,
-    tables: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None),
     correct_links: int | None = None,
 ) -> ControlComparison:
-    """The same attack on the original (training) individuals and on the control,
-    compared at the smaller side's size: ``subsets`` random subsets of the larger
-    side of that size (seeded by ``seed``), each its own attack, are averaged
-    (see :class:`ControlComparison`). Shared rows are counted on every column of
-    ``tables`` (the whole original and control) when given, else on the known
-    variables; a control holding exactly the original's rows is an input error."""
-    known = list(known)
+    """The one control comparison (``kpr.evaluate``, ``analyze``, the sweep over k and
+    tune): the same attack on the original (training) individuals and on the control
+    (``inputs.control``), compared at the smaller side's size: ``subsets`` random
+    subsets of the larger side of that size (seeded by ``seed``), each its own
+    attack, are averaged (see :class:`ControlComparison`). Shared rows are counted on
+    every column of ``inputs.whole`` when both are there, else on the known variables;
+    a control holding exactly the original's rows is an input error."""
+    if inputs.control is None:
+        raise ValueError("compare_control needs inputs loaded with a control")
     check_control_options(subsets, seed)
+    prepared, control = inputs.pair, inputs.control
     if _polars(control.original.select(nw.len())).item() == 0:
         raise InputError(
             "the control table has no rows: give individuals of the same population who "
             "were not used to make the avatars"
         )
-    opts: dict[str, Any] = {"tolerance": tolerance, "method": method, "confidence": confidence}
-    whole_o, whole_c = tables
-    if whole_o is not None and whole_c is not None:
-        shared, repeats = shared_rows(whole_o, whole_c)
-    else:
-        shared, repeats = shared_rows(_known_rows(prepared, known), _known_rows(control, known))
-    original = original_rate or run_attack(prepared, known, **opts)
-    rate = run_attack(control, known, **opts)
+    opts: dict[str, Any] = {"method": method, "confidence": confidence}
+    whole_o, whole_c = inputs.whole
+    if whole_o is None or whole_c is None:
+        known = list(attack.known)
+        whole_o, whole_c = _known_rows(prepared, known), _known_rows(control, known)
+    shared, repeats = shared_rows(whole_o, whole_c)
+    original = original_rate or run_attack(prepared, attack, **opts)
+    rate = run_attack(control, attack, **opts)
     side: Literal["original", "control"] | None = None
     drawn: tuple[AttackRate, ...] = ()
     if original.n > rate.n:
-        side, drawn = "original", subset_attacks(prepared, rate.n, subsets, seed, known, **opts)
+        side, drawn = "original", subset_attacks(prepared, rate.n, subsets, seed, attack, **opts)
     elif rate.n > original.n:
-        side, drawn = "control", subset_attacks(control, original.n, subsets, seed, known, **opts)
+        side, drawn = "control", subset_attacks(control, original.n, subsets, seed, attack, **opts)
     return ControlComparison(
         original=original, control=rate, subsets=drawn, subsampled=side,
         shared_rows=shared, original_repeats=repeats, seed=seed, correct_links=correct_links,
     )  # fmt: skip
 
 
-def compare_control(
-    result: KprResult,
-    prepared: Prepared,
-    original: Any,
-    control: Any,
-    avatars: Any,
+def evaluate_inputs(
+    inputs: Inputs,
+    attack: Attack,
     *,
+    progress: Step | None = None,
+    pairing: Any = None,
     subsets: int = DEFAULT_SUBSETS,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
-) -> ControlComparison:
-    """The size-fair control comparison of an evaluation (``kpr.evaluate(control=...)``;
-    ``kpr.avatar.sweep`` calls it for each avatar table it generates)."""
-    loaded = load_control(
-        control, avatars, prepared, result.known, delimiter=delimiter, encoding=encoding,
-        na_values=na_values,
+) -> KprResult:
+    """``kpr.evaluate`` on loaded inputs: the attack on the pair and, when the inputs
+    hold a control, the result built with its comparison and warning."""
+    result = evaluate_loaded(inputs.pair, attack, progress=progress, pairing=pairing)
+    if inputs.control is None:
+        return result
+    comparison = compare_control(
+        inputs, attack, original_rate=AttackRate.of(attack, result.counts, "bins", confidence),
+        subsets=subsets, seed=seed, confidence=confidence, correct_links=result.correct_links,
     )  # fmt: skip
-    main = AttackRate(
-        result.known, result.tolerance, "bins", result.n, result.n_avatars,
-        result.unique_originals, result.linked, confidence,
-    )  # fmt: skip
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
-    return control_comparison(
-        prepared, loaded, result.known, tolerance=result.tolerance, original_rate=main,
-        subsets=subsets, seed=seed, confidence=confidence,
-        tables=(whole_table(original, csv), whole_table(control, csv)),
-        correct_links=result.correct_links,
-    )  # fmt: skip
+    warnings = [*result.warnings, *control_warnings(comparison)]
+    return replace(result, control=comparison, warnings=warnings)
 
 
 def control_warnings(comparison: ControlComparison | None) -> list[str]:

@@ -20,9 +20,11 @@ import polars as pl
 from kpr.analysis.attacks import check_method, run_attack
 from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.errors import InputError
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.measure import load, polars_error
-from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
+from kpr.metric.counts import require_rows
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.progress import Progress
 from kpr.results.analysis import Contribution, SweepResult
@@ -113,10 +115,9 @@ def contributions(
 
 def sweep_loaded(
     prepared: Prepared,
-    candidates: Sequence[str],
+    attack: Attack,
     max_known: int = 3,
     *,
-    tolerance: float = DEFAULT_TOLERANCE,
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
     progress: SweepProgress | None = None,
@@ -124,24 +125,24 @@ def sweep_loaded(
     total: int | None = None,
     max_attacks: int | None = DEFAULT_MAX_ATTACKS,
 ) -> SweepResult:
-    """The sweep on inputs already loaded with every candidate column.
+    """The sweep on inputs already loaded with every candidate column: the subsets
+    of ``attack.known`` (the candidates), each attacked as ``attack.on(subset)``.
 
     ``offset``/``total`` place this sweep's progress inside a larger run.
     """
-    names, max_known = check_candidates(candidates, max_known, max_attacks)
-    tol = check_tolerance(tolerance)
+    names, max_known = check_candidates(attack.known, max_known, max_attacks)
     method = check_method(method)
     todo = subsets(names, max_known)
     total = len(todo) if total is None else total
     if method == "bins" and prepared.original.implementation.is_polars():
-        entries = _shared_sweep(prepared, names, todo, tol, confidence, progress, offset, total)
+        entries = _shared_sweep(prepared, attack, todo, confidence, progress, offset, total)
     else:  # one attack after another, each named before it runs
         entries = []
         for i, subset in enumerate(todo):
             if progress is not None:
                 progress(offset + i, total, ", ".join(subset))
             entries.append(
-                run_attack(prepared, subset, tolerance=tol, method=method, confidence=confidence)
+                run_attack(prepared, attack.on(subset), method=method, confidence=confidence)
             )
         if progress is not None:
             progress(offset + len(todo), total, "sweep done")
@@ -149,7 +150,7 @@ def sweep_loaded(
     return SweepResult(
         candidates=tuple(names),
         max_known=max_known,
-        tolerance=tol,
+        tolerance=attack.tolerance,
         method=method,
         entries=rank(entries),
         contributions=contributions(rates, names, max_known),
@@ -166,26 +167,21 @@ def encode(prepared: Prepared, names: Sequence[str]) -> EncodedTables:
         )
     except pl.exceptions.PolarsError as exc:
         raise polars_error(exc) from None
-    if original.height == 0:
-        raise InputError(
-            "the original table has no rows: there is nobody to protect; "
-            "give a table with at least one row"
-        )
+    require_rows(original.height)
     return EncodedTables(original, avatars, {n: prepared.kinds[n] for n in names})
 
 
 def _shared_sweep(
     prepared: Prepared,
-    names: Sequence[str],
+    attack: Attack,
     todo: Sequence[tuple[str, ...]],
-    tolerance: float,
     confidence: float,
     progress: SweepProgress | None,
     offset: int,
     total: int,
 ) -> list[AttackRate]:
     """Every subset on candidates encoded once (``kpr.engine.encoded``)."""
-    tables = encode(prepared, names)
+    tables = encode(prepared, attack.known)
     finished = 0
 
     def done(subset: tuple[str, ...]) -> None:
@@ -196,12 +192,8 @@ def _shared_sweep(
 
     if progress is not None:
         progress(offset, total, "encoding the candidates once")
-    counts = sweep_counts(tables, todo, tolerance, done=done)
-    return [
-        AttackRate(c.known, tolerance, "bins", c.n, c.n_avatars, c.unique_originals, c.linked,
-                   confidence)
-        for c in counts
-    ]  # fmt: skip
+    found = sweep_counts(tables, todo, attack.tolerance, done=done)
+    return [AttackRate.of(attack.on(c.known), c.counts, "bins", confidence) for c in found]
 
 
 def sweep(
@@ -223,9 +215,19 @@ def sweep(
     """The KPR of every non-empty subset of up to ``max_known`` candidates (at most
     ``max_attacks`` attacks; None lifts the cap).
 
-    Inputs are those of ``kpr.evaluate``; they are read once. Entries are
-    ranked riskiest first; ``contributions`` says how much, on average,
+    Entries are ranked riskiest first; ``contributions`` says how much, on average,
     adding each variable lowers the rate (see :func:`contributions`).
+
+    Parameters
+    ----------
+    tolerance, kinds, delimiter, encoding, na_values
+        As in ``kpr.evaluate`` (the inputs are those of ``kpr.evaluate``, read once).
+    method, confidence
+        ``"bins"`` (the metric) or ``"window"``; the confidence of the intervals.
+    progress
+        ``progress(done, total, label)``, called as attacks finish.
+    max_attacks
+        The most attacks the sweep starts (None: no cap).
 
     >>> import polars as pl
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -234,13 +236,11 @@ def sweep(
     [(('age',), 60.0), (('age', 'sex'), 60.0), (('sex',), 100.0)]
     """
     names, max_known = check_candidates(candidates, max_known, max_attacks)
-    check_tolerance(tolerance)
+    attack = make_attack(names, tolerance, kinds)
     check_method(method)
-    prepared = load(
-        original, avatars, names, kinds=kinds, delimiter=delimiter, encoding=encoding,
-        na_values=na_values, materialize=True,
-    )  # fmt: skip
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    pair = load(original, avatars, attack, csv, materialize=True).pair
     return sweep_loaded(
-        prepared, names, max_known, tolerance=tolerance, method=method,
-        confidence=confidence, progress=progress, max_attacks=max_attacks,
+        pair, attack, max_known, method=method, confidence=confidence, progress=progress,
+        max_attacks=max_attacks,
     )  # fmt: skip

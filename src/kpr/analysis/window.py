@@ -45,6 +45,7 @@ import polars as pl
 from kpr.engine import queries
 from kpr.inputs.reconcile import Prepared
 from kpr.metric.attack import Kind
+from kpr.metric.counts import Counts
 
 _SIDE = "__kpr_side__"
 _IDX = "__kpr_idx__"
@@ -87,6 +88,10 @@ def _radius(exponent: int) -> float:
     return 1.0 + _SLACK + math.ldexp(1.0, exponent - 50)
 
 
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+
+
 def approach_counts(
     u: pl.DataFrame,
     avatars: pl.DataFrame,
@@ -110,30 +115,8 @@ def approach_counts(
     h = np.array([float(half_widths[v]) for v in numeric], dtype=np.float64)
     if not (np.all(np.isfinite(h)) and np.all(h > 0)):
         raise ValueError(f"half-widths must be finite and > 0, got {h.tolist()}")
-    status = [f"__kpr_status__{v}" for v in numeric]
-    values = [f"__kpr_value__{v}" for v in numeric]
-    columns = [pl.col(c) for c in cat] + [_status(v) for v in numeric]
-    columns += [_value(v) for v in numeric]
-    stacked = pl.concat(
-        [
-            u.select(columns).with_columns(pl.lit(0, pl.Int8).alias(_SIDE)),
-            avatars.select(columns).with_columns(pl.lit(1, pl.Int8).alias(_SIDE)),
-        ],
-        how="vertical",
-    ).with_row_index(_IDX)
-    # Stratum id: same categorical values and same status of each numeric value.
-    stacked = stacked.with_columns(
-        pl.col(_IDX).min().over(cat + status).rank("dense").cast(pl.Int64).alias(_SID)
-    )
-    q = stacked.slice(0, n_u)
-    # Equal avatars become one point with a multiplicity.
-    a = stacked.slice(n_u).group_by([_SID, *values]).agg(pl.len().cast(pl.Int64).alias("mult"))
-    q_sid = q[_SID].to_numpy()
-    a_sid = a[_SID].to_numpy()
-    a_mult = a["mult"].to_numpy()
+    q_sid, a_sid, a_mult, q_val, a_val = _strata(u, avatars, cat, numeric)
     d = len(numeric)
-    q_val = q.select(values).to_numpy().astype(np.float64, copy=False).reshape(n_u, d)
-    a_val = a.select(values).to_numpy().astype(np.float64, copy=False).reshape(a.height, d)
     with np.errstate(over="ignore"):
         q_scaled = np.clip(q_val / h, -_CLIP, _CLIP)
         a_scaled = np.clip(a_val / h, -_CLIP, _CLIP)
@@ -174,6 +157,39 @@ def approach_counts(
             hit = verify(np.full(ball.size, i, dtype=np.intp), ball)
             counts[i] = min(int(a_mult[ball[hit]].sum()), 2)
     return counts
+
+
+def _strata(
+    u: pl.DataFrame, avatars: pl.DataFrame, cat: list[str], numeric: list[str]
+) -> tuple[Ints, Ints, Ints, Floats, Floats]:
+    """Step 1: the stratum of each row of U and of each avatar point (equal avatars
+    merged, with their multiplicity), and their numeric values (U's, the points')."""
+    n_u = u.height
+    status = [f"__kpr_status__{v}" for v in numeric]
+    values = [f"__kpr_value__{v}" for v in numeric]
+    columns = [pl.col(c) for c in cat] + [_status(v) for v in numeric]
+    columns += [_value(v) for v in numeric]
+    stacked = pl.concat(
+        [
+            u.select(columns).with_columns(pl.lit(0, pl.Int8).alias(_SIDE)),
+            avatars.select(columns).with_columns(pl.lit(1, pl.Int8).alias(_SIDE)),
+        ],
+        how="vertical",
+    ).with_row_index(_IDX)
+    # Stratum id: same categorical values and same status of each numeric value.
+    stacked = stacked.with_columns(
+        pl.col(_IDX).min().over(cat + status).rank("dense").cast(pl.Int64).alias(_SID)
+    )
+    q = stacked.slice(0, n_u)
+    # Equal avatars become one point with a multiplicity.
+    a = stacked.slice(n_u).group_by([_SID, *values]).agg(pl.len().cast(pl.Int64).alias("mult"))
+    q_sid = q[_SID].to_numpy()
+    a_sid = a[_SID].to_numpy()
+    a_mult = a["mult"].to_numpy()
+    d = len(numeric)
+    q_val = q.select(values).to_numpy().astype(np.float64, copy=False).reshape(n_u, d)
+    a_val = a.select(values).to_numpy().astype(np.float64, copy=False).reshape(a.height, d)
+    return q_sid, a_sid, a_mult, q_val, a_val
 
 
 def _same_cell_pass(
@@ -236,10 +252,8 @@ def half_widths(
     return {v: b.width for v, b in bins.items()}
 
 
-def window_counts(
-    prepared: Prepared, known: Sequence[str], tolerance: float
-) -> tuple[int, int, int, int]:
-    """(n, m, |U|, linked) of the window attack on loaded inputs (read into memory)."""
+def window_counts(prepared: Prepared, known: Sequence[str], tolerance: float) -> Counts:
+    """The counts of the window attack on loaded inputs (read into memory)."""
     # internal names only (``__kpr_k0__``...), so no user column meets ours
     aliases = queries.internal_names(known)
     known = list(aliases.values())
@@ -252,4 +266,5 @@ def window_counts(
     dates = [v for v in known if kinds[v] is Kind.DATE]
     widths = half_widths(u, numeric, tolerance, dates)
     counts = approach_counts(u, avatars, categorical, numeric, widths)
-    return original.height, avatars.height, u.height, int(np.count_nonzero(counts == 1))
+    linked = int(np.count_nonzero(counts == 1))
+    return Counts(original.height, avatars.height, u.height, linked)

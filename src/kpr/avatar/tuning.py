@@ -37,12 +37,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from kpr.analysis.baselines import DEFAULT_SUBSETS, compare_control
+from kpr.analysis.baselines import DEFAULT_SUBSETS, evaluate_inputs
 from kpr.avatar import _table as tb
 from kpr.avatar.distance import distance_metrics
 from kpr.avatar.generator import Generation, generate_with
@@ -58,8 +58,8 @@ from kpr.checks import subsets as check_subsets
 from kpr.errors import InputError
 from kpr.fidelity import utility
 from kpr.inputs.files import check_columns
-from kpr.measure import evaluate_loaded, load
-from kpr.metric.attack import DEFAULT_TOLERANCE, make_attack
+from kpr.measure import load
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, make_attack
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.progress import Progress
 from kpr.results.avatar_settings import Decoding, GeneratorSettings, Synthesis
@@ -120,8 +120,7 @@ class _Plan:
 
     original: Any
     control: Any
-    known: tuple[str, ...]
-    kinds: dict[str, str]
+    attack: Attack  # checked once, with the kinds the user declares
     ks: tuple[int, ...]
     generator: GeneratorSettings  #: k and seed: the first run's
     inputs: dict[str, str]
@@ -173,10 +172,11 @@ def _plan(
         control = tb.drop_columns(control, present) if present else control
         check_columns([str(c) for c in tb.column_names(control)], attack.known, "control")
     # A column the user declares categorical is compared as categorical by the attack too.
-    kinds = {c: "categorical" for c in cats if c in attack.known}
-    kinds.update({c: "numeric" for c in nums if c in attack.known})
+    kinds = {c: Kind.CATEGORICAL for c in cats if c in attack.known}
+    kinds.update({c: Kind.NUMERIC for c in nums if c in attack.known})
     subsets = int(control_subsets)  # type: ignore[call-overload]  # checked above
-    return _Plan(original, control, attack.known, kinds, checked_ks, generator, inputs, subsets)
+    attack = replace(attack, kinds=kinds)
+    return _Plan(original, control, attack, checked_ks, generator, inputs, subsets)
 
 
 def _label(table: Any, role: str) -> str:
@@ -216,19 +216,14 @@ def _run(
         kinds={c: kind for c, kind in declared.items() if c in scored},
     )  # fmt: skip
     step(_STEPS[3])
-    prepared = load(plan.original, gen.avatars, plan.known, kinds=plan.kinds, materialize=True)
-    result = evaluate_loaded(prepared, plan.known, tolerance=tolerance)
-    rate = AttackRate(
-        result.known, tolerance, "bins", result.n, result.n_avatars, result.unique_originals,
-        result.linked, confidence,
-    )  # fmt: skip
+    # kpr.evaluate(original, avatars, control=..., seed=seed)'s result and control
+    inputs = load(plan.original, gen.avatars, plan.attack, control=plan.control, materialize=True)
+    result = evaluate_inputs(
+        inputs, plan.attack, subsets=plan.control_subsets, seed=seed, confidence=confidence
+    )
+    rate = AttackRate.of(plan.attack, result.counts, "bins", confidence)
     correct = correct_links(result.linked_individuals(), gen.pairing)
-    comparison = None
-    if plan.control is not None:  # kpr.evaluate(original, avatars, control=..., seed=seed)'s
-        comparison = compare_control(
-            result, prepared, plan.original, plan.control, gen.avatars,
-            subsets=plan.control_subsets, seed=seed, confidence=confidence,
-        )  # fmt: skip
+    comparison = result.control
     return SweepRun(
         k=k,
         seed=seed,
@@ -274,7 +269,7 @@ def _walk(
 ) -> KSweepResult:
     """Evaluate every k, in increasing order, ``repeats`` times each."""
     result = KSweepResult(
-        known=plan.known, tolerance=tolerance, generator=plan.generator, repeats=repeats,
+        known=plan.attack.known, tolerance=tolerance, generator=plan.generator, repeats=repeats,
         confidence=confidence, n=tb.n_rows(plan.original), inputs=plan.inputs,
     )  # fmt: skip
     total = len(plan.ks) * repeats * len(_STEPS)
@@ -344,7 +339,6 @@ def sweep(
     progress
         ``progress(done, total, label)``, called before each step.
     """
-    tolerance = make_attack(known, tolerance).tolerance
     settings = _settings(
         generator, seed=seed, ncp=ncp, synthesis=synthesis, numeric=numeric,
         categorical_decoding=categorical_decoding, categorical=categorical,
@@ -352,8 +346,9 @@ def sweep(
     )  # fmt: skip
     plan = _plan(original, known, ks, control, tolerance, repeats, settings, control_subsets)
     return _walk(
-        plan, repeats=repeats, tolerance=tolerance, confidence=confidence, progress=progress
-    )
+        plan, repeats=repeats, tolerance=plan.attack.tolerance, confidence=confidence,
+        progress=progress,
+    )  # fmt: skip
 
 
 def _settings(generator: GeneratorSettings | None, **options: Any) -> GeneratorSettings:

@@ -48,6 +48,7 @@ from kpr.metric.binning import (
     deviations,
     numeric_bins,
 )
+from kpr.metric.counts import Counts
 from kpr.metric.exact import Window, float_sums
 
 #: A packed key is re-numbered densely before its radix would pass this.
@@ -70,10 +71,7 @@ class SubsetCounts:
     """What one attack found: the counts of the metric and the numeric bins."""
 
     known: tuple[str, ...]
-    n: int
-    n_avatars: int
-    unique_originals: int
-    linked: int
+    counts: Counts
     bins: dict[str, NumericBins]
 
 
@@ -461,7 +459,7 @@ class EncodedTables:
         assert keys is not None
         linked = _linked(keys[0], keys[1], radix)
         size_u = len(d.u_digits[0])
-        return SubsetCounts(tuple(known), self.n, self.m, size_u, linked, d.bins)
+        return SubsetCounts(tuple(known), Counts(self.n, self.m, size_u, linked), d.bins)
 
 
 def _chains(subsets: Sequence[tuple[str, ...]]) -> list[list[int]]:

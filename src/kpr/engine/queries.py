@@ -27,7 +27,7 @@ from typing import Any
 
 import narwhals as nw
 
-from kpr.metric.attack import Attack, Kind
+from kpr.metric.attack import ROW, Attack, Kind
 from kpr.metric.binning import (
     MISSING,
     NEG_INF,
@@ -39,6 +39,7 @@ from kpr.metric.binning import (
     deviations,
     numeric_bins,
 )
+from kpr.metric.counts import Counts
 from kpr.metric.exact import FloatSums, Window, float_sums
 from kpr.progress import Step
 
@@ -48,7 +49,7 @@ _N = "__kpr_n__"
 _AV = "__kpr_is_avatar__"
 _AROW = "__kpr_avatar_row__"
 _NAV = "__kpr_n_avatars__"
-_ROW = "__kpr_row__"
+_ROW = ROW
 _FLOOR_SAFE = 2.0**52
 
 
@@ -60,10 +61,7 @@ def _code_name(name: str) -> str:
 class EngineRun:
     """What the engine computed; row frames stay lazy until asked for."""
 
-    n: int
-    n_avatars: int
-    unique_originals: int
-    linked: int
+    counts: Counts
     bins: dict[str, NumericBins]
     coded_u: Frame  # U with its codes (and row positions when available)
     coded_avatars: Frame
@@ -690,6 +688,6 @@ def run(
     hooks.release(groups)
     user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
     return EngineRun(
-        n, m, size_u, linked if size_u else 0, user_bins, coded_u, coded_a, row, profile,
+        Counts(n, m, size_u, linked if size_u else 0), user_bins, coded_u, coded_a, row, profile,
         aliases, unique_rows,
     )  # fmt: skip

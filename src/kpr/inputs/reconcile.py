@@ -32,11 +32,7 @@ from kpr.inputs.csv_text import (
 from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, not_numeric, type_class
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.sides import Side, load_side
-from kpr.metric.attack import Attack, Kind
-
-#: Name of the row-position column the engine carries, lengthened with
-#: underscores when a known column has that name.
-ROW = "__kpr_row__"
+from kpr.metric.attack import ROW, Attack, Kind
 
 
 def row_name(known: Sequence[str]) -> str:
@@ -58,7 +54,7 @@ class Prepared:
     avatars: nw.LazyFrame[Any]
     kinds: dict[str, Kind]
     has_rows: bool  # row ids in column ``row``: positions (polars, files) or a row_id column
-    row: str = "__kpr_row__"  # the row-id column: never a known column's name
+    row: str = ROW  # the row-id column: never a known column's name
     #: per known variable, original rows whose value no other row has (filled on demand)
     unique_values: dict[str, int] = field(default_factory=dict)
     library: str = "polars"  # of the original input (pandas, pyarrow or polars)

@@ -16,7 +16,7 @@ import polars as pl
 from kpr.errors import InputError, first_line
 from kpr.inputs.csv_text import TextFacts, TextParsing
 from kpr.inputs.engine_table import EngineTable
-from kpr.inputs.files import read_table, resolve_columns
+from kpr.inputs.files import Loaded, read_table, resolve_columns
 from kpr.inputs.kinds import native_categories
 from kpr.inputs.reading import ReadSettings
 
@@ -94,6 +94,9 @@ def _load_side(obj: object, known: Sequence[str], label: str, read: ReadSettings
             f"{label} is a single column ({type(obj).__name__}), not a table; give a "
             "DataFrame, e.g. series.to_frame()"
         )
+    if isinstance(obj, Loaded):  # a file read once already (kpr.measure.load with a control)
+        frame = _select(nw.from_native(obj.frame), known, obj.label).to_native()
+        return Side(frame, obj.untyped, obj.label)
     if _is_path(obj):
         loaded = read_table(obj, known, read, label, compact=True)  # type: ignore[arg-type]
         return Side(loaded.frame, loaded.untyped, loaded.label)

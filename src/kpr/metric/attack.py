@@ -9,12 +9,15 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from kpr.errors import InputError
 
 DEFAULT_TOLERANCE = 0.05
+#: The column of row ids (positions or a ``row_id`` column) the loaders and engines add:
+#: a reserved name, never a known variable's.
+ROW = "__kpr_row__"
 
 
 class Kind(StrEnum):
@@ -37,6 +40,20 @@ class Attack:
     kinds: Mapping[str, Kind] = field(default_factory=dict)  # declared overrides only
     #: absolute class widths (days for dates) that replace the spec's ``width_v``
     widths: Mapping[str, float] = field(default_factory=dict)
+    #: the variables whose width was given as a duration (a ``timedelta``)
+    durations: frozenset[str] = frozenset()
+
+    def on(self, known: Iterable[str]) -> Attack:
+        """The same attack on other known variables (a sweep's subset): the settings
+        of variables it no longer knows are dropped."""
+        names = tuple(known)
+        return replace(
+            self,
+            known=names,
+            kinds={n: k for n, k in self.kinds.items() if n in names},
+            widths={n: w for n, w in self.widths.items() if n in names},
+            durations=frozenset(n for n in self.durations if n in names),
+        )
 
 
 def check_tolerance(tolerance: object) -> float:
@@ -108,4 +125,7 @@ def make_attack(
             raise InputError(
                 f"kind of {name!r} must be 'numeric', 'date' or 'categorical', got {kind!r}"
             ) from None
-    return Attack(tuple(names), check_tolerance(tolerance), declared, check_widths(widths, names))
+    timed = frozenset(n for n, w in (widths or {}).items() if isinstance(w, dt.timedelta))
+    return Attack(
+        tuple(names), check_tolerance(tolerance), declared, check_widths(widths, names), timed
+    )

@@ -175,6 +175,9 @@ def numeric_bins(
     lo = m.minimum - std / 10.0
     if not math.isfinite(lo):
         lo = m.minimum
+    # + 0.0 leaves every float but -0.0 as it is: a minimum read as -0.0 on one engine
+    # path and 0.0 on another gives the same lo, bit for bit
+    lo += 0.0
     code_min = ffloor((m.minimum - lo) / width)
     code_max = ffloor((m.maximum - lo) / width)
     return NumericBins(m.count, mean, std, m.minimum, m.maximum, lo, width, code_min, code_max)

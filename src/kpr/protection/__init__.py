@@ -13,7 +13,7 @@ a release") is checked; a failed check is a bug and raises.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ from kpr.errors import InputError, KprError
 from kpr.inputs.reading import ReadSettings
 from kpr.labels import class_label
 from kpr.measure import load
-from kpr.metric.attack import DEFAULT_TOLERANCE, Kind, check_tolerance, make_attack
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, check_tolerance, make_attack
 from kpr.pairing import read_pairing
 from kpr.protection import table as tables
 from kpr.protection.optimise import (
@@ -101,14 +101,9 @@ class _Loaded:
     encoded: EncodedTables
 
 
-def _load(
-    original: Any,
-    avatars: Any,
-    known: Sequence[str],
-    kinds: Mapping[str, str] | None,
-    csv: ReadSettings,
-) -> _Loaded:
-    declared = [n for n, k in (kinds or {}).items() if str(k).lower() == "categorical"]
+def _load(original: Any, avatars: Any, attack: Attack, csv: ReadSettings) -> _Loaded:
+    known = attack.known
+    declared = [n for n, k in attack.kinds.items() if k is Kind.CATEGORICAL]
     table, library = tables.full_table(avatars, csv, declared)
     names = tables.columns_of(table, library)
     for name in known:
@@ -118,11 +113,8 @@ def _load(
                 f"their columns: {', '.join(map(repr, names[:20]))}"
             )
     if not tables.is_path(original) and tables.library(original) not in tables.LIBRARIES:
-        original = tables.full_table(original, csv)[0]  # DuckDB, Spark, Dask: into memory
-    prepared = load(
-        original, table, known, kinds=kinds, delimiter=csv.delimiter, encoding=csv.encoding,
-        na_values=csv.na_values, materialize=True,
-    )  # fmt: skip
+        original, _ = tables.full_table(original, csv)  # DuckDB, Spark, Dask: into memory
+    prepared = load(original, table, attack, csv, materialize=True).pair
     kinds_of = {n: prepared.kinds[n] for n in known}
     return _Loaded(original, table, library, kinds_of, encode(prepared, known))
 
@@ -148,16 +140,19 @@ def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
 
 
 def _rate(r: KprResult) -> AttackRate:
-    return AttackRate(r.known, r.tolerance, "bins", r.n, r.n_avatars, r.unique_originals, r.linked)
+    return AttackRate(r.known, r.tolerance, "bins", r.counts)
 
 
 def _linked_rows(r: KprResult) -> set[int]:
     return set(r.linked_frame(codes=True)["original_row"].to_list())
 
 
-def _kept_pairing(pairing: Any, n: int, m: int, deleted: set[int]) -> pl.DataFrame:
+def _kept_pairing(pairing: Any, loaded: _Loaded, deleted: set[int]) -> pl.DataFrame | None:
     """The pairing renumbered for the protected table (deleted avatars unpaired)."""
-    own = read_pairing(pairing, n, m)
+    if pairing is None:
+        return None
+    m = tables.n_rows(loaded.table, loaded.library)
+    own = read_pairing(pairing, loaded.encoded.n, m)
     keep = np.ones(m, dtype=bool)
     keep[list(deleted)] = False
     position = np.cumsum(keep) - 1
@@ -320,25 +315,31 @@ def protect(
     na_values: Iterable[str] = ("",),
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
-    ``target`` (percent): one attack (``known``) or every subset of up to
-    ``max_known`` of ``candidates``. Returns the protected table (pandas and
-    pyarrow stay themselves; files, polars and other engines come back as polars)
-    and a :class:`~kpr.results.protect.ProtectResult`.
+    ``target`` (percent). Returns the protected table (pandas and pyarrow stay
+    themselves; files, polars and other engines come back as polars) and a
+    :class:`~kpr.results.protect.ProtectResult`, whose ``changes`` is the change log
+    (avatar values only): the data owner's record, never to be published with the
+    table. A fresh ``kpr.evaluate`` of every attack checks the rates at the end; when
+    the target cannot be reached, the result says what was (``result.met`` is False).
 
-    ``moves`` (any of ``swap``, ``shift``, ``regenerate``, ``suppress``,
-    ``delete``; default swap and shift) are the changes allowed; ``seed`` makes
-    every random choice. ``regenerate`` is for kpr's own avatars of ``original``
-    and needs ``pairing``: a linking avatar is replaced, whole row, by a new avatar
-    of its own individual drawn from its ``regenerate_k`` nearest originals. No
-    individual becomes linked, no link moves to another avatar (so with
-    ``pairing`` correct links cannot rise); a fresh ``kpr.evaluate`` of every attack
-    checks it, and the rates, at the end. When the target cannot be reached with
-    the moves allowed, the result says what was reached (``result.met`` is False).
-    ``control`` adds the control comparison of the worst attack before and after;
-    ``distances`` the exact copies and DCR before and after (a FAMD fit: turn it
-    off for tables of millions of rows); ``utility`` the fidelity before and after
-    (``kpr.utility``). ``result.changes`` is the change log (avatar values only): the
-    data owner's record, never to be published with the table.
+    Parameters
+    ----------
+    known, candidates, max_known
+        One attack (``known``) or every subset of up to ``max_known`` of ``candidates``.
+    moves, seed
+        The changes allowed (any of ``swap``, ``shift``, ``regenerate``, ``suppress``,
+        ``delete``; default swap and shift); ``seed`` makes every random choice.
+    pairing, regenerate_k
+        ``regenerate`` is for kpr's own avatars of ``original`` and needs ``pairing``:
+        a linking avatar is replaced, whole row, by a new avatar of its own individual
+        drawn from its ``regenerate_k`` nearest originals. No individual becomes
+        linked, no link moves to another avatar (so correct links cannot rise).
+    control, distances, utility
+        The control comparison of the worst attack before and after; the exact copies
+        and DCR before and after (a FAMD fit: turn it off for tables of millions of
+        rows); the fidelity before and after (``kpr.utility``).
+    tolerance, kinds, delimiter, encoding, na_values
+        As in ``kpr.evaluate``.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -348,8 +349,154 @@ def protect(
     (True, True)
     """
     target = percentage(target, "target", zero=False)
+    allowed, seed, regenerate_k = _checked_moves(moves, seed, regenerate_k, pairing)
+    tol = check_tolerance(tolerance)
+    attacks = _attacks(known, candidates, max_known)
+    every = make_attack(list(dict.fromkeys(v for a in attacks for v in a)), tol, kinds)
+    run = functools.partial(
+        evaluate, tolerance=every.tolerance, kinds=kinds, delimiter=delimiter,
+        encoding=encoding, na_values=na_values,
+    )  # fmt: skip
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    job = _Job(target, allowed, seed, attacks, every, csv, run, utility)
+    loaded, states, new_avatars, extended = _states(original, avatars, job, pairing, regenerate_k)
+    before = [run(loaded.original, loaded.table, a, pairing=pairing) for a in attacks]
+    _agree(states, before)
+    columns, outcome, protected = _optimise(loaded, states, job, new_avatars, extended)
+    kept_pairing = _kept_pairing(pairing, loaded, outcome.deleted)
+    after = [run(loaded.original, protected, a, pairing=kept_pairing) for a in attacks]
+    _verify(attacks, before, after, states, target, outcome, loaded, protected)
+    protected_pl = tables.to_polars(protected, loaded.library)
+    changes = _change_log(loaded, protected_pl, columns, outcome, states)
+    worst = attacks[min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))]
+    around = _around(job, loaded, protected, protected_pl, worst, control, kinds)
+    if distances:
+        around["distance_before"], around["distance_after"] = _distances(loaded, protected_pl, csv)
+    return protected, _result(job, loaded, columns, outcome, before, after, changes, around)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """The checked settings of one protection."""
+
+    target: float
+    allowed: tuple[str, ...]
+    seed: int
+    attacks: list[tuple[str, ...]]
+    every: Attack  # the union of the attacks' variables
+    csv: ReadSettings
+    run: Callable[..., KprResult]  # kpr.evaluate with the user's settings
+    utility: bool  # the fidelity before and after
+
+    @property
+    def union(self) -> list[str]:
+        return list(self.every.known)
+
+
+def _states(
+    original: Any, avatars: Any, job: _Job, pairing: Any, regenerate_k: int
+) -> tuple[_Loaded, list[AttackState], NewAvatars | None, Any]:
+    """The inputs read once, each attack's counts, and the new avatars ``regenerate``
+    may draw from (with the avatars extended by them), or None."""
+    loaded = _load(original, avatars, job.every, job.csv)
+    enc = loaded.encoded
+    tol, union = job.every.tolerance, job.union
+    codes = {v: enc.columns[v].a for v in union}
+    cache: dict[Any, Any] = {}
+    states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in job.attacks]
+    if "regenerate" not in job.allowed:
+        return loaded, states, None, None
+    m = tables.n_rows(loaded.table, loaded.library)
+    new_avatars, extended = _new_avatars(loaded, states, pairing, regenerate_k, job.seed, job.csv)
+    loaded.encoded = enc = _load(original, extended, job.every, job.csv).encoded
+    new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
+    codes = {v: enc.columns[v].a[:m] for v in union}
+    cache = {}
+    states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in job.attacks]
+    return loaded, states, new_avatars, extended
+
+
+def _optimise(
+    loaded: _Loaded,
+    states: list[AttackState],
+    job: _Job,
+    new_avatars: NewAvatars | None,
+    extended: Any,
+) -> tuple[dict[str, Column], Outcome, Any]:
+    """The greedy choice of moves, and the avatar table rewritten with them."""
+    columns = _columns(loaded, states)
+    n_columns = len(tables.columns_of(loaded.table, loaded.library))
+    optimiser = Optimiser(
+        columns, states, job.target, job.allowed, job.seed, n_columns, new_avatars
+    )
+    outcome = optimiser.run()
+    sources = {name: col.source for name, col in columns.items()}
+    for name in tables.columns_of(loaded.table, loaded.library):
+        sources.setdefault(name, dict(outcome.regenerated))
+    protected = tables.rebuild(loaded.table, loaded.library, sources, outcome.deleted, extended)
+    return columns, outcome, protected
+
+
+def _around(
+    job: _Job,
+    loaded: _Loaded,
+    protected: Any,
+    protected_pl: pl.DataFrame,
+    worst: tuple[str, ...],
+    control: Any,
+    kinds: Mapping[str, str] | None,
+) -> dict[str, Any]:
+    """The worst attack's control comparison and the fidelity, before and after."""
+    around: dict[str, Any] = {}
+    if control is not None:
+        around["control_before"], around["control_after"] = (
+            job.run(loaded.original, table, worst, control=control, seed=job.seed).control
+            for table in (loaded.table, protected)
+        )
+    if job.utility and protected_pl.height:  # no row left (delete took every avatar)
+        around["utility"] = _utility(loaded, protected, kinds, job.csv)
+    return around
+
+
+def _result(
+    job: _Job,
+    loaded: _Loaded,
+    columns: dict[str, Column],
+    outcome: Outcome,
+    before: list[KprResult],
+    after: list[KprResult],
+    changes: pl.DataFrame,
+    around: dict[str, Any],
+) -> ProtectResult:
+    per_column, used = _counted(changes, job.union)
+    return ProtectResult(
+        target=job.target,
+        moves=job.allowed,
+        seed=job.seed,
+        attacks=tuple(
+            AttackOutcome(_rate(b), _rate(a), b.correct_links, a.correct_links)
+            for b, a in zip(before, after, strict=True)
+        ),
+        n_avatars=tables.n_rows(loaded.table, loaded.library),
+        n_columns=len(tables.columns_of(loaded.table, loaded.library)),
+        cells_changed=per_column,
+        moves_used=used,
+        rows_deleted=len(outcome.deleted),
+        shift_bounds={
+            n: c.bound for n, c in columns.items() if c.bound is not None and "shift" in job.allowed
+        },
+        trace=_thin(outcome.trace),
+        unfixed=outcome.unfixed,
+        changes=changes,
+        **around,
+    )
+
+
+def _checked_moves(
+    moves: str | Iterable[str], seed: object, regenerate_k: int, pairing: Any
+) -> tuple[tuple[str, ...], int, int]:
+    """The moves, the seed and (for ``regenerate``, which needs the pairing) its k."""
     allowed = check_moves(moves)
-    seed = whole_number(seed, "seed", 0)
     if "regenerate" in allowed:
         regenerate_k = whole_number(regenerate_k, "regenerate_k", 1)
         if pairing is None:
@@ -357,49 +504,21 @@ def protect(
                 "the move 'regenerate' needs pairing= (which avatar row is each individual's "
                 "own, as kpr avatarize writes it); give it or choose other moves"
             )
-    tol = check_tolerance(tolerance)
-    attacks = _attacks(known, candidates, max_known)
-    union = list(dict.fromkeys(v for a in attacks for v in a))
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
-    loaded = _load(original, avatars, union, kinds, csv)
-    enc = loaded.encoded
-    codes = {v: enc.columns[v].a for v in union}
-    cache: dict[Any, Any] = {}
-    states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in attacks]
-    m = tables.n_rows(loaded.table, loaded.library)
-    new_avatars = extended = None
-    if "regenerate" in allowed:
-        new_avatars, extended = _new_avatars(loaded, states, pairing, regenerate_k, seed, csv)
-        ext = _load(original, extended, union, kinds, csv)
-        loaded.encoded = enc = ext.encoded
-        new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
-        codes = {v: enc.columns[v].a[:m] for v in union}
-        cache = {}
-        states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in attacks]
-    run = functools.partial(
-        evaluate, tolerance=tol, kinds=kinds, delimiter=delimiter, encoding=encoding,
-        na_values=na_values,
-    )  # fmt: skip
-    before = [run(loaded.original, loaded.table, a, pairing=pairing) for a in attacks]
+    return allowed, whole_number(seed, "seed", 0), regenerate_k
+
+
+def _agree(states: list[AttackState], before: list[KprResult]) -> None:
+    """protect's own counts must be kpr.evaluate's before any move."""
     for s, r in zip(states, before, strict=True):
         if s.linked != r.linked:
             raise ProtectionError(
                 f"protect's counts ({s.linked} linked) disagree with kpr.evaluate "
                 f"({r.linked}) for {', '.join(s.known)}: a bug"
             )
-    columns = _columns(loaded, states)
-    n_columns = len(tables.columns_of(loaded.table, loaded.library))
-    optimiser = Optimiser(columns, states, target, allowed, seed, n_columns, new_avatars)
-    outcome = optimiser.run()
-    sources = {name: col.source for name, col in columns.items()}
-    for name in tables.columns_of(loaded.table, loaded.library):
-        sources.setdefault(name, dict(outcome.regenerated))
-    protected = tables.rebuild(loaded.table, loaded.library, sources, outcome.deleted, extended)
-    kept_pairing = None if pairing is None else _kept_pairing(pairing, enc.n, m, outcome.deleted)
-    after = [run(loaded.original, protected, a, pairing=kept_pairing) for a in attacks]
-    _verify(attacks, before, after, states, target, outcome, loaded, protected)
-    protected_pl = tables.to_polars(protected, loaded.library)
-    changes = _change_log(loaded, protected_pl, columns, outcome, states)
+
+
+def _counted(changes: pl.DataFrame, union: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """Cells changed per column (a regenerated column counted too) and uses of each move."""
     per_column = {name: changes.filter(pl.col("column") == name).height for name in union}
     for name in changes.filter(pl.col("move") == "regenerate")["column"].unique(
         maintain_order=True
@@ -408,43 +527,7 @@ def protect(
     used: dict[str, int] = {}
     for move in changes["move"].to_list():
         used[move] = used.get(move, 0) + 1
-    worst = min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))
-    control_before = control_after = None
-    if control is not None:
-        a = attacks[worst]
-        control_before = run(loaded.original, loaded.table, a, control=control, seed=seed).control
-        control_after = run(loaded.original, protected, a, control=control, seed=seed).control
-    distance_before = distance_after = None
-    if distances:
-        distance_before, distance_after = _distances(loaded, protected_pl, csv)
-    # no row left (delete took every avatar): no distribution to compare
-    fidelity = _utility(loaded, protected, kinds, csv) if utility and protected_pl.height else None
-    result = ProtectResult(
-        target=target,
-        moves=allowed,
-        seed=seed,
-        attacks=tuple(
-            AttackOutcome(_rate(b), _rate(a), b.correct_links, a.correct_links)
-            for b, a in zip(before, after, strict=True)
-        ),
-        n_avatars=m,
-        n_columns=n_columns,
-        cells_changed=per_column,
-        moves_used=used,
-        rows_deleted=len(outcome.deleted),
-        shift_bounds={
-            n: c.bound for n, c in columns.items() if c.bound is not None and "shift" in allowed
-        },
-        trace=_thin(outcome.trace),
-        unfixed=outcome.unfixed,
-        control_before=control_before,
-        control_after=control_after,
-        distance_before=distance_before,
-        distance_after=distance_after,
-        utility=fidelity,
-        changes=changes,
-    )
-    return protected, result
+    return per_column, used
 
 
 def _original_frame(loaded: _Loaded, csv: ReadSettings) -> pl.DataFrame:

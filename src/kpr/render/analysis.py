@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kpr.checks import whole_number
 from kpr.errors import InputError
+from kpr.render import page
 from kpr.render.analysis_sections import (
     baselines_section,
     contributions_section,
@@ -31,17 +32,7 @@ from kpr.render.analysis_sections import (
     subsets_section,
     tolerance_section,
 )
-from kpr.render.page import (
-    count_text,
-    document,
-    esc,
-    footer,
-    names_html,
-    notebook_view,
-    require_matplotlib,
-    warnings_section,
-    write_document,
-)
+from kpr.render.page import esc
 from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import format_rate, meaning
 from kpr.results.rates import AttackRate
@@ -74,7 +65,7 @@ def render_analysis(
     original, the avatar and (optionally) the control tables; ``kpr_avatars``
     (or a pairing) says kpr's generator made the avatars (the advice speaks of k).
     """
-    require_matplotlib()
+    page.require_matplotlib()
     from kpr.render import plots
 
     top = whole_number(top, "top", 0)  # how many subsets to show
@@ -84,6 +75,32 @@ def render_analysis(
             "inputs names the original, the avatar and optionally the control tables: "
             "give two or three labels"
         )
+    a = result.attack
+    parts = [headline_section(result, labels), baselines_section(result, _baseline_svg(result))]
+    parts += _sweep_parts(result, top)
+    curve_svg = None
+    if result.tolerance_curve:
+        curve_svg = plots.tolerance_svg(
+            [plots.CurvePoint(p.tolerance, p.rate, *p.interval) for p in result.tolerance_curve],
+            a.tolerance,
+            "kprt",
+            confidence=a.confidence,
+        )
+    parts += [
+        tolerance_section(result, curve_svg),
+        method_section(result),
+        page.warnings_section(result.warnings),
+        next_section(result, kpr_avatars or result.correct_links is not None),
+        page.footer(esc(DATA_NOTE), now or datetime.now(UTC)),
+    ]
+    title = f"Knowledge Protection Rate {format_rate(a.rate)} — kpr analysis"
+    return page.document(title, "".join(parts), HEADING)
+
+
+def _baseline_svg(result: AnalysisResult) -> str:
+    """The same attack against each table, as bars."""
+    from kpr.render import plots
+
     a, w, c = result.attack, result.original_published, result.control
     floor = result.worst_case
     bars = [
@@ -96,53 +113,41 @@ def render_analysis(
             plots.RateBar("Control individuals", c.control.rate, *c.control.interval,
                           color=plots.BLUISH_GREEN)
         )  # fmt: skip
-    baseline_svg = plots.rate_bars_svg(
+    return plots.rate_bars_svg(
         bars,
         "kprb",
         title="The same attack against each table",
         label="Bar chart comparing the protection rate of the avatars with the original "
         "published as is, the worst case" + (" and the control individuals" if c else "") + ".",
     )
-    parts = [headline_section(result, labels), baselines_section(result, baseline_svg)]
+
+
+def _sweep_parts(result: AnalysisResult, top: int) -> list[str]:
+    """The riskiest subsets and each variable's contribution (or why they are absent)."""
+    from kpr.render import plots
+
     s = result.sweep
     if s is None:
-        parts.append(no_sweep_section("subsets", "The riskiest combinations of known variables"))
-        parts.append(no_sweep_section("contributions", "What each variable adds to the risk"))
-    else:
-        shown = s.top(top)
-        subsets_svg = None
-        if shown:
-            subsets_svg = plots.rate_bars_svg(
-                [plots.RateBar(subset_label(e.known), e.rate, *e.interval) for e in shown],
-                "kprs",
-                title="Riskiest combinations first",
-                label=f"Bar chart of the protection rate of the {len(shown)} riskiest "
-                "combinations of known variables, lowest first.",
-            )
-        contribution_svg = plots.contribution_svg(
-            [x.variable for x in s.contributions],
-            [x.mean_decrease for x in s.contributions],
-            "kprc",
+        return [
+            no_sweep_section("subsets", "The riskiest combinations of known variables"),
+            no_sweep_section("contributions", "What each variable adds to the risk"),
+        ]
+    shown = s.top(top)
+    subsets_svg = None
+    if shown:
+        subsets_svg = plots.rate_bars_svg(
+            [plots.RateBar(subset_label(e.known), e.rate, *e.interval) for e in shown],
+            "kprs",
+            title="Riskiest combinations first",
+            label=f"Bar chart of the protection rate of the {len(shown)} riskiest "
+            "combinations of known variables, lowest first.",
         )
-        parts.append(subsets_section(s, shown, subsets_svg))
-        parts.append(contributions_section(s, contribution_svg))
-    curve_svg = None
-    if result.tolerance_curve:
-        curve_svg = plots.tolerance_svg(
-            [plots.CurvePoint(p.tolerance, p.rate, *p.interval) for p in result.tolerance_curve],
-            a.tolerance,
-            "kprt",
-            confidence=a.confidence,
-        )
-    parts += [
-        tolerance_section(result, curve_svg),
-        method_section(result),
-        warnings_section(result.warnings),
-        next_section(result, kpr_avatars or result.correct_links is not None),
-        footer(esc(DATA_NOTE), now or datetime.now(UTC)),
-    ]
-    title = f"Knowledge Protection Rate {format_rate(a.rate)} — kpr analysis"
-    return document(title, "".join(parts), HEADING)
+    contribution_svg = plots.contribution_svg(
+        [x.variable for x in s.contributions],
+        [x.mean_decrease for x in s.contributions],
+        "kprc",
+    )
+    return [subsets_section(s, shown, subsets_svg), contributions_section(s, contribution_svg)]
 
 
 def write_analysis(
@@ -154,40 +159,45 @@ def write_analysis(
     kpr_avatars: bool = False,
 ) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(
+    return page.write_document(
         path, lambda: render_analysis(result, top=top, inputs=inputs, kpr_avatars=kpr_avatars)
     )
 
 
 def _rate_cells(a: AttackRate) -> list[str]:
     low, high = a.interval
-    return [esc(format_rate(a.rate)), f"{low:.2f} to {high:.2f} %", count_text(a.linked)]
+    return [esc(format_rate(a.rate)), f"{low:.2f} to {high:.2f} %", page.count_text(a.linked)]
 
 
 def repr_analysis(result: AnalysisResult, top: int = 5) -> str:
     """Jupyter's view of an analysis: the attack, its baselines and the riskiest
     subsets of the sweep, as one table; no plots."""
     a = result.attack
-    rows = [["the avatars", names_html(a.known), *_rate_cells(a)]]
+    rows = [["the avatars", page.names_html(a.known), *_rate_cells(a)]]
     rows.append(
-        ["original published as is", names_html(a.known), *_rate_cells(result.original_published)]
+        [
+            "original published as is",
+            page.names_html(a.known),
+            *_rate_cells(result.original_published),
+        ]
     )
     rows.append(
-        ["worst case (all of U linked)", names_html(a.known), esc(format_rate(result.worst_case)),
-         "", count_text(a.unique_originals)]
+        ["worst case (all of U linked)", page.names_html(a.known),
+         esc(format_rate(result.worst_case)), "", page.count_text(a.unique_originals)]
     )  # fmt: skip
     if result.control is not None:
-        rows.append(["control", names_html(a.known), *_rate_cells(result.control.control)])
+        rows.append(["control", page.names_html(a.known), *_rate_cells(result.control.control)])
     if result.sweep is not None:
         rows += [
-            ["riskiest subset", names_html(e.known), *_rate_cells(e)] for e in result.sweep.top(top)
+            ["riskiest subset", page.names_html(e.known), *_rate_cells(e)]
+            for e in result.sweep.top(top)
         ]
     headline_html = (
         f'<span style="font-size:1.8em;font-weight:bold" data-kpr-rate="{a.rate!r}">'
         f"{esc(format_rate(a.rate))}</span> "
         f"<span>Knowledge Protection Rate ({esc(a.method)})</span>"
     )
-    return notebook_view(
+    return page.notebook_view(
         headline_html,
         meaning(a.rate),
         ["attack", "known", "KPR", f"{a.confidence * 100:g} % interval", "linked"],

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
+from kpr.metric.counts import Counts
 from kpr.notices import warnings_json
 from kpr.results import json, views
 from kpr.results.control import ControlComparison
-from kpr.results.evaluation import claims_sentence, format_rate
+from kpr.results.evaluation import Claims, format_rate
 from kpr.results.rates import AttackRate, Method
 
 EXPLAIN_INTERVAL = (
@@ -60,15 +61,11 @@ class Contribution:
     subsets: int  # how many subsets the mean is over
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "variable": self.variable,
-            "mean_decrease": self.mean_decrease,
-            "subsets": self.subsets,
-        }
+        return asdict(self)
 
 
 @dataclass
-class SweepResult:
+class SweepResult(json.JsonResult):
     """Every attack of the sweep, riskiest first, and each variable's contribution."""
 
     candidates: tuple[str, ...]
@@ -103,12 +100,9 @@ class SweepResult:
             "contributions_explanation": EXPLAIN_CONTRIBUTION,
         }
 
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)
-
 
 @dataclass
-class AnalysisResult:
+class AnalysisResult(Claims, json.JsonResult):
     """One attack examined from every side: its interval, the baselines, the
     tolerance curve and (optionally) the sweep over subsets of candidates."""
 
@@ -121,19 +115,8 @@ class AnalysisResult:
     #: linked individuals whose unique avatar is their own (with a pairing)
     correct_links: int | None = None
 
-    @property
-    def reidentification_rate(self) -> float | None:
-        """100 * correct links / n (with a pairing)."""
-        return None if self.correct_links is None else 100.0 * self.correct_links / self.attack.n
-
-    @property
-    def claims(self) -> str:
-        """'The attacker can claim X links; Y are right.'"""
-        return claims_sentence(self.attack.linked, self.correct_links, self.attack.n)
-
-    def claims_for(self, pairing: str) -> str:
-        """:attr:`claims`, naming the pairing as the reader gives it (``--pairing``)."""
-        return claims_sentence(self.attack.linked, self.correct_links, self.attack.n, pairing)
+    def _claimed(self) -> Counts:
+        return self.attack.counts
 
     @property
     def worst_case(self) -> float:
@@ -153,42 +136,6 @@ class AnalysisResult:
         return EXPLAIN_PUBLISHED.format(
             rate=format_rate(self.original_published.rate), avatars=format_rate(self.attack.rate)
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        a = self.attack
-        return {
-            "known": list(a.known),
-            "method": a.method,
-            "method_explanation": EXPLAIN_METHOD[a.method],
-            "tolerance": a.tolerance,
-            "attack": a.to_dict(),
-            "interval_explanation": EXPLAIN_INTERVAL.format(conf=a.confidence * 100),
-            "worst_case": {
-                "kpr": self.worst_case,
-                "n": a.n,
-                "unique_originals": a.unique_originals,
-                "difference": a.rate - self.worst_case,
-                "explanation": self.worst_case_explanation,
-            },
-            "original_published": {
-                **self.original_published.to_dict(),
-                "difference": a.rate - self.original_published.rate,
-                "explanation": self.original_published_explanation,
-            },
-            "control": None if self.control is None else self.control.to_dict(),
-            "tolerance_curve": {
-                "points": [p.to_dict() for p in self.tolerance_curve],
-                "explanation": EXPLAIN_CURVE,
-            },
-            "sweep": None if self.sweep is None else self.sweep.to_dict(),
-            "correct_links": self.correct_links,
-            "reidentification_rate": self.reidentification_rate,
-            "claims": self.claims,
-            "warnings": warnings_json(self.warnings),
-        }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(
@@ -231,3 +178,34 @@ class AnalysisResult:
     def _repr_html_(self) -> str:
         """Jupyter's view: the attack, its baselines, the riskiest subsets (no plots)."""
         return views.repr_html(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        a = self.attack
+        return {
+            "known": list(a.known),
+            "method": a.method,
+            "method_explanation": EXPLAIN_METHOD[a.method],
+            "tolerance": a.tolerance,
+            "attack": a.to_dict(),
+            "interval_explanation": EXPLAIN_INTERVAL.format(conf=a.confidence * 100),
+            "worst_case": {
+                "kpr": self.worst_case,
+                "n": a.n,
+                "unique_originals": a.unique_originals,
+                "difference": a.rate - self.worst_case,
+                "explanation": self.worst_case_explanation,
+            },
+            "original_published": {
+                **self.original_published.to_dict(),
+                "difference": a.rate - self.original_published.rate,
+                "explanation": self.original_published_explanation,
+            },
+            "control": None if self.control is None else self.control.to_dict(),
+            "tolerance_curve": {
+                "points": [p.to_dict() for p in self.tolerance_curve],
+                "explanation": EXPLAIN_CURVE,
+            },
+            "sweep": None if self.sweep is None else self.sweep.to_dict(),
+            **self.claims_dict(),
+            "warnings": warnings_json(self.warnings),
+        }

@@ -198,7 +198,10 @@ class ControlComparison:
     def residual_risk_interval(self) -> tuple[float, float] | None:
         """Its interval, clipped to [0, 1] like the risk."""
         span = self.residual_risk_interval_unclipped
-        return None if span is None else (_unit(span[0]), _unit(span[1]))
+        if span is None:
+            return None
+        low, high = span
+        return _unit(low), _unit(high)
 
     @property
     def shared_share(self) -> float:
@@ -270,16 +273,18 @@ class ControlComparison:
         ]
         risk, interval = self.residual_risk, self.residual_risk_interval
         if risk is not None and interval is not None:
+            lo, hi = interval
             lines.append(
                 f"residual risk (anonymeter's (attack - control) / (1 - control), clipped to "
-                f"[0, 1]): {risk:.4f} ({conf} CI {interval[0]:.4f} to {interval[1]:.4f})"
+                f"[0, 1]): {risk:.4f} ({conf} CI {lo:.4f} to {hi:.4f})"
             )
         return [*lines, self.explanation]
 
     def _span(self, span: tuple[float, float] | None) -> dict[str, float] | None:
         if span is None:
             return None
-        return {"low": span[0], "high": span[1], "confidence": self.original.confidence}
+        low, high = span
+        return {"low": low, "high": high, "confidence": self.original.confidence}
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.difference_interval

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import narwhals as nw
 import polars as pl
@@ -16,13 +16,14 @@ import polars as pl
 from kpr.engine import queries
 from kpr.labels import OVERFLOW_LABEL, SPECIAL_LABELS, class_label
 from kpr.metric.attack import Kind
+from kpr.metric.counts import Counted, Counts, protection_rate
 from kpr.notices import warnings_json
 from kpr.results import json, views
 
+if TYPE_CHECKING:
+    from kpr.results.control import ControlComparison
 
-def protection_rate(linked: int, n: int) -> float:
-    """KPR = 100 * (1 - |S| / n), the spec's step 6."""
-    return 100.0 * (1.0 - linked / n)
+__all__ = ["Detail", "KprResult", "VariableInfo", "protection_rate"]
 
 
 def meaning(rate: float) -> str:
@@ -87,18 +88,12 @@ class VariableInfo:
         out: dict[str, Any] = {"kind": self.kind.value, "missing": self.missing}
         if self.kind.binned:
             out["over_unique_originals"] = {
-                key: json_number(getattr(self, key)) for key in ("mean", "std", "min", "max")
+                key: json.finite_or_none(getattr(self, key))
+                for key in ("mean", "std", "min", "max")
             }
             for key in ("lo", "width", "classes"):
-                out[key] = json_number(getattr(self, key))
+                out[key] = json.finite_or_none(getattr(self, key))
         return out
-
-
-def json_number(x: Any) -> Any:
-    """JSON has no inf/NaN: every kpr JSON output writes them as null."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
 
 
 @dataclass
@@ -117,23 +112,54 @@ def _to_polars(frame: queries.Frame) -> pl.DataFrame:
     return native
 
 
+class Claims:
+    """What the links of a result mean: claims and, with the pairing, how many are
+    right (for a result with ``correct_links`` and the counts of ``_claimed``)."""
+
+    correct_links: int | None
+
+    def _claimed(self) -> Counts:
+        raise NotImplementedError
+
+    @property
+    def reidentification_rate(self) -> float | None:
+        """100 * correct links / n: the individuals truly re-identified (needs the pairing)."""
+        n = self._claimed().n
+        return None if self.correct_links is None else 100.0 * self.correct_links / n
+
+    @property
+    def claims(self) -> str:
+        """What the linked count means: claims, and (with the pairing) how many are right."""
+        c = self._claimed()
+        return claims_sentence(c.linked, self.correct_links, c.n)
+
+    def claims_for(self, pairing: str) -> str:
+        """:attr:`claims`, naming the pairing as the reader gives it (``--pairing``)."""
+        c = self._claimed()
+        return claims_sentence(c.linked, self.correct_links, c.n, pairing)
+
+    def claims_dict(self) -> dict[str, Any]:
+        """The links in JSON: correct links, the re-identification rate, the claims."""
+        return {
+            "correct_links": self.correct_links,
+            "reidentification_rate": self.reidentification_rate,
+            "claims": self.claims,
+        }
+
+
 @dataclass
-class KprResult:
+class KprResult(Counted, Claims, json.JsonResult):
     """An evaluated attack. ``rate`` is the Knowledge Protection Rate in percent."""
 
-    rate: float
-    n: int
-    n_avatars: int
-    unique_originals: int
-    linked: int
+    counts: Counts
     tolerance: float
     known: tuple[str, ...]
     variables: dict[str, VariableInfo]
     warnings: list[str] = field(default_factory=list)
     #: linked individuals whose unique approaching avatar is their own (needs the pairing)
     correct_links: int | None = None
-    #: the size-fair control comparison (a ``kpr.analysis.ControlComparison``)
-    control: Any = None
+    #: the size-fair control comparison (``control=``), else None
+    control: ControlComparison | None = None
     _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -141,23 +167,12 @@ class KprResult:
         """Alias of ``rate``."""
         return self.rate
 
+    def _claimed(self) -> Counts:
+        return self.counts
+
     @property
     def meaning(self) -> str:
         return meaning(self.rate)
-
-    @property
-    def reidentification_rate(self) -> float | None:
-        """100 * correct links / n: the individuals truly re-identified (needs the pairing)."""
-        return None if self.correct_links is None else 100.0 * self.correct_links / self.n
-
-    @property
-    def claims(self) -> str:
-        """What the linked count means: claims, and (with the pairing) how many are right."""
-        return claims_sentence(self.linked, self.correct_links, self.n)
-
-    def claims_for(self, pairing: str) -> str:
-        """:attr:`claims`, naming the pairing as the reader gives it (``--pairing``)."""
-        return claims_sentence(self.linked, self.correct_links, self.n, pairing)
 
     def linked_frame(self, *, codes: bool = False) -> pl.DataFrame:
         """:meth:`linked_individuals` as a polars frame, whatever the input's library."""
@@ -244,15 +259,10 @@ class KprResult:
             "tolerance": self.tolerance,
             "known": list(self.known),
             "variables": {name: v.to_dict() for name, v in self.variables.items()},
-            "correct_links": self.correct_links,
-            "reidentification_rate": self.reidentification_rate,
-            "claims": self.claims,
+            **self.claims_dict(),
             "control": None if self.control is None else self.control.to_dict(),
             "warnings": warnings_json(self.warnings),
         }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)
 
     @overload
     def to_html(

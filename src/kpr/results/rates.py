@@ -7,41 +7,45 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kpr.metric.interval import DEFAULT_CONFIDENCE, kpr_interval
-from kpr.results.evaluation import protection_rate
+from kpr.metric.attack import Attack
+from kpr.metric.counts import Counted, Counts
+from kpr.metric.interval import DEFAULT_CONFIDENCE
 
 Method = Literal["bins", "window"]
 METHODS: tuple[Method, ...] = ("bins", "window")
 
 
 @dataclass(frozen=True)
-class AttackRate:
-    """The outcome of one attack: counts, the rate and its interval."""
+class AttackRate(Counted):
+    """The outcome of one attack: its counts, the rate and its interval."""
 
     known: tuple[str, ...]
     tolerance: float
     method: Method
-    n: int
-    n_avatars: int
-    unique_originals: int
-    linked: int
+    counts: Counts
     confidence: float = DEFAULT_CONFIDENCE
 
-    @property
-    def rate(self) -> float:
-        """KPR in percent, computed exactly as ``kpr.evaluate`` does."""
-        return protection_rate(self.linked, self.n)
+    @classmethod
+    def of(
+        cls,
+        attack: Attack,
+        counts: Counts,
+        method: Method = "bins",
+        confidence: float = DEFAULT_CONFIDENCE,
+    ) -> AttackRate:
+        """The rate of ``attack`` from the counts it found."""
+        return cls(attack.known, attack.tolerance, method, counts, confidence)
 
     @property
     def floor(self) -> float:
         """The lowest rate this attack can give, every member of U linked:
         100 * (1 - |U| / n) (the worst case)."""
-        return protection_rate(self.unique_originals, self.n)
+        return self.counts.floor
 
     @property
     def interval(self) -> tuple[float, float]:
         """Wilson score interval of the rate, in percent (low, high)."""
-        return kpr_interval(self.linked, self.n, self.confidence)
+        return self.counts.interval_at(self.confidence)
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.interval

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from kpr.analysis import difference_interval, kpr_interval, wilson_interval
+from kpr.metric.interval import difference_interval, kpr_interval, wilson_interval
 
 
 def test_wilson_textbook_value() -> None:

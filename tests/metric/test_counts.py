@@ -1,0 +1,35 @@
+"""The one counts type (kpr.metric.counts): what every engine, sweep and result
+derives the rate, the worst case and the interval from."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import kpr
+from kpr.metric.counts import Counts, require_rows
+from kpr.metric.interval import kpr_interval
+
+
+def test_the_rate_floor_and_interval_come_from_the_four_counts() -> None:
+    c = Counts(n=5, n_avatars=5, unique_originals=3, linked=2)
+    assert c.rate == 60.0 and c.floor == 40.0
+    assert c.interval == kpr_interval(2, 5) and c.interval_at(0.5) == kpr_interval(2, 5, 0.5)
+
+
+def test_evaluate_analyze_and_sweep_carry_the_same_counts() -> None:
+    from kpr.analysis import analyze, sweep
+
+    o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
+    a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    direct = kpr.evaluate(o, a, known=["age", "sex"])
+    assert direct.counts == Counts(5, 5, 3, 2)
+    assert analyze(o, a, ["age", "sex"], tolerances=None).attack.counts == direct.counts
+    both = sweep(o, a, ["age", "sex"], 2).rate_of(["age", "sex"])
+    assert both.counts == direct.counts and both.rate == direct.rate
+
+
+def test_no_rows_is_one_input_error() -> None:
+    require_rows(1)
+    with pytest.raises(kpr.InputError, match="no rows"):
+        require_rows(0)
