@@ -19,8 +19,8 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from kpr.engine.backends import text_facts
-from kpr.engine.spark import nan_text_to_null, parse_number
+from kpr.engine.backends import text_facts, to_days
+from kpr.engine.spark import nan_text_to_null, parse_number, spark_iso_facts
 from kpr.errors import InputError
 from kpr.inputs import dates
 from kpr.inputs.csv_text import (
@@ -195,7 +195,7 @@ def _iso_facts(side: Side, name: str) -> str | bool | None:
     frame = side.frame
     if isinstance(frame, pl.LazyFrame):
         return dates.iso_text_facts(frame.select(pl.col(name).cast(pl.String)), name)
-    return dates.spark_iso_facts(frame.to_native(), name)
+    return spark_iso_facts(frame.to_native(), name)
 
 
 def _date_expr(side: Side, name: str, other: Side) -> pl.Expr | _Days:
@@ -376,7 +376,7 @@ def _wrap(
         frame = frame.drop(source)
     for n, e in exprs.items():
         if isinstance(e, _Days):
-            frame = dates.to_days(frame, n, e.dtype)
+            frame = to_days(frame, n, e.dtype)
     schema = frame.collect_schema()
     floats = [n for n in kinds if schema[n].is_float()]
     if floats:  # NaN is missing, like null: one class

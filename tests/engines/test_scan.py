@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpr.engine import queries
-from kpr.engine.backends import PolarsHooks
+from kpr.engine.polars import PolarsHooks
 from kpr.metric.attack import Kind, make_attack
 
 SPECIAL = st.sampled_from([0.0, -0.0, math.nan, math.inf, -math.inf, 5e-324, 1e308, -1e308])
@@ -77,9 +77,9 @@ def test_the_scan_gives_what_the_two_passes_give(frame: pl.DataFrame) -> None:
 
 def test_large_frames_keep_the_two_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Above the in-memory threshold G is recomputed by each query: no scan."""
-    from kpr.engine import backends
+    from kpr.engine import polars as polars_engine
 
-    monkeypatch.setattr(backends, "PERSIST_ROWS", 2)
+    monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 2)
     frame = pl.DataFrame({"f": [1.0, 2.0, 3.5], "i": [1, 2, 3], "u": [1, 2, 3], "c": list("abc")})
     frame = frame.with_columns(pl.col("u").cast(pl.UInt64))
     run = _run(frame, PolarsHooks(hashed_rows=0))
