@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from kpr.engine import queries
-from kpr.engine.encoded import weighted_moments
+from kpr.engine.encoded import linked_count, singles, weighted_moments
 from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Moments, NumericBins
@@ -61,11 +61,12 @@ class PolarsHooks(Hooks):
         lf = _polars(original)
         n = lf.select(pl.len()).collect().item()
         self.hashed = n > self.hashed_rows
-        if self.hashed:
-            g = nw.from_native(hashed_groups(lf, known, row))
-        else:
-            g = queries.original_groups(original, known, row)
         self.in_memory = n <= PERSIST_ROWS
+        if self.hashed and self.in_memory:
+            return nw.from_native(memory_groups(lf.collect(), known, row).lazy())
+        if self.hashed:
+            return nw.from_native(hashed_groups(lf, known, row))
+        g = queries.original_groups(original, known, row)
         if self.in_memory:  # small enough to keep: G is read by three queries
             return nw.from_native(_polars(g).collect(engine="streaming").lazy())
         return g
@@ -95,7 +96,7 @@ class PolarsHooks(Hooks):
         u, a = _polars(coded_u).select(keys), _polars(coded_a).select(keys)
         if self.hashed:
             code_bins = {queries._code_name(v): b for v, b in bins.items()}
-            counts = packed_link(u, a, keys, code_bins)
+            counts = packed_link(u, a, keys, code_bins, self.in_memory)
             if counts is not None:
                 return counts
         return exact_link(u, a, keys)
@@ -109,22 +110,35 @@ def distinct_scan(
 ) -> Scan:
     """:class:`kpr.engine.queries.Scan` of G in memory: per known variable, its
     distinct values with their rows in the original and in U (one group-by each,
-    all run at once); every figure is then a sum over those values."""
+    all run at once); every figure is then a sum over those values. A numeric
+    column with more than ``SORTED_SCAN`` distinct values (polars' estimate) is
+    scanned by a sort of its values instead (:func:`_sorted_scan`)."""
+    g = groups.collect()
+    binned = [v for v in kinds if kinds[v].binned]
+    estimate = g.select(pl.col(binned).approx_n_unique()).row(0, named=True) if binned else {}
+    wide = {v for v in binned if estimate[v] > SORTED_SCAN}
     n = pl.col(queries._N)
+    grouped = [v for v in kinds if v not in wide]
     per_value = [
-        groups.group_by(v).agg(
-            n.sum().cast(pl.Int64).alias(_O), (n == 1).sum().cast(pl.Int64).alias(_U)
-        )
-        for v in kinds
+        g.lazy()
+        .group_by(v)
+        .agg(n.sum().cast(pl.Int64).alias(_O), (n == 1).sum().cast(pl.Int64).alias(_U))
+        for v in grouped
     ]
+    frames = dict(zip(grouped, pl.collect_all(per_value), strict=True))
+    counts = g[queries._N].to_numpy()
     moments: dict[str, Moments] = {}
     profile: dict[str, dict[str, int]] = {}
     unique_rows: dict[str, int] = {}
-    total = size_u = 0
-    for v, frame in zip(kinds, pl.collect_all(per_value), strict=True):
+    for v in kinds:
+        if v in wide:
+            moments[v], profile[v], unique_rows[v] = _sorted_scan(
+                g[v], counts, v in exact, v in integers
+            )
+            continue
+        frame = frames[v]
         rows, in_u = frame[_O].to_numpy(), frame[_U].to_numpy()
         null = frame[v].is_null().to_numpy()
-        total, size_u = int(rows.sum()), int(in_u.sum())
         unique_rows[v] = int(np.count_nonzero(rows == 1))
         profile[v] = {"missing": int(rows[null].sum())}
         if v in integers:
@@ -133,7 +147,66 @@ def distinct_scan(
             values = frame[v].cast(pl.Float64).to_numpy()
             ints = frame[v].cast(pl.Int64).fill_null(0).to_numpy() if v in exact else None
             moments[v] = weighted_moments(values, ints, np.where(null, 0, in_u))
+    total, size_u = int(counts.sum()), int(np.count_nonzero(counts == 1))
     return Scan(total, size_u, moments, profile, unique_rows)
+
+
+#: A numeric column of G with more distinct values than this (polars' estimate) is
+#: scanned by a sort of its values: a hash table of millions of distinct floats
+#: costs several times a sort.
+SORTED_SCAN = 100_000
+
+
+def _sorted_scan(
+    column: pl.Series, counts: np.ndarray, exact: bool, integer: bool
+) -> tuple[Moments, dict[str, int], int]:
+    """One numeric column of G (``counts``: each G row's rows in the original):
+    its moments over U, its profile and its rows holding a value no other row
+    holds, by one sort of its values (missing and NaN each one value, as in a
+    group-by; -0.0 equals 0.0). The moments are summed over G's rows of U
+    directly: the same exact sums as over its distinct values."""
+    null = column.is_null().to_numpy()
+    keys = column.fill_null(0).to_numpy()
+    nan = np.isnan(keys) & ~null if keys.dtype.kind == "f" else np.zeros(len(keys), dtype=bool)
+    present = ~(null | nan)
+    ordered = np.sort(keys[present])
+    unique = int(np.count_nonzero(singles(ordered)))
+    shared = keys[present & (counts > 1)]  # a G row of several original rows
+    if len(shared):
+        left = np.searchsorted(ordered, shared, "left")
+        unique -= int(np.count_nonzero(np.searchsorted(ordered, shared, "right") - left == 1))
+    unique += sum(int(counts[m].sum()) == 1 for m in (null, nan))
+    profile = {"missing": int(counts[null].sum())}
+    if integer:
+        runs = np.count_nonzero(ordered[1:] != ordered[:-1]) + 1 if len(ordered) else 0
+        profile["distinct"] = int(runs) + int(nan.any())
+    values = column.cast(pl.Float64).to_numpy()
+    ints = column.cast(pl.Int64).fill_null(0).to_numpy() if exact else None
+    moments = weighted_moments(values, ints, np.where(null, 0, counts == 1).astype(np.int64))
+    return moments, profile, unique
+
+
+def _shared_hashes(hashes: np.ndarray) -> np.ndarray:
+    """The hashes that occur more than once, each once (by a sort: cheaper than a
+    hash table of millions of distinct hashes)."""
+    ordered = np.sort(hashes)
+    return np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+
+
+def memory_groups(df: pl.DataFrame, known: Sequence[str], row: str | None) -> pl.DataFrame:
+    """``hashed_groups`` of a table in memory: each row hashed once, the rows whose
+    hash is unique kept as groups of one, the others grouped exactly."""
+    keys = list(known)
+    hashes = df.select(pl.struct(keys).hash()).to_series()
+    shared = pl.Series(_H, _shared_hashes(hashes.to_numpy()), dtype=pl.UInt64)
+    mask = hashes.is_in(shared)
+    order = [*keys, *([row] if row else []), queries._N]
+    aggs = [pl.len().cast(pl.Int64).alias(queries._N)]
+    if row is not None:
+        aggs.append(pl.col(row).min())
+    once = df.filter(~mask).with_columns(pl.lit(1, pl.Int64).alias(queries._N)).select(order)
+    many = df.filter(mask).group_by(keys).agg(aggs).select(order)
+    return pl.concat([once, many], how="vertical")
 
 
 def hashed_groups(lf: pl.LazyFrame, known: Sequence[str], row: str | None) -> pl.LazyFrame:
@@ -142,10 +215,7 @@ def hashed_groups(lf: pl.LazyFrame, known: Sequence[str], row: str | None) -> pl
     collisions) are grouped exactly. Same content as ``original_groups``."""
     keys = list(known)
     h = pl.struct(keys).hash().alias(_H)
-    hashes = lf.select(h).collect(engine="streaming").to_series().sort()
-    values = hashes.to_numpy()
-    shared = np.unique(values[1:][values[1:] == values[:-1]])
-    del hashes, values
+    shared = _shared_hashes(lf.select(h).collect(engine="streaming").to_series().to_numpy())
     dupes = pl.LazyFrame({_H: pl.Series(_H, shared, dtype=pl.UInt64)})
     hashed = lf.with_columns(h)
     order = [*keys, *([row] if row else []), queries._N]
@@ -177,17 +247,51 @@ def exact_link(u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str]) -> tuple[int, 
 
 
 def packed_link(
-    u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str], bins: Mapping[str, NumericBins]
+    u: pl.LazyFrame,
+    a: pl.LazyFrame,
+    keys: list[str],
+    bins: Mapping[str, NumericBins],
+    in_memory: bool = False,
 ) -> tuple[int, int] | None:
     """m and |S| with each profile packed into one exact 64-bit integer.
 
     polars' streaming group-by on several keys (or with per-group aggregates)
     takes several GiB at 100M rows; on one integer key it takes a fraction.
+    ``in_memory``: both tables' keys are collected once and counted by a sort
+    (``kpr.engine.encoded.linked_count``), cheaper than hashing millions of
+    distinct keys. None (use ``exact_link``) when the profiles cannot be packed.
+    """
+    packed = packed_keys(u, a, keys, bins, in_memory)
+    if packed is None:
+        return None
+    u_keys, a_keys, radix = packed
+    if in_memory:
+        u_key, a_key = (k.collect().to_series().to_numpy() for k in (u_keys, a_keys))
+        return len(a_key), linked_count(u_key[u_key >= 0], a_key, radix)
+    counts = a_keys.group_by(_H).agg(pl.len().alias("c"))
+    once = counts.filter(pl.col("c") == 1).select(_H)
+    linked = u_keys.join(once, on=_H, how="semi").select(pl.len().alias("s"))
+    m = a_keys.select(pl.len().alias("m"))
+    s, total = pl.collect_all([linked, m], engine="streaming")
+    return int(total.item()), int(s.item())
+
+
+def packed_keys(
+    u: pl.LazyFrame,
+    a: pl.LazyFrame,
+    keys: list[str],
+    bins: Mapping[str, NumericBins],
+    in_memory: bool = False,
+) -> tuple[pl.LazyFrame, pl.LazyFrame, int] | None:
+    """U's and the avatars' profiles, each packed into one exact int64 (column
+    ``_H``; -1 for a U profile no avatar can hold), and the radix of the keys.
+
     Each code becomes a digit of a mixed-radix number: numeric codes (special
     codes included) shifted to start at 0, text values as their categorical
     ids, booleans and integers as small offsets; missing is digit 0. The
-    packing is injective, so the counts are exact. None (use ``exact_link``)
-    when a column cannot be packed or the digits need more than 63 bits.
+    packing is injective, so the counts are exact. None when a column cannot be
+    packed or the digits need more than 63 bits. ``in_memory``: each table's
+    codes (text ids included) are computed once and kept.
     """
     schema = a.collect_schema()
     text = [k for k in keys if k not in bins and isinstance(schema[k], _TEXT_TYPES)]
@@ -197,12 +301,17 @@ def packed_link(
         bins
     ) != len(keys):
         return None
-    ids = {
-        k: pl.col(k).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64) for k in text
-    }
+    if text:  # each text value as its categorical id, computed once per table
+        ids = [
+            pl.col(k).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64)
+            for k in text
+        ]
+        u, a = u.with_columns(ids), a.with_columns(ids)
+    if in_memory:
+        u, a = u.collect().lazy(), a.collect().lazy()
     ranges = (
         a.select(
-            *(ids[k].max().alias(f"{k}__hi") for k in text),
+            *(pl.col(k).max().alias(f"{k}__hi") for k in text),
             *(pl.col(k).min().alias(f"{k}__lo") for k in ints),
             *(pl.col(k).max().alias(f"{k}__hi") for k in ints),
         )
@@ -222,7 +331,7 @@ def packed_link(
         elif k in text:
             hi = ranges[f"{k}__hi"]
             radix = 1 if hi is None else int(hi) + 2
-            digits.append((ids[k] + 1, radix))
+            digits.append((pl.col(k) + 1, radix))
         else:
             lo, hi = ranges[f"{k}__lo"], ranges[f"{k}__hi"]
             if lo is None:  # no avatar value: only missing can match (a column, not a
@@ -236,7 +345,8 @@ def packed_link(
             # could wrap around int64 onto a valid digit
             outside = ~pl.col(k).is_between(int(lo), int(hi))
             digits.append((pl.when(outside).then(-1).otherwise(pl.col(k) - int(lo) + 1), radix))
-    if math.prod(r for _, r in digits) >= 2**63:
+    total = math.prod(r for _, r in digits)
+    if total >= 2**63:
         return None
     key: pl.Expr = pl.lit(0, pl.Int64)
     valid: pl.Expr = pl.lit(True)
@@ -245,9 +355,4 @@ def packed_link(
         key = key * radix + d
         valid = valid & (d >= 0) & (d < radix)
     packed = pl.when(valid).then(key).otherwise(-1).alias(_H)
-    counts = a.select(packed).group_by(_H).agg(pl.len().alias("c"))
-    once = counts.filter(pl.col("c") == 1).select(_H)
-    linked = u.select(packed).join(once, on=_H, how="semi").select(pl.len().alias("s"))
-    m = a.select(pl.len().alias("m"))
-    s, total = pl.collect_all([linked, m], engine="streaming")
-    return int(total.item()), int(s.item())
+    return u.select(packed), a.select(packed), total
