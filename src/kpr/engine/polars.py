@@ -82,6 +82,12 @@ class PolarsHooks(Hooks):
             return None
         return distinct_scan(_polars(groups), kinds, exact, integers)
 
+    def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
+        if self.in_memory:  # counted by the scan
+            return None
+        lf = _polars(original)
+        return {v: column_singles(lf, v) for v in known}
+
     def collect(self, frame: Frame) -> dict[str, Any]:
         out = _polars(frame).collect(engine="streaming")
         return {k: v[0] for k, v in out.to_dict(as_series=False).items()}
@@ -186,6 +192,24 @@ def _sorted_scan(
     return moments, profile, unique
 
 
+def column_singles(lf: pl.LazyFrame, name: str) -> int:
+    """The rows whose value of one column no other row holds (missing and NaN each
+    one value, as in ``is_unique``), one column read at a time: a numeric column's
+    values sorted (8 bytes a row), other columns by a streaming group-by."""
+    if not lf.collect_schema()[name].is_numeric():
+        counts = lf.group_by(name).agg(pl.len().alias("c")).filter(pl.col("c") == 1)
+        return int(counts.select(pl.len()).collect(engine="streaming").item())
+    column = lf.select(name).collect(engine="streaming").to_series()
+    nulls = column.null_count()
+    values = column.drop_nulls()
+    del column
+    ordered = values.sort().to_numpy()  # NaN last
+    del values
+    nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
+    present = ordered[: len(ordered) - nan]
+    return int(np.count_nonzero(singles(present))) + (nulls == 1) + (nan == 1)
+
+
 def _shared_hashes(hashes: np.ndarray) -> np.ndarray:
     """The hashes that occur more than once, each once (by a sort: cheaper than a
     hash table of millions of distinct hashes)."""
@@ -268,12 +292,28 @@ def packed_link(
     if in_memory:
         u_key, a_key = (k.collect().to_series().to_numpy() for k in (u_keys, a_keys))
         return len(a_key), linked_count(u_key[u_key >= 0], a_key, radix)
-    counts = a_keys.group_by(_H).agg(pl.len().alias("c"))
-    once = counts.filter(pl.col("c") == 1).select(_H)
-    linked = u_keys.join(once, on=_H, how="semi").select(pl.len().alias("s"))
-    m = a_keys.select(pl.len().alias("m"))
-    s, total = pl.collect_all([linked, m], engine="streaming")
-    return int(total.item()), int(s.item())
+    return sorted_link(u_keys, a_keys)
+
+
+def sorted_link(u_keys: pl.LazyFrame, a_keys: pl.LazyFrame) -> tuple[int, int]:
+    """m and |S| from packed keys too many to count in memory: the avatars' keys
+    sorted (8 bytes a row), only those present once kept; U's keys sorted, then
+    looked up in them (a hash table of 100M distinct keys takes several GiB)."""
+    ordered = a_keys.collect(engine="streaming").to_series().sort().to_numpy()
+    m = len(ordered)
+    once = ordered[singles(ordered)]
+    del ordered
+    u_key = u_keys.filter(pl.col(_H) >= 0).collect(engine="streaming").to_series().sort()
+    linked = 0
+    for start in range(0, len(u_key), _LOOKUP_BLOCK):
+        block = u_key.slice(start, _LOOKUP_BLOCK).to_numpy()
+        at = np.minimum(np.searchsorted(once, block), len(once) - 1)
+        linked += int(np.count_nonzero(once[at] == block)) if len(once) else 0
+    return m, linked
+
+
+#: U's sorted keys are looked up this many at a time (bounded temporary arrays).
+_LOOKUP_BLOCK = 1 << 22
 
 
 def packed_keys(

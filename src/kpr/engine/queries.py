@@ -364,6 +364,12 @@ class Hooks:
     def release(self, frame: Frame) -> None:
         """Free what ``groups`` cached, once the counts are known."""
 
+    def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
+        """Per known column, the original rows whose value no other row holds (the
+        identifying-variable check), when the backend counts them its own way;
+        None (the default): one ``is_unique`` query over the original later."""
+        return None
+
     def text_facts(self, frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
         """For a text column: (some value present, every value an integer, the first
         value that is not a number); None (the default): this backend cannot tell."""
@@ -687,7 +693,8 @@ def run(
             }
             for i, v in enumerate(attack.known)
         }
-        unique_rows = None
+        counted = hooks.unique_values(original, known)
+        unique_rows = None if counted is None else {v: counted[a] for v, a in aliases.items()}
     else:
         n, size_u = scan.n, scan.u
         bins = _bins(scan.moments, attack.tolerance, dates, widths)
