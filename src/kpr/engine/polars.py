@@ -1,18 +1,24 @@
 """The polars backend (and pandas and pyarrow inputs, which are read into polars).
 
-Every query runs on polars' streaming engine. When G (the original grouped by its
-raw known values) is in memory, the statistics, the column profile and the
-identifying-variable counts come from one group-by of G per known variable (each
-distinct value with its rows in the original and in U; ``Scan``), the exact sums
-taken over the distinct values only (``kpr.engine.encoded.weighted_moments``).
-Above ``HASHED_ROWS`` original rows, G is built without a hash table of every
-distinct tuple: each row's known values are hashed, the hashes sorted (8 bytes a
-row), and only rows whose hash occurs more than once go through an exact
-group-by. A row whose hash is unique has a unique tuple, so this is exact
-whatever the collisions. G is kept in memory up to ``PERSIST_ROWS`` rows, else
-recomputed by each query (a 100M-row Parquet file is never loaded). Steps 4-5
-group the avatars' profiles packed into one exact 64-bit integer each
-(``packed_link``), then semi-join U on the profiles present once.
+Every query runs on polars' streaming engine. Hash tables of millions of
+distinct values (a continuous column, a profile per row) cost several times a
+sort of 8-byte values, so the wide steps are sorts:
+
+- Up to ``PERSIST_ROWS`` original rows, the original is read once into memory and
+  G (the original grouped by its raw known values) built from one hash of each
+  row: rows whose hash is unique are groups of one (a unique hash means a unique
+  tuple, whatever the collisions); only rows sharing a hash are grouped exactly.
+  The statistics, the column profile and the identifying-variable counts then
+  come from one pass over G per known variable (``Scan``): a group-by of its
+  values, or a sort of them for a numeric column with many distinct values; the
+  exact sums go through ``kpr.engine.encoded.weighted_moments``. Steps 4-5 pack
+  each profile into one exact 64-bit integer (``packed_keys``) and count the keys
+  by a sort (``kpr.engine.encoded.linked_count``).
+- Above it (a 100M-row Parquet file is never loaded), G is rebuilt by each query
+  from the rows' hashes, sorted once (8 bytes a row); the identifying-variable
+  counts take one column at a time, sorted; the packed profiles of the avatars
+  and of U are sorted and looked up in blocks (``sorted_link``).
+- Up to ``HASHED_ROWS`` rows, plain group-bys and joins are faster.
 """
 
 from __future__ import annotations
