@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from kpr.engine import backends
+from kpr.engine import polars as polars_engine
 from kpr.engine.spark import spark_session
 
 ENGINES = [
@@ -94,7 +94,7 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> C
     if name == "polars-lazy":
         return lambda f: f.lazy()
     if name == "polars-hashed":  # the large-input path of polars, forced on small tables
-        monkeypatch.setattr(backends, "HASHED_ROWS", 0)
+        monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
         return lambda f: f.lazy()
     if name == "pandas":
         return lambda f: f.to_pandas()

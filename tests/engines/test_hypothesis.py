@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import kpr
-from kpr.engine import backends
+from kpr.engine import polars as polars_engine
+from kpr.engine.spark import SparkHooks
 from tests.strategies import Case, assert_matches_reference, cases
 
 from .conftest import _to_dask, _to_spark
@@ -42,12 +43,12 @@ def test_duckdb_matches_polars_and_the_reference(case: Case) -> None:
 @settings(max_examples=80, **SETTINGS)
 @given(cases())
 def test_polars_hashed_path_matches_the_reference(case: Case) -> None:
-    saved = backends.HASHED_ROWS
-    backends.HASHED_ROWS = 0
+    saved = polars_engine.HASHED_ROWS
+    polars_engine.HASHED_ROWS = 0
     try:
         _check(case, lambda f: f.lazy())
     finally:
-        backends.HASHED_ROWS = saved
+        polars_engine.HASHED_ROWS = saved
 
 
 @settings(max_examples=15, **SETTINGS)
@@ -72,18 +73,18 @@ def test_spark_never_collects_rows(spark: Any) -> None:
     o = pl.DataFrame({"x": list(range(2000)), "g": ["a", "b"] * 1000})
     so, sa = _to_spark(spark, o), _to_spark(spark, o)
     seen: list[int] = []
-    original = backends.SparkHooks.collect
+    original = SparkHooks.collect
 
     def spy(self: Any, frame: Any) -> dict[str, Any]:
         row = original(self, frame)
         seen.append(1)
         return row
 
-    backends.SparkHooks.collect = spy  # type: ignore[method-assign]
+    SparkHooks.collect = spy  # type: ignore[method-assign]
     try:
         r = kpr.evaluate(so, sa, ["x", "g"])
     finally:
-        backends.SparkHooks.collect = original  # type: ignore[method-assign]
+        SparkHooks.collect = original  # type: ignore[method-assign]
     expected = kpr.evaluate(o, o, ["x", "g"])
     assert (r.n, r.unique_originals, r.linked) == (2000, 2000, expected.linked)
     assert [v.lo for v in r.variables.values()] == [v.lo for v in expected.variables.values()]

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpr.engine import queries
-from kpr.engine.backends import PolarsHooks
+from kpr.engine.polars import PolarsHooks
 from kpr.metric.attack import Kind, make_attack
 
 SPECIAL = st.sampled_from([0.0, -0.0, math.nan, math.inf, -math.inf, 5e-324, 1e308, -1e308])
@@ -56,11 +56,23 @@ def _same(a: float | None, b: float | None) -> bool:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(tables())
 def test_the_scan_gives_what_the_two_passes_give(frame: pl.DataFrame) -> None:
+    """Both scans (a group-by of each column's values, or a sort of a numeric
+    column's values) and both builds of G give what the two passes give."""
+    from kpr.engine import polars as polars_engine
+
     hooks = PolarsHooks(hashed_rows=0 if frame.height % 2 else 10**9)  # both ways to build G
-    scanned, passes = _run(frame, hooks), _run(frame, queries.Hooks())
+    saved = polars_engine.SORTED_SCAN, polars_engine.PERSIST_ROWS
+    polars_engine.SORTED_SCAN = -1 if frame.height % 3 else saved[0]  # numeric columns by a sort
+    if frame.height % 4 == 1:  # G not kept: the two passes, values and keys counted by sorts
+        polars_engine.PERSIST_ROWS = 0
+    try:
+        scanned = _run(frame, hooks)
+    finally:
+        polars_engine.SORTED_SCAN, polars_engine.PERSIST_ROWS = saved
+    passes = _run(frame, queries.Hooks())
     assert scanned.unique_rows is not None and passes.unique_rows is None
     assert scanned.counts == passes.counts
     assert scanned.profile == passes.profile
@@ -75,14 +87,15 @@ def test_the_scan_gives_what_the_two_passes_give(frame: pl.DataFrame) -> None:
 
 
 def test_large_frames_keep_the_two_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above the in-memory threshold G is recomputed by each query: no scan."""
-    from kpr.engine import backends
+    """Above the in-memory threshold G is recomputed by each query: no scan; the
+    identifying-variable counts come from one column at a time."""
+    from kpr.engine import polars as polars_engine
 
-    monkeypatch.setattr(backends, "PERSIST_ROWS", 2)
+    monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 2)
     frame = pl.DataFrame({"f": [1.0, 2.0, 3.5], "i": [1, 2, 3], "u": [1, 2, 3], "c": list("abc")})
     frame = frame.with_columns(pl.col("u").cast(pl.UInt64))
     run = _run(frame, PolarsHooks(hashed_rows=0))
-    assert run.unique_rows is None
+    assert run.unique_rows == {"f": 3, "i": 3, "u": 3, "c": 3}  # counted by sorts
     assert run.bins["f"].mean == _run(frame, queries.Hooks()).bins["f"].mean == 6.5 / 3
 
 

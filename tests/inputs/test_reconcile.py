@@ -34,7 +34,10 @@ def test_text_declared_numeric_is_parsed_by_the_given_engine_parsing() -> None:
         asked.append(("parse", name, str(integer)))
         return frame.with_columns(nw.col(name).str.strip_chars().cast(nw.Int64))
 
-    parsing = TextParsing(facts, parse, lambda frame, name: frame)
+    def unused(*args: object) -> None:
+        raise AssertionError("no date column here")
+
+    parsing = TextParsing(facts, parse, lambda frame, name: frame, unused, unused)
     attack = make_attack(["age", "sex"], kinds={"age": "numeric"})
     prepared = prepare(*_relations(), attack, parsing=parsing)
     assert prepared.kinds == {"age": Kind.NUMERIC, "sex": Kind.CATEGORICAL}

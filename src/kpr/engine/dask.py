@@ -1,12 +1,17 @@
-"""Dask glue of the CLI: the ``distributed`` client, and reading Parquet files
-with Dask (only the known columns, optionally each row's file position)."""
+"""The Dask backend: its hooks (G persisted in the workers), the ``distributed``
+client of the CLI, and reading Parquet files with Dask (only the known columns,
+optionally each row's file position)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import narwhals as nw
+
+from kpr.engine.queries import Frame, Hooks, original_groups
 from kpr.errors import InputError, MissingDependencyError, first_line
 from kpr.inputs.engine_table import FILE_ROW, EngineTable
 
@@ -68,3 +73,13 @@ def dask_positions(frame: Any, name: str) -> Any:
     nothing reaches the client."""
     counted = frame.assign(**{name: 1})
     return counted.assign(**{name: counted[name].cumsum() - 1})
+
+
+class DaskHooks(Hooks):
+    """G persisted in the workers' memory for the three queries."""
+
+    def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
+        native = original_groups(original, known, row).to_native()
+        with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
+            warnings.filterwarnings("ignore", "Dask support", FutureWarning)
+            return nw.from_native(native.persist())

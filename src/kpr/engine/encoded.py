@@ -227,7 +227,7 @@ def _extend(
     return packed, radix * digit_radix, renumbered
 
 
-def _singles(ordered: Ints) -> np.ndarray:
+def singles(ordered: Ints) -> np.ndarray:
     """Which entries of a sorted array hold a value that occurs once."""
     single = np.ones(len(ordered), dtype=bool)
     same = ordered[1:] == ordered[:-1]
@@ -247,8 +247,9 @@ def _few_keys(radix: int, rows: int) -> bool:
     return radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * rows)
 
 
-def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
-    """|S|: members of U whose profile occurs exactly once among the avatars.
+def linked_count(u_key: Ints, a_key: Ints, radix: int) -> int:
+    """|S|: members of U whose profile occurs exactly once among the avatars (keys
+    in ``[0, radix)``).
 
     Few possible profiles: one ``bincount``. Otherwise B1 (the sorted avatar
     profiles present once) and U's profiles are sorted together, each tagged in
@@ -259,7 +260,7 @@ def _linked(u_key: Ints, a_key: Ints, radix: int) -> int:
     if _few_keys(radix, len(u_key) + len(a_key)):
         return int(np.count_nonzero(np.bincount(a_key, minlength=radix)[u_key] == 1))
     ordered = np.sort(a_key)
-    once = ordered[_singles(ordered)]
+    once = ordered[singles(ordered)]
     merged = np.sort(np.concatenate([once * 2, u_key * 2 + 1]))
     profile = merged >> 1
     starts = np.flatnonzero(np.r_[True, profile[1:] != profile[:-1]])
@@ -408,7 +409,7 @@ class EncodedTables:
             rest = np.flatnonzero(np.bincount(key, minlength=radix) == 1)
         else:
             ordered = np.sort(key)
-            rest = ordered[_singles(ordered)]
+            rest = ordered[singles(ordered)]
         codes: list[Ints] = []
         for name in reversed(known):
             rest, code = np.divmod(rest, self.columns[name].radix)
@@ -457,7 +458,7 @@ class EncodedTables:
             a_digit = lookup[self.columns[name].a]
             keys, radix, _ = _extend(keys, radix, [u_digit, a_digit], digit_radix)
         assert keys is not None
-        linked = _linked(keys[0], keys[1], radix)
+        linked = linked_count(keys[0], keys[1], radix)
         size_u = len(d.u_digits[0])
         return SubsetCounts(tuple(known), Counts(self.n, self.m, size_u, linked), d.bins)
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import narwhals as nw
 
+from kpr.inputs.dates import days_expr
 from kpr.metric.attack import ROW, Attack, Kind
 from kpr.metric.binning import (
     MISSING,
@@ -324,7 +325,8 @@ class Hooks:
     row count in ``__kpr_n__`` (and the smallest row position when rows are
     carried). U is G's rows of count 1. A backend may cache G (Spark, Dask,
     small polars frames) or build it another way with the same content (the
-    hashed build of ``kpr.engine.backends`` for large polars inputs).
+    hashed build of ``kpr.engine.polars`` for large polars inputs). Each backend's
+    subclass lives in its own module; ``kpr.engine.backends.hooks_for`` picks it.
     """
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
@@ -359,6 +361,21 @@ class Hooks:
 
     def release(self, frame: Frame) -> None:
         """Free what ``groups`` cached, once the counts are known."""
+
+    def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
+        """Per known column, the original rows whose value no other row holds (the
+        identifying-variable check), when the backend counts them its own way;
+        None (the default): one ``is_unique`` query over the original later."""
+        return None
+
+    def text_facts(self, frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
+        """For a text column: (some value present, every value an integer, the first
+        value that is not a number); None (the default): this backend cannot tell."""
+        return None
+
+    def to_days(self, frame: Frame, name: str, dtype: Any) -> Frame:
+        """Replace a date, datetime or duration column by its float64 days."""
+        return frame.with_columns(days_expr(name, dtype).alias(name))
 
 
 def original_groups(original: Frame, known: Sequence[str], row: str | None) -> Frame:
@@ -674,7 +691,8 @@ def run(
             }
             for i, v in enumerate(attack.known)
         }
-        unique_rows = None
+        counted = hooks.unique_values(original, known)
+        unique_rows = None if counted is None else {v: counted[a] for v, a in aliases.items()}
     else:
         n, size_u = scan.n, scan.u
         bins = _bins(scan.moments, attack.tolerance, dates, widths)

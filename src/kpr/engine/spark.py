@@ -1,6 +1,8 @@
-"""Spark glue of the CLI: the session (quiet log4j, the JVM's start-up chatter in a
-log file), reading CSV/Parquet files with Spark the way ``kpr.inputs.files`` and
-``kpr.inputs.reconcile`` read them, and parsing Spark text columns the way polars does."""
+"""The Spark backend: its hooks (G cached in the cluster, then released), the
+session of the CLI (quiet log4j, the JVM's start-up chatter in a log file),
+reading CSV/Parquet files with Spark the way ``kpr.inputs.files`` and
+``kpr.inputs.reconcile`` read them, and parsing Spark text columns (numbers, ISO dates,
+epoch days) the way polars does."""
 
 from __future__ import annotations
 
@@ -16,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import narwhals as nw
 
-from kpr.engine.queries import Frame
+from kpr.engine.queries import Frame, Hooks, original_groups
 from kpr.errors import InputError, MissingDependencyError, first_line
+from kpr.inputs.dates import US_PER_DAY, is_duration
 from kpr.inputs.engine_table import FILE_ROW, EngineTable
 
 if TYPE_CHECKING:
@@ -299,3 +302,81 @@ def spark_number(name: str, integer: bool) -> Any:
         .when(lowered.rlike(r"^[+-]?nan$"), F.lit(None).cast("double"))
     )
     return special.otherwise(F.expr(f"try_cast({q} AS DOUBLE)")).alias(name)
+
+
+#: ``kpr.inputs.dates.ISO_FORMATS`` in Spark's patterns (``XXX`` reads ``Z`` and ``+02:00``).
+_SPARK_ISO_FORMATS = (
+    "yyyy-MM-dd",
+    "yyyy-MM-dd'T'HH:mm",
+    "yyyy-MM-dd HH:mm",
+    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]",
+    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]",
+    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]XXX",
+    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]XXX",
+    "yyyy-MM-dd'T'HH:mmXXX",
+)
+
+
+def _spark_iso(col: Any) -> Any:
+    """A Spark column of ISO 8601 text as a timestamp (null when in none of the
+    forms). kpr's Spark sessions are in UTC, so naive text is read as UTC."""
+    from pyspark.sql import functions as F
+
+    text = F.trim(col)
+    return F.coalesce(*(F.try_to_timestamp(text, F.lit(f)) for f in _SPARK_ISO_FORMATS))
+
+
+def spark_iso_facts(frame: Any, name: str) -> str | bool | None:
+    """``iso_text_facts`` for a Spark DataFrame of text."""
+    from pyspark.sql import functions as F
+
+    col = F.col(_quoted(name))
+    present = col.isNotNull()
+    bad = F.when(present & _spark_iso(col).isNull(), col)
+    row = frame.select(
+        F.max(present.cast("int")).alias("some"),
+        F.first(bad, ignorenulls=True).alias("bad"),
+    ).collect()[0]
+    return row["bad"] if row["some"] else False
+
+
+def spark_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
+    """Spark has its own epoch functions (narwhals cannot subtract datetimes there)."""
+    from pyspark.sql import functions as F
+
+    q = _quoted(name)
+    col = F.col(q)
+    if dtype == nw.String:  # CSV text of ISO dates
+        us = F.unix_micros(_spark_iso(col))
+    elif dtype == nw.Date:
+        us = F.unix_date(col).cast("double") * float(US_PER_DAY)
+    elif isinstance(dtype, nw.Datetime) and dtype.time_zone is None:  # TIMESTAMP_NTZ: wall time
+        us = F.expr(f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {q})")
+    elif isinstance(dtype, nw.Datetime):  # TIMESTAMP: an instant
+        us = F.unix_micros(col)
+    else:
+        raise TypeError(f"no date conversion for {dtype} on Spark")
+    native = frame.to_native()
+    days = (us.cast("double") / F.lit(float(US_PER_DAY))).alias(name)
+    others = [days if c == name else F.col(_quoted(c)) for c in native.columns]
+    return nw.from_native(native.select(*others))
+
+
+class SparkHooks(Hooks):
+    """G cached in the cluster for the three queries, then released; text parsed
+    and dates converted by Spark's own functions."""
+
+    def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
+        native = original_groups(original, known, row).to_native()
+        return nw.from_native(native.cache())
+
+    def release(self, frame: Frame) -> None:
+        frame.to_native().unpersist()
+
+    def text_facts(self, frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
+        return spark_text_checks(frame.to_native(), name)
+
+    def to_days(self, frame: Frame, name: str, dtype: Any) -> Frame:
+        if is_duration(dtype):  # a duration's microseconds: the shared expression
+            return super().to_days(frame, name, dtype)
+        return spark_days(frame, name, dtype)

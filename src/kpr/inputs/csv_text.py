@@ -24,12 +24,15 @@ class TextParsing:
     """How an engine other than polars answers about a text column, on narwhals frames
     (``kpr.engine.backends.TEXT_PARSING``, Spark's): ``facts(frame, name)`` (None: the
     engine cannot tell), ``parse_number(frame, name, integer)`` and
-    ``nan_to_null(frame, name)``. Given to the reconciler by its callers, so that the
-    inputs layer does not import the engines."""
+    ``nan_to_null(frame, name)``, ``iso_facts(native, name)`` (see
+    ``kpr.inputs.dates.iso_text_facts``) and ``to_days(frame, name, dtype)``. Given to
+    the reconciler by its callers, so that the inputs layer does not import the engines."""
 
     facts: Callable[[Any, str], TextFacts | None]
     parse_number: Callable[[Any, str, bool], Any]
     nan_to_null: Callable[[Any, str], Any]
+    iso_facts: Callable[[Any, str], str | bool | None]
+    to_days: Callable[[Any, str, Any], Any]
 
 
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:

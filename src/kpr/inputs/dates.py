@@ -3,10 +3,11 @@ and times"): days since 1970-01-01 00:00 UTC, fractional for datetimes;
 timezone-aware values are converted to UTC first, naive ones are taken as UTC.
 Durations are plain numbers of days.
 
-One narwhals expression serves every backend but Spark, which has its own epoch
-functions; CSV text is parsed (by polars or Spark) from the ISO 8601 forms listed
-in ``ISO_FORMATS``. Values are taken to the microsecond, the unit every backend
-shares (nanoseconds are truncated).
+One narwhals expression (``days_expr``) serves every backend but Spark, whose
+epoch functions and ISO parsing are in ``kpr.engine.spark``; CSV text is parsed
+(by polars or Spark) from the ISO 8601 forms listed in ``ISO_FORMATS``. Values
+are taken to the microsecond, the unit every backend shares (nanoseconds are
+truncated).
 """
 
 from __future__ import annotations
@@ -34,17 +35,6 @@ ISO_FORMATS = (
     "%Y-%m-%d %H:%M:%S%.fZ",
 )
 _ISO_OFFSET_FORMATS = ("%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z")
-#: The same forms in Spark's patterns (``XXX`` reads ``Z`` and ``+02:00``).
-_SPARK_ISO_FORMATS = (
-    "yyyy-MM-dd",
-    "yyyy-MM-dd'T'HH:mm",
-    "yyyy-MM-dd HH:mm",
-    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]",
-    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]",
-    "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]XXX",
-    "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]XXX",
-    "yyyy-MM-dd'T'HH:mmXXX",
-)
 
 
 def is_temporal(dtype: Any) -> bool:
@@ -111,59 +101,3 @@ def text_to_days(name: str) -> pl.Expr:
     """A CSV text column of ISO dates as float64 days (polars)."""
     us = parse_iso(name).dt.epoch("us").cast(pl.Float64)
     return us / (us * 0.0 + float(US_PER_DAY))
-
-
-def _spark_quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _spark_iso(col: Any) -> Any:
-    """A Spark column of ISO 8601 text as a timestamp (null when in none of the
-    forms). kpr's Spark sessions are in UTC, so naive text is read as UTC."""
-    from pyspark.sql import functions as F
-
-    text = F.trim(col)
-    return F.coalesce(*(F.try_to_timestamp(text, F.lit(f)) for f in _SPARK_ISO_FORMATS))
-
-
-def spark_iso_facts(frame: Any, name: str) -> str | bool | None:
-    """``iso_text_facts`` for a Spark DataFrame of text."""
-    from pyspark.sql import functions as F
-
-    col = F.col(_spark_quoted(name))
-    present = col.isNotNull()
-    bad = F.when(present & _spark_iso(col).isNull(), col)
-    row = frame.select(
-        F.max(present.cast("int")).alias("some"),
-        F.first(bad, ignorenulls=True).alias("bad"),
-    ).collect()[0]
-    return row["bad"] if row["some"] else False
-
-
-def _spark_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
-    """Spark has its own epoch functions (narwhals cannot subtract datetimes there)."""
-    from pyspark.sql import functions as F
-
-    q = _spark_quoted(name)
-    col = F.col(q)
-    if dtype == nw.String:  # CSV text of ISO dates
-        us = F.unix_micros(_spark_iso(col))
-    elif dtype == nw.Date:
-        us = F.unix_date(col).cast("double") * float(US_PER_DAY)
-    elif isinstance(dtype, nw.Datetime) and dtype.time_zone is None:  # TIMESTAMP_NTZ: wall time
-        us = F.expr(f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', {q})")
-    elif isinstance(dtype, nw.Datetime):  # TIMESTAMP: an instant
-        us = F.unix_micros(col)
-    else:
-        raise TypeError(f"no date conversion for {dtype} on Spark")
-    native = frame.to_native()
-    days = (us.cast("double") / F.lit(float(US_PER_DAY))).alias(name)
-    others = [days if c == name else F.col(_spark_quoted(c)) for c in native.columns]
-    return nw.from_native(native.select(*others))
-
-
-def to_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[Any]:
-    """Replace a date, datetime or duration column by its float64 days, on any backend."""
-    if frame.implementation.is_pyspark() and not is_duration(dtype):
-        return _spark_days(frame, name, dtype)
-    return frame.with_columns(days_expr(name, dtype).alias(name))

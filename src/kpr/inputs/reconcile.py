@@ -199,7 +199,7 @@ def _iso_facts(side: Side, name: str) -> str | bool | None:
     frame = side.frame
     if isinstance(frame, pl.LazyFrame):
         return dates.iso_text_facts(frame.select(pl.col(name).cast(pl.String)), name)
-    return dates.spark_iso_facts(frame.to_native(), name)
+    return _parsing(side).iso_facts(frame.to_native(), name)
 
 
 def _date_expr(side: Side, name: str, other: Side) -> pl.Expr | _Days:
@@ -380,7 +380,7 @@ def _wrap(
         frame = frame.drop(source)
     for n, e in exprs.items():
         if isinstance(e, _Days):
-            frame = dates.to_days(frame, n, e.dtype)
+            frame = _parsing(side).to_days(frame, n, e.dtype)
     schema = frame.collect_schema()
     floats = [n for n in kinds if schema[n].is_float()]
     if floats:  # NaN is missing, like null: one class
