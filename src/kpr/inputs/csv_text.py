@@ -13,6 +13,9 @@ from kpr.inputs.kinds import ColumnFacts, decide_kind
 from kpr.inputs.kinds import text_facts as text_facts_of
 from kpr.metric.attack import Kind
 
+#: Rows :func:`polars_text_facts` looks at before the whole column.
+_HEAD_ROWS = 1000
+
 #: (some value present, every value an integer, the first value that is not a number)
 TextFacts = tuple[bool, bool, str | None]
 
@@ -28,6 +31,12 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
         return bool(lf.select(present.any()).collect().item()), True, None
     textual = isinstance(dtype, pl.String)
     number = _trimmed(name).cast(pl.Float64, strict=False)
+    first_bad = col.filter(present & number.is_null()).first().cast(pl.String)
+    # the first rows first: a column of words has its first non-number there, and
+    # then holds a value that is no integer (no need to read the rest)
+    bad = lf.head(_HEAD_ROWS).select(first_bad).collect().item()
+    if bad is not None:
+        return True, False, bad
     some, not_nan, not_int, bad = (
         lf.select(
             present.any().alias("some"),
@@ -35,7 +44,7 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
             (present & _trimmed(name).cast(pl.Int64, strict=False).is_null())
             .any()
             .alias("not_int"),
-            col.filter(present & number.is_null()).first().cast(pl.String).alias("bad"),
+            first_bad.alias("bad"),
         )
         .collect()
         .row(0)
