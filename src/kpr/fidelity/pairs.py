@@ -113,11 +113,13 @@ def _sparse_cramers_v(a: np.ndarray, b: np.ndarray, levels_b: int) -> float:
     return float(np.sqrt(max(chi2, 0.0) / total / (min(rows.size, cols.size) - 1)))
 
 
-#: Columns with at most this many codes are counted three at a time
+#: Columns with at most this many codes are counted several at a time
 #: (``joint_counts``); a pair with a larger one is counted on its own.
 _SMALL = 256
-#: The largest table of joint counts of three columns (it stays in the CPU cache).
-_TRIPLE_CELLS = 1 << 16
+#: The largest table of joint counts of a group of columns (it stays in the CPU cache).
+_GROUP_CELLS = 1 << 16
+#: The most columns counted together.
+_GROUP_SIZE = 4
 #: Rows per chunk of ``joint_counts`` (its temporary arrays stay in the CPU cache).
 _CHUNK = 1 << 16
 
@@ -127,29 +129,35 @@ def _pair_counts(a: np.ndarray, b: np.ndarray, levels: tuple[int, int]) -> np.nd
 
 
 def cover(small: list[int], levels: list[int]) -> list[tuple[int, ...]]:
-    """Groups of two or three columns whose joint counts give every pair of ``small``:
-    a triple's counts give its three pairs (summed over the third column), so
-    counting triples reads the rows about a third as often as counting pairs."""
-    todo = {(i, j) for i, j in itertools.combinations(small, 2)}
+    """Groups of two to four columns whose joint counts give every pair of ``small``
+    (a group's counts, summed over its other columns, give each of its pairs): one
+    pass over the rows counts up to six pairs. Greedy: each group starts from a
+    pair not yet counted and takes the column that adds most such pairs."""
+    todo = set(itertools.combinations(small, 2))
     groups: list[tuple[int, ...]] = []
     for i, j in itertools.combinations(small, 2):
         if (i, j) not in todo:
             continue
-        best, gain = None, 0
-        for k in small:
-            if k in (i, j) or levels[i] * levels[j] * levels[k] > _TRIPLE_CELLS:
-                continue
-            new = ((min(i, k), max(i, k)) in todo) + ((min(j, k), max(j, k)) in todo)
-            if new > gain:
-                best, gain = k, new
-        group = (i, j) if best is None else tuple(sorted((i, j, best)))
-        groups.append(group)
-        todo -= set(itertools.combinations(group, 2))
+        group = [i, j]
+        while len(group) < _GROUP_SIZE:
+            cells = int(np.prod([levels[g] for g in group]))
+            best, gain = None, 0
+            for k in small:
+                if k in group or cells * levels[k] > _GROUP_CELLS:
+                    continue
+                new = sum((min(g, k), max(g, k)) in todo for g in group)
+                if new > gain:
+                    best, gain = k, new
+            if best is None:
+                break
+            group.append(best)
+        groups.append(tuple(sorted(group)))
+        todo -= set(itertools.combinations(groups[-1], 2))
     return groups
 
 
 def _group_counts(codes: list[np.ndarray], levels: list[int], n: int) -> np.ndarray:
-    """The joint counts of two or three columns, shape ``levels``, by chunks of rows."""
+    """The joint counts of a few columns, shape ``levels``, by chunks of rows."""
     size = int(np.prod(levels))
     total = np.zeros(size, dtype=np.int64)
     for r0 in range(0, n, _CHUNK):
@@ -169,11 +177,9 @@ def joint_counts(codes: list[np.ndarray | None], levels: list[int], n: int) -> d
     for group in cover(small, levels):
         parts = [c for g in group if (c := codes[g]) is not None]
         table = _group_counts(parts, [levels[g] for g in group], n)
-        if len(group) == 2:
-            out[(group[0], group[1])] = table
-            continue
-        i, j, k = group
-        out[(i, j)], out[(i, k)], out[(j, k)] = table.sum(2), table.sum(1), table.sum(0)
+        for (x, i), (y, j) in itertools.combinations(enumerate(group), 2):
+            others = tuple(z for z in range(len(group)) if z not in (x, y))
+            out[(i, j)] = table.sum(axis=others) if others else table
     for i, j in itertools.combinations(range(len(codes)), 2):
         a, b = codes[i], codes[j]
         if a is None or b is None or (i, j) in out or not _dense((levels[i], levels[j]), n):
