@@ -40,7 +40,8 @@ _DENSE_CELLS_PER_ROW = 4
 
 @dataclass(frozen=True)
 class Pair:
-    """One pair's scores; NaN where a figure is undefined."""
+    """One pair's scores; NaN where a figure is undefined (its fields in the order
+    of the pair table's columns, ``compute.PAIR_SCHEMA``)."""
 
     first: str
     second: str
