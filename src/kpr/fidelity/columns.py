@@ -80,12 +80,13 @@ def ks_complement(a: np.ndarray, b: np.ndarray) -> float:
     at every observed value, here read off one merge of the two samples."""
     if a.size == 0 or b.size == 0:
         return float("nan")
-    order = np.argsort(np.concatenate([a, b]), kind="stable")  # a merge of two runs
-    values = np.concatenate([a, b])[order]
+    values = np.concatenate([a, b])
+    order = np.argsort(values, kind="stable")  # a merge of two runs
+    values = values[order]
     from_a = np.cumsum(order < a.size)
-    from_b = np.arange(1, order.size + 1) - from_a
-    last = np.append(values[1:] != values[:-1], True)  # the CDFs step after a tie group
-    diff = from_a[last] / a.size - from_b[last] / b.size
+    last = np.flatnonzero(np.append(values[1:] != values[:-1], True))  # after a tie group
+    from_a = from_a[last]
+    diff = from_a / a.size - (last + 1 - from_a) / b.size
     low = float(np.clip(-diff.min(), 0, 1))
     return float(1 - max(low, float(diff.max())))
 
@@ -145,7 +146,7 @@ def discretize(values: np.ndarray, observed: np.ndarray | None = None) -> np.nda
         edges = np.histogram_bin_edges(observed, bins=DISCRETE_BINS)
     except ValueError:
         return None
-    return np.digitize(values, bins=edges).astype(np.int64)
+    return np.digitize(values, bins=edges).astype(np.int64, copy=False)
 
 
 #: Rows of each side whose categories are guessed to be all of them (then checked).
