@@ -217,3 +217,20 @@ def test_correlations_equal_pearson_on_complete_rows(n: int, seed: int, flat: bo
     for i, j in itertools.combinations(range(4), 2):
         want = np.nan if constant[i] or constant[j] else pearson(values[i], values[j])
         assert (np.isnan(want) and np.isnan(got[i, j])) or abs(got[i, j] - want) < 1e-12
+
+
+def test_a_category_the_first_rows_miss_is_coded_like_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Categories are first taken from the first rows; one that appears later (on
+    either side) makes the column be coded with every category: the same scores."""
+    import kpr.fidelity.columns as fidelity_columns
+
+    t = _table(600)
+    late = pl.Series("group", ["a", "b"] * 100 + ["zz", None, "b", "a"] * 100)
+    s = _table(600, seed=2).with_columns(late.alias("group"))
+    want = [kpr.utility(t, s).to_dict(), kpr.utility(s, t).to_dict()]
+    monkeypatch.setattr(fidelity_columns, "_GUESS_ROWS", 10)
+    assert [kpr.utility(t, s).to_dict(), kpr.utility(s, t).to_dict()] == want
+    codes = fidelity_columns.category_codes(t, s, ["group"])["group"]
+    assert codes[2] == 6  # junior, senior, a, b, zz, and missing
