@@ -219,10 +219,7 @@ def category_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[s
     labels = []
     for name in names:
         dtype = both[name].dtype
-        if _is_text(dtype):
-            levels = both[name].cast(pl.String).drop_nulls().unique().sort()
-            col = pl.col(name).cast(pl.String).cast(pl.Enum(levels)).to_physical().cast(pl.Int64)
-        elif dtype == pl.Boolean or dtype.is_integer():
+        if dtype == pl.Boolean or dtype.is_integer():
             col = pl.col(name).cast(pl.Int64)
             col = col - col.min()
         else:
