@@ -12,7 +12,9 @@ synthetic table that resembles it, then times:
 * with ``--cli``: whole processes from CSV: ``kpr utility ORIGINAL SYNTHETIC``
   against a Python process that reads both CSVs with pandas and runs the report.
 
-Prints medians and the ratios. Run it with the SDMetrics environment's Python::
+Prints the medians (wall clock, and CPU time: the machine may be shared), the
+ratios, and the load average before and after. Run it with the SDMetrics
+environment's Python::
 
     PYTHONPATH=src /work/main/.venv-sdmetrics/bin/python benchmarks/bench_utility.py \\
         --rows 1000000 --repeats 3 --cli
@@ -126,6 +128,36 @@ def timed(fn: Any) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
+def cpu_timed(fn: Any) -> tuple[float, float, Any]:
+    """Wall seconds, CPU seconds of this process (every thread) and the result."""
+    cpu = time.process_time()
+    wall, out = timed(fn)
+    return wall, time.process_time() - cpu, out
+
+
+def children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def medians(label: str, kpr_times: list[float], sdm_times: list[float], unit: str = "s") -> None:
+    k_med = statistics.median(kpr_times)
+    line = f"  {label}: kpr median {k_med:.2f} {unit} {[round(t, 2) for t in sorted(kpr_times)]}"
+    if sdm_times:
+        s_med = statistics.median(sdm_times)
+        line += (
+            f"; SDMetrics median {s_med:.2f} {unit} {[round(t, 2) for t in sorted(sdm_times)]}; "
+            f"ratio (SDMetrics / kpr) {s_med / k_med:.1f}x"
+        )
+    print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -146,27 +178,32 @@ def main() -> None:
     for frame in (po, ps):
         frame["joined"] = frame["joined"].astype("datetime64[ns]")
 
+    print(f"before: {load()}")
     kpr_times: list[float] = []
     sdm_times: list[float] = []
+    kpr_cpu: list[float] = []
+    sdm_cpu: list[float] = []
     for _ in range(args.repeats):
-        t, mine = timed(lambda: kpr.utility(original, synthetic))
+        t, c, mine = cpu_timed(lambda: kpr.utility(original, synthetic))
         kpr_times.append(t)
+        kpr_cpu.append(c)
         if not args.no_sdmetrics:
-            t, theirs = timed(lambda: run_sdmetrics(po, ps, metadata))
+            t, c, theirs = cpu_timed(lambda: run_sdmetrics(po, ps, metadata))
             sdm_times.append(t)
-    k_med = statistics.median(kpr_times)
-    print(f"in process: kpr.utility median {k_med:.2f} s {sorted(kpr_times)}")
-    print(f"  overall {mine.overall:.6f} shapes {mine.column_shapes:.12f} "
+            sdm_cpu.append(c)
+    print("in process (kpr.utility against QualityReport.generate):")
+    medians("wall", kpr_times, sdm_times)
+    medians("CPU", kpr_cpu, sdm_cpu, "CPU s")
+    print(f"  kpr: overall {mine.overall:.6f} shapes {mine.column_shapes:.12f} "
           f"trends {mine.column_pair_trends:.6f}")  # fmt: skip
     if sdm_times:
-        s_med = statistics.median(sdm_times)
         props = theirs.get_properties().set_index("Property")["Score"]
-        print(f"in process: SDMetrics QualityReport median {s_med:.2f} s {sorted(sdm_times)}")
-        print(f"  overall {theirs.get_score():.6f} shapes {props['Column Shapes']:.12f} "
-              f"trends {props['Column Pair Trends']:.6f}")  # fmt: skip
-        print(f"  ratio (SDMetrics / kpr): {s_med / k_med:.1f}x")
+        shapes, trends = props["Column Shapes"], props["Column Pair Trends"]
+        print(f"  SDMetrics: overall {theirs.get_score():.6f} shapes {shapes:.12f} "
+              f"trends {trends:.6f}")  # fmt: skip
         diff = abs(props["Column Shapes"] - mine.column_shapes)
         print(f"  Column Shapes difference: {diff:.2e}")
+    print(f"after in process: {load()}")
 
     if args.cli:
         cli_bench(original, synthetic, metadata, args.repeats, args.no_sdmetrics)
@@ -200,17 +237,20 @@ def cli_bench(
         sdm_cmd = [sys.executable, str(script), str(o), str(s), str(m)]
         kpr_times: list[float] = []
         sdm_times: list[float] = []
+        kpr_cpu: list[float] = []
+        sdm_cpu: list[float] = []
         for _ in range(repeats):
+            c = children_cpu()
             kpr_times.append(timed(lambda: _run(kpr_cmd, env))[0])
+            kpr_cpu.append(children_cpu() - c)
             if not no_sdmetrics:
+                c = children_cpu()
                 sdm_times.append(timed(lambda: _run(sdm_cmd, env))[0])
-        k_med = statistics.median(kpr_times)
-        print(f"whole process from CSV: kpr utility median {k_med:.2f} s {sorted(kpr_times)}")
-        if sdm_times:
-            s_med = statistics.median(sdm_times)
-            print(f"whole process from CSV: pandas + SDMetrics median {s_med:.2f} s "
-                  f"{sorted(sdm_times)}")  # fmt: skip
-            print(f"  ratio (SDMetrics / kpr): {s_med / k_med:.1f}x")
+                sdm_cpu.append(children_cpu() - c)
+        print("whole process from CSV (kpr utility against pandas read_csv + the report):")
+        medians("wall", kpr_times, sdm_times)
+        medians("CPU", kpr_cpu, sdm_cpu, "CPU s")
+        print(f"after whole process: {load()}")
 
 
 if __name__ == "__main__":

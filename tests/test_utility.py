@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kpr
 from kpr.fidelity.columns import ks_complement, tv_complement
+from kpr.fidelity.pairs import correlations, joint_counts, pearson
 
 
 def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:
@@ -176,3 +180,57 @@ def test_an_empty_table_is_one_line_and_exit_2(
     )
     with pytest.raises(kpr.InputError, match=f"the {empty} table has no rows"):
         kpr.utility(*args)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(1, 9), min_size=2, max_size=7),
+    st.integers(0, 300),
+    st.integers(0, 2**32 - 1),
+)
+def test_joint_counts_equal_one_crosstab_per_pair(levels: list[int], n: int, seed: int) -> None:
+    """Counting several columns together gives every pair's table exactly."""
+    rng = np.random.default_rng(seed)
+    codes = [rng.integers(0, k, n) for k in levels]
+    got = joint_counts(list(codes), levels, n)
+    for i, j in itertools.combinations(range(len(levels)), 2):
+        want = np.zeros((levels[i], levels[j]), dtype=np.int64)
+        np.add.at(want, (codes[i], codes[j]), 1)
+        assert np.array_equal(got[(i, j)], want), (i, j)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 60), st.integers(0, 2**32 - 1), st.booleans())
+def test_correlations_equal_pearson_on_complete_rows(n: int, seed: int, flat: bool) -> None:
+    """Grouped by missing-value pattern, r equals Pearson's on the rows both hold,
+    NaN where a column is constant on them."""
+    rng = np.random.default_rng(seed)
+    values = [rng.normal(size=n).round(1) for _ in range(4)]
+    values[1][rng.random(n) < 0.3] = np.nan
+    values[2][rng.random(n) < 0.3] = np.nan
+    if flat:  # constant where column 1 is present, not elsewhere
+        values[3] = np.where(np.isnan(values[1]), values[3], 2.0)
+    present = [~np.isnan(v) for v in values]
+    kept = [v[~np.isnan(v)] for v in values]
+    constant = [bool(k.size and k.min() == k.max()) for k in kept]
+    got = correlations(values, present, constant)
+    for i, j in itertools.combinations(range(4), 2):
+        want = np.nan if constant[i] or constant[j] else pearson(values[i], values[j])
+        assert (np.isnan(want) and np.isnan(got[i, j])) or abs(got[i, j] - want) < 1e-12
+
+
+def test_a_category_the_first_rows_miss_is_coded_like_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Categories are first taken from the first rows; one that appears later (on
+    either side) makes the column be coded with every category: the same scores."""
+    import kpr.fidelity.columns as fidelity_columns
+
+    t = _table(600)
+    late = pl.Series("group", ["a", "b"] * 100 + ["zz", None, "b", "a"] * 100)
+    s = _table(600, seed=2).with_columns(late.alias("group"))
+    want = [kpr.utility(t, s).to_dict(), kpr.utility(s, t).to_dict()]
+    monkeypatch.setattr(fidelity_columns, "_GUESS_ROWS", 10)
+    assert [kpr.utility(t, s).to_dict(), kpr.utility(s, t).to_dict()] == want
+    codes = fidelity_columns.category_codes(t, s, ["group"])["group"]
+    assert codes[2] == 6  # junior, senior, a, b, zz, and missing

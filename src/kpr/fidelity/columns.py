@@ -80,12 +80,13 @@ def ks_complement(a: np.ndarray, b: np.ndarray) -> float:
     at every observed value, here read off one merge of the two samples."""
     if a.size == 0 or b.size == 0:
         return float("nan")
-    order = np.argsort(np.concatenate([a, b]), kind="stable")  # a merge of two runs
-    values = np.concatenate([a, b])[order]
+    values = np.concatenate([a, b])
+    order = np.argsort(values, kind="stable")  # a merge of two runs
+    values = values[order]
     from_a = np.cumsum(order < a.size)
-    from_b = np.arange(1, order.size + 1) - from_a
-    last = np.append(values[1:] != values[:-1], True)  # the CDFs step after a tie group
-    diff = from_a[last] / a.size - from_b[last] / b.size
+    last = np.flatnonzero(np.append(values[1:] != values[:-1], True))  # after a tie group
+    from_a = from_a[last]
+    diff = from_a / a.size - (last + 1 - from_a) / b.size
     low = float(np.clip(-diff.min(), 0, 1))
     return float(1 - max(low, float(diff.max())))
 
@@ -133,36 +134,92 @@ def _numeric_hellinger(xo: np.ndarray, xs: np.ndarray, missing: tuple[int, int])
     return hellinger(counts(xo, missing[0]), counts(xs, missing[1]))
 
 
-def discretize(values: np.ndarray) -> np.ndarray | None:
+def discretize(values: np.ndarray, observed: np.ndarray | None = None) -> np.ndarray | None:
     """SDMetrics' codes for a number or date column of one side (None: an infinite
-    value, which ``np.histogram_bin_edges`` refuses)."""
-    observed = values[~np.isnan(values)]
+    value, which ``np.histogram_bin_edges`` refuses). ``observed``: the present
+    values, SORTED, when at hand (the edges depend only on the smallest and largest)."""
+    if observed is None:
+        observed = np.sort(values[~np.isnan(values)])
+    if observed.size:
+        observed = observed[[0, -1]]
     try:  # refuses infinite values, and ranges too narrow for 10 bins (huge values)
         edges = np.histogram_bin_edges(observed, bins=DISCRETE_BINS)
     except ValueError:
         return None
-    return np.digitize(values, bins=edges).astype(np.int64)
+    return np.digitize(values, bins=edges).astype(np.int64, copy=False)
+
+
+#: Rows of each side whose categories are guessed to be all of them (then checked).
+_GUESS_ROWS = 100_000
+
+
+def _is_text(dtype: pl.DataType) -> bool:
+    return dtype in (pl.String, pl.Categorical, pl.Enum)
+
+
+def _text_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[str, tuple]:
+    """Text columns coded in the order of their sorted values (a polars Enum of the
+    distinct values of both sides), missing one past the last: codes that depend
+    neither on the input's type nor on the process's string pool. The categories
+    are first taken from the first rows (one pass over the column instead of two:
+    one to find them, one to code); a column where that misses one is coded again
+    with every category."""
+    text = [pl.col(n).cast(pl.String) for n in names]
+    head = pl.concat([o.head(_GUESS_ROWS).select(text), s.head(_GUESS_ROWS).select(text)])
+    levels = dict(zip(names, head.select(_sorted_levels(n) for n in names).row(0), strict=True))
+    sides = [o.select(names), s.select(names)]
+    coded = [_enum_codes(side, levels) for side in sides]
+    missed = [
+        n
+        for n in names
+        if any(
+            c[n].null_count() != side[n].null_count() for c, side in zip(coded, sides, strict=True)
+        )
+    ]
+    if missed:  # a category the first rows do not hold: every category, from every row
+        both = pl.concat([side.select(pl.col(missed).cast(pl.String)) for side in sides])
+        got = both.select(_sorted_levels(n) for n in missed).row(0)
+        levels.update(zip(missed, got, strict=True))
+        coded = [
+            c.with_columns(_enum_codes(side.select(missed), levels))
+            for c, side in zip(coded, sides, strict=True)
+        ]
+    out = {}
+    for n in names:
+        k = len(levels[n])
+        co, cs = (c[n].fill_null(k).to_numpy().astype(np.int64) for c in coded)
+        out[n] = (co, cs, k + 1)
+    return out
+
+
+def _sorted_levels(name: str) -> pl.Expr:
+    return pl.col(name).drop_nulls().unique().sort().implode()
+
+
+def _enum_codes(side: pl.DataFrame, levels: dict[str, list[str]]) -> pl.DataFrame:
+    """Each column's position among its levels (null: missing, or not a level)."""
+    return side.select(
+        pl.col(n).cast(pl.String).cast(pl.Enum(levels[n]), strict=False).to_physical()
+        for n in side.columns
+    )
 
 
 def category_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[str, tuple]:
     """Per categorical column, codes 0..K-1 over the categories of both sides and K
     for missing: (original codes, synthetic codes, K + 1). Text is encoded in the
-    order of its sorted values (a polars Enum of the distinct values), integers and
-    booleans by their value, other types by their rank: codes that do not depend on
-    the input's type or on the process's string pool."""
+    order of its sorted values (:func:`_text_codes`), integers and booleans by their
+    value, other types by their rank: codes that do not depend on the input's type
+    or on the process's string pool."""
+    text = [n for n in names if _is_text(o[n].dtype) and _is_text(s[n].dtype)]
+    out = _text_codes(o, s, text) if text else {}
+    names = [n for n in names if n not in out]
     if not names:
-        return {}
+        return out
     both = pl.concat([o.select(names), s.select(names)], how="vertical", rechunk=False)
     labels = []
     for name in names:
         dtype = both[name].dtype
-        if dtype in (pl.String, pl.Categorical, pl.Enum):
-            # codes in the order of the sorted values: the same whatever the input's
-            # type or the process's string pool (sums then run in one order)
-            text = both[name].cast(pl.String)
-            levels = text.drop_nulls().unique().sort()
-            col = pl.lit(text).cast(pl.Enum(levels)).to_physical().cast(pl.Int64)
-        elif dtype == pl.Boolean or dtype.is_integer():
+        if dtype == pl.Boolean or dtype.is_integer():
             col = pl.col(name).cast(pl.Int64)
             col = col - col.min()
         else:
@@ -172,7 +229,6 @@ def category_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[s
     # select would compute a repeated expression twice)
     got = both.select(labels)
     got = got.select(pl.all().fill_null(pl.all().max().fill_null(-1) + 1))
-    out = {}
     for name in names:
         raw = got[name]
         top = int(raw.max() or 0)  # type: ignore[arg-type]
@@ -232,7 +288,7 @@ def column(name: str, kind: Kind, o: pl.Series, s: pl.Series, codes: tuple | Non
     else:
         ko, ks = _rounded(sorted_o), _rounded(sorted_s)
     missing = (int(xo.size - sorted_o.size), int(xs.size - sorted_s.size))
-    do, ds = discretize(xo), discretize(xs)
+    do, ds = discretize(xo, sorted_o), discretize(xs, sorted_s)
     return Column(
         name, kind, Side(do, xo, po, _constant(xo, po)), Side(ds, xs, ps, _constant(xs, ps)),
         DISCRETE_BINS + 2, ks_complement(ko, ks), _numeric_hellinger(sorted_o, sorted_s, missing),

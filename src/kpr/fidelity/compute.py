@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import astuple
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from kpr.fidelity.columns import Column, category_codes, column
-from kpr.fidelity.load import load_tables
-from kpr.fidelity.pairs import Pair, all_pairs
+from kpr.fidelity.load import Selection, load_tables
+from kpr.fidelity.pairs import all_pairs
 from kpr.inputs.reading import ReadSettings
 from kpr.metric.attack import Kind
 from kpr.progress import Progress
@@ -26,52 +27,30 @@ def _mean(values: Iterable[float]) -> float:
     return float(np.mean(kept)) if kept else float("nan")
 
 
-def _column_frame(cols: list[Column]) -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "column": [c.name for c in cols],
-            "kind": [c.kind.value for c in cols],
-            "metric": [c.metric for c in cols],
-            "score": [c.score for c in cols],
-            "hellinger": [c.hellinger for c in cols],
-            "missing_original": [c.missing_original for c in cols],
-            "missing_synthetic": [c.missing_synthetic for c in cols],
-        },
-        schema={
-            "column": pl.String, "kind": pl.String, "metric": pl.String, "score": pl.Float64,
-            "hellinger": pl.Float64, "missing_original": pl.Float64,
-            "missing_synthetic": pl.Float64,
-        },
+#: The per-column table: one row per ``Column`` (:func:`_column_row`).
+COLUMN_SCHEMA = {
+    "column": pl.String, "kind": pl.String, "metric": pl.String, "score": pl.Float64,
+    "hellinger": pl.Float64, "missing_original": pl.Float64, "missing_synthetic": pl.Float64,
+}  # fmt: skip
+#: The per-pair table: one row per ``Pair``, its fields in order.
+PAIR_SCHEMA = {
+    "column_1": pl.String, "column_2": pl.String, "metric": pl.String, "score": pl.Float64,
+    "meets_threshold": pl.Boolean, "real_correlation": pl.Float64,
+    "synthetic_correlation": pl.Float64, "real_cramers_v": pl.Float64,
+    "association": pl.String, "original_association": pl.Float64,
+    "synthetic_association": pl.Float64,
+}  # fmt: skip
+
+
+def _column_row(c: Column) -> tuple:
+    return (
+        c.name, c.kind.value, c.metric, c.score, c.hellinger, c.missing_original,
+        c.missing_synthetic,
     )  # fmt: skip
 
 
-def _pair_frame(pairs: list[Pair]) -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "column_1": [p.first for p in pairs],
-            "column_2": [p.second for p in pairs],
-            "metric": [p.metric for p in pairs],
-            "score": [p.score for p in pairs],
-            "meets_threshold": [p.meets_threshold for p in pairs],
-            "real_correlation": [p.real_correlation for p in pairs],
-            "synthetic_correlation": [p.synthetic_correlation for p in pairs],
-            "real_cramers_v": [p.real_cramers_v for p in pairs],
-            "association": [p.association for p in pairs],
-            "original_association": [p.original_association for p in pairs],
-            "synthetic_association": [p.synthetic_association for p in pairs],
-        },
-        schema={
-            "column_1": pl.String, "column_2": pl.String, "metric": pl.String,
-            "score": pl.Float64, "meets_threshold": pl.Boolean,
-            "real_correlation": pl.Float64, "synthetic_correlation": pl.Float64,
-            "real_cramers_v": pl.Float64, "association": pl.String,
-            "original_association": pl.Float64, "synthetic_association": pl.Float64,
-        },
-    ).with_columns(
-        (pl.col("synthetic_association") - pl.col("original_association"))
-        .fill_nan(None)
-        .alias("association_change")
-    )  # fmt: skip
+def _frame(rows: list[tuple], schema: dict[str, Any]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def utility(
@@ -101,10 +80,8 @@ def utility(
     >>> kpr.utility(o, o).overall
     1.0
     """
-    loaded = load_tables(
-        original, synthetic, columns=columns, kinds=kinds, metadata=metadata, table=table,
-        csv=ReadSettings(delimiter, encoding, tuple(na_values)),
-    )  # fmt: skip
+    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    loaded = load_tables(original, synthetic, Selection(columns, kinds, metadata, table), csv)
     names = list(loaded.kinds)
     total = len(names) + len(names) * (len(names) - 1) // 2
     categorical = [n for n in names if loaded.kinds[n] is Kind.CATEGORICAL]
@@ -121,9 +98,12 @@ def utility(
         progress(total, total, "scoring")
     shapes = _mean(c.score for c in cols)
     trends = _mean(p.score for p in pairs if p.meets_threshold)
+    change = pl.col("synthetic_association") - pl.col("original_association")
     return UtilityResult(
-        columns=_column_frame(cols),
-        pairs=_pair_frame(pairs),
+        columns=_frame([_column_row(c) for c in cols], COLUMN_SCHEMA),
+        pairs=_frame([astuple(p) for p in pairs], PAIR_SCHEMA).with_columns(
+            change.fill_nan(None).alias("association_change")
+        ),
         column_shapes=shapes,
         column_pair_trends=trends,
         overall=_mean([shapes, trends]),

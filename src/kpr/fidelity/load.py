@@ -120,25 +120,30 @@ def _collect(frame: nw.LazyFrame[Any], row: str) -> pl.DataFrame:
     return got.drop(row, strict=False)
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What to compare: ``columns`` (None: every column of the original), the kinds
+    ``kinds`` declares, SDV ``metadata`` (of ``table``)."""
+
+    columns: Iterable[str] | None = None
+    kinds: Mapping[str, str] | None = None
+    metadata: Any = None
+    table: str | None = None
+
+
 def load_tables(
-    original: Any,
-    synthetic: Any,
-    *,
-    columns: Iterable[str] | None = None,
-    kinds: Mapping[str, str] | None = None,
-    metadata: Any = None,
-    table: str | None = None,
-    csv: ReadSettings | None = None,
+    original: Any, synthetic: Any, selection: Selection, csv: ReadSettings | None = None
 ) -> Loaded:
-    """Read both tables: the ``columns`` (default: every column of the original),
-    kinds inferred by kpr's rule, then the metadata's, then ``kinds``."""
+    """Read both tables: the selected columns, kinds inferred by kpr's rule, then the
+    metadata's, then the declared ones."""
+    columns, kinds, metadata = selection.columns, selection.kinds, selection.metadata
     csv = csv or ReadSettings()
     o_side, o_names = _side(original, "original", csv)
     s_side, s_names = _side(synthetic, "synthetic", csv)
     declared: dict[str, str] = {}
     skipped: set[str] = set()
     if metadata is not None:
-        declared, skipped = metadata_kinds(metadata, table)
+        declared, skipped = metadata_kinds(metadata, selection.table)
     if columns is None:
         wanted = [c for c in o_names if c not in skipped]
     else:

@@ -40,7 +40,8 @@ _DENSE_CELLS_PER_ROW = 4
 
 @dataclass(frozen=True)
 class Pair:
-    """One pair's scores; NaN where a figure is undefined."""
+    """One pair's scores; NaN where a figure is undefined (its fields in the order
+    of the pair table's columns, ``compute.PAIR_SCHEMA``)."""
 
     first: str
     second: str
@@ -113,9 +114,13 @@ def _sparse_cramers_v(a: np.ndarray, b: np.ndarray, levels_b: int) -> float:
     return float(np.sqrt(max(chi2, 0.0) / total / (min(rows.size, cols.size) - 1)))
 
 
-#: Columns with at most this many codes are counted together (``joint_counts``);
-#: a pair with a larger one is counted on its own.
+#: Columns with at most this many codes are counted several at a time
+#: (``joint_counts``); a pair with a larger one is counted on its own.
 _SMALL = 256
+#: The largest table of joint counts of a group of columns (it stays in the CPU cache).
+_GROUP_CELLS = 1 << 16
+#: The most columns counted together.
+_GROUP_SIZE = 4
 #: Rows per chunk of ``joint_counts`` (its temporary arrays stay in the CPU cache).
 _CHUNK = 1 << 16
 
@@ -124,33 +129,58 @@ def _pair_counts(a: np.ndarray, b: np.ndarray, levels: tuple[int, int]) -> np.nd
     return np.bincount(a * levels[1] + b, minlength=levels[0] * levels[1]).reshape(levels)
 
 
+def cover(small: list[int], levels: list[int]) -> list[tuple[int, ...]]:
+    """Groups of two to four columns whose joint counts give every pair of ``small``
+    (a group's counts, summed over its other columns, give each of its pairs): one
+    pass over the rows counts up to six pairs. Greedy: each group starts from a
+    pair not yet counted and takes the column that adds most such pairs."""
+    todo = set(itertools.combinations(small, 2))
+    groups: list[tuple[int, ...]] = []
+    for i, j in itertools.combinations(small, 2):
+        if (i, j) not in todo:
+            continue
+        group = [i, j]
+        while len(group) < _GROUP_SIZE:
+            cells = int(np.prod([levels[g] for g in group]))
+            best, gain = None, 0
+            for k in small:
+                if k in group or cells * levels[k] > _GROUP_CELLS:
+                    continue
+                new = sum((min(g, k), max(g, k)) in todo for g in group)
+                if new > gain:
+                    best, gain = k, new
+            if best is None:
+                break
+            group.append(best)
+        groups.append(tuple(sorted(group)))
+        todo -= set(itertools.combinations(groups[-1], 2))
+    return groups
+
+
+def _group_counts(codes: list[np.ndarray], levels: list[int], n: int) -> np.ndarray:
+    """The joint counts of a few columns, shape ``levels``, by chunks of rows."""
+    size = int(np.prod(levels))
+    total = np.zeros(size, dtype=np.int64)
+    for r0 in range(0, n, _CHUNK):
+        cell = codes[0][r0 : r0 + _CHUNK].astype(np.intp)
+        for c, li in zip(codes[1:], levels[1:], strict=True):
+            cell *= li
+            cell += c[r0 : r0 + _CHUNK]
+        total += np.bincount(cell, minlength=size)
+    return total.reshape(levels)
+
+
 def joint_counts(codes: list[np.ndarray | None], levels: list[int], n: int) -> dict:
     """For every pair (i, j), i < j, of columns with codes whose table is dense: the
-    joint counts, shape (levels_i, levels_j).
-
-    Columns with few codes are counted together: for column i, the cell of partner
-    j is ``code_i + levels_i * (code_j + k_j * stride)`` (k_j: the partner's rank),
-    so one ``bincount`` per chunk of rows counts every pair (i, j > i) at once."""
+    joint counts, shape (levels_i, levels_j) (exact integers, however counted)."""
     out: dict[tuple[int, int], np.ndarray] = {}
     small = [i for i, c in enumerate(codes) if c is not None and levels[i] <= _SMALL]
-    if len(small) >= 2:
-        stride = max(levels[i] for i in small)
-        shifted = np.empty((len(small), n), dtype=np.int32)
-        for k, i in enumerate(small):
-            shifted[k] = codes[i]  # type: ignore[assignment]
-            shifted[k] += k * stride
-        for k, i in enumerate(small[:-1]):
-            ci = np.asarray(codes[i], dtype=np.int32)
-            li, rest = levels[i], len(small) - k - 1
-            total = np.zeros(li * stride * rest, dtype=np.int64)
-            for r0 in range(0, n, _CHUNK):
-                block = shifted[k + 1 :, r0 : r0 + _CHUNK] - (k + 1) * stride
-                block *= li
-                block += ci[r0 : r0 + _CHUNK]
-                total += np.bincount(block.ravel(), minlength=total.size)
-            cells = total.reshape(rest, stride, li)
-            for m, j in enumerate(small[k + 1 :]):
-                out[(i, j)] = cells[m, : levels[j], :].T
+    for group in cover(small, levels):
+        parts = [c for g in group if (c := codes[g]) is not None]
+        table = _group_counts(parts, [levels[g] for g in group], n)
+        for (x, i), (y, j) in itertools.combinations(enumerate(group), 2):
+            others = tuple(z for z in range(len(group)) if z not in (x, y))
+            out[(i, j)] = table.sum(axis=others) if others else table
     for i, j in itertools.combinations(range(len(codes)), 2):
         a, b = codes[i], codes[j]
         if a is None or b is None or (i, j) in out or not _dense((levels[i], levels[j]), n):
@@ -165,15 +195,16 @@ def _centred(v: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def group_sums(
-    codes: np.ndarray, levels: int, centred: list[np.ndarray], present: list[np.ndarray]
+    codes: np.ndarray, levels: int, centred: np.ndarray, present: list[np.ndarray | None]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per numeric column, the sums of its centred present values and the counts of
-    its present values in each category of one categorical column."""
+    """Per numeric column (a row of ``centred``: its centred values, 0 where missing),
+    the sums of its values and the counts of its present values (``present``: None
+    when all are) in each category of one categorical column."""
     sizes = np.bincount(codes, minlength=levels)
     out = []
     for v, p in zip(centred, present, strict=True):
         sums = np.bincount(codes, weights=v, minlength=levels)
-        counts = sizes if p.all() else np.bincount(codes, weights=p, minlength=levels)
+        counts = sizes if p is None else np.bincount(codes, weights=p, minlength=levels)
         out.append((sums, counts))
     return out
 
@@ -200,26 +231,47 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(r, -1.0, 1.0))
 
 
+def _gram_r(values: list[np.ndarray]) -> np.ndarray:
+    """Pearson's r of every pair of columns without missing values, from one Gram
+    matrix of the centred columns (one matrix product)."""
+    centred = np.stack([v - v.mean() for v in values])
+    gram = centred @ centred.T
+    norms = np.sqrt(np.diag(gram))
+    return np.clip(gram / np.outer(norms, norms), -1.0, 1.0)
+
+
 def correlations(
     values: list[np.ndarray], present: list[np.ndarray], constant: list[bool]
 ) -> np.ndarray:
-    """Pearson's r of every pair: one Gram matrix (one matrix product) for the
-    columns without missing values, :func:`pearson` on the pairwise complete rows
-    for the others; NaN for a constant column (scipy's rule)."""
+    """Pearson's r of every pair, on the rows where both are present: one Gram
+    matrix for the columns without missing values, and one for each column with
+    missing values and those without (the same rows); :func:`pearson` for two
+    columns with missing values; NaN for a constant column (scipy's rule)."""
     k = len(values)
     out = np.full((k, k), np.nan)
-    full = [i for i in range(k) if present[i].all() and not constant[i]]
+    usable = [i for i in range(k) if not constant[i]]
+    full = [i for i in usable if present[i].all()]
     if len(full) >= 2 and values[full[0]].size >= 2:
-        centred = np.stack([values[i] - values[i].mean() for i in full])
-        gram = centred @ centred.T
-        norms = np.sqrt(np.diag(gram))
-        out[np.ix_(full, full)] = np.clip(gram / np.outer(norms, norms), -1.0, 1.0)
-    for i, j in itertools.combinations(range(k), 2):
-        if constant[i] or constant[j]:
-            out[i, j] = out[j, i] = np.nan
-        elif i not in full or j not in full:
-            out[i, j] = out[j, i] = pearson(values[i], values[j])
+        out[np.ix_(full, full)] = _gram_r([values[i] for i in full])
+    gaps = [i for i in usable if i not in full]
+    for i in gaps:
+        p = present[i]
+        rows = [values[i][p]] + [values[j][p] for j in full]
+        if rows[0].size < 2 or not full:
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = _gram_r(rows)[0, 1:]
+        flat = _flat(rows[0])
+        for j, rj, x in zip(full, r, rows[1:], strict=True):
+            # a column that varies overall may be constant on these rows (scipy: NaN)
+            out[i, j] = out[j, i] = np.nan if flat or _flat(x) else rj
+    for i, j in itertools.combinations(gaps, 2):
+        out[i, j] = out[j, i] = pearson(values[i], values[j])
     return out
+
+
+def _flat(x: np.ndarray) -> bool:
+    return bool((x == x[0]).all())
 
 
 def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
@@ -236,10 +288,11 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
     present = [sides[i].present for i in num]
     stats["r"] = correlations(values, present, [sides[i].constant for i in num])
     if cat and n:
-        centred = [_centred(v, p) for v, p in zip(values, present, strict=True)]
+        centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
         stats["ss"] = {i: float(np.dot(c, c)) for i, c in zip(num, centred, strict=True)}
+        gaps = [None if p.all() else p for p in present]
         for c in cat:
-            sums = group_sums(sides[c].codes, cols[c].levels, centred, present)
+            sums = group_sums(sides[c].codes, cols[c].levels, centred, gaps)
             for i, got in zip(num, sums, strict=True):
                 stats["groups"][(c, i)] = got
     return stats

@@ -15,6 +15,9 @@ from kpr.inputs.kinds import ColumnFacts, decide_kind
 from kpr.inputs.kinds import text_facts as text_facts_of
 from kpr.metric.attack import Kind
 
+#: Rows :func:`polars_text_facts` looks at before the whole column.
+_HEAD_ROWS = 1000
+
 #: (some value present, every value an integer, the first value that is not a number)
 TextFacts = tuple[bool, bool, str | None]
 
@@ -46,18 +49,26 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
         return bool(lf.select(present.any()).collect().item()), True, None
     textual = isinstance(dtype, pl.String)
     number = _trimmed(name).cast(pl.Float64, strict=False)
-    some, not_nan, not_int, bad = (
+    first_bad = col.filter(present & number.is_null()).first().cast(pl.String)
+    not_integer = (present & _trimmed(name).cast(pl.Int64, strict=False).is_null()).any()
+    # the first rows first: a column of words has its first non-number there, and
+    # then holds a value that is no integer (no need to read the rest); a column of
+    # decimals has a value that is no integer there
+    head = lf.head(_HEAD_ROWS).select(first_bad.alias("bad"), not_integer.alias("not_int"))
+    bad, not_int = head.collect().row(0)
+    if bad is not None:
+        return True, False, bad
+    some, not_nan, bad, *rest = (
         lf.select(
             present.any().alias("some"),
             (present & ~number.is_nan().fill_null(False)).any().alias("not_nan"),
-            (present & _trimmed(name).cast(pl.Int64, strict=False).is_null())
-            .any()
-            .alias("not_int"),
-            col.filter(present & number.is_null()).first().cast(pl.String).alias("bad"),
+            first_bad.alias("bad"),
+            *([] if not_int else [not_integer.alias("not_int")]),
         )
         .collect()
         .row(0)
     )
+    not_int = not_int or rest[0]
     # a column of numbers holds a value when some number is not NaN (NaN is missing)
     return bool(some if bad is not None else not_nan), textual and not not_int, bad
 

@@ -34,6 +34,8 @@ ISO_FORMATS = (
     "%Y-%m-%dT%H:%M:%S%.fZ",
     "%Y-%m-%d %H:%M:%S%.fZ",
 )
+#: Rows :func:`iso_text_facts` looks at before the whole column.
+_HEAD_ROWS = 1000
 _ISO_OFFSET_FORMATS = ("%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z")
 
 
@@ -70,15 +72,33 @@ def days_expr(name: str, dtype: Any) -> nw.Expr:
 def parse_iso(name: str) -> pl.Expr:
     """CSV text in one of the ISO 8601 forms as a naive UTC datetime (null when
     the text is in none of them)."""
-    col = pl.col(name).str.strip_chars()
-    naive = [col.str.strptime(pl.Datetime("us"), f, strict=False, exact=True) for f in ISO_FORMATS]
-    aware = [
-        col.str.strptime(
-            pl.Datetime("us", "UTC"), f, strict=False, exact=True
-        ).dt.replace_time_zone(None)
-        for f in _ISO_OFFSET_FORMATS
-    ]
-    return pl.coalesce([*naive, *aware])
+    return pl.col(name).map_batches(
+        _parse_iso_text, return_dtype=pl.Datetime("us"), is_elementwise=True
+    )
+
+
+def _parse_iso_text(text: pl.Series) -> pl.Series:
+    """The first of the ISO forms that reads each value; each next form sees only the
+    values no form before it read (not every date parsed ten times)."""
+    text = text.cast(pl.String).str.strip_chars()
+    out = pl.Series(text.name, [None] * len(text), dtype=pl.Datetime("us"))
+    forms = [(f, False) for f in ISO_FORMATS] + [(f, True) for f in _ISO_OFFSET_FORMATS]
+    for form, aware in forms:
+        unread = out.is_null() & text.is_not_null()
+        if not unread.any():
+            break
+        rest = (
+            text
+            if unread.all()
+            else text.zip_with(unread, pl.repeat(None, len(text), dtype=pl.String, eager=True))
+        )
+        if aware:
+            got = rest.str.strptime(pl.Datetime("us", "UTC"), form, strict=False, exact=True)
+            got = got.dt.replace_time_zone(None)
+        else:
+            got = rest.str.strptime(pl.Datetime("us"), form, strict=False, exact=True)
+        out = out.zip_with(out.is_not_null(), got)
+    return out
 
 
 def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | bool | None:
@@ -86,14 +106,14 @@ def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | bool | None:
     None when every value parses, else the first value that does not."""
     col = pl.col(name)
     present = col.is_not_null()
-    some, bad = (
-        lf.select(
-            present.any().alias("some"),
-            col.filter(present & parse_iso(name).is_null()).first().cast(pl.String).alias("bad"),
-        )
-        .collect()
-        .row(0)
-    )
+    query = [
+        present.any().alias("some"),
+        col.filter(present & parse_iso(name).is_null()).first().cast(pl.String).alias("bad"),
+    ]
+    # the first rows first: a column of other text has its first offending value there
+    some, bad = lf.head(_HEAD_ROWS).select(query).collect().row(0)
+    if bad is None:
+        some, bad = lf.select(query).collect().row(0)
     return bad if some else False
 
 

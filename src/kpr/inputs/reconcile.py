@@ -257,10 +257,12 @@ def _nan_text_missing(side: Side, name: str) -> None:
     if not side.untyped or _dtype(side, name) != nw.String:
         return
     lf = side.frame
+    facts = _text_facts(side, name)
+    if facts is not None and facts[2] is not None:  # a word: NaN is a category here
+        return
     if isinstance(lf, pl.LazyFrame):
         side.frame = lf.with_columns(nan_text_is_missing(name))
         return
-    facts = _text_facts(side, name)
     if facts is not None and facts[2] is None:  # numbers only (Spark)
         side.frame = _parsing(side).nan_to_null(lf, name)
 
