@@ -55,7 +55,8 @@ def evaluate(
         SDV metadata (a dict, a JSON path or an object with ``to_dict()``; ``table``
         names the table of multi-table metadata) declaring kinds; ``kinds`` wins.
     delimiter, encoding, na_values
-        How CSV paths are read.
+        How CSV paths are read (the keywords of ``**read``): the delimiter and the
+        encoding (None: sniffed), the texts read as missing (default ``("",)``).
     progress
         ``progress(label)``, called as the work advances.
     row_id

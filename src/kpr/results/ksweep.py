@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kpr.results import json, views
-from kpr.results.avatar_settings import Decoding, GeneratorSettings, Synthesis
+from kpr.results.avatar_settings import GeneratorSettings
 from kpr.results.evaluation import format_rate
 from kpr.results.ksweep_rows import SweepRow
 
@@ -111,18 +111,6 @@ class KSweepResult(json.JsonResult, views.Page):
         return self.generator.seed or 0
 
     @property
-    def ncp(self) -> int:
-        return self.generator.ncp
-
-    @property
-    def synthesis(self) -> Synthesis:
-        return self.generator.synthesis
-
-    @property
-    def decoding(self) -> Decoding:
-        return self.generator.decoding
-
-    @property
     def keep_identifiers(self) -> tuple[str, ...]:
         return tuple(str(c) for c in self.generator.keep_identifiers)
 
@@ -195,9 +183,9 @@ class KSweepResult(json.JsonResult, views.Page):
             "known": list(self.known),
             "tolerance": self.tolerance,
             "confidence": self.confidence,
-            "ncp": self.ncp,
-            "synthesis": self.synthesis,
-            "categorical_decoding": self.decoding,
+            "ncp": self.generator.ncp,
+            "synthesis": self.generator.synthesis,
+            "categorical_decoding": self.generator.decoding,
             "keep_identifiers": list(self.keep_identifiers),
             "generator": self.generator.to_dict(),
             "pairing_space": PAIRING_SPACE,
