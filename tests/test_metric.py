@@ -224,3 +224,14 @@ def test_booleans_are_categorical() -> None:
     o = pl.DataFrame({"b": [True, False, None]})
     r = kpr.evaluate(o, o, known=["b"])
     assert r.variables["b"].kind is kpr.Kind.CATEGORICAL and r.linked == 3
+
+
+def test_the_worst_case_is_one_definition_for_evaluate_and_analyze() -> None:
+    """The floor of the rate (every member of U linked), the same on both results."""
+    from kpr.analysis import analyze
+
+    o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
+    a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    result = kpr.evaluate(o, a, ["age", "sex"])
+    assert result.worst_case == 100.0 * (1 - result.unique_originals / result.n)
+    assert analyze(o, a, ["age", "sex"], tolerances=None).worst_case == result.worst_case

@@ -9,12 +9,12 @@ comparison (``kpr.analysis.baselines.evaluate_inputs``, which builds on
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from kpr.analysis.baselines import check_control_options, evaluate_inputs
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
-from kpr.inputs.reading import ReadSettings
+from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.progress import Step
@@ -33,15 +33,13 @@ def evaluate(
     widths: Mapping[str, object] | None = None,
     metadata: Any = None,
     table: str | None = None,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
     progress: Step | None = None,
     row_id: str | None = None,
     pairing: Any = None,
     control: Any = None,
     control_subsets: int = 20,
     seed: int = 0,
+    **read: Unpack[ReadKeywords],
 ) -> KprResult:
     """Knowledge Protection Rate of ``avatars`` against ``original``: pandas or
     polars (Lazy)DataFrames, pyarrow Tables, DuckDB relations, or CSV/Parquet paths.
@@ -57,7 +55,8 @@ def evaluate(
         SDV metadata (a dict, a JSON path or an object with ``to_dict()``; ``table``
         names the table of multi-table metadata) declaring kinds; ``kinds`` wins.
     delimiter, encoding, na_values
-        How CSV paths are read.
+        How CSV paths are read (the keywords of ``**read``): the delimiter and the
+        encoding (None: sniffed), the texts read as missing (default ``("",)``).
     progress
         ``progress(label)``, called as the work advances.
     row_id
@@ -89,7 +88,7 @@ def evaluate(
                 "control with absolute widths is not supported yet: drop widths= (--width) "
                 "or control= (--control)"
             )
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings.of(read)
     inputs = load(original, avatars, attack, csv, control, row_id=row_id)
     return evaluate_inputs(
         inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed

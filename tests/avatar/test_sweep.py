@@ -486,3 +486,28 @@ def test_sweep_control_verdicts_follow_each_ks_interval() -> None:
         assert ("holds 0: no excess risk detected" in expected) == holds
     if importlib.util.find_spec("matplotlib") is not None:
         assert 'data-kpr-verdict="2"' in result.to_html()
+
+
+def test_a_rows_figures_are_the_means_of_its_runs() -> None:
+    """Each per-k figure is the plain mean of its repeats' figures (two repeats made
+    by hand, every figure different), and an undefined one stays undefined."""
+    from kpr.analysis import AttackRate
+    from kpr.avatar import Closeness, DistanceMetrics, SweepRow, SweepRun
+    from kpr.metric.counts import Counts
+    from kpr.results.ksweep_rows import UtilityScores
+
+    def run(seed: int, linked: int, hidden: float, dcr: float, score: float) -> SweepRun:
+        rate = AttackRate(("a",), 0.05, "bins", Counts(100, 100, 100, linked))
+        far = DistanceMetrics(Closeness(100, seed, dcr, math.nan), None, 5, 100)
+        use = UtilityScores(score, 0.5, 0.5, score / 10, 2.0 * seed)
+        return SweepRun(4, seed, rate, None, hidden, 3.0 + seed, use, {}, 0.5 + seed, seed, far)
+
+    row = SweepRow(4, (run(1, 10, 40.0, 0.2, 0.8), run(3, 30, 60.0, 0.6, 0.6)))
+    assert row.kpr == pytest.approx((90.0 + 70.0) / 2)
+    assert row.hidden_rate == 50.0 and row.median_local_cloaking == 5.0
+    assert row.correct_links == 2.0 and row.reidentification == 2.0
+    assert row.exact_copy_percent == 2.0 and row.median_dcr == pytest.approx(0.4)
+    assert math.isnan(row.median_nndr)
+    assert row.overall == pytest.approx(0.7) and row.mean_hellinger == pytest.approx(0.07)
+    assert row.correlation_difference == 4.0 and row.seconds == 2.5
+    assert row.overall == row.utility.overall

@@ -84,3 +84,18 @@ def test_what_the_command_line_cannot_say_is_refused() -> None:
 def test_the_api_keywords_are_the_fields() -> None:
     settings = ReadSettings(";", "latin-1", ("", "?"))
     assert settings.keywords() == {"delimiter": ";", "encoding": "latin-1", "na_values": ("", "?")}
+    assert ReadSettings.of(settings.keywords()) == settings
+    assert ReadSettings.of({}) == ReadSettings()
+    assert ReadSettings.of({"na_values": ["", "NA"]}).na_values == ("", "NA")
+
+
+def test_a_misspelt_reading_keyword_is_refused_by_the_api(tmp_path: Any) -> None:
+    """``**read`` takes only the reading keywords: a typo is a TypeError, as a
+    misspelt keyword of an explicit signature, before any file is read."""
+    import kpr
+    from kpr.analysis import analyze
+
+    missing = str(tmp_path / "absent.csv")
+    for call in (kpr.evaluate, analyze):
+        with pytest.raises(TypeError, match="'delimeter'"):
+            call(missing, missing, ["age"], delimeter=";")  # type: ignore[call-arg]

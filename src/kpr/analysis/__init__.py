@@ -14,7 +14,7 @@ does (method ``bins``), so each figure can be checked against it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from kpr.analysis.attacks import check_method, run_attack, window_attack
 from kpr.analysis.baselines import (
@@ -35,7 +35,7 @@ from kpr.analysis.sweep import (
 )
 from kpr.analysis.tolerance import DEFAULT_TOLERANCES, check_tolerances, tolerance_curve
 from kpr.errors import InputError
-from kpr.inputs.reading import ReadSettings
+from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.measure import Inputs, evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
@@ -164,10 +164,8 @@ def analyze(
     kinds: Mapping[str, str] | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     progress: SweepProgress | None = None,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
     max_attacks: int | None = DEFAULT_MAX_ATTACKS,
+    **read: Unpack[ReadKeywords],
 ) -> AnalysisResult:
     """Examine the attack with ``known`` variables (default: all ``candidates``):
     its rate with a Wilson interval, the worst case (every member of U linked), the
@@ -201,7 +199,7 @@ def analyze(
     if control is not None:  # before any work
         check_control_options(control_subsets, seed)
     curve_tols = check_tolerances(tolerances) if tolerances is not None else ()
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings.of(read)
     inputs = load(
         original, avatars, loaded, csv, control, materialize=True, control_known=attack.known
     )

@@ -13,14 +13,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
 from kpr.analysis.attacks import check_method, run_attack
 from kpr.engine.encoded import EncodedTables, sweep_counts
 from kpr.errors import InputError
-from kpr.inputs.reading import ReadSettings
+from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.measure import load, polars_error
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
@@ -207,10 +207,8 @@ def sweep(
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
     progress: SweepProgress | None = None,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
     max_attacks: int | None = DEFAULT_MAX_ATTACKS,
+    **read: Unpack[ReadKeywords],
 ) -> SweepResult:
     """The KPR of every non-empty subset of up to ``max_known`` candidates (at most
     ``max_attacks`` attacks; None lifts the cap).
@@ -238,7 +236,7 @@ def sweep(
     names, max_known = check_candidates(candidates, max_known, max_attacks)
     attack = make_attack(names, tolerance, kinds)
     check_method(method)
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings.of(read)
     pair = load(original, avatars, attack, csv, materialize=True).pair
     return sweep_loaded(
         pair, attack, max_known, method=method, confidence=confidence, progress=progress,

@@ -38,7 +38,7 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -294,6 +294,18 @@ def _walk(
     return result
 
 
+class SweepOptions(TypedDict, total=False):
+    """The keywords :func:`sweep` takes after ``*``, which :func:`tune` passes on."""
+
+    synthesis: Synthesis
+    confidence: float
+    categorical_decoding: Decoding
+    keep_identifiers: Iterable[str] | None
+    control_subsets: int
+    numeric: Iterable[str] | None
+    generator: GeneratorSettings | None
+
+
 def sweep(
     original: Any,
     known: str | Iterable[str],
@@ -374,16 +386,10 @@ def tune(
     categorical: Iterable[str] | None = None,
     progress: Progress | None = None,
     *,
-    synthesis: Synthesis = "full",
-    confidence: float = DEFAULT_CONFIDENCE,
-    categorical_decoding: Decoding = "draw",
-    keep_identifiers: Iterable[str] | None = None,
     control: Any = None,
-    control_subsets: int = DEFAULT_SUBSETS,
-    numeric: Iterable[str] | None = None,
     max_control_difference: float = DEFAULT_MAX_CONTROL_DIFFERENCE,
     min_cloaking: float = DEFAULT_MIN_CLOAKING,
-    generator: GeneratorSettings | None = None,
+    **options: Unpack[SweepOptions],
 ) -> TuneResult:
     """Choose k on stated criteria: every k of ``ks`` is swept (:func:`sweep`,
     ``repeats`` times each) and the chosen k is the most useful (SDMetrics' overall
@@ -404,10 +410,13 @@ def tune(
         above ~5 protective).
     repeats
         3 by default, so that the intervals cover the generator's randomness.
-    original, known, ks, seed, tolerance, confidence, progress
+    original, known, ks, seed, tolerance, progress
         As in :func:`sweep`.
-    ncp, categorical, numeric, synthesis, categorical_decoding, keep_identifiers, generator
-        The generator's options, as in :func:`sweep`.
+    ncp, categorical, options
+        The generator's options, as in :func:`sweep`; ``options`` are the keywords
+        :func:`sweep` takes after ``*`` (``synthesis``, ``confidence``,
+        ``categorical_decoding``, ``keep_identifiers``, ``control_subsets``, ``numeric``,
+        ``generator``), passed on to it.
 
     ``result.k`` is None when no k meets every criterion; ``result.message`` then says
     which fail and what to try. The avatars measured for the chosen k (first repeat) are
@@ -420,9 +429,7 @@ def tune(
     )
     result = sweep(
         original, known, ks, repeats, seed, control, ncp, tolerance, categorical, progress,
-        synthesis=synthesis, confidence=confidence, categorical_decoding=categorical_decoding,
-        keep_identifiers=keep_identifiers, control_subsets=control_subsets, numeric=numeric,
-        generator=generator,
+        **options,
     )  # fmt: skip
     return TuneResult(criteria, result, check_ks(ks))
 

@@ -122,7 +122,8 @@ class Engine:
             step("starting Spark")
             return spark_inputs(
                 spark_session(self.spark_master), original, avatars, known,
-                **read.keywords(), row_id=self.row_id, positions=linked and self.row_id is None,
+                delimiter=read.delimiter, encoding=read.encoding, na_values=read.na_values,
+                row_id=self.row_id, positions=linked and self.row_id is None,
             )  # fmt: skip
         return original, avatars
 

@@ -26,17 +26,17 @@ from kpr.cli.common import (
     summary_console,
 )
 from kpr.cli.options import (
-    CSV,
     FORMAT,
     QUIET,
+    READ,
     SEED,
-    csv_options,
     options,
     split_names,
     whole,
 )
 from kpr.errors import InputError
 from kpr.inputs.files import check_columns
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.writers import STDOUT, write_text
 from kpr.results.avatar_settings import GeneratorSettings
 
@@ -93,7 +93,6 @@ _generator_clicks = options(
         help="Identifier columns to pass through knowingly (comma-separated): left out of "
         "the mix, each avatar carries its own individual's value, which links the two.",
     ),
-    CSV,
 )
 
 #: The parameters :func:`generator_options` gathers into one ``GeneratorSettings``.
@@ -116,7 +115,7 @@ def settings_of(params: Mapping[str, Any]) -> GeneratorSettings:
 
 
 def generator_options(func: F) -> F:
-    """The generator's options (and the CSV reading ones) on a command, which receives
+    """The generator's options on a command, which receives
     them as one ``generator: GeneratorSettings`` (its k and seed: the defaults; the
     command sets its own)."""
 
@@ -175,6 +174,7 @@ def drop_columns(frame: pl.DataFrame, drop: list[str], label: str) -> pl.DataFra
     help="Also write each column's role (numeric, categorical, identifier...) and why, as JSON.",
 )
 @generator_options
+@READ
 @QUIET
 def avatarize_command(
     original: str,
@@ -184,9 +184,7 @@ def avatarize_command(
     pairing_out: Path | None,
     roles_out: Path | None,
     generator: GeneratorSettings,
-    delimiter: str | None,
-    encoding: str | None,
-    na_value: tuple[str, ...],
+    read: ReadSettings,
     quiet: bool,
 ) -> None:
     """Write an avatar table of ORIGINAL (CSV or Parquet): one synthetic individual per
@@ -205,10 +203,9 @@ def avatarize_command(
     outputs = {"--output": output, "--pairing-out": pairing_out, "--roles-out": roles_out}
     check_files(outputs, [original])
     settings = generator.with_run(k, seed)
-    csv = csv_options(delimiter, encoding, na_value)
     with render.progress(stderr, quiet) as step:
         step(f"reading {original}")
-        frame = read_original(original, categorical=list(settings.categorical), csv=csv)
+        frame = read_original(original, categorical=list(settings.categorical), csv=read)
         frame = drop_columns(frame, list(settings.drop), original)
         step(f"generating {frame.height:,} avatars (k={k})")
         gen = generate_with(frame, settings)
@@ -275,7 +272,7 @@ def _check_json_output(path: Path, option: str) -> None:
     help="Which SYNTHETIC row each ORIGINAL row became (CSV or Parquet with original_row "
     "and avatar_row): adds the hidden rate and the median local cloaking.",
 )
-@CSV
+@READ
 @FORMAT
 @QUIET
 def distance_command(
@@ -286,9 +283,7 @@ def distance_command(
     categorical: tuple[str, ...],
     numeric: tuple[str, ...],
     pairing: str | None,
-    delimiter: str | None,
-    encoding: str | None,
-    na_value: tuple[str, ...],
+    read: ReadSettings,
     fmt: str,
     quiet: bool,
 ) -> None:
@@ -302,21 +297,20 @@ def distance_command(
       kpr distance patients.csv synthetic.csv --holdout holdout.csv
     """
     cats = split_names(categorical)
-    csv = csv_options(delimiter, encoding, na_value)
     with render.progress(stderr, quiet) as step:
         step(f"reading {original}")
-        frame = read_original(original, categorical=cats, csv=csv)
+        frame = read_original(original, categorical=cats, csv=read)
         other = read_like(
             frame,
             synthetic,
             (f"original {original}", f"synthetic {synthetic}"),
             categorical=cats,
-            csv=csv,
+            csv=read,
         )
         held = None
         if holdout is not None:
             labels = (f"original {original}", f"holdout {holdout}")
-            held = read_like(frame, holdout, labels, categorical=cats, csv=csv, role="holdout")
+            held = read_like(frame, holdout, labels, categorical=cats, csv=read, role="holdout")
         step("measuring the distances")
         result = distance_metrics(
             frame, other, held, ncp=ncp, categorical=cats, numeric=split_names(numeric),

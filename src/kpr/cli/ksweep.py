@@ -33,11 +33,11 @@ from kpr.cli.options import (
     CONTROL_SUBSETS,
     FORMAT,
     QUIET,
+    READ,
     SEED,
     TARGET,
     TOLERANCE,
     Checked,
-    csv_options,
     options,
     requires,
     split_names,
@@ -178,6 +178,7 @@ def _inputs(
 @control_options
 @report_option
 @generator_options
+@READ
 def sweep_command(
     original: str,
     known: tuple[str, ...],
@@ -191,9 +192,7 @@ def sweep_command(
     control_subsets: int,
     report: Path | None,
     generator: GeneratorSettings,
-    delimiter: str | None,
-    encoding: str | None,
-    na_value: tuple[str, ...],
+    read: ReadSettings,
 ) -> None:
     """For each k, generate avatars of ORIGINAL and report the KPR (with its interval),
     the correct links (linked to their own avatar) and re-identification rate, the
@@ -212,8 +211,7 @@ def sweep_command(
     requires(click.get_current_context(), {"control_subsets": "control"})
     names = split_names(known)
     wanted = parse_ks(ks, "--k")
-    csv = csv_options(delimiter, encoding, na_value)
-    frame, control_frame = _inputs(original, control, report, fmt, generator, csv)
+    frame, control_frame = _inputs(original, control, report, fmt, generator, read)
     with render.progress_bar(stderr, quiet) as progress:
         result = sweep(
             frame, names, ks=wanted, repeats=repeats, control=control_frame,
@@ -261,6 +259,7 @@ def sweep_command(
 )
 @report_option
 @generator_options
+@READ
 def tune_command(
     original: str,
     known: tuple[str, ...],
@@ -277,9 +276,7 @@ def tune_command(
     min_cloaking: float,
     report: Path | None,
     generator: GeneratorSettings,
-    delimiter: str | None,
-    encoding: str | None,
-    na_value: tuple[str, ...],
+    read: ReadSettings,
 ) -> None:
     """Choose k on stated criteria: every k of --ks is generated --repeats times and
     measured; a k qualifies when its KPR lower bound reaches --target, its control
@@ -301,8 +298,7 @@ def tune_command(
     )
     names = split_names(known)
     wanted = parse_ks(ks, "--ks")
-    csv = csv_options(delimiter, encoding, na_value)
-    frame, control_frame = _inputs(original, control, report, fmt, generator, csv)
+    frame, control_frame = _inputs(original, control, report, fmt, generator, read)
     with render.progress_bar(stderr, quiet) as progress:
         result = tune(
             frame, names, target=target, ks=wanted, repeats=repeats, control=control_frame,
@@ -313,7 +309,7 @@ def tune_command(
     result.sweep.inputs = {"original": original, **({"control": control} if control else {})}
     reproduce = ""
     if result.k is not None:
-        reproduce = reproduce_command(original, result.sweep.settings(result.k), csv)
+        reproduce = reproduce_command(original, result.sweep.settings(result.k), read)
     if report is not None:
         result.to_html(report)
     emit(

@@ -138,6 +138,7 @@ def _control_lines(rows: list[SweepRow], conf: str) -> list[str]:
 
 
 def _header(result: KSweepResult) -> list[str]:
+    gen = result.generator
     seeds = (
         f"seed {result.seed}"
         if result.repeats == 1
@@ -146,8 +147,8 @@ def _header(result: KSweepResult) -> list[str]:
     return [
         f"Known variables: {', '.join(result.known)} (tolerance {result.tolerance:g}; "
         f"n {result.n:,})",
-        f"Avatar method: ncp {result.ncp}, synthesis {result.synthesis}, categoricals "
-        f"decoded by {result.decoding}, {seeds}",
+        f"Avatar method: ncp {gen.ncp}, synthesis {gen.synthesis}, categoricals "
+        f"decoded by {gen.decoding}, {seeds}",
     ]
 
 

@@ -124,12 +124,6 @@ def parse_widths(values: Iterable[str]) -> dict[str, float | dt.timedelta]:
     return widths
 
 
-def csv_options(delimiter: str | None, encoding: str | None, na: Iterable[str]) -> ReadSettings:
-    """The reading options of the command line as the readers take them (for commands
-    that take them one by one; :data:`READ` hands them over as one object)."""
-    return ReadSettings.from_options(delimiter, encoding, na)
-
-
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     """Apply several click options in the order they are listed (as ``--help`` shows)."""
 
@@ -167,7 +161,10 @@ TOLERANCE = click.option(
     "--tolerance", "-t", type=TOLERANCE_TYPE, default=str(DEFAULT_TOLERANCE), show_default=True,
     help="Relative tolerance for numeric variables, in (0, 1).",
 )  # fmt: skip
-CSV = options(
+#: The reading options, handed to the command as one ``read``: a ReadSettings.
+READ = bundle(
+    "read",
+    ReadSettings.from_options,
     click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed)."),
     click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed)."),
     click.option(
@@ -176,10 +173,6 @@ CSV = options(
         help="CSV text meaning missing, besides an empty field (repeatable).",
     ),
 )
-
-
-#: The reading options, handed to the command as one ``read``: a ReadSettings.
-READ = bundle("read", ReadSettings.from_options, CSV)
 #: ``--categorical``, ``--numeric``, ``--date``, handed over as one ``kinds`` mapping.
 KINDS = bundle(
     "kinds",

@@ -16,12 +16,14 @@ from kpr.errors import InputError
 NAMED_DELIMITERS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
 
-class ReadKeywords(TypedDict):
-    """:class:`ReadSettings` as the keywords of the API's functions."""
+class ReadKeywords(TypedDict, total=False):
+    """:class:`ReadSettings` as the keywords of the API's functions
+    (``**read: Unpack[ReadKeywords]``): ``delimiter=``, ``encoding=`` (None: sniffed)
+    and ``na_values=`` (the texts read as missing, default ``("",)``)."""
 
     delimiter: str | None
     encoding: str | None
-    na_values: tuple[str, ...]
+    na_values: Iterable[str]
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,18 @@ class ReadSettings:
 
     def __post_init__(self) -> None:  # any iterable of markers, kept as a tuple
         object.__setattr__(self, "na_values", tuple(self.na_values))
+
+    @classmethod
+    def of(cls, read: ReadKeywords) -> ReadSettings:
+        """The settings the API's keywords give (those not given keep their default);
+        another keyword is a TypeError, as Python's own for a misspelt keyword."""
+        unknown = sorted(set(read) - ReadKeywords.__optional_keys__)
+        if unknown:
+            raise TypeError(
+                f"unexpected keyword argument {unknown[0]!r} "
+                "(the reading keywords are delimiter, encoding and na_values)"
+            )
+        return cls(read.get("delimiter"), read.get("encoding"), tuple(read.get("na_values", ("",))))
 
     @classmethod
     def from_options(

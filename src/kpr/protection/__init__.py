@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
@@ -25,7 +25,7 @@ from kpr.api import evaluate
 from kpr.checks import percentage, whole_number
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
-from kpr.inputs.reading import ReadSettings
+from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.labels import class_label
 from kpr.measure import load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, check_tolerance, make_attack
@@ -310,9 +310,7 @@ def protect(
     control: Any = None,
     distances: bool = True,
     utility: bool = True,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    na_values: Iterable[str] = ("",),
+    **read: Unpack[ReadKeywords],
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
     ``target`` (percent). Returns the protected table (pandas and pyarrow stay
@@ -353,11 +351,8 @@ def protect(
     tol = check_tolerance(tolerance)
     attacks = _attacks(known, candidates, max_known)
     every = make_attack(list(dict.fromkeys(v for a in attacks for v in a)), tol, kinds)
-    run = functools.partial(
-        evaluate, tolerance=every.tolerance, kinds=kinds, delimiter=delimiter,
-        encoding=encoding, na_values=na_values,
-    )  # fmt: skip
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings.of(read)
+    run = functools.partial(evaluate, tolerance=every.tolerance, kinds=kinds, **csv.keywords())
     job = _Job(target, allowed, seed, attacks, every, csv, run, utility)
     loaded, states, new_avatars, extended = _states(original, avatars, job, pairing, regenerate_k)
     before = [run(loaded.original, loaded.table, a, pairing=pairing) for a in attacks]

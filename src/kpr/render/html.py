@@ -34,6 +34,7 @@ from kpr.render.page import (
     require_matplotlib,
     share_text,
     sources_line,
+    table_section,
     warnings_section,
     write_document,
 )
@@ -160,23 +161,16 @@ def _assumptions(result: KprResult) -> str:
             f'<td>{how}</td><td class="num">{lo}</td><td class="num">{width}</td>'
             f'<td class="num">{classes}</td><td class="num">{_int(v.missing)}</td></tr>'
         )
-    return f"""
-<section id="assumptions">
- <h2>The assumptions</h2>
+    head = """<th>Known variable</th><th>Kind</th><th>Values approach when</th>
+   <th class="num">lo</th><th class="num">width</th><th class="num">classes</th>
+   <th class="num">missing in original</th>"""
+    intro = f"""
  <p>The attacker knows {len(result.known)} variable{"s" if len(result.known) != 1 else ""} of
   each individual. A numeric value approaches another when both fall in the same class:
   classes are <em>width</em> = tolerance &times; |mean| wide (tolerance {result.tolerance:g}),
   counted from <em>lo</em>, both taken over the unique originals. Missing values approach
-  only missing values.</p>
- <div class="table-wrap"><table>
-  <thead><tr><th>Known variable</th><th>Kind</th><th>Values approach when</th>
-   <th class="num">lo</th><th class="num">width</th><th class="num">classes</th>
-   <th class="num">missing in original</th></tr></thead>
-  <tbody>
-{chr(10).join(rows)}
-  </tbody>
- </table></div>
-</section>"""
+  only missing values.</p>"""
+    return table_section("assumptions", "The assumptions", head, rows, intro)
 
 
 def _profile_cell(result: KprResult, name: str, value: object) -> str:

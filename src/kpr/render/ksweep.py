@@ -216,6 +216,7 @@ def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kp
 
 
 def _headline(result: KSweepResult) -> str:
+    gen = result.generator
     seeds = (
         f"seed {result.seed}"
         if result.repeats == 1
@@ -229,8 +230,8 @@ def _headline(result: KSweepResult) -> str:
  <p class="meaning">{esc(result.summary())}</p>
  <p class="inputs">The attacker knows: {names_html(result.known)} · tolerance
   {result.tolerance * 100:g} % for numeric values · n = {count_text(result.n)} individuals</p>
- <p class="inputs">Avatar method: {result.ncp} FAMD axes for the neighbours, synthesis
-  {esc(result.synthesis)}, categoricals decoded by {esc(result.decoding)}, {esc(seeds)}</p>
+ <p class="inputs">Avatar method: {gen.ncp} FAMD axes for the neighbours, synthesis
+  {esc(gen.synthesis)}, categoricals decoded by {esc(gen.decoding)}, {esc(seeds)}</p>
  {sources_line(labels)}
 </section>"""
 

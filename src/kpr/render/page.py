@@ -121,6 +121,24 @@ def warnings_section(warnings: Sequence[str]) -> str:
 </section>"""
 
 
+def table_section(
+    section_id: str, heading: str, head: str, rows: Sequence[str], before: str = ""
+) -> str:
+    """A report section around one wide table: ``head``, the header row's cells;
+    ``rows``, the body's rows; ``before``, what the section says above the table
+    (all HTML, escaped by the caller)."""
+    return f"""
+<section id="{section_id}">
+ <h2>{heading}</h2>{before}
+ <div class="table-wrap"><table>
+  <thead><tr>{head}</tr></thead>
+  <tbody>
+{chr(10).join(rows)}
+  </tbody>
+ </table></div>
+</section>"""
+
+
 def footer(data_note: str, now: datetime) -> str:
     """Who made the page and when, and what it holds (``data_note``, HTML)."""
     stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -16,10 +16,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
@@ -145,6 +146,26 @@ def _bar_positions(groups: Sequence[Group]) -> tuple[list[float], list[float], b
     return [float(i) for i in range(len(groups))], [1.0] * len(groups), False
 
 
+def _linked_panel(
+    fig: Figure, ax: Axes, axis: Literal["x", "y"], overall: float, title: str, label: str
+) -> None:
+    """The share-linked panel's dressing, its percent scale on ``axis`` (the bars'
+    length): everybody's share as a line, the legend, the title, the scale from 0."""
+    if axis == "y":
+        ax.axhline(100.0 * overall, **_everybody(overall))
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+        scale: Axis = ax.yaxis
+    else:
+        ax.axvline(100.0 * overall, **_everybody(overall))
+        ax.set_xlabel(label)
+        ax.set_xlim(left=0)
+        scale = ax.xaxis
+    scale.set_major_formatter(FuncFormatter(_tick_percent))
+    fig.legend(loc="outside upper right", ncols=3, frameon=False)
+    ax.set_title(title, loc="left")
+
+
 def numeric_svg(risk: VariableRisk, overall: float, key: str) -> str:
     """Originals vs avatars per class (top) and the share linked per class (bottom)."""
     groups = risk.groups
@@ -180,12 +201,10 @@ def numeric_svg(risk: VariableRisk, overall: float, key: str) -> str:
             align="edge",
             color=VERMILLION,
         )
-        bottom.axhline(100.0 * overall, **_everybody(overall))
-        fig.legend(loc="outside upper right", ncols=3, frameon=False)
-        bottom.set_title("Share of the class's originals linked to a unique avatar", loc="left")
-        bottom.set_ylabel("Linked")
-        bottom.yaxis.set_major_formatter(FuncFormatter(_tick_percent))
-        bottom.set_ylim(bottom=0)
+        _linked_panel(
+            fig, bottom, "y", overall, "Share of the class's originals linked to a unique avatar",
+            "Linked",
+        )  # fmt: skip
         per_bar = f"; {risk.merged} classes per bar" if risk.merged > 1 else ""
         bottom.set_xlabel(f"{shorten(risk.name, 48)} (classes of the attack{per_bar})")
         if not on_values:
@@ -223,12 +242,9 @@ def categorical_svg(risk: VariableRisk, overall: float, key: str) -> str:
         left.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
         left.xaxis.set_major_formatter(FuncFormatter(_tick_count))
         right.barh(ys, [100.0 * g.share for g in groups], 0.6, color=VERMILLION)
-        right.axvline(100.0 * overall, **_everybody(overall))
-        fig.legend(loc="outside upper right", ncols=3, frameon=False)
-        right.set_title("Linked to a unique avatar", loc="left")
-        right.set_xlabel("% of the value's originals")
-        right.xaxis.set_major_formatter(FuncFormatter(_tick_percent))
-        right.set_xlim(left=0)
+        _linked_panel(
+            fig, right, "x", overall, "Linked to a unique avatar", "% of the value's originals"
+        )
         right.tick_params(axis="y", length=0)
         for y, g in zip(ys, groups, strict=True):
             _note(

@@ -11,15 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kpr.render.page import (
-    document,
-    esc,
-    footer,
-    names_html,
-    notebook_view,
-    require_matplotlib,
-    write_document,
-)
+from kpr.render import page
+from kpr.render.page import esc
 from kpr.results.evaluation import format_rate
 from kpr.results.protect import ProtectResult
 
@@ -134,7 +127,7 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
 def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str:
     """The protection as one HTML page: the outcome, the before/after table, the
     columns, and the worst rate against the cells changed."""
-    require_matplotlib()
+    page.require_matplotlib()
     from kpr.render.plots import protection_trace_svg
 
     rows = "\n".join(
@@ -143,7 +136,7 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
     )
     columns = "\n".join(f"  <li>{esc(x)}</li>" for x in _columns(result))
     attacks = "\n".join(
-        f"  <tr><td>{names_html(a.known)}</td><td>{esc(format_rate(a.before.rate))}</td>"
+        f"  <tr><td>{page.names_html(a.known)}</td><td>{esc(format_rate(a.before.rate))}</td>"
         f"<td>{esc(format_rate(a.after.rate))}</td></tr>"
         for a in sorted(result.attacks, key=lambda x: x.after.rate)
     )
@@ -170,13 +163,13 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
  comes from a fresh, full evaluation of the protected table. The guarantee holds for these
  attacks, not for every possible attacker.</p>
 </section>
-{footer(esc(DATA_NOTE), now or datetime.now(UTC))}"""
+{page.footer(esc(DATA_NOTE), now or datetime.now(UTC))}"""
     title = f"Protection to {format_rate(result.target)} — kpr"
-    return document(title, body, HEADING)
+    return page.document(title, body, HEADING)
 
 
 def write_protect(result: ProtectResult, path: str | os.PathLike[str]) -> Path:
-    return write_document(path, lambda: render_protect(result))
+    return page.write_document(path, lambda: render_protect(result))
 
 
 def repr_protect(result: ProtectResult) -> str:
@@ -186,4 +179,4 @@ def repr_protect(result: ProtectResult) -> str:
         f"<span>worst KPR after protection (target {esc(format_rate(result.target))})</span>"
     )
     rows = [[esc(f), esc(b), esc(a)] for f, b, a in comparison(result)]
-    return notebook_view(headline, result.meaning, ["", "before", "after"], rows)
+    return page.notebook_view(headline, result.meaning, ["", "before", "after"], rows)

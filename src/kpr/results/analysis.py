@@ -119,11 +119,6 @@ class AnalysisResult(Claims, json.JsonResult):
         return self.attack.counts
 
     @property
-    def worst_case(self) -> float:
-        """The floor of the rate, every member of U linked: 100 * (1 - |U|/n)."""
-        return self.attack.floor
-
-    @property
     def worst_case_explanation(self) -> str:
         a = self.attack
         return EXPLAIN_WORST.format(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 #: How the avatars are mixed and their categorical values decoded (``kpr.avatar.generate``).
@@ -34,6 +34,15 @@ def name_arg(name: str) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow([name])
     return out.getvalue()
+
+
+#: The settings whose API keyword differs from the field's name.
+_API_NAMES = {"decoding": "categorical_decoding"}
+
+
+def _json_value(value: Any) -> Any:
+    """A setting as JSON: a tuple of column names as a list of text."""
+    return [str(c) for c in value] if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True)
@@ -105,15 +114,7 @@ class GeneratorSettings:
         return args
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings for a JSON output (the API's names)."""
+        """Every setting for a JSON output, under the API's name (column names as text)."""
         return {
-            "k": self.k,
-            "ncp": self.ncp,
-            "seed": self.seed,
-            "synthesis": self.synthesis,
-            "categorical_decoding": self.decoding,
-            "categorical": [str(c) for c in self.categorical],
-            "numeric": [str(c) for c in self.numeric],
-            "keep_identifiers": [str(c) for c in self.keep_identifiers],
-            "drop": [str(c) for c in self.drop],
+            _API_NAMES.get(f.name, f.name): _json_value(getattr(self, f.name)) for f in fields(self)
         }

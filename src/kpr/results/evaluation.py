@@ -113,13 +113,19 @@ def _to_polars(frame: queries.Frame) -> pl.DataFrame:
 
 
 class Claims:
-    """What the links of a result mean: claims and, with the pairing, how many are
-    right (for a result with ``correct_links`` and the counts of ``_claimed``)."""
+    """What the links of a result mean: claims, the worst case (every member of U
+    linked) and, with the pairing, how many are right (for a result with
+    ``correct_links`` and the counts of ``_claimed``)."""
 
     correct_links: int | None
 
     def _claimed(self) -> Counts:
         raise NotImplementedError
+
+    @property
+    def worst_case(self) -> float:
+        """The floor of the rate, every member of U linked: 100 * (1 - |U|/n)."""
+        return self._claimed().floor
 
     @property
     def reidentification_rate(self) -> float | None:

@@ -7,14 +7,12 @@ lives in ``kpr.render.ksweep`` (registered through ``kpr.results.views``).
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 from kpr.results import json, views
-from kpr.results.avatar_settings import Decoding, GeneratorSettings, Synthesis
+from kpr.results.avatar_settings import GeneratorSettings
 from kpr.results.evaluation import format_rate
 from kpr.results.ksweep_rows import SweepRow
 
@@ -92,8 +90,9 @@ def ks_text(ks: Sequence[int]) -> str:
 
 
 @dataclass
-class KSweepResult:
-    """Privacy and utility of the avatars for each k, in increasing k."""
+class KSweepResult(json.JsonResult, views.Page):
+    """Privacy and utility of the avatars for each k, in increasing k; its page
+    (``to_html``) plots KPR and utility against k."""
 
     known: tuple[str, ...]
     tolerance: float
@@ -110,18 +109,6 @@ class KSweepResult:
     def seed(self) -> int:
         """The first repeat's seed (repeat i uses seed + i)."""
         return self.generator.seed or 0
-
-    @property
-    def ncp(self) -> int:
-        return self.generator.ncp
-
-    @property
-    def synthesis(self) -> Synthesis:
-        return self.generator.synthesis
-
-    @property
-    def decoding(self) -> Decoding:
-        return self.generator.decoding
 
     @property
     def keep_identifiers(self) -> tuple[str, ...]:
@@ -196,9 +183,9 @@ class KSweepResult:
             "known": list(self.known),
             "tolerance": self.tolerance,
             "confidence": self.confidence,
-            "ncp": self.ncp,
-            "synthesis": self.synthesis,
-            "categorical_decoding": self.decoding,
+            "ncp": self.generator.ncp,
+            "synthesis": self.generator.synthesis,
+            "categorical_decoding": self.generator.decoding,
             "keep_identifiers": list(self.keep_identifiers),
             "generator": self.generator.to_dict(),
             "pairing_space": PAIRING_SPACE,
@@ -215,21 +202,3 @@ class KSweepResult:
                 key: text.format(conf=self.confidence * 100) for key, text in EXPLAIN.items()
             },
         }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)
-
-    @overload
-    def to_html(self, path: None = None) -> str: ...
-
-    @overload
-    def to_html(self, path: str | os.PathLike[str]) -> Path: ...
-
-    def to_html(self, path: str | os.PathLike[str] | None = None) -> str | Path:
-        """The HTML page with the plot of KPR and utility against k (needs matplotlib):
-        the document, or written atomically to ``path``."""
-        return views.to_html(self, path)
-
-    def _repr_html_(self) -> str:
-        """Jupyter's view: one row per k (no plot)."""
-        return views.repr_html(self)

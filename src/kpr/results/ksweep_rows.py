@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from operator import attrgetter
+from typing import Any, overload
 
 import numpy as np
 
@@ -98,6 +99,29 @@ class SweepRun:
         }
 
 
+class RunMean:
+    """A figure of :class:`SweepRow`: the mean over its repeats of each run's figure
+    at ``path`` (dotted; default: the figure's own name), NaN-safe as ``_mean``."""
+
+    def __init__(self, path: str | None = None, doc: str | None = None) -> None:
+        self.path = path
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.figure = attrgetter(self.path or name)
+
+    @overload
+    def __get__(self, row: None, owner: type | None = None) -> RunMean: ...
+
+    @overload
+    def __get__(self, row: SweepRow, owner: type | None = None) -> float: ...
+
+    def __get__(self, row: SweepRow | None, owner: type | None = None) -> float | RunMean:
+        if row is None:
+            return self
+        return _mean(self.figure(run) for run in row.runs)
+
+
 @dataclass(frozen=True)
 class SweepRow:
     """Every repeat at one k, and their summaries (means, min/max, interval envelope)."""
@@ -105,10 +129,23 @@ class SweepRow:
     k: int
     runs: tuple[SweepRun, ...]
 
-    @property
-    def kpr(self) -> float:
-        """Mean KPR over the repeats, in percent."""
-        return _mean(r.kpr.rate for r in self.runs)
+    # the means over the repeats of each run's figure
+    kpr = RunMean("kpr.rate", "Mean KPR over the repeats, in percent.")
+    hidden_rate = RunMean()
+    median_local_cloaking = RunMean()
+    correct_links = RunMean(doc="Mean number of correct links over the repeats.")
+    reidentification = RunMean(doc="Mean re-identification rate (100 x correct links / n).")
+    exact_copy_percent = RunMean("distance.synthetic.exact_copy_percent")
+    median_dcr = RunMean("distance.synthetic.median_dcr")
+    median_nndr = RunMean("distance.synthetic.median_nndr")
+    overall = RunMean(
+        "utility.overall", "SDMetrics' overall quality score (0-1, higher = more useful)."
+    )
+    mean_hellinger = RunMean("utility.mean_hellinger")
+    correlation_difference = RunMean(
+        "utility.correlation_difference", "Octopize's correlation difference, in percent."
+    )
+    seconds = RunMean(doc="Mean generation time of one avatar table, in seconds.")
 
     @property
     def kpr_min(self) -> float:
@@ -204,39 +241,9 @@ class SweepRow:
                 first.size,
                 conf,
                 round(_mean(r.kpr.linked for r in self.runs)),
-                round(_mean(r.correct_links for r in self.runs)),
+                round(self.correct_links),
             ),
         }
-
-    @property
-    def hidden_rate(self) -> float:
-        return _mean(r.hidden_rate for r in self.runs)
-
-    @property
-    def median_local_cloaking(self) -> float:
-        return _mean(r.median_local_cloaking for r in self.runs)
-
-    @property
-    def correct_links(self) -> float:
-        """Mean number of correct links over the repeats."""
-        return _mean(r.correct_links for r in self.runs)
-
-    @property
-    def reidentification(self) -> float:
-        """Mean re-identification rate (100 x correct links / n) over the repeats."""
-        return _mean(r.reidentification for r in self.runs)
-
-    @property
-    def exact_copy_percent(self) -> float:
-        return _mean(r.distance.synthetic.exact_copy_percent for r in self.runs)
-
-    @property
-    def median_dcr(self) -> float:
-        return _mean(r.distance.synthetic.median_dcr for r in self.runs)
-
-    @property
-    def median_nndr(self) -> float:
-        return _mean(r.distance.synthetic.median_nndr for r in self.runs)
 
     @property
     def control_distance(self) -> dict[str, float] | None:
@@ -261,25 +268,6 @@ class SweepRow:
         return UtilityScores(
             *(_mean(getattr(r.utility, name) for r in self.runs) for name in FIELDS)
         )
-
-    @property
-    def overall(self) -> float:
-        """SDMetrics' overall quality score (0-1, higher = more useful), mean over repeats."""
-        return self.utility.overall
-
-    @property
-    def mean_hellinger(self) -> float:
-        return self.utility.mean_hellinger
-
-    @property
-    def correlation_difference(self) -> float:
-        """Octopize's correlation difference, in percent, mean over repeats."""
-        return self.utility.correlation_difference
-
-    @property
-    def seconds(self) -> float:
-        """Mean generation time of one avatar table, in seconds."""
-        return _mean(r.seconds for r in self.runs)
 
     def to_dict(self) -> dict[str, Any]:
         low, high = self.interval

@@ -7,10 +7,8 @@ all. Plain data with the sentences that explain it; the sweep itself is a
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 from kpr.results import json, views
 from kpr.results.evaluation import format_rate
@@ -81,9 +79,10 @@ def _utility_key(row: SweepRow) -> tuple[float, int]:
 
 
 @dataclass
-class TuneResult:
+class TuneResult(json.JsonResult, views.Page):
     """What :func:`kpr.avatar.tune` found: every k of ``ks`` evaluated, which criteria
-    each meets, and the chosen k (None when no k meets all)."""
+    each meets, and the chosen k (None when no k meets all); its page (``to_html``)
+    shows the criteria per k and privacy against utility."""
 
     criteria: TuneCriteria
     sweep: KSweepResult
@@ -251,20 +250,3 @@ class TuneResult:
             "the ks meeting every criterion (ties: the smaller k)",
             "sweep": self.sweep.to_dict(),
         }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)
-
-    @overload
-    def to_html(self, path: None = None) -> str: ...
-
-    @overload
-    def to_html(self, path: str | os.PathLike[str]) -> Path: ...
-
-    def to_html(self, path: str | os.PathLike[str] | None = None) -> str | Path:
-        """The HTML page: the criteria per k and privacy against utility (needs
-        matplotlib): the document, or written atomically to ``path``."""
-        return views.to_html(self, path)
-
-    def _repr_html_(self) -> str:
-        return views.repr_html(self)

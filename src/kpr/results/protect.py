@@ -5,9 +5,7 @@ it; computed in :mod:`kpr.protection`.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -46,7 +44,7 @@ class AttackOutcome:
 
 
 @dataclass(frozen=True)
-class ProtectResult:
+class ProtectResult(json.JsonResult, views.Page):
     """How a release was protected: every attack's rate before and after (each
     from a fresh, full evaluation), the cells that changed and the measured cost.
 
@@ -183,13 +181,3 @@ class ProtectResult:
             "distance_before": optional(self.distance_before),
             "distance_after": optional(self.distance_after),
         }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent)
-
-    def to_html(self, path: str | os.PathLike[str] | None = None, **options: Any) -> str | Path:
-        """The report section as a page (returned, or written atomically to ``path``)."""
-        return views.to_html(self, path, **options)
-
-    def _repr_html_(self) -> str:
-        return views.repr_html(self)

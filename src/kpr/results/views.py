@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 
 @dataclass(frozen=True)
@@ -57,3 +57,22 @@ def to_html(result: object, path: str | os.PathLike[str] | None, **options: Any)
 def repr_html(result: object) -> str:
     """Jupyter's compact view of ``result``."""
     return views_of(result).repr_html(result)
+
+
+class Page:
+    """A result with an HTML page and a Jupyter view (the mixin of the results whose
+    page takes no options): both are looked up here, so the result imports no renderer."""
+
+    @overload
+    def to_html(self, path: None = None) -> str: ...
+
+    @overload
+    def to_html(self, path: str | os.PathLike[str]) -> Path: ...
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str | Path:
+        """The HTML page (needs matplotlib): the document, or written atomically to ``path``."""
+        return to_html(self, path)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's compact view (no plot)."""
+        return repr_html(self)
