@@ -36,18 +36,9 @@ import numpy as np
 import polars as pl
 
 from kpr.engine.queries import clamp64
+from kpr.metric import binning
 from kpr.metric.attack import Kind
-from kpr.metric.binning import (
-    MISSING,
-    NEG_INF,
-    OUTSIDE,
-    POS_INF,
-    Deviations,
-    Moments,
-    NumericBins,
-    deviations,
-    numeric_bins,
-)
+from kpr.metric.binning import Deviations, Moments, NumericBins
 from kpr.metric.counts import Counts
 from kpr.metric.exact import Window, float_sums
 
@@ -171,16 +162,16 @@ def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
 
 def value_classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
     """Each value's code as ``kpr.engine.queries.code_frame`` computes it (float codes)."""
-    out = np.full(len(values), float(MISSING))
-    out[values == math.inf] = POS_INF
-    out[values == -math.inf] = NEG_INF
+    out = np.full(len(values), float(binning.MISSING))
+    out[values == math.inf] = binning.POS_INF
+    out[values == -math.inf] = binning.NEG_INF
     finite = np.isfinite(values)
     if bins.code_min is None or bins.code_max is None:
-        out[finite] = OUTSIDE
+        out[finite] = binning.OUTSIDE
         return out
     with np.errstate(over="ignore", invalid="ignore"):
         q = np.floor((values[finite] - bins.lo) / bins.width)
-    out[finite] = np.where((q >= bins.code_min) & (q <= bins.code_max), q, float(OUTSIDE))
+    out[finite] = np.where((q >= bins.code_min) & (q <= bins.code_max), q, float(binning.OUTSIDE))
     return out
 
 
@@ -346,7 +337,7 @@ def weighted_moments(values: np.ndarray, ints: Ints | None, counts: Ints) -> Mom
         return Moments(0, None, None, 0, 0, 0)
     lo, hi = float(values.min()), float(values.max())
     if ints is not None:
-        plan = deviations(count, (clamp64(lo), clamp64(hi)))
+        plan = binning.deviations(count, (clamp64(lo), clamp64(hi)))
         exact = ints[finite]
         linear, products = _blockwise(
             lambda part: _integer_limbs(exact[part], plan), counts, plan.pairs()
@@ -434,7 +425,7 @@ class EncodedTables:
                 date = col.kind is Kind.DATE
                 assert col.o_values is not None
                 moments = weighted_moments(col.o_values, col.o_ints, counts)
-                bins[name] = numeric_bins(moments, tolerance, date=date)
+                bins[name] = binning.numeric_bins(moments, tolerance, date=date)
                 do, da, digit_radix = _digits(col, bins[name])
                 u_digits.append(do[codes])
                 lookups.append(da)
