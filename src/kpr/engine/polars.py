@@ -227,9 +227,8 @@ def memory_groups(df: pl.DataFrame, known: Sequence[str], row: str | None) -> pl
     """``hashed_groups`` of a table in memory: each row hashed once, the rows whose
     hash is unique kept as groups of one, the others grouped exactly."""
     keys = list(known)
-    hashes = df.select(pl.struct(keys).hash()).to_series()
-    shared = pl.Series(_H, _shared_hashes(hashes.to_numpy()), dtype=pl.UInt64)
-    mask = hashes.is_in(shared)
+    hashes = df.select(pl.struct(keys).hash()).to_series().to_numpy()
+    mask = pl.Series(np.isin(hashes, _shared_hashes(hashes)))  # by sorts, as above
     order = [*keys, *([row] if row else []), queries._N]
     aggs = [pl.len().cast(pl.Int64).alias(queries._N)]
     if row is not None:
