@@ -234,3 +234,31 @@ def test_a_category_the_first_rows_miss_is_coded_like_the_others(
     assert [kpr.utility(t, s).to_dict(), kpr.utility(s, t).to_dict()] == want
     codes = fidelity_columns.category_codes(t, s, ["group"])["group"]
     assert codes[2] == 6  # junior, senior, a, b, zz, and missing
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 5), min_size=1, max_size=60),
+    st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=60),
+    st.booleans(),
+)
+def test_ks_complement_equals_scipy_with_ties_and_without(
+    tied: list[int], spread: list[float], swap: bool
+) -> None:
+    """Both ways of reading the CDFs (binary search when values repeat, a merge when
+    they hardly do) give the statistic of both CDFs at every value, exactly, and
+    scipy's to its last digits."""
+    from scipy.stats import ks_2samp
+
+    for a, b in ((tied, spread), (tied, tied[::2] or tied), (spread, spread[1:] or spread)):
+        x, y = np.sort(np.array(a, dtype=float)), np.sort(np.array(b, dtype=float))
+        if swap:
+            x, y = y, x
+        every = np.concatenate([x, y])
+        diff = (
+            np.searchsorted(x, every, "right") / x.size
+            - np.searchsorted(y, every, "right") / y.size
+        )
+        want = 1 - max(float(np.clip(-diff.min(), 0, 1)), float(diff.max()))
+        assert ks_complement(x, y) == want
+        assert abs(ks_complement(x, y) - (1 - ks_2samp(x, y).statistic)) < 1e-12
