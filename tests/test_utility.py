@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kpr
-from kpr.fidelity.columns import ks_complement, tv_complement
+from kpr.fidelity.columns import ks_complement, sorted_quantiles, tv_complement
 from kpr.fidelity.pairs import correlations, joint_counts, pearson
 
 
@@ -262,3 +262,12 @@ def test_ks_complement_equals_scipy_with_ties_and_without(
         want = 1 - max(float(np.clip(-diff.min(), 0, 1)), float(diff.max()))
         assert ks_complement(x, y) == want
         assert abs(ks_complement(x, y) - (1 - ks_2samp(x, y).statistic)) < 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=80), st.booleans())
+def test_sorted_quantiles_equal_numpys(values: list[float], round_: bool) -> None:
+    """The quantiles read off a sorted column are numpy's, to the last bit."""
+    x = np.sort(np.round(values) if round_ else np.array(values))
+    q = np.arange(1, 20) / 20
+    assert np.array_equal(sorted_quantiles(x, q), np.quantile(x, q))

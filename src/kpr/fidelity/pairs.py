@@ -195,16 +195,18 @@ def _centred(v: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def group_sums(
-    codes: np.ndarray, levels: int, centred: np.ndarray, present: list[np.ndarray | None]
+    codes: np.ndarray, levels: int, centred: np.ndarray, missing: list[np.ndarray | None]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per numeric column (a row of ``centred``: its centred values, 0 where missing),
-    the sums of its values and the counts of its present values (``present``: None
-    when all are) in each category of one categorical column."""
+    the sums of its values and the counts of its present values (``missing``: the
+    rows where it is missing, None when none is) in each category of one
+    categorical column."""
     sizes = np.bincount(codes, minlength=levels)
     out = []
-    for v, p in zip(centred, present, strict=True):
+    for v, gaps in zip(centred, missing, strict=True):
         sums = np.bincount(codes, weights=v, minlength=levels)
-        counts = sizes if p is None else np.bincount(codes, weights=p, minlength=levels)
+        # missing rows are usually few: count them, not the present ones
+        counts = sizes if gaps is None else sizes - np.bincount(codes[gaps], minlength=levels)
         out.append((sums, counts))
     return out
 
@@ -290,7 +292,7 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
     if cat and n:
         centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
         stats["ss"] = {i: float(np.dot(c, c)) for i, c in zip(num, centred, strict=True)}
-        gaps = [None if p.all() else p for p in present]
+        gaps = [None if p.all() else np.flatnonzero(~p) for p in present]
         for c in cat:
             sums = group_sums(sides[c].codes, cols[c].levels, centred, gaps)
             for i, got in zip(num, sums, strict=True):
