@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import kpr
 from kpr.fidelity.columns import ks_complement, sorted_quantiles, tv_complement
-from kpr.fidelity.pairs import correlations, joint_counts, pearson
+from kpr.fidelity.pairs import _centred, correlations, joint_counts, pearson
 
 
 def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:
@@ -214,6 +214,8 @@ def test_correlations_equal_pearson_on_complete_rows(n: int, seed: int, flat: bo
     kept = [v[~np.isnan(v)] for v in values]
     constant = [bool(k.size and k.min() == k.max()) for k in kept]
     got = correlations(values, present, constant)
+    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    assert np.array_equal(correlations(values, present, constant, centred), got, equal_nan=True)
     for i, j in itertools.combinations(range(4), 2):
         want = np.nan if constant[i] or constant[j] else pearson(values[i], values[j])
         assert (np.isnan(want) and np.isnan(got[i, j])) or abs(got[i, j] - want) < 1e-12

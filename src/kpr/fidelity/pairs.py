@@ -191,6 +191,8 @@ def joint_counts(codes: list[np.ndarray | None], levels: list[int], n: int) -> d
 
 def _centred(v: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Present values minus their mean; 0 where missing."""
+    if p.all():
+        return v - v.mean()
     return np.where(p, v - (v[p].mean() if p.any() else 0.0), 0.0)
 
 
@@ -233,28 +235,35 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(r, -1.0, 1.0))
 
 
-def _gram_r(values: list[np.ndarray]) -> np.ndarray:
+def _gram_r(values: list[np.ndarray], centred: np.ndarray | None = None) -> np.ndarray:
     """Pearson's r of every pair of columns without missing values, from one Gram
-    matrix of the centred columns (one matrix product)."""
-    centred = np.stack([v - v.mean() for v in values])
+    matrix of the centred columns (one matrix product); ``centred``: them, when at
+    hand."""
+    if centred is None:
+        centred = np.stack([v - v.mean() for v in values])
     gram = centred @ centred.T
     norms = np.sqrt(np.diag(gram))
     return np.clip(gram / np.outer(norms, norms), -1.0, 1.0)
 
 
 def correlations(
-    values: list[np.ndarray], present: list[np.ndarray], constant: list[bool]
+    values: list[np.ndarray],
+    present: list[np.ndarray],
+    constant: list[bool],
+    centred: np.ndarray | None = None,
 ) -> np.ndarray:
     """Pearson's r of every pair, on the rows where both are present: one Gram
     matrix for the columns without missing values, and one for each column with
     missing values and those without (the same rows); :func:`pearson` for two
-    columns with missing values; NaN for a constant column (scipy's rule)."""
+    columns with missing values; NaN for a constant column (scipy's rule).
+    ``centred``: the rows of :func:`_centred`, when at hand."""
     k = len(values)
     out = np.full((k, k), np.nan)
     usable = [i for i in range(k) if not constant[i]]
     full = [i for i in usable if present[i].all()]
     if len(full) >= 2 and values[full[0]].size >= 2:
-        out[np.ix_(full, full)] = _gram_r([values[i] for i in full])
+        known = None if centred is None else centred[full]
+        out[np.ix_(full, full)] = _gram_r([values[i] for i in full], known)
     gaps = [i for i in usable if i not in full]
     for i in gaps:
         p = present[i]
@@ -288,9 +297,9 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
         return stats
     values = [sides[i].values for i in num]
     present = [sides[i].present for i in num]
-    stats["r"] = correlations(values, present, [sides[i].constant for i in num])
+    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    stats["r"] = correlations(values, present, [sides[i].constant for i in num], centred)
     if cat and n:
-        centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
         stats["ss"] = {i: float(np.dot(c, c)) for i, c in zip(num, centred, strict=True)}
         gaps = [None if p.all() else np.flatnonzero(~p) for p in present]
         for c in cat:
