@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import kpr
 from kpr.fidelity.columns import ks_complement, sorted_quantiles, tv_complement
-from kpr.fidelity.pairs import _centred, correlations, joint_counts, pearson
+from kpr.fidelity.pairs import _centred, correlations, group_sums, joint_counts, pearson
 
 
 def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:
@@ -273,3 +273,29 @@ def test_sorted_quantiles_equal_numpys(values: list[float], round_: bool) -> Non
     x = np.sort(np.round(values) if round_ else np.array(values))
     q = np.arange(1, 20) / 20
     assert np.array_equal(sorted_quantiles(x, q), np.quantile(x, q))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(1, 60), min_size=1, max_size=6),
+    st.integers(1, 200),
+    st.integers(0, 2**32 - 1),
+)
+def test_group_sums_equal_one_sum_per_category(levels: list[int], n: int, seed: int) -> None:
+    """Summed per cell of several categories' joint table, then per category: the
+    per-category sums and present counts of every number."""
+    rng = np.random.default_rng(seed)
+    codes = [rng.integers(0, k, n) for k in levels]
+    values = rng.normal(size=(2, n))
+    values[1][rng.random(n) < 0.3] = np.nan
+    present = ~np.isnan(values)
+    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    missing = [None if p.all() else np.flatnonzero(~p) for p in present]
+    got = group_sums(codes, levels, centred, missing)
+    for c, k, per_number in zip(codes, levels, got, strict=True):
+        for v, p, (sums, counts) in zip(centred, present, per_number, strict=True):
+            want_sums, want_counts = np.zeros(k), np.zeros(k)
+            np.add.at(want_sums, c, v)
+            np.add.at(want_counts, c, p)
+            assert np.allclose(sums, want_sums, rtol=0, atol=1e-9)
+            assert np.array_equal(counts, want_counts)

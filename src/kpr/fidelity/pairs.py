@@ -196,20 +196,53 @@ def _centred(v: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.where(p, v - (v[p].mean() if p.any() else 0.0), 0.0)
 
 
+def _packs(levels: list[int]) -> list[list[int]]:
+    """Consecutive categorical columns taken together while their joint table stays
+    small (:data:`_GROUP_CELLS`, :data:`_GROUP_SIZE`)."""
+    packs: list[list[int]] = []
+    for i, k in enumerate(levels):
+        last = packs[-1] if packs else None
+        if (
+            last
+            and len(last) < _GROUP_SIZE
+            and np.prod([levels[j] for j in last]) * k <= _GROUP_CELLS
+        ):
+            last.append(i)
+        else:
+            packs.append([i])
+    return packs
+
+
 def group_sums(
-    codes: np.ndarray, levels: int, centred: np.ndarray, missing: list[np.ndarray | None]
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per numeric column (a row of ``centred``: its centred values, 0 where missing),
-    the sums of its values and the counts of its present values (``missing``: the
-    rows where it is missing, None when none is) in each category of one
-    categorical column."""
-    sizes = np.bincount(codes, minlength=levels)
-    out = []
-    for v, gaps in zip(centred, missing, strict=True):
-        sums = np.bincount(codes, weights=v, minlength=levels)
-        # missing rows are usually few: count them, not the present ones
-        counts = sizes if gaps is None else sizes - np.bincount(codes[gaps], minlength=levels)
-        out.append((sums, counts))
+    codes: list[np.ndarray],
+    levels: list[int],
+    centred: np.ndarray,
+    missing: list[np.ndarray | None],
+) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+    """Per categorical column (``codes``, ``levels``), per numeric column (a row of
+    ``centred``: its centred values, 0 where missing), the sums of its values and the
+    counts of its present values (``missing``: the rows where it is missing, None
+    when none is) in each category. The sums are taken per cell of the joint table
+    of a few categorical columns (one weighted ``bincount`` per number for them all),
+    then summed over the others' categories."""
+    out: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in codes]
+    for pack in _packs(levels):
+        shape = [levels[i] for i in pack]
+        cell = codes[pack[0]].astype(np.intp)
+        for i in pack[1:]:
+            cell *= levels[i]
+            cell += codes[i]
+        for v in centred:
+            table = np.bincount(cell, weights=v, minlength=int(np.prod(shape))).reshape(shape)
+            for x, i in enumerate(pack):
+                others = tuple(z for z in range(len(pack)) if z != x)
+                out[i].append((table.sum(axis=others) if others else table, np.empty(0)))
+    for c, lv, got in zip(codes, levels, out, strict=True):
+        sizes = np.bincount(c, minlength=lv)
+        for k, gaps in enumerate(missing):
+            # missing rows are usually few: count them, not the present ones
+            counts = sizes if gaps is None else sizes - np.bincount(c[gaps], minlength=lv)
+            got[k] = (got[k][0], counts)
     return out
 
 
@@ -302,9 +335,11 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
     if cat and n:
         stats["ss"] = {i: float(np.dot(c, c)) for i, c in zip(num, centred, strict=True)}
         gaps = [None if p.all() else np.flatnonzero(~p) for p in present]
-        for c in cat:
-            sums = group_sums(sides[c].codes, cols[c].levels, centred, gaps)
-            for i, got in zip(num, sums, strict=True):
+        # a categorical column always has codes
+        cat_codes = [codes for c in cat if (codes := sides[c].codes) is not None]
+        sums = group_sums(cat_codes, [cols[c].levels for c in cat], centred, gaps)
+        for c, per_number in zip(cat, sums, strict=True):
+            for i, got in zip(num, per_number, strict=True):
                 stats["groups"][(c, i)] = got
     return stats
 
