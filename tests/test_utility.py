@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kpr
-from kpr.fidelity.columns import ks_complement, tv_complement
-from kpr.fidelity.pairs import correlations, joint_counts, pearson
+from kpr.fidelity.columns import ks_complement, sorted_quantiles, tv_complement
+from kpr.fidelity.pairs import _centred, correlations, group_sums, joint_counts, pearson
 
 
 def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:
@@ -214,6 +214,8 @@ def test_correlations_equal_pearson_on_complete_rows(n: int, seed: int, flat: bo
     kept = [v[~np.isnan(v)] for v in values]
     constant = [bool(k.size and k.min() == k.max()) for k in kept]
     got = correlations(values, present, constant)
+    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    assert np.array_equal(correlations(values, present, constant, centred), got, equal_nan=True)
     for i, j in itertools.combinations(range(4), 2):
         want = np.nan if constant[i] or constant[j] else pearson(values[i], values[j])
         assert (np.isnan(want) and np.isnan(got[i, j])) or abs(got[i, j] - want) < 1e-12
@@ -234,3 +236,66 @@ def test_a_category_the_first_rows_miss_is_coded_like_the_others(
     assert [kpr.utility(t, s).to_dict(), kpr.utility(s, t).to_dict()] == want
     codes = fidelity_columns.category_codes(t, s, ["group"])["group"]
     assert codes[2] == 6  # junior, senior, a, b, zz, and missing
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 5), min_size=1, max_size=60),
+    st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=60),
+    st.booleans(),
+)
+def test_ks_complement_equals_scipy_with_ties_and_without(
+    tied: list[int], spread: list[float], swap: bool
+) -> None:
+    """Both ways of reading the CDFs (binary search when values repeat, a merge when
+    they hardly do) give the statistic of both CDFs at every value, exactly, and
+    scipy's to its last digits."""
+    from scipy.stats import ks_2samp
+
+    for a, b in ((tied, spread), (tied, tied[::2] or tied), (spread, spread[1:] or spread)):
+        x, y = np.sort(np.array(a, dtype=float)), np.sort(np.array(b, dtype=float))
+        if swap:
+            x, y = y, x
+        every = np.concatenate([x, y])
+        diff = (
+            np.searchsorted(x, every, "right") / x.size
+            - np.searchsorted(y, every, "right") / y.size
+        )
+        want = 1 - max(float(np.clip(-diff.min(), 0, 1)), float(diff.max()))
+        assert ks_complement(x, y) == want
+        assert abs(ks_complement(x, y) - (1 - ks_2samp(x, y).statistic)) < 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=80), st.booleans())
+def test_sorted_quantiles_equal_numpys(values: list[float], round_: bool) -> None:
+    """The quantiles read off a sorted column are numpy's, to the last bit."""
+    x = np.sort(np.round(values) if round_ else np.array(values))
+    q = np.arange(1, 20) / 20
+    assert np.array_equal(sorted_quantiles(x, q), np.quantile(x, q))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(1, 60), min_size=1, max_size=6),
+    st.integers(1, 200),
+    st.integers(0, 2**32 - 1),
+)
+def test_group_sums_equal_one_sum_per_category(levels: list[int], n: int, seed: int) -> None:
+    """Summed per cell of several categories' joint table, then per category: the
+    per-category sums and present counts of every number."""
+    rng = np.random.default_rng(seed)
+    codes = [rng.integers(0, k, n) for k in levels]
+    values = rng.normal(size=(2, n))
+    values[1][rng.random(n) < 0.3] = np.nan
+    present = ~np.isnan(values)
+    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    missing = [None if p.all() else np.flatnonzero(~p) for p in present]
+    got = group_sums(codes, levels, centred, missing)
+    for c, k, per_number in zip(codes, levels, got, strict=True):
+        for v, p, (sums, counts) in zip(centred, present, per_number, strict=True):
+            want_sums, want_counts = np.zeros(k), np.zeros(k)
+            np.add.at(want_sums, c, v)
+            np.add.at(want_counts, c, p)
+            assert np.allclose(sums, want_sums, rtol=0, atol=1e-9)
+            assert np.array_equal(counts, want_counts)

@@ -191,21 +191,58 @@ def joint_counts(codes: list[np.ndarray | None], levels: list[int], n: int) -> d
 
 def _centred(v: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Present values minus their mean; 0 where missing."""
+    if p.all():
+        return v - v.mean()
     return np.where(p, v - (v[p].mean() if p.any() else 0.0), 0.0)
 
 
+def _packs(levels: list[int]) -> list[list[int]]:
+    """Consecutive categorical columns taken together while their joint table stays
+    small (:data:`_GROUP_CELLS`, :data:`_GROUP_SIZE`)."""
+    packs: list[list[int]] = []
+    for i, k in enumerate(levels):
+        last = packs[-1] if packs else None
+        if (
+            last
+            and len(last) < _GROUP_SIZE
+            and np.prod([levels[j] for j in last]) * k <= _GROUP_CELLS
+        ):
+            last.append(i)
+        else:
+            packs.append([i])
+    return packs
+
+
 def group_sums(
-    codes: np.ndarray, levels: int, centred: np.ndarray, present: list[np.ndarray | None]
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per numeric column (a row of ``centred``: its centred values, 0 where missing),
-    the sums of its values and the counts of its present values (``present``: None
-    when all are) in each category of one categorical column."""
-    sizes = np.bincount(codes, minlength=levels)
-    out = []
-    for v, p in zip(centred, present, strict=True):
-        sums = np.bincount(codes, weights=v, minlength=levels)
-        counts = sizes if p is None else np.bincount(codes, weights=p, minlength=levels)
-        out.append((sums, counts))
+    codes: list[np.ndarray],
+    levels: list[int],
+    centred: np.ndarray,
+    missing: list[np.ndarray | None],
+) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+    """Per categorical column (``codes``, ``levels``), per numeric column (a row of
+    ``centred``: its centred values, 0 where missing), the sums of its values and the
+    counts of its present values (``missing``: the rows where it is missing, None
+    when none is) in each category. The sums are taken per cell of the joint table
+    of a few categorical columns (one weighted ``bincount`` per number for them all),
+    then summed over the others' categories."""
+    out: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in codes]
+    for pack in _packs(levels):
+        shape = [levels[i] for i in pack]
+        cell = codes[pack[0]].astype(np.intp)
+        for i in pack[1:]:
+            cell *= levels[i]
+            cell += codes[i]
+        for v in centred:
+            table = np.bincount(cell, weights=v, minlength=int(np.prod(shape))).reshape(shape)
+            for x, i in enumerate(pack):
+                others = tuple(z for z in range(len(pack)) if z != x)
+                out[i].append((table.sum(axis=others) if others else table, np.empty(0)))
+    for c, lv, got in zip(codes, levels, out, strict=True):
+        sizes = np.bincount(c, minlength=lv)
+        for k, gaps in enumerate(missing):
+            # missing rows are usually few: count them, not the present ones
+            counts = sizes if gaps is None else sizes - np.bincount(c[gaps], minlength=lv)
+            got[k] = (got[k][0], counts)
     return out
 
 
@@ -231,28 +268,35 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(r, -1.0, 1.0))
 
 
-def _gram_r(values: list[np.ndarray]) -> np.ndarray:
+def _gram_r(values: list[np.ndarray], centred: np.ndarray | None = None) -> np.ndarray:
     """Pearson's r of every pair of columns without missing values, from one Gram
-    matrix of the centred columns (one matrix product)."""
-    centred = np.stack([v - v.mean() for v in values])
+    matrix of the centred columns (one matrix product); ``centred``: them, when at
+    hand."""
+    if centred is None:
+        centred = np.stack([v - v.mean() for v in values])
     gram = centred @ centred.T
     norms = np.sqrt(np.diag(gram))
     return np.clip(gram / np.outer(norms, norms), -1.0, 1.0)
 
 
 def correlations(
-    values: list[np.ndarray], present: list[np.ndarray], constant: list[bool]
+    values: list[np.ndarray],
+    present: list[np.ndarray],
+    constant: list[bool],
+    centred: np.ndarray | None = None,
 ) -> np.ndarray:
     """Pearson's r of every pair, on the rows where both are present: one Gram
     matrix for the columns without missing values, and one for each column with
     missing values and those without (the same rows); :func:`pearson` for two
-    columns with missing values; NaN for a constant column (scipy's rule)."""
+    columns with missing values; NaN for a constant column (scipy's rule).
+    ``centred``: the rows of :func:`_centred`, when at hand."""
     k = len(values)
     out = np.full((k, k), np.nan)
     usable = [i for i in range(k) if not constant[i]]
     full = [i for i in usable if present[i].all()]
     if len(full) >= 2 and values[full[0]].size >= 2:
-        out[np.ix_(full, full)] = _gram_r([values[i] for i in full])
+        known = None if centred is None else centred[full]
+        out[np.ix_(full, full)] = _gram_r([values[i] for i in full], known)
     gaps = [i for i in usable if i not in full]
     for i in gaps:
         p = present[i]
@@ -286,14 +330,19 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
         return stats
     values = [sides[i].values for i in num]
     present = [sides[i].present for i in num]
-    stats["r"] = correlations(values, present, [sides[i].constant for i in num])
+    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    stats["r"] = correlations(values, present, [sides[i].constant for i in num], centred)
     if cat and n:
-        centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
-        stats["ss"] = {i: float(np.dot(c, c)) for i, c in zip(num, centred, strict=True)}
-        gaps = [None if p.all() else p for p in present]
-        for c in cat:
-            sums = group_sums(sides[c].codes, cols[c].levels, centred, gaps)
-            for i, got in zip(num, sums, strict=True):
+        # einsum, not a dot per row: OpenBLAS spreads a long dot over threads that
+        # cost more CPU time than they save
+        squares = np.einsum("ij,ij->i", centred, centred)
+        stats["ss"] = {i: float(ss) for i, ss in zip(num, squares, strict=True)}
+        gaps = [None if p.all() else np.flatnonzero(~p) for p in present]
+        # a categorical column always has codes
+        cat_codes = [codes for c in cat if (codes := sides[c].codes) is not None]
+        sums = group_sums(cat_codes, [cols[c].levels for c in cat], centred, gaps)
+        for c, per_number in zip(cat, sums, strict=True):
+            for i, got in zip(num, per_number, strict=True):
                 stats["groups"][(c, i)] = got
     return stats
 
