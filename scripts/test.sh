@@ -62,7 +62,7 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   # (624 tests) one such run took 34 min on 2 cores at load average 11-26.
   SLICE=(-q -p no:cacheprovider -n auto -k "not spark"
     tests/engines tests/test_metric.py tests/inputs
-    tests/test_exact_statistics.py tests/test_pairing.py
+    tests/metric/test_exact.py tests/test_pairing.py
     tests/avatar/test_generator.py tests/avatar/test_projection.py tests/avatar/test_metrics.py
     tests/avatar/test_distance.py tests/analysis/test_shared_sweep.py tests/report/test_html.py)
 
