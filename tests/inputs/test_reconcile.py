@@ -16,8 +16,13 @@ from kpr.metric.attack import Kind, make_attack
 duckdb = pytest.importorskip("duckdb")
 
 
+#: One connection for the module: older DuckDB releases close a connection that is
+#: no longer referenced even while its relations are still in use.
+_CON = duckdb.connect()
+
+
 def _relations() -> tuple[Any, Any]:
-    con = duckdb.connect()
+    con = _CON
     original = con.sql("select * from (values ('30', 'F'), ('41', 'M'), ('52', 'F')) t(age, sex)")
     avatars = con.sql("select * from (values ('30', 'F'), ('41', 'M')) t(age, sex)")
     return original, avatars
