@@ -12,8 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kpr
-from kpr.fidelity.columns import ks_complement, sorted_quantiles, tv_complement
-from kpr.fidelity.pairs import _centred, correlations, group_sums, joint_counts, pearson
+from kpr.fidelity.columns import (
+    DISCRETE_BINS,
+    code_dtype,
+    discretize,
+    ks_complement,
+    sorted_quantiles,
+    tv_complement,
+)
+from kpr.fidelity.pairs import centre, correlations, group_sums, joint_counts, pearson
 
 
 def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:
@@ -191,7 +198,7 @@ def test_an_empty_table_is_one_line_and_exit_2(
 def test_joint_counts_equal_one_crosstab_per_pair(levels: list[int], n: int, seed: int) -> None:
     """Counting several columns together gives every pair's table exactly."""
     rng = np.random.default_rng(seed)
-    codes = [rng.integers(0, k, n) for k in levels]
+    codes = [rng.integers(0, k, n).astype(code_dtype(k)) for k in levels]  # as kpr codes
     got = joint_counts(list(codes), levels, n)
     for i, j in itertools.combinations(range(len(levels)), 2):
         want = np.zeros((levels[i], levels[j]), dtype=np.int64)
@@ -214,7 +221,7 @@ def test_correlations_equal_pearson_on_complete_rows(n: int, seed: int, flat: bo
     kept = [v[~np.isnan(v)] for v in values]
     constant = [bool(k.size and k.min() == k.max()) for k in kept]
     got = correlations(values, present, constant)
-    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    centred = centre(values, present)
     assert np.array_equal(correlations(values, present, constant, centred), got, equal_nan=True)
     for i, j in itertools.combinations(range(4), 2):
         want = np.nan if constant[i] or constant[j] else pearson(values[i], values[j])
@@ -289,7 +296,7 @@ def test_group_sums_equal_one_sum_per_category(levels: list[int], n: int, seed: 
     values = rng.normal(size=(2, n))
     values[1][rng.random(n) < 0.3] = np.nan
     present = ~np.isnan(values)
-    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    centred = centre(values, present)
     missing = [None if p.all() else np.flatnonzero(~p) for p in present]
     got = group_sums(codes, levels, centred, missing)
     for c, k, per_number in zip(codes, levels, got, strict=True):
@@ -299,3 +306,42 @@ def test_group_sums_equal_one_sum_per_category(levels: list[int], n: int, seed: 
             np.add.at(want_counts, c, p)
             assert np.allclose(sums, want_sums, rtol=0, atol=1e-9)
             assert np.array_equal(counts, want_counts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.floats(-50, 50), st.sampled_from([0.0, -0.0, 10.0, -10.0, float("nan")])),
+        min_size=1,
+        max_size=80,
+    )
+)
+def test_discretize_equals_numpys_digitize(values: list[float]) -> None:
+    """One comparison per edge gives np.digitize's code, values on an edge and
+    missing values (the last code) included."""
+    x = np.array(values)
+    present = np.sort(x[~np.isnan(x)])
+    edges = np.histogram_bin_edges(present[[0, -1]] if present.size else present, DISCRETE_BINS)
+    got = discretize(x, present)
+    assert got is not None
+    assert np.array_equal(got, np.digitize(x, edges))
+    assert np.array_equal(discretize(x), got)
+
+
+def test_many_categories_are_counted_exactly() -> None:
+    """Categories beyond one byte's codes, and pairs too large for a dense table:
+    the contingency score equals the one from the joint shares counted directly."""
+    n = 3000
+
+    def table(seed: int) -> pl.DataFrame:
+        r = np.random.default_rng(seed)
+        return pl.DataFrame({"a": r.integers(0, 400, n), "b": r.integers(0, 300, n)}).with_columns(
+            pl.col("a").cast(pl.String)
+        )
+
+    o, s = table(2), table(3)
+    got = kpr.utility(o, s, kinds={"a": "categorical", "b": "categorical"}).pairs.row(0, named=True)
+    shares = [t.group_by("a", "b").len().with_columns(pl.col("len") / n) for t in (o, s)]
+    joined = shares[0].join(shares[1], on=["a", "b"], how="full", coalesce=True).fill_null(0)
+    want = 1 - 0.5 * float((joined["len"] - joined["len_right"]).abs().sum())
+    assert abs(got["score"] - want) < 1e-12

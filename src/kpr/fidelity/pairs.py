@@ -57,7 +57,7 @@ class Pair:
 
 
 def _sparse_counts(a: np.ndarray, b: np.ndarray, levels_b: int) -> tuple[np.ndarray, np.ndarray]:
-    keys, n = np.unique(a * levels_b + b, return_counts=True)
+    keys, n = np.unique(a.astype(np.int64) * levels_b + b, return_counts=True)
     return keys, n
 
 
@@ -126,7 +126,8 @@ _CHUNK = 1 << 16
 
 
 def _pair_counts(a: np.ndarray, b: np.ndarray, levels: tuple[int, int]) -> np.ndarray:
-    return np.bincount(a * levels[1] + b, minlength=levels[0] * levels[1]).reshape(levels)
+    cell = a.astype(np.intp) * levels[1] + b
+    return np.bincount(cell, minlength=levels[0] * levels[1]).reshape(levels)
 
 
 def cover(small: list[int], levels: list[int]) -> list[tuple[int, ...]]:
@@ -189,11 +190,17 @@ def joint_counts(codes: list[np.ndarray | None], levels: list[int], n: int) -> d
     return out
 
 
-def _centred(v: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Present values minus their mean; 0 where missing."""
-    if p.all():
-        return v - v.mean()
-    return np.where(p, v - (v[p].mean() if p.any() else 0.0), 0.0)
+def centre(values: list[np.ndarray], present: list[np.ndarray]) -> np.ndarray:
+    """One row per column: its present values minus their mean, 0 where missing
+    (one array, each row written in place)."""
+    out = np.empty((len(values), values[0].size if len(values) else 0))
+    for row, v, p in zip(out, values, present, strict=True):
+        if p.all():
+            np.subtract(v, v.mean(), out=row)
+        else:
+            np.subtract(v, v[p].mean() if p.any() else 0.0, out=row)
+            row[~p] = 0.0
+    return out
 
 
 def _packs(levels: list[int]) -> list[list[int]]:
@@ -268,54 +275,57 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(r, -1.0, 1.0))
 
 
-def _gram_r(values: list[np.ndarray], centred: np.ndarray | None = None) -> np.ndarray:
-    """Pearson's r of every pair of columns without missing values, from one Gram
-    matrix of the centred columns (one matrix product); ``centred``: them, when at
-    hand."""
-    if centred is None:
-        centred = np.stack([v - v.mean() for v in values])
-    gram = centred @ centred.T
-    norms = np.sqrt(np.diag(gram))
-    return np.clip(gram / np.outer(norms, norms), -1.0, 1.0)
-
-
 def correlations(
     values: list[np.ndarray],
     present: list[np.ndarray],
     constant: list[bool],
     centred: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Pearson's r of every pair, on the rows where both are present: one Gram
-    matrix for the columns without missing values, and one for each column with
-    missing values and those without (the same rows); :func:`pearson` for two
-    columns with missing values; NaN for a constant column (scipy's rule).
-    ``centred``: the rows of :func:`_centred`, when at hand."""
+    """Pearson's r of every pair, on the rows where both are present, NaN for a
+    column constant there (scipy's rule), from one Gram matrix of the centred
+    columns (``centred``: :func:`centre`'s rows, when at hand; 0 where missing).
+
+    For two columns without missing values, r is read off the Gram matrix. For a
+    column with missing values and one without, the other's sums over the rows the
+    first lacks (few, usually) re-centre it on the rows both hold; when those rows
+    hold most of its variance (or none of it remains), r is computed directly
+    (:func:`pearson`), as for two columns with missing values."""
     k = len(values)
     out = np.full((k, k), np.nan)
+    n = values[0].size if k else 0
     usable = [i for i in range(k) if not constant[i]]
+    if n < 2 or len(usable) < 2:
+        return out
+    if centred is None:
+        centred = centre(values, present)
+    gram = centred @ centred.T
+    diag = np.diag(gram)
     full = [i for i in usable if present[i].all()]
-    if len(full) >= 2 and values[full[0]].size >= 2:
-        known = None if centred is None else centred[full]
-        out[np.ix_(full, full)] = _gram_r([values[i] for i in full], known)
     gaps = [i for i in usable if i not in full]
+    if len(full) >= 2:
+        block = gram[np.ix_(full, full)]
+        norms = np.sqrt(np.diag(block))
+        out[np.ix_(full, full)] = np.clip(block / np.outer(norms, norms), -1.0, 1.0)
+    totals = centred.sum(axis=1) if gaps else diag  # 0 up to rounding
     for i in gaps:
-        p = present[i]
-        rows = [values[i][p]] + [values[j][p] for j in full]
-        if rows[0].size < 2 or not full:
+        miss = np.flatnonzero(~present[i])
+        kept = n - miss.size
+        if kept < 2 or not full:
             continue
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = _gram_r(rows)[0, 1:]
-        flat = _flat(rows[0])
-        for j, rj, x in zip(full, r, rows[1:], strict=True):
-            # a column that varies overall may be constant on these rows (scipy: NaN)
-            out[i, j] = out[j, i] = np.nan if flat or _flat(x) else rj
+        off = centred[np.asarray(full)][:, miss]
+        sums = totals[full] - off.sum(axis=1)  # over the rows i holds
+        squares = diag[full] - np.einsum("ij,ij->i", off, off)
+        spread = squares - sums * sums / kept  # about their mean on those rows
+        cross = gram[i, full] - sums * (totals[i] / kept)
+        for j, ss, xy in zip(full, spread, cross, strict=True):
+            if diag[i] > 0 and ss > 0.25 * diag[j]:
+                r = float(np.clip(xy / np.sqrt(diag[i] * ss), -1.0, 1.0))
+            else:  # little of j's variance on these rows: no cancellation
+                r = pearson(values[i], values[j])
+            out[i, j] = out[j, i] = r
     for i, j in itertools.combinations(gaps, 2):
         out[i, j] = out[j, i] = pearson(values[i], values[j])
     return out
-
-
-def _flat(x: np.ndarray) -> bool:
-    return bool((x == x[0]).all())
 
 
 def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
@@ -330,7 +340,7 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
         return stats
     values = [sides[i].values for i in num]
     present = [sides[i].present for i in num]
-    centred = np.stack([_centred(v, p) for v, p in zip(values, present, strict=True)])
+    centred = centre(values, present)
     stats["r"] = correlations(values, present, [sides[i].constant for i in num], centred)
     if cat and n:
         # einsum, not a dot per row: OpenBLAS spreads a long dot over threads that
