@@ -20,7 +20,9 @@ SDMetrics' rules reproduced here (version 0.32):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -223,27 +225,33 @@ def _coded(levels: list[str], columns: tuple[pl.Series, pl.Series]) -> tuple | N
     return got[0], got[1], len(levels) + 1
 
 
-def _text_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[str, tuple]:
+#: ``map``, or a thread pool's: the columns are independent.
+Mapper = Callable[..., Iterable[Any]]
+
+
+def _text_codes(
+    o: pl.DataFrame, s: pl.DataFrame, names: list[str], mapper: Mapper = map
+) -> dict[str, tuple]:
     """Text columns coded in the order of their sorted values (a polars Enum of the
     distinct values of both sides), missing one past the last: codes that depend
     neither on the input's type nor on the process's string pool. The categories
     are first taken from the first rows (one pass over the column instead of two:
     one to find them, one to code); a column where that misses one is coded again
-    with every category. One column at a time, not all in one parallel ``select``:
-    less CPU time, and each column's temporary arrays are freed before the next's
-    are made."""
+    with every category. Each column on its own (``mapper``), not all in one
+    parallel ``select``: less CPU time, and fewer temporary arrays at a time."""
     pairs = [(_as_text(o[n]), _as_text(s[n])) for n in names]
     head = pl.DataFrame([pl.concat([a.head(_GUESS_ROWS), b.head(_GUESS_ROWS)]) for a, b in pairs])
     levels = head.select(_sorted_levels(n) for n in names).row(0)
-    out = {}
-    for n, guess, columns in zip(names, levels, pairs, strict=True):
-        got = _coded(guess, columns)
-        if got is None:  # a category the first rows do not hold: every category
-            every = pl.concat(columns).to_frame().select(_sorted_levels(n)).item()
-            got = _coded(every.to_list(), columns)
-        assert got is not None  # every value is among every category
-        out[n] = got
-    return out
+    return dict(zip(names, mapper(_code_text, levels, pairs), strict=True))
+
+
+def _code_text(guess: list[str], columns: tuple[pl.Series, pl.Series]) -> tuple:
+    got = _coded(guess, columns)
+    if got is None:  # a category the first rows do not hold: every category
+        every = pl.concat(columns).drop_nulls().unique().sort()
+        got = _coded(every.to_list(), columns)
+    assert got is not None  # every value is among every category
+    return got
 
 
 def _as_text(column: pl.Series) -> pl.Series:
@@ -256,14 +264,17 @@ def _sorted_levels(name: str) -> pl.Expr:
     return pl.col(name).drop_nulls().unique().sort().implode()
 
 
-def category_codes(o: pl.DataFrame, s: pl.DataFrame, names: list[str]) -> dict[str, tuple]:
+def category_codes(
+    o: pl.DataFrame, s: pl.DataFrame, names: list[str], mapper: Mapper = map
+) -> dict[str, tuple]:
     """Per categorical column, codes 0..K-1 over the categories of both sides and K
     for missing: (original codes, synthetic codes, K + 1). Text is encoded in the
     order of its sorted values (:func:`_text_codes`), integers and booleans by their
     value, other types by their rank: codes that do not depend on the input's type
-    or on the process's string pool."""
+    or on the process's string pool. ``mapper`` codes the text columns (``map``, or
+    a thread pool's)."""
     text = [n for n in names if _is_text(o[n].dtype) and _is_text(s[n].dtype)]
-    out = _text_codes(o, s, text) if text else {}
+    out = _text_codes(o, s, text, mapper) if text else {}
     names = [n for n in names if n not in out]
     if not names:
         return out

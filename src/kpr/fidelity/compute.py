@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import astuple
 from typing import Any
 
@@ -82,18 +83,24 @@ def utility(
     """
     csv = ReadSettings(delimiter, encoding, tuple(na_values))
     loaded = load_tables(original, synthetic, Selection(columns, kinds, metadata, table), csv)
-    names = list(loaded.kinds)
+    o, s, kind = loaded.original, loaded.synthetic, loaded.kinds
+    names = list(kind)
     total = len(names) + len(names) * (len(names) - 1) // 2
-    categorical = [n for n in names if loaded.kinds[n] is Kind.CATEGORICAL]
-    codes = category_codes(loaded.original, loaded.synthetic, categorical)
-    cols: list[Column] = []
-    for name in names:
-        o, s = loaded.original[name], loaded.synthetic[name]
-        cols.append(column(name, loaded.kinds[name], o, s, codes.get(name)))
-        if progress is not None:
-            progress(len(cols), total, "scoring")
-    half = len(cols) + (total - len(cols)) // 2
-    pairs = all_pairs(cols, None if progress is None else lambda: progress(half, total, "scoring"))
+    categorical = [n for n in names if kind[n] is Kind.CATEGORICAL]
+    workers = max(1, pl.thread_pool_size())
+    with ThreadPoolExecutor(workers) as pool:
+        # numpy and polars release the GIL: columns, and the two sides' pair
+        # statistics, computed at the same time (the results do not depend on it)
+        mapper = map if workers == 1 else pool.map
+        codes = category_codes(o, s, categorical, mapper)
+        cols: list[Column] = []
+        for got in mapper(lambda n: column(n, kind[n], o[n], s[n], codes.get(n)), names):
+            cols.append(got)
+            if progress is not None:
+                progress(len(cols), total, "scoring")
+        half = len(cols) + (total - len(cols)) // 2
+        step = None if progress is None else lambda: progress(half, total, "scoring")
+        pairs = all_pairs(cols, step, mapper)
     if progress is not None:
         progress(total, total, "scoring")
     shapes = _mean(c.score for c in cols)

@@ -22,6 +22,7 @@ category explains, rows with the number present) for a category and a number.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from kpr.fidelity.columns import Column
+from kpr.fidelity.columns import Column, Mapper
 
 #: The Quality Report's thresholds (SDMetrics 0.32 defaults).
 CORRELATION_THRESHOLD = 0.5
@@ -407,13 +408,18 @@ def _contingency_pair(cols: list[Column], i: int, j: int, real: dict, syn: dict)
     )  # fmt: skip
 
 
-def all_pairs(cols: list[Column], step: Callable[[], None] | None = None) -> list[Pair]:
+def all_pairs(
+    cols: list[Column], step: Callable[[], None] | None = None, mapper: Mapper = map
+) -> list[Pair]:
     """Every pair of columns, in SDMetrics' order (``itertools.combinations``);
-    ``step()`` after each side's statistics."""
-    real = _side_stats(cols, "original")
-    if step is not None:
-        step()
-    syn = _side_stats(cols, "synthetic")
+    ``step()`` after the original's statistics; ``mapper`` computes the two sides'
+    (``map``, or a thread pool's: they are independent)."""
+    stats = []
+    for got in mapper(functools.partial(_side_stats, cols), ("original", "synthetic")):
+        stats.append(got)
+        if step is not None and len(stats) == 1:
+            step()
+    real, syn = stats
     out = []
     for i, j in itertools.combinations(range(len(cols)), 2):
         if cols[i].continuous and cols[j].continuous:
