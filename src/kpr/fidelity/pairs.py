@@ -131,12 +131,15 @@ def _pair_counts(a: np.ndarray, b: np.ndarray, levels: tuple[int, int]) -> np.nd
     return np.bincount(cell, minlength=levels[0] * levels[1]).reshape(levels)
 
 
-def cover(small: list[int], levels: list[int]) -> list[tuple[int, ...]]:
+def cover(
+    small: list[int], levels: list[int], wanted: set[tuple[int, int]] | None = None
+) -> list[tuple[int, ...]]:
     """Groups of two to four columns whose joint counts give every pair of ``small``
-    (a group's counts, summed over its other columns, give each of its pairs): one
-    pass over the rows counts up to six pairs. Greedy: each group starts from a
-    pair not yet counted and takes the column that adds most such pairs."""
-    todo = set(itertools.combinations(small, 2))
+    (those in ``wanted``, when given; a group's counts, summed over its other
+    columns, give each of its pairs): one pass over the rows counts up to six pairs.
+    Greedy: each group starts from a pair not yet counted and takes the column that
+    adds most such pairs."""
+    todo = {p for p in itertools.combinations(small, 2) if wanted is None or p in wanted}
     groups: list[tuple[int, ...]] = []
     for i, j in itertools.combinations(small, 2):
         if (i, j) not in todo:
@@ -172,20 +175,29 @@ def _group_counts(codes: list[np.ndarray], levels: list[int], n: int) -> np.ndar
     return total.reshape(levels)
 
 
-def joint_counts(codes: list[np.ndarray | None], levels: list[int], n: int) -> dict:
-    """For every pair (i, j), i < j, of columns with codes whose table is dense: the
-    joint counts, shape (levels_i, levels_j) (exact integers, however counted)."""
+def joint_counts(
+    codes: list[np.ndarray | None],
+    levels: list[int],
+    n: int,
+    wanted: set[tuple[int, int]] | None = None,
+) -> dict:
+    """For every pair (i, j), i < j, of columns with codes whose table is dense (and
+    in ``wanted``, when given): the joint counts, shape (levels_i, levels_j) (exact
+    integers, however counted)."""
     out: dict[tuple[int, int], np.ndarray] = {}
     small = [i for i, c in enumerate(codes) if c is not None and levels[i] <= _SMALL]
-    for group in cover(small, levels):
+    for group in cover(small, levels, wanted):
         parts = [c for g in group if (c := codes[g]) is not None]
         table = _group_counts(parts, [levels[g] for g in group], n)
         for (x, i), (y, j) in itertools.combinations(enumerate(group), 2):
-            others = tuple(z for z in range(len(group)) if z not in (x, y))
-            out[(i, j)] = table.sum(axis=others) if others else table
+            if wanted is None or (i, j) in wanted:
+                others = tuple(z for z in range(len(group)) if z not in (x, y))
+                out[(i, j)] = table.sum(axis=others) if others else table
     for i, j in itertools.combinations(range(len(codes)), 2):
         a, b = codes[i], codes[j]
-        if a is None or b is None or (i, j) in out or not _dense((levels[i], levels[j]), n):
+        if a is None or b is None or (i, j) in out or (wanted is not None and (i, j) not in wanted):
+            continue
+        if not _dense((levels[i], levels[j]), n):
             continue
         out[(i, j)] = _pair_counts(a, b, (levels[i], levels[j]))
     return out
@@ -333,7 +345,13 @@ def _side_stats(cols: list[Column], side: str) -> dict[str, Any]:
     """The pair statistics of one side: joint counts, group sums, correlations."""
     sides = [getattr(c, side) for c in cols]
     n = sides[0].present.size if sides else 0
-    counts = joint_counts([s.codes for s in sides], [c.levels for c in cols], n)
+    # two numbers are compared by their correlation, not by their joint counts
+    wanted = {
+        (i, j)
+        for i, j in itertools.combinations(range(len(cols)), 2)
+        if not (cols[i].continuous and cols[j].continuous)
+    }
+    counts = joint_counts([s.codes for s in sides], [c.levels for c in cols], n, wanted)
     cat = [i for i, c in enumerate(cols) if not c.continuous]
     num = [i for i, c in enumerate(cols) if c.continuous]
     stats: dict[str, Any] = {"counts": counts, "n": n, "num": num, "groups": {}, "ss": {}}
