@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import kpr
 from kpr.fidelity.columns import (
     DISCRETE_BINS,
+    _level_codes,
     code_dtype,
     discretize,
     ks_complement,
@@ -350,3 +351,28 @@ def test_many_categories_are_counted_exactly() -> None:
     joined = shares[0].join(shares[1], on=["a", "b"], how="full", coalesce=True).fill_null(0)
     want = 1 - 0.5 * float((joined["len"] - joined["len_right"]).abs().sum())
     assert abs(got["score"] - want) < 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", "b", "twelve bytes", "thirteen byte", "a longer category é", None]),
+        min_size=1,
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_text_codes_are_positions_among_the_levels(values: list[str | None], drop: bool) -> None:
+    """Short strings (a polars Enum) and long ones (Arrow's look-up) get the same
+    codes: a value's position among the sorted levels, missing one past the last;
+    a value outside the levels: None (the column is coded again)."""
+    column = pl.Series("v", values, dtype=pl.String).sample(fraction=1.0, shuffle=True, seed=0)
+    levels = sorted({v for v in values if v is not None})
+    if drop and levels:
+        levels = levels[1:]
+    got = _level_codes(column, levels)
+    if any(v is not None and v not in levels for v in column):
+        assert got is None
+        return
+    want = [len(levels) if v is None else levels.index(v) for v in column]
+    assert got is not None and got.dtype == np.uint8 and got.tolist() == want

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from kpr.metric.attack import Kind
 
@@ -203,13 +205,29 @@ def code_dtype(levels: int) -> type[np.unsignedinteger]:
     return np.uint64
 
 
-def _enum_codes(column: pl.Series, levels: list[str]) -> np.ndarray | None:
-    """A text column's position among its ``levels`` through a polars Enum (missing:
-    one past the last); None when a value is not among them."""
-    got = column.cast(pl.Enum(levels), strict=False)
-    if got.null_count() != column.null_count():
-        return None
-    codes = got.to_physical().fill_null(len(levels)).to_numpy()
+#: polars keeps a string of up to 12 bytes in its row's view (Arrow's string view);
+#: a longer one lies in a buffer, wherever the frame's history put it.
+_INLINE_BYTES = 12
+
+
+def _level_codes(column: pl.Series, levels: list[str]) -> np.ndarray | None:
+    """A text column's position among its ``levels`` (missing: one past the last);
+    None when a value is not among them. Short strings: a polars Enum, one look-up
+    per view. Long ones: Arrow's ``index_in`` on Arrow's copy of the column, whose
+    strings lie in row order (in a shuffled frame, polars' look-up per row reads
+    memory at random and costs two to three times more)."""
+    longest = column.str.len_bytes().max()
+    if longest is not None and int(longest) > _INLINE_BYTES:  # type: ignore[arg-type]
+        strings = column.to_arrow(compat_level=pl.CompatLevel.oldest())  # large_string
+        found = pc.index_in(strings, value_set=pa.array(levels, type=strings.type))
+        if found.null_count != strings.null_count:
+            return None
+        codes = found.fill_null(len(levels)).to_numpy(zero_copy_only=False)
+    else:
+        got = column.cast(pl.Enum(levels), strict=False)
+        if got.null_count() != column.null_count():
+            return None
+        codes = got.to_physical().fill_null(len(levels)).to_numpy()
     return codes.astype(code_dtype(len(levels) + 1), copy=False)
 
 
@@ -218,7 +236,7 @@ def _coded(levels: list[str], columns: tuple[pl.Series, pl.Series]) -> tuple | N
     None when a value is not among them."""
     got = []
     for column in columns:
-        codes = _enum_codes(column, levels)
+        codes = _level_codes(column, levels)
         if codes is None:
             return None
         got.append(codes)
@@ -232,13 +250,14 @@ Mapper = Callable[..., Iterable[Any]]
 def _text_codes(
     o: pl.DataFrame, s: pl.DataFrame, names: list[str], mapper: Mapper = map
 ) -> dict[str, tuple]:
-    """Text columns coded in the order of their sorted values (a polars Enum of the
-    distinct values of both sides), missing one past the last: codes that depend
-    neither on the input's type nor on the process's string pool. The categories
-    are first taken from the first rows (one pass over the column instead of two:
-    one to find them, one to code); a column where that misses one is coded again
-    with every category. Each column on its own (``mapper``), not all in one
-    parallel ``select``: less CPU time, and fewer temporary arrays at a time."""
+    """Text columns coded in the order of their sorted values (their position among
+    the distinct values of both sides, :func:`_level_codes`), missing one past the
+    last: codes that depend neither on the input's type nor on the process's string
+    pool. The categories are first taken from the first rows (one pass over the
+    column instead of two: one to find them, one to code); a column where that
+    misses one is coded again with every category. Each column on its own
+    (``mapper``), not all in one parallel ``select``: less CPU time, and fewer
+    temporary arrays at a time."""
     pairs = [(_as_text(o[n]), _as_text(s[n])) for n in names]
     head = pl.DataFrame([pl.concat([a.head(_GUESS_ROWS), b.head(_GUESS_ROWS)]) for a, b in pairs])
     levels = head.select(_sorted_levels(n) for n in names).row(0)
