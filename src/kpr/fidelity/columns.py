@@ -274,8 +274,7 @@ def _code_text(guess: list[str], columns: tuple[pl.Series, pl.Series]) -> tuple:
 
 
 def _as_text(column: pl.Series) -> pl.Series:
-    """The column as strings (a cast only when needed: a cast to the same type still
-    costs a copy of a column split in chunks)."""
+    """The column as strings (cast only when it holds something else)."""
     return column if column.dtype == pl.String else column.cast(pl.String)
 
 
