@@ -80,7 +80,11 @@ def parse_iso(name: str) -> pl.Expr:
 def _parse_iso_text(text: pl.Series) -> pl.Series:
     """The first of the ISO forms that reads each value; each next form sees only the
     values no form before it read (not every date parsed ten times)."""
-    text = text.cast(pl.String).str.strip_chars()
+    raw = text.cast(pl.String)
+    first = raw.str.strptime(pl.Datetime("us"), ISO_FORMATS[0], strict=False, exact=True)
+    if first.null_count() == raw.null_count():  # the usual column: dates in the first form
+        return first  # (a value the first form reads as it is, it reads trimmed alike)
+    text = raw.str.strip_chars()
     out = pl.Series(text.name, [None] * len(text), dtype=pl.Datetime("us"))
     forms = [(f, False) for f in ISO_FORMATS] + [(f, True) for f in _ISO_OFFSET_FORMATS]
     for form, aware in forms:
