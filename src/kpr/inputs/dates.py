@@ -114,8 +114,13 @@ def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | bool | None:
         present.any().alias("some"),
         col.filter(present & parse_iso(name).is_null()).first().cast(pl.String).alias("bad"),
     ]
-    # the first rows first: a column of other text has its first offending value there
-    some, bad = lf.head(_HEAD_ROWS).select(query).collect().row(0)
+    # the first value first, then the first rows: a column of other text has its
+    # first offending value there
+    head = lf.head(_HEAD_ROWS)
+    first = head.select(col.drop_nulls().first().cast(pl.String)).collect().item()
+    if first is not None and _parse_iso_text(pl.Series([first])).item() is None:
+        return str(first)
+    some, bad = head.select(query).collect().row(0)
     if bad is None:
         some, bad = lf.select(query).collect().row(0)
     return bad if some else False

@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.csv as pa_csv
 
 from kpr.errors import InputError, first_line
 from kpr.inputs.names import suggest
@@ -271,10 +269,27 @@ def _read_csv(
     wanted = header if columns is None else list(columns)
     columns = resolve_columns(header, wanted, label)
     frame = _read_plain(p, header, columns, options, encoding, delimiter, compact)
+    if frame is None:
+        frame = _read_arrow(p, columns, options, label, encoding, delimiter, compact)
+    return _renamed(frame.lazy(), columns, wanted).collect()
+
+
+def _read_arrow(
+    p: Path,
+    columns: Sequence[str],
+    options: ReadSettings,
+    label: str,
+    encoding: str,
+    delimiter: str,
+    compact: bool,
+) -> pl.DataFrame:
+    """``columns`` of any CSV file, by Arrow's reader (imported only then)."""
+    import pyarrow as pa
+
     block = _BLOCK_BYTES
-    while frame is None:
+    while True:
         try:
-            frame = _stream_csv(p, columns, options, encoding, delimiter, block, compact)
+            return _stream_csv(p, columns, options, encoding, delimiter, block, compact)
         except pa.ArrowInvalid as exc:
             if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
                 block *= 4  # a field larger than a block: read again with larger blocks
@@ -284,7 +299,6 @@ def _read_csv(
             raise InputError(f"{label}: malformed CSV ({first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
             raise _not_encoded(label, encoding, exc) from None
-    return _renamed(frame.lazy(), columns, wanted).collect()
 
 
 def _read_plain(
@@ -324,6 +338,9 @@ def _stream_csv(
     by block, so Arrow's copy of the text never exists whole, and (``compact``)
     integer columns typed block by block, so their text never exists whole either
     (memory, see benchmarks/bench_memory.py). Arrow decompresses ``.gz``."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
     compression = "gzip" if _is_gzip(p) else None
     parts = _Parts(list(dict.fromkeys(columns)) if compact else [])
     with pa.input_stream(str(p), compression=compression) as fh:
