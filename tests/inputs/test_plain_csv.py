@@ -157,3 +157,12 @@ def test_names_come_from_the_header_positions(tmp_path: Path) -> None:
     path.write_text("x,x\n1,2\n")  # polars would rename the second x
     (frame,) = batches(path)
     assert frame.columns == ["a", "b"] and frame.row(0) == ("1", "2")
+
+
+@pytest.mark.parametrize("text", ["a,,b\n1,2,3\n", 'a,,b\n1,"2",3\n'])
+def test_a_column_without_a_name_keeps_its_place(tmp_path: Path, text: str) -> None:
+    """Both readers (the second file has a quote: Arrow's) keep the empty name."""
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    frame = files._read_csv(path, None, ReadSettings(), "t", True)
+    assert frame.columns == ["a", "", "b"] and frame.row(0) == (1, 2, 3)

@@ -361,6 +361,7 @@ def _stream_csv(
         for batch in reader:
             part = pl.from_arrow(batch)
             assert isinstance(part, pl.DataFrame)
+            part.columns = batch.schema.names  # polars names an empty name column_1
             parts.add(part)
     return parts.whole(columns)
 
