@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kpr
-from kpr.inputs.files import _stream_csv
+from kpr.inputs.files import _held, _stream_csv
 from kpr.inputs.reading import ReadSettings
 
 #: Small blocks, so a file of a few hundred bytes spans many of them.
@@ -86,3 +86,22 @@ def test_a_column_with_no_value_stays_text(tmp_path: Path) -> None:
     (tmp_path / "o.csv").write_text("a,b\n1,\n2,\n")
     frame = _stream_csv(tmp_path / "o.csv", ["a", "b"], ReadSettings(), "utf-8", ",", BLOCK, True)
     assert frame.schema == pl.Schema({"a": pl.Int64, "b": pl.String})
+
+
+@pytest.mark.parametrize(
+    ("values", "held"),
+    [
+        (["30.5", "1e+16", "-0.0", "inf", None], True),
+        (["30.5", "30.50"], False),  # 30.50 prints as 30.5
+        (["30.5", "NaN"], False),  # NaN is a category once declared categorical
+        (["30.5", "+1.5"], False),
+        (["30.5", " 1.5"], False),
+        (["30.5", "x"], False),
+    ],
+)
+def test_floats_are_held_only_when_they_print_back(values: list[str | None], held: bool) -> None:
+    text = pl.Series("v", values, dtype=pl.String)
+    got = _held(text, pl.Float64)
+    assert (got is not None) == held
+    if got is not None:
+        assert got.dtype == pl.Float64 and got.cast(pl.String).equals(text)

@@ -47,6 +47,8 @@ def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:
     dtype = lf.collect_schema()[name]
     if dtype.is_integer():
         return bool(lf.select(present.any()).collect().item()), True, None
+    if dtype.is_float():  # held as Float64: text such as 30.5 or 1e+16, no integer
+        return bool(lf.select((present & ~col.is_nan()).any()).collect().item()), False, None
     textual = isinstance(dtype, pl.String)
     number = _trimmed(name).cast(pl.Float64, strict=False)
     first_bad = col.filter(present & number.is_null()).first().cast(pl.String)
@@ -90,8 +92,24 @@ def _trimmed(name: str) -> pl.Expr:
 
 
 def text_to_number(name: str, facts: TextFacts) -> pl.Expr:
-    """Text of integers becomes Int64 (so warnings can see integer columns), else Float64."""
-    return _trimmed(name).cast(pl.Int64 if facts[1] else pl.Float64)
+    """Text of integers becomes Int64 (so warnings can see integer columns), else
+    Float64; a column read as numbers already (``compact``) is only cast."""
+    target = pl.Int64 if facts[1] else pl.Float64
+    return pl.col(name).map_batches(
+        lambda values: _to_number(values, target), return_dtype=target, is_elementwise=True
+    )
+
+
+def _to_number(values: pl.Series, target: type[pl.Int64 | pl.Float64]) -> pl.Series:
+    """Numbers, or text of numbers (spaces trimmed, only where a value has some), as
+    ``target``; a value that is no number raises, as a strict cast does."""
+    if values.dtype.is_numeric():
+        return values.cast(target)
+    text = values.cast(pl.String)
+    got = text.cast(target, strict=False)
+    if got.null_count() == text.null_count():
+        return got
+    return text.str.strip_chars().cast(target)
 
 
 def text_column_facts(

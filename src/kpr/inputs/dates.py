@@ -80,7 +80,11 @@ def parse_iso(name: str) -> pl.Expr:
 def _parse_iso_text(text: pl.Series) -> pl.Series:
     """The first of the ISO forms that reads each value; each next form sees only the
     values no form before it read (not every date parsed ten times)."""
-    text = text.cast(pl.String).str.strip_chars()
+    raw = text.cast(pl.String)
+    first = raw.str.strptime(pl.Datetime("us"), ISO_FORMATS[0], strict=False, exact=True)
+    if first.null_count() == raw.null_count():  # the usual column: dates in the first form
+        return first  # (a value the first form reads as it is, it reads trimmed alike)
+    text = raw.str.strip_chars()
     out = pl.Series(text.name, [None] * len(text), dtype=pl.Datetime("us"))
     forms = [(f, False) for f in ISO_FORMATS] + [(f, True) for f in _ISO_OFFSET_FORMATS]
     for form, aware in forms:
@@ -110,8 +114,13 @@ def iso_text_facts(lf: pl.LazyFrame, name: str) -> str | bool | None:
         present.any().alias("some"),
         col.filter(present & parse_iso(name).is_null()).first().cast(pl.String).alias("bad"),
     ]
-    # the first rows first: a column of other text has its first offending value there
-    some, bad = lf.head(_HEAD_ROWS).select(query).collect().row(0)
+    # the first value first, then the first rows: a column of other text has its
+    # first offending value there
+    head = lf.head(_HEAD_ROWS)
+    first = head.select(col.drop_nulls().first().cast(pl.String)).collect().item()
+    if first is not None and _parse_iso_text(pl.Series([first])).item() is None:
+        return str(first)
+    some, bad = head.select(query).collect().row(0)
     if bad is None:
         some, bad = lf.select(query).collect().row(0)
     return bad if some else False

@@ -4,10 +4,15 @@ CSV is read as text on purpose: kinds are decided afterwards, on the original
 table (see ``kpr.inputs.reconcile``), so an avatar file is parsed with the kinds of the
 original and a column declared categorical keeps ``01230`` as it is written.
 
-With ``compact=True`` (what ``kpr.evaluate`` asks for), a text column whose every
-value is an integer written the way it prints back (``30``, ``-7``; not ``030``,
-``+7`` or `` 30 ``) is held as Int64 instead of text: 8 bytes a value instead of
-16, and exact, since casting it back to text gives the file's text again.
+With ``compact=True`` (what ``kpr.evaluate`` and ``kpr.utility`` ask for), a text
+column whose every value is a number written the way it prints back (``30``, ``-7``,
+``30.5``; not ``030``, ``+7``, `` 30 `` or ``30.50``) is held as Int64 or Float64
+instead of text: 8 bytes a value instead of 16, parsed once, and exact, since
+casting it back to text gives the file's text again.
+
+Plain files (UTF-8, no quotes, every line as long as the header) are read by
+polars' multi-threaded reader (``kpr.inputs.plain_csv``); every other file by
+Arrow's, which is the reference for both.
 """
 
 from __future__ import annotations
@@ -27,11 +32,10 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.csv as pa_csv
 
 from kpr.errors import InputError, first_line
 from kpr.inputs.names import suggest
+from kpr.inputs.plain_csv import is_plain_candidate, read_plain
 from kpr.inputs.reading import ReadSettings
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
@@ -197,6 +201,8 @@ def _decodes(p: Path, encoding: str) -> bool:
     with _open_bytes(p) as fh:
         try:
             while block := fh.read(1 << 22):
+                if block.isascii() and not decoder.getstate()[0]:
+                    continue  # ASCII decodes alike in UTF-8 and cp1252: nothing to check
                 decoder.decode(block)
             decoder.decode(b"", final=True)
         except UnicodeDecodeError:
@@ -262,11 +268,28 @@ def _read_csv(
     encoding, delimiter, header = sniff_csv(p, options.delimiter, options.encoding, label)
     wanted = header if columns is None else list(columns)
     columns = resolve_columns(header, wanted, label)
+    frame = _read_plain(p, header, columns, options, encoding, delimiter, compact)
+    if frame is None:
+        frame = _read_arrow(p, columns, options, label, encoding, delimiter, compact)
+    return _renamed(frame.lazy(), columns, wanted).collect()
+
+
+def _read_arrow(
+    p: Path,
+    columns: Sequence[str],
+    options: ReadSettings,
+    label: str,
+    encoding: str,
+    delimiter: str,
+    compact: bool,
+) -> pl.DataFrame:
+    """``columns`` of any CSV file, by Arrow's reader (imported only then)."""
+    import pyarrow as pa
+
     block = _BLOCK_BYTES
     while True:
         try:
-            frame = _stream_csv(p, columns, options, encoding, delimiter, block, compact)
-            break
+            return _stream_csv(p, columns, options, encoding, delimiter, block, compact)
         except pa.ArrowInvalid as exc:
             if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
                 block *= 4  # a field larger than a block: read again with larger blocks
@@ -276,7 +299,30 @@ def _read_csv(
             raise InputError(f"{label}: malformed CSV ({first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
             raise _not_encoded(label, encoding, exc) from None
-    return _renamed(frame.lazy(), columns, wanted).collect()
+
+
+def _read_plain(
+    p: Path,
+    header: Sequence[str],
+    columns: Sequence[str],
+    options: ReadSettings,
+    encoding: str,
+    delimiter: str,
+    compact: bool,
+) -> pl.DataFrame | None:
+    """``columns`` of a plain file (``kpr.inputs.plain_csv``), read by polars; None
+    when the file is not plain (Arrow reads it)."""
+    if not is_plain_candidate(encoding, delimiter, len(header)) or _is_gzip(p):
+        return None
+    names = list(dict.fromkeys(columns))
+    parts = _Parts(names if compact else [])
+    with p.open("rb") as fh:
+        sample = fh.read(_SAMPLE_BYTES)
+    line_bytes = len(sample) / max(sample.count(b"\n"), 1)
+    at = {header.index(n): n for n in names}
+    if not read_plain(p, len(header), at, options, delimiter, line_bytes, parts.add):
+        return None
+    return parts.whole(names)
 
 
 def _stream_csv(
@@ -292,8 +338,11 @@ def _stream_csv(
     by block, so Arrow's copy of the text never exists whole, and (``compact``)
     integer columns typed block by block, so their text never exists whole either
     (memory, see benchmarks/bench_memory.py). Arrow decompresses ``.gz``."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
     compression = "gzip" if _is_gzip(p) else None
-    parts = _Parts(list(columns) if compact else [])
+    parts = _Parts(list(dict.fromkeys(columns)) if compact else [])
     with pa.input_stream(str(p), compression=compression) as fh:
         reader = pa_csv.open_csv(
             fh,
@@ -309,54 +358,72 @@ def _stream_csv(
                 quoted_strings_can_be_null=True,
             ),
         )
-        schema = reader.schema
         for batch in reader:
             part = pl.from_arrow(batch)
             assert isinstance(part, pl.DataFrame)
+            part.columns = batch.schema.names  # polars names an empty name column_1
             parts.add(part)
-    if not parts.frames:  # a header and no row
-        empty = pl.from_arrow(schema.empty_table())
-        assert isinstance(empty, pl.DataFrame)
-        return empty
-    return parts.whole()
+    return parts.whole(columns)
 
 
 class _Parts:
-    """The blocks of a CSV file, each ``integers`` column held as Int64 for as long
-    as every block's text of it is canonical integers (see :func:`_prints_back`);
-    the first block that is not turns that column back to text in every block
-    (exactly: a canonical integer prints as its text)."""
+    """The blocks of a CSV file, each ``numbers`` column held as Int64 or Float64
+    for as long as every block's text of it is canonical numbers (see
+    :func:`_held`); the first block that is not turns that column back to text in
+    every block (exactly: a canonical number prints as its text). The type is
+    chosen at the first block where the column has a value."""
 
-    def __init__(self, integers: list[str]) -> None:
+    def __init__(self, numbers: list[str]) -> None:
         self.frames: list[pl.DataFrame] = []
-        self.integers = integers  # the columns still held as Int64
-        self.present: set[str] = set()  # integer columns with a value so far
+        #: the columns still held as numbers: their type (None: no value seen yet)
+        self.held: dict[str, type[pl.Int64 | pl.Float64] | None] = dict.fromkeys(numbers)
 
     def add(self, part: pl.DataFrame) -> None:
-        if self.integers:
-            typed = part.with_columns(pl.col(self.integers).cast(pl.Int64, strict=False))
-            lost = [c for c in self.integers if not _prints_back(part[c], typed[c])]
-            self.present.update(c for c in self.integers if part[c].null_count() < len(part))
-            if lost:
-                self._to_text(lost)
-                typed = typed.with_columns(part.select(lost))
-            part = typed
-        self.frames.append(part)
+        typed: list[pl.Series] = []
+        lost: list[str] = []
+        for name, dtype in self.held.items():
+            text = part[name]
+            if text.null_count() == len(text):
+                continue  # nothing to tell the type by (a column of nulls casts to any)
+            got = None
+            for candidate in (pl.Int64, pl.Float64) if dtype is None else (dtype,):
+                got = _held(text, candidate)
+                if got is not None:
+                    self.held[name] = candidate
+                    typed.append(got)
+                    break
+            if got is None:
+                lost.append(name)
+        if lost:
+            self._to_text(lost)
+        self.frames.append(part.with_columns(typed) if typed else part)
 
     def _to_text(self, names: list[str]) -> None:
-        self.integers = [c for c in self.integers if c not in names]
+        self.held = {c: t for c, t in self.held.items() if c not in names}
         text = [pl.col(c).cast(pl.String) for c in names]
         self.frames = [f.with_columns(text) for f in self.frames]
 
-    def whole(self) -> pl.DataFrame:
-        """One frame; a column that never held a value stays text (as without compact)."""
-        empty = [c for c in self.integers if c not in self.present]
-        if empty:
-            self._to_text(empty)
-        return pl.concat(self.frames, rechunk=False)
+    def whole(self, columns: Sequence[str]) -> pl.DataFrame:
+        """One frame of ``columns`` (text when no block came: a header and no row);
+        a column that never held a value stays text (as without compact)."""
+        if not self.frames:
+            return pl.DataFrame(schema=dict.fromkeys(columns, pl.String))
+        held = {c: t for c, t in self.held.items() if t is not None}
+        frames = [  # blocks read before a column's first value hold text nulls
+            f.with_columns(pl.col(c).cast(t) for c, t in held.items() if f[c].dtype != t)
+            for f in self.frames
+        ]
+        return pl.concat(frames, rechunk=False)
 
 
-def _prints_back(text: pl.Series, ints: pl.Series) -> bool:
-    """Whether every value of a text column is the integer that prints as it
-    (``ints``: the text cast to Int64, null where it is not one)."""
-    return ints.null_count() == text.null_count() and bool((ints.cast(pl.String) == text).all())
+def _held(text: pl.Series, dtype: type[pl.Int64 | pl.Float64]) -> pl.Series | None:
+    """A text column as ``dtype`` when every value is the number that prints as it
+    (Int64: ``30``, not ``030``, ``+30`` or `` 30 ``; Float64: ``30.5``, ``1e+16``,
+    not ``30.50``, and no NaN: ``NaN`` is missing in a column of numbers but a
+    category once declared categorical), else None."""
+    typed = text.cast(dtype, strict=False)
+    if typed.null_count() != text.null_count():
+        return None
+    if dtype == pl.Float64 and typed.is_nan().any():
+        return None
+    return typed if bool((typed.cast(pl.String) == text).all()) else None
