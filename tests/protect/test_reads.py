@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import kpr
-import kpr.inputs.files as files
 from tests.adversarial.conftest import run_cli
+from tests.file_reads import file_reads
 from tests.protect.test_protect import KNOWN
 from tests.protect.test_regenerate import own_avatars
 
@@ -28,10 +28,7 @@ SETTINGS: dict[str, Any] = {
 
 @pytest.mark.parametrize("how", ["api", "cli", "known-columns"])
 def test_protect_reads_each_file_once(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    how: str,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
 ) -> None:
     original, avatars, pairing = own_avatars(n=300)
     control = own_avatars(n=200, seed=1)[0]
@@ -39,37 +36,29 @@ def test_protect_reads_each_file_once(
     paths["c"] = tmp_path / "c.csv"
     for key, frame in (("o", original), ("a", avatars), ("p", pairing), ("c", control)):
         frame.write_csv(paths[key])
-    reads: list[str] = []
-    opened = files._regular_file
-
-    def counted(p: Path, label: str) -> Any:
-        reads.append(p.name)
-        return opened(p, label)
-
-    monkeypatch.setattr(files, "_regular_file", counted)
     o, a, p, c = (str(paths[k]) for k in "oapc")
     if how == "known-columns":  # nothing but the rates needs the original's other columns
         light = {**SETTINGS, "moves": "swap,shift", "distances": False, "utility": False}
-        _, result = kpr.protect(o, a, **light)
+        with file_reads() as reads:
+            _, result = kpr.protect(o, a, **light)
         assert sorted(reads) == ["a.csv", "o.csv"]
-        monkeypatch.setattr(files, "_regular_file", opened)
         assert result.to_dict() == kpr.protect(original, avatars, **light)[1].to_dict()
         return
-    if how == "api":
-        _, result = kpr.protect(o, a, pairing=p, control=c, **SETTINGS)
-        got = result.to_dict()
-    else:
-        out = tmp_path / "protected.csv"
-        code, stdout, _ = run_cli(
-            ["protect", o, a, "-c", ",".join(SETTINGS["candidates"]), "--max-known", "2",
-             "--target", "98", "--moves", SETTINGS["moves"], "--pairing", p, "--control", c,
-             "-o", str(out), "-f", "json"],
-            capsys,
-        )  # fmt: skip
-        assert code == 0, stdout
-        got = json.loads(stdout)
+    with file_reads() as reads:
+        if how == "api":
+            _, result = kpr.protect(o, a, pairing=p, control=c, **SETTINGS)
+            got = result.to_dict()
+        else:
+            out = tmp_path / "protected.csv"
+            code, stdout, _ = run_cli(
+                ["protect", o, a, "-c", ",".join(SETTINGS["candidates"]), "--max-known", "2",
+                 "--target", "98", "--moves", SETTINGS["moves"], "--pairing", p, "--control", c,
+                 "-o", str(out), "-f", "json"],
+                capsys,
+            )  # fmt: skip
+            assert code == 0, stdout
+            got = json.loads(stdout)
     assert sorted(reads) == ["a.csv", "c.csv", "o.csv", "p.csv"]
-    monkeypatch.setattr(files, "_regular_file", opened)
     _, expected = kpr.protect(original, avatars, pairing=pairing, control=control, **SETTINGS)
     assert expected.cells_total and expected.control_after is not None
     assert expected.utility is not None and expected.distance_after is not None
