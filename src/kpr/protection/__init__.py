@@ -29,7 +29,8 @@ from kpr.analysis.sweep import check_candidates, encode, subsets
 from kpr.checks import percentage, whole_number
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
-from kpr.inputs.files import Loaded, read_table
+from kpr.inputs.files import Loaded as LoadedFile
+from kpr.inputs.files import read_table
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.labels import class_label
@@ -100,7 +101,7 @@ def _attacks(
 class _Loaded:
     """The inputs, each read once."""
 
-    original: Any  #: the original as read: a file's rows in memory (a ``Loaded``), or a table
+    original: Any  #: the original as read: a file's rows in memory (``LoadedFile``), or a table
     table: Any  #: the avatars, every column, in ``library``
     library: str
     kinds: dict[str, Kind]
@@ -145,9 +146,8 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
     prepared = _pair(original, table, attack, csv)
     kinds_of = {n: prepared.kinds[n] for n in known}
     encoded = encode(prepared, known)
-    own = (
-        None if pairing is None else read_pairing(pairing, encoded.n, tables.n_rows(table, library))
-    )
+    m = tables.n_rows(table, library)
+    own = None if pairing is None else read_pairing(pairing, encoded.n, m)  # read once
     return _Loaded(original, table, library, kinds_of, prepared, encoded, own)
 
 
@@ -577,7 +577,7 @@ def _original_frame(loaded: _Loaded, csv: ReadSettings) -> pl.DataFrame:
     ``kpr avatarize`` types them), made once from the one read."""
     if loaded.frame is None:
         original = loaded.original
-        if isinstance(original, Loaded):
+        if isinstance(original, LoadedFile):
             from kpr.avatar.files import typed_table
 
             loaded.frame = typed_table(original)
