@@ -119,7 +119,9 @@ def _materialize(prepared: Prepared) -> None:
 def read_whole(table: Any, csv: ReadSettings, role: str) -> tuple[Any, pl.DataFrame | None]:
     """A file read whole, once (what to load instead of its path, and its rows; a file
     read so already is taken as it is); an in-memory table as it is, with its rows in
-    polars."""
+    polars. CSV columns stay text, not ``compact``: the shared rows of a control are
+    counted on both tables' text by one rule (``kpr.inputs.same_rows``); a column of
+    integers held as Int64 on one side and as text on the other compares otherwise."""
     if isinstance(table, str | os.PathLike):
         table = read_all(table, csv, role)
     if isinstance(table, Loaded):
