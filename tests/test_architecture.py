@@ -44,7 +44,7 @@ RULES = {
     "fidelity": "errors metric inputs engine results progress",
     "avatar": "errors checks metric inputs pairing results measure analysis fidelity progress",
     "protection": "errors checks labels metric inputs engine pairing results measure "
-    "analysis api avatar fidelity",
+    "analysis avatar fidelity",
     "render": "errors checks version labels metric inputs results",
     "sdmetrics_metric": "errors metric api",
     "cli": "errors checks version metric inputs engine results api analysis avatar protection "

@@ -21,7 +21,7 @@ from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import queries
 from kpr.engine.backends import TEXT_PARSING, hooks_for
 from kpr.errors import InputError, first_line
-from kpr.inputs.files import read_all, read_table
+from kpr.inputs.files import Loaded, read_all, read_table
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared, prepare
 from kpr.metric.attack import Attack, Kind
@@ -84,8 +84,8 @@ def load(
     csv = read_options or ReadSettings()
     whole: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None)
     if control is not None:  # every file once: the whole original and control, once
-        original, original_whole = _read_whole(original, csv, "original")
-        control, control_whole = _read_whole(control, csv, "control")
+        original, original_whole = read_whole(original, csv, "original")
+        control, control_whole = read_whole(control, csv, "control")
         extra = [row_id] if row_id is not None and row_id not in attack.known else []
         avatars = _read_once(avatars, [*attack.known, *extra], csv, "avatars")
         whole = (original_whole, control_whole)
@@ -116,13 +116,17 @@ def _materialize(prepared: Prepared) -> None:
         prepared.avatars = _persist_polars(prepared.avatars)
 
 
-def _read_whole(table: Any, csv: ReadSettings, role: str) -> tuple[Any, pl.DataFrame | None]:
-    """A file read whole, once (what to load instead of its path, and its rows); an
-    in-memory table as it is, with its rows in polars."""
+def read_whole(table: Any, csv: ReadSettings, role: str) -> tuple[Any, pl.DataFrame | None]:
+    """A file read whole, once (what to load instead of its path, and its rows; a file
+    read so already is taken as it is); an in-memory table as it is, with its rows in
+    polars. CSV columns stay text, not ``compact``: the shared rows of a control are
+    counted on both tables' text by one rule (``kpr.inputs.same_rows``); a column of
+    integers held as Int64 on one side and as text on the other compares otherwise."""
     if isinstance(table, str | os.PathLike):
-        read = read_all(table, csv, role)
-        rows = read.frame.collect()  # a Parquet scan too: its rows serve every use
-        return replace(read, frame=rows.lazy()), rows
+        table = read_all(table, csv, role)
+    if isinstance(table, Loaded):
+        rows = table.frame.collect()  # a Parquet scan too: its rows serve every use
+        return replace(table, frame=rows.lazy()), rows
     return table, whole_table(table)
 
 

@@ -11,6 +11,7 @@ from kpr.analysis import analyze
 from kpr.avatar import generate
 from kpr.cli.app import main
 from kpr.errors import InputError
+from tests.file_reads import file_reads
 
 KNOWN = ["age", "sex", "region"]
 
@@ -345,14 +346,11 @@ def test_a_difference_below_zero_reads_no_excess() -> None:
 def test_a_file_based_control_reads_each_file_once(
     placebo: tuple[pl.DataFrame, pl.DataFrame],
     tmp_path: object,
-    monkeypatch: pytest.MonkeyPatch,
     how: str,
 ) -> None:
     """The original, the avatars and the control are each read once (issue 22): the
     shared rows, the pair and the control all come from that one read."""
     from pathlib import Path
-
-    import kpr.inputs.files as files
 
     assert isinstance(tmp_path, Path)
     table, avatars = placebo
@@ -363,27 +361,19 @@ def test_a_file_based_control_reads_each_file_once(
             frame.write_parquet(paths[key])
         else:
             frame.write_csv(paths[key])
-    reads: list[str] = []
-    opened = files._regular_file
-
-    def counted(p: Path, label: str) -> object:
-        reads.append(p.name)
-        return opened(p, label)
-
-    monkeypatch.setattr(files, "_regular_file", counted)
     o, a, c = (str(paths[k]) for k in "oac")
-    if how in ("api", "parquet"):
-        got = kpr.evaluate(o, a, known=KNOWN, control=c).control
-    elif how == "analyze":
-        got = analyze(o, a, KNOWN, control=c, tolerances=None).control
-    else:
-        try:
-            main(["evaluate", o, a, "-k", ",".join(KNOWN), "--control", c, "-q", "-f", "json"])
-        except SystemExit as exit_:
-            assert exit_.code in (0, None)
-        got = None
+    with file_reads() as reads:
+        if how in ("api", "parquet"):
+            got = kpr.evaluate(o, a, known=KNOWN, control=c).control
+        elif how == "analyze":
+            got = analyze(o, a, KNOWN, control=c, tolerances=None).control
+        else:
+            try:
+                main(["evaluate", o, a, "-k", ",".join(KNOWN), "--control", c, "-q", "-f", "json"])
+            except SystemExit as exit_:
+                assert exit_.code in (0, None)
+            got = None
     assert sorted(reads) == [f"{k}{suffix}" for k in "aco"]
-    monkeypatch.setattr(files, "_regular_file", opened)
     expected = kpr.evaluate(table[:1000], avatars, known=KNOWN, control=table[1000:]).control
     assert expected is not None
     if got is not None:

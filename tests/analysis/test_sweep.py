@@ -146,3 +146,16 @@ def test_errors_are_one_clear_line(
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")) as exc:
         sweep(*data, candidates, max_known=max_known)
     assert "\n" not in str(exc.value)
+
+
+def test_the_progress_callback_type_has_one_name() -> None:
+    """``kpr.analysis`` names the progress callback's type by its one name,
+    ``kpr.progress.Progress``: no alias of it (``SweepProgress`` was one)."""
+    import kpr.analysis
+    import kpr.analysis.sweep
+    from kpr.progress import Progress
+
+    modules = (kpr.analysis, kpr.analysis.sweep)
+    aliases = [n for m in modules for n, v in vars(m).items() if v is Progress and n != "Progress"]
+    assert aliases == []
+    assert not hasattr(kpr.analysis, "SweepProgress")

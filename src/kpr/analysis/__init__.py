@@ -26,7 +26,6 @@ from kpr.analysis.baselines import (
 )
 from kpr.analysis.sweep import (
     DEFAULT_MAX_ATTACKS,
-    SweepProgress,
     attack_count,
     check_candidates,
     contributions,
@@ -45,6 +44,7 @@ from kpr.metric.interval import (
     kpr_interval,
     wilson_interval,
 )
+from kpr.progress import Progress
 from kpr.results.analysis import AnalysisResult, Contribution, SweepResult
 from kpr.results.control import ControlComparison
 from kpr.results.rates import METHODS, AttackRate, Method
@@ -60,7 +60,6 @@ __all__ = [
     "Contribution",
     "ControlComparison",
     "Method",
-    "SweepProgress",
     "SweepResult",
     "analyze",
     "check_tolerances",
@@ -76,7 +75,7 @@ __all__ = [
 class _Steps:
     """The analysis's progress: ``progress(done, total, label)`` before each attack."""
 
-    def __init__(self, progress: SweepProgress | None, total: int) -> None:
+    def __init__(self, progress: Progress | None, total: int) -> None:
         self.progress, self.total, self.done = progress, total, 0
 
     def __call__(self, label: str) -> None:
@@ -163,7 +162,7 @@ def analyze(
     method: Method = "bins",
     kinds: Mapping[str, str] | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
-    progress: SweepProgress | None = None,
+    progress: Progress | None = None,
     max_attacks: int | None = DEFAULT_MAX_ATTACKS,
     **read: Unpack[ReadKeywords],
 ) -> AnalysisResult:

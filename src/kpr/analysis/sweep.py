@@ -30,12 +30,6 @@ from kpr.progress import Progress
 from kpr.results.analysis import Contribution, SweepResult
 from kpr.results.rates import AttackRate, Method
 
-#: ``progress(done, total, label)``: called as attacks finish (``done`` so far,
-#: from ``offset`` up; the label names a subset), the last time with
-#: ``done == offset + len(subsets)``.
-SweepProgress = Progress
-
-
 #: Most attacks a sweep starts unless asked for more (``max_attacks``, ``--max-attacks``):
 #: 22 candidates in subsets of up to 22 would be 4 million attacks.
 DEFAULT_MAX_ATTACKS = 5000
@@ -120,7 +114,7 @@ def sweep_loaded(
     *,
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
-    progress: SweepProgress | None = None,
+    progress: Progress | None = None,
     offset: int = 0,
     total: int | None = None,
     max_attacks: int | None = DEFAULT_MAX_ATTACKS,
@@ -128,7 +122,10 @@ def sweep_loaded(
     """The sweep on inputs already loaded with every candidate column: the subsets
     of ``attack.known`` (the candidates), each attacked as ``attack.on(subset)``.
 
-    ``offset``/``total`` place this sweep's progress inside a larger run.
+    ``progress(done, total, label)`` is called as attacks finish (``done`` so far,
+    from ``offset`` up; the label names a subset), the last time with
+    ``done == offset + len(subsets)``; ``offset``/``total`` place this sweep's
+    progress inside a larger run.
     """
     names, max_known = check_candidates(attack.known, max_known, max_attacks)
     method = check_method(method)
@@ -176,7 +173,7 @@ def _shared_sweep(
     attack: Attack,
     todo: Sequence[tuple[str, ...]],
     confidence: float,
-    progress: SweepProgress | None,
+    progress: Progress | None,
     offset: int,
     total: int,
 ) -> list[AttackRate]:
@@ -206,7 +203,7 @@ def sweep(
     kinds: Mapping[str, str] | None = None,
     method: Method = "bins",
     confidence: float = DEFAULT_CONFIDENCE,
-    progress: SweepProgress | None = None,
+    progress: Progress | None = None,
     max_attacks: int | None = DEFAULT_MAX_ATTACKS,
     **read: Unpack[ReadKeywords],
 ) -> SweepResult:

@@ -27,7 +27,7 @@ from kpr.errors import InputError, first_line
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
 from kpr.inputs.csv_text import all_numbers, polars_text_facts, text_to_number
-from kpr.inputs.files import PARQUET_SUFFIXES, check_columns, read_all
+from kpr.inputs.files import PARQUET_SUFFIXES, Loaded, check_columns, read_all
 from kpr.inputs.kinds import not_numeric
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.writers import STDOUT, check_output_path, write_csv, write_parquet
@@ -76,7 +76,12 @@ def read_original(
 ) -> pl.DataFrame:
     """Every column of a CSV or Parquet file as a polars table, CSV columns typed as
     ``kpr evaluate`` types them; ``categorical`` names must be columns of the file."""
-    loaded = read_all(path, csv or ReadSettings(), role)
+    return typed_table(read_all(path, csv or ReadSettings(), role), categorical)
+
+
+def typed_table(loaded: Loaded, categorical: Collection[str] = ()) -> pl.DataFrame:
+    """A file's every column (``read_all``, or ``kpr.measure.read_whole``) as a polars
+    table, typed as :func:`read_original` types it."""
     frame = loaded.frame
     check_columns(frame.collect_schema().names(), list(categorical), loaded.label)
     if loaded.untyped:

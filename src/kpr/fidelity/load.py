@@ -20,6 +20,7 @@ import polars as pl
 from kpr.engine.backends import TEXT_PARSING
 from kpr.errors import InputError, first_line
 from kpr.inputs.dates import US_PER_DAY
+from kpr.inputs.files import Loaded as LoadedFile
 from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, table_columns
 from kpr.inputs.reading import ReadSettings
@@ -46,9 +47,11 @@ def _is_path(obj: object) -> bool:
 
 
 def _names(obj: Any) -> list[str]:
-    """The column names of a frame of any library kpr reads."""
+    """The column names of a frame of any library kpr reads, or of a file read already."""
     if isinstance(obj, pl.LazyFrame):
         return obj.collect_schema().names()
+    if isinstance(obj, LoadedFile):  # kpr.protect's original, read once for every use
+        return obj.frame.collect_schema().names()
     if hasattr(obj, "column_names"):  # pyarrow
         return [str(c) for c in obj.column_names]
     module = type(obj).__module__.split(".")[0]

@@ -5,29 +5,36 @@ The statistics of the metric (U, ``lo``, ``width``) come from the originals, so
 they do not move while avatars change: protect encodes both tables once with the
 sweep's encoder (``kpr.engine.encoded``, the metric's one binning), keeps each
 attack's profile counts (:mod:`kpr.protection.state`) and removes links one by one
-(:mod:`kpr.protection.optimise`). At the end ``kpr.evaluate`` runs from scratch on
-the protected table for every attack and every invariant of the spec ("Protecting
-a release") is checked; a failed check is a bug and raises.
+(:mod:`kpr.protection.optimise`). At the end every attack is evaluated from scratch
+on the protected table and every invariant of the spec ("Protecting a release") is
+checked; a failed check is a bug and raises.
+
+Each input is read once (a file into memory, ``kpr.measure.read_whole``): the rates
+before and after, the new avatars, the control comparison, the distances and the
+fidelity are all computed from that one read, by ``kpr.measure.load`` and
+``evaluate_loaded`` as ``kpr.evaluate`` computes them.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
+from kpr.analysis.baselines import compare_control
 from kpr.analysis.sweep import check_candidates, encode, subsets
-from kpr.api import evaluate
 from kpr.checks import percentage, whole_number
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
+from kpr.inputs.files import Loaded as LoadedFile
+from kpr.inputs.files import read_table
 from kpr.inputs.reading import ReadKeywords, ReadSettings
+from kpr.inputs.reconcile import Prepared
 from kpr.labels import class_label
-from kpr.measure import load
+from kpr.measure import evaluate_loaded, load, read_whole
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, check_tolerance, make_attack
 from kpr.pairing import read_pairing
 from kpr.protection import table as tables
@@ -92,17 +99,40 @@ def _attacks(
 
 @dataclass
 class _Loaded:
-    """The inputs, read once."""
+    """The inputs, each read once."""
 
-    original: Any  #: what evaluate reads as the original (a path, or a table)
+    original: Any  #: the original as read: a file's rows in memory (``LoadedFile``), or a table
     table: Any  #: the avatars, every column, in ``library``
     library: str
     kinds: dict[str, Kind]
+    pair: Prepared  #: the original and the input avatars, loaded for the metric
     encoded: EncodedTables
+    own: np.ndarray | None  #: the pairing: each original row's avatar row
+    frame: pl.DataFrame | None = None  #: the original, every column typed (see _original_frame)
 
 
-def _load(original: Any, avatars: Any, attack: Attack, csv: ReadSettings) -> _Loaded:
-    known = attack.known
+def _read_original(original: Any, known: list[str], csv: ReadSettings, whole: bool) -> Any:
+    """The original read once, into memory: every column when something besides the
+    rates needs them (the control, the new avatars, the distances, the fidelity), else
+    the known ones, read as ``kpr.evaluate`` reads them; DuckDB, Spark and Dask
+    tables are collected into polars."""
+    if not tables.is_path(original):
+        if tables.library(original) in tables.LIBRARIES:
+            return original
+        return tables.full_table(original, csv)[0]
+    if not whole:  # the known columns only, as kpr.evaluate reads them
+        original = read_table(original, known, csv, "original", compact=True)
+    return read_whole(original, csv, "original")[0]
+
+
+def _pair(original: Any, table: Any, attack: Attack, csv: ReadSettings) -> Prepared:
+    """The original (as read) and an avatar table, loaded for many attacks."""
+    return load(original, table, attack, csv, materialize=True).pair
+
+
+def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> _Loaded:
+    attack, csv = job.every, job.csv
+    known = list(attack.known)
     declared = [n for n, k in attack.kinds.items() if k is Kind.CATEGORICAL]
     table, library = tables.full_table(avatars, csv, declared)
     names = tables.columns_of(table, library)
@@ -112,11 +142,13 @@ def _load(original: Any, avatars: Any, attack: Attack, csv: ReadSettings) -> _Lo
                 f"the known variable {name!r} is not a column of the avatars; "
                 f"their columns: {', '.join(map(repr, names[:20]))}"
             )
-    if not tables.is_path(original) and tables.library(original) not in tables.LIBRARIES:
-        original, _ = tables.full_table(original, csv)  # DuckDB, Spark, Dask: into memory
-    prepared = load(original, table, attack, csv, materialize=True).pair
+    original = _read_original(original, known, csv, whole)
+    prepared = _pair(original, table, attack, csv)
     kinds_of = {n: prepared.kinds[n] for n in known}
-    return _Loaded(original, table, library, kinds_of, encode(prepared, known))
+    encoded = encode(prepared, known)
+    m = tables.n_rows(table, library)
+    own = None if pairing is None else read_pairing(pairing, encoded.n, m)  # read once
+    return _Loaded(original, table, library, kinds_of, prepared, encoded, own)
 
 
 def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
@@ -147,12 +179,12 @@ def _linked_rows(r: KprResult) -> set[int]:
     return set(r.linked_frame(codes=True)["original_row"].to_list())
 
 
-def _kept_pairing(pairing: Any, loaded: _Loaded, deleted: set[int]) -> pl.DataFrame | None:
+def _kept_pairing(loaded: _Loaded, deleted: set[int]) -> pl.DataFrame | None:
     """The pairing renumbered for the protected table (deleted avatars unpaired)."""
-    if pairing is None:
+    own = loaded.own
+    if own is None:
         return None
     m = tables.n_rows(loaded.table, loaded.library)
-    own = read_pairing(pairing, loaded.encoded.n, m)
     keep = np.ones(m, dtype=bool)
     keep[list(deleted)] = False
     position = np.cumsum(keep) - 1
@@ -317,8 +349,9 @@ def protect(
     themselves; files, polars and other engines come back as polars) and a
     :class:`~kpr.results.protect.ProtectResult`, whose ``changes`` is the change log
     (avatar values only): the data owner's record, never to be published with the
-    table. A fresh ``kpr.evaluate`` of every attack checks the rates at the end; when
-    the target cannot be reached, the result says what was (``result.met`` is False).
+    table. A fresh evaluation of every attack (what ``kpr.evaluate`` computes) checks
+    the rates at the end; when the target cannot be reached, the result says what was
+    (``result.met`` is False). Each input file is read once.
 
     Parameters
     ----------
@@ -352,19 +385,22 @@ def protect(
     attacks = _attacks(known, candidates, max_known)
     every = make_attack(list(dict.fromkeys(v for a in attacks for v in a)), tol, kinds)
     csv = ReadSettings.of(read)
-    run = functools.partial(evaluate, tolerance=every.tolerance, kinds=kinds, **csv.keywords())
-    job = _Job(target, allowed, seed, attacks, every, csv, run, utility)
-    loaded, states, new_avatars, extended = _states(original, avatars, job, pairing, regenerate_k)
-    before = [run(loaded.original, loaded.table, a, pairing=pairing) for a in attacks]
+    job = _Job(target, allowed, seed, attacks, every, csv, utility)
+    whole = control is not None or distances or utility or "regenerate" in allowed
+    loaded = _load(original, avatars, job, pairing, whole)
+    states, new_avatars, extended = _states(loaded, job, regenerate_k)
+    before = _evaluations(loaded.pair, job, loaded.own)
     _agree(states, before)
     columns, outcome, protected = _optimise(loaded, states, job, new_avatars, extended)
-    kept_pairing = _kept_pairing(pairing, loaded, outcome.deleted)
-    after = [run(loaded.original, protected, a, pairing=kept_pairing) for a in attacks]
+    kept_pairing = _kept_pairing(loaded, outcome.deleted)
+    after = _evaluations(_pair(loaded.original, protected, every, csv), job, kept_pairing)
     _verify(attacks, before, after, states, target, outcome, loaded, protected)
     protected_pl = tables.to_polars(protected, loaded.library)
     changes = _change_log(loaded, protected_pl, columns, outcome, states)
-    worst = attacks[min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))]
-    around = _around(job, loaded, protected, protected_pl, worst, control, kinds)
+    worst = min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))
+    around = _around(
+        job, loaded, protected, protected_pl, (before[worst], after[worst]), control, kinds
+    )
     if distances:
         around["distance_before"], around["distance_after"] = _distances(loaded, protected_pl, csv)
     return protected, _result(job, loaded, columns, outcome, before, after, changes, around)
@@ -380,7 +416,6 @@ class _Job:
     attacks: list[tuple[str, ...]]
     every: Attack  # the union of the attacks' variables
     csv: ReadSettings
-    run: Callable[..., KprResult]  # kpr.evaluate with the user's settings
     utility: bool  # the fidelity before and after
 
     @property
@@ -388,27 +423,32 @@ class _Job:
         return list(self.every.known)
 
 
+def _evaluations(pair: Prepared, job: _Job, pairing: Any) -> list[KprResult]:
+    """Every attack on a loaded pair, as ``kpr.evaluate`` evaluates it."""
+    return [evaluate_loaded(pair, job.every.on(a), pairing=pairing) for a in job.attacks]
+
+
 def _states(
-    original: Any, avatars: Any, job: _Job, pairing: Any, regenerate_k: int
-) -> tuple[_Loaded, list[AttackState], NewAvatars | None, Any]:
-    """The inputs read once, each attack's counts, and the new avatars ``regenerate``
-    may draw from (with the avatars extended by them), or None."""
-    loaded = _load(original, avatars, job.every, job.csv)
+    loaded: _Loaded, job: _Job, regenerate_k: int
+) -> tuple[list[AttackState], NewAvatars | None, Any]:
+    """Each attack's counts, and the new avatars ``regenerate`` may draw from (with
+    the avatars extended by them), or None."""
     enc = loaded.encoded
     tol, union = job.every.tolerance, job.union
     codes = {v: enc.columns[v].a for v in union}
     cache: dict[Any, Any] = {}
     states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in job.attacks]
     if "regenerate" not in job.allowed:
-        return loaded, states, None, None
+        return states, None, None
     m = tables.n_rows(loaded.table, loaded.library)
-    new_avatars, extended = _new_avatars(loaded, states, pairing, regenerate_k, job.seed, job.csv)
-    loaded.encoded = enc = _load(original, extended, job.every, job.csv).encoded
+    new_avatars, extended = _new_avatars(loaded, states, regenerate_k, job.seed, job.csv)
+    extended_pair = _pair(loaded.original, extended, job.every, job.csv)
+    loaded.encoded = enc = encode(extended_pair, union)
     new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
     codes = {v: enc.columns[v].a[:m] for v in union}
     cache = {}
     states = [AttackState.build(enc.digits(a, tol, cache), codes, enc.n) for a in job.attacks]
-    return loaded, states, new_avatars, extended
+    return states, new_avatars, extended
 
 
 def _optimise(
@@ -437,16 +477,23 @@ def _around(
     loaded: _Loaded,
     protected: Any,
     protected_pl: pl.DataFrame,
-    worst: tuple[str, ...],
+    worst: tuple[KprResult, KprResult],
     control: Any,
     kinds: Mapping[str, str] | None,
 ) -> dict[str, Any]:
     """The worst attack's control comparison and the fidelity, before and after."""
     around: dict[str, Any] = {}
     if control is not None:
+        control, _ = read_whole(control, job.csv, "control")
+        attack = job.every.on(worst[0].known)
         around["control_before"], around["control_after"] = (
-            job.run(loaded.original, table, worst, control=control, seed=job.seed).control
-            for table in (loaded.table, protected)
+            compare_control(
+                load(loaded.original, table, attack, job.csv, control),
+                attack,
+                original_rate=_rate(result),  # as kpr.evaluate gives it
+                seed=job.seed,
+            )
+            for table, result in zip((loaded.table, protected), worst, strict=True)
         )
     if job.utility and protected_pl.height:  # no row left (delete took every avatar)
         around["utility"] = _utility(loaded, protected, kinds, job.csv)
@@ -526,19 +573,22 @@ def _counted(changes: pl.DataFrame, union: list[str]) -> tuple[dict[str, int], d
 
 
 def _original_frame(loaded: _Loaded, csv: ReadSettings) -> pl.DataFrame:
-    """The originals, every column, as polars."""
-    original = loaded.original
-    if tables.is_path(original):
-        from kpr.avatar.files import read_original
+    """The originals, every column, as polars (a file's text columns typed as
+    ``kpr avatarize`` types them), made once from the one read."""
+    if loaded.frame is None:
+        original = loaded.original
+        if isinstance(original, LoadedFile):
+            from kpr.avatar.files import typed_table
 
-        return read_original(original, csv=csv)
-    return tables.to_polars(*tables.full_table(original, csv))
+            loaded.frame = typed_table(original)
+        else:
+            loaded.frame = tables.to_polars(*tables.full_table(original, csv))
+    return loaded.frame
 
 
 def _new_avatars(
     loaded: _Loaded,
     states: list[AttackState],
-    pairing: Any,
     k: int,
     seed: int,
     csv: ReadSettings,
@@ -549,7 +599,7 @@ def _new_avatars(
     from kpr.avatar.generator import redraw
 
     before = tables.to_polars(loaded.table, loaded.library)
-    m, n = before.height, loaded.encoded.n
+    m = before.height
     o = _original_frame(loaded, csv)
     missing = [c for c in before.columns if c not in o.columns]
     if missing:
@@ -557,7 +607,8 @@ def _new_avatars(
             f"the move 'regenerate' redraws kpr's own avatars of the originals, but the "
             f"avatars' column {missing[0]!r} is not in the originals; choose other moves"
         )
-    own = read_pairing(pairing, n, m)
+    own = loaded.own
+    assert own is not None  # regenerate needs the pairing (checked first)
     owner = np.full(m, -1, dtype=np.int64)
     paired = np.flatnonzero(own >= 0)
     owner[own[paired]] = paired
