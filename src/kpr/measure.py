@@ -19,7 +19,7 @@ import polars as pl
 
 from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import queries
-from kpr.engine.backends import TEXT_PARSING, hooks_for
+from kpr.engine.backends import hooks_for
 from kpr.errors import InputError, first_line
 from kpr.inputs.files import Loaded, read_all, read_table
 from kpr.inputs.reading import ReadSettings
@@ -90,9 +90,7 @@ def load(
         avatars = _read_once(avatars, [*attack.known, *extra], csv, "avatars")
         whole = (original_whole, control_whole)
     try:
-        pair = prepare(
-            original, avatars, attack, csv, ("original", "avatars"), row_id, TEXT_PARSING
-        )
+        pair = prepare(original, avatars, attack, csv, ("original", "avatars"), row_id, hooks_for)
         pair.library = library_of(original)
         if materialize:
             _materialize(pair)
@@ -102,7 +100,7 @@ def load(
             kinds = {n: pair.kinds[n] for n in names}  # the original's: compared alike
             on_control = replace(attack.on(names), kinds=kinds)
             loaded_control = prepare(
-                control, avatars, on_control, csv, ("control", "avatars"), parsing=TEXT_PARSING
+                control, avatars, on_control, csv, ("control", "avatars"), hooks=hooks_for
             )
             _materialize(loaded_control)
     except pl.exceptions.PolarsError as exc:

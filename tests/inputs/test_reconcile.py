@@ -1,5 +1,6 @@
 """The reconciler (``kpr.inputs.reconcile``) parses the text of an engine other than
-polars through the TextParsing its caller gives, never by importing the engines."""
+polars through the engine hooks its caller gives (``kpr.engine.backends.hooks_for``),
+never by importing the engines: the hooks are the text parsing (one dispatch)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import narwhals as nw
 import pytest
 
+from kpr.engine.backends import hooks_for
 from kpr.errors import InputError
 from kpr.inputs.csv_text import TextParsing
 from kpr.inputs.reconcile import prepare
@@ -28,26 +30,66 @@ def _relations() -> tuple[Any, Any]:
     return original, avatars
 
 
-def test_text_declared_numeric_is_parsed_by_the_given_engine_parsing() -> None:
-    asked: list[tuple[str, ...]] = []
+class _Facts:
+    """Hooks that say a text column holds integers only, recording what is asked."""
 
-    def facts(frame: Any, name: str) -> tuple[bool, bool, None]:
-        asked.append(("facts", name))
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, ...]] = []
+
+    def text_facts(self, frame: Any, name: str) -> tuple[bool, bool, None]:
+        self.asked.append(("facts", name))
         return True, True, None  # some value, integers only, no bad value
 
-    def parse(frame: Any, name: str, integer: bool) -> Any:
-        asked.append(("parse", name, str(integer)))
-        return frame.with_columns(nw.col(name).str.strip_chars().cast(nw.Int64))
-
-    def unused(*args: object) -> None:
+    def to_days(self, frame: Any, name: str, dtype: Any) -> Any:
         raise AssertionError("no date column here")
 
-    parsing = TextParsing(facts, parse, lambda frame, name: frame, unused, unused)
+
+class _Parsing(_Facts):
+    """Hooks that also parse text themselves, as Spark's do."""
+
+    def parse_number(self, frame: Any, name: str, integer: bool) -> Any:
+        self.asked.append(("parse", name, str(integer)))
+        return frame.with_columns(nw.col(name).str.strip_chars().cast(nw.Int64))
+
+    def nan_text_to_null(self, frame: Any, name: str) -> Any:
+        return frame
+
+    def iso_facts(self, native: Any, name: str) -> str | bool | None:
+        raise AssertionError("no date column here")
+
+
+def test_text_declared_numeric_is_parsed_by_the_given_engine_hooks() -> None:
+    hooks = _Parsing()
     attack = make_attack(["age", "sex"], kinds={"age": "numeric"})
-    prepared = prepare(*_relations(), attack, parsing=parsing)
+    prepared = prepare(*_relations(), attack, hooks=lambda frame: hooks)
     assert prepared.kinds == {"age": Kind.NUMERIC, "sex": Kind.CATEGORICAL}
     assert prepared.original.select("age").collect()["age"].to_list() == [30, 41, 52]
-    assert ("parse", "age", "True") in asked and ("facts", "age") in asked
+    assert ("parse", "age", "True") in hooks.asked and ("facts", "age") in hooks.asked
+
+
+def test_hooks_that_do_not_parse_text_are_never_asked_to() -> None:
+    """An engine whose hooks know what a text column holds but do not parse text
+    themselves is refused in one line, never handed another engine's parser."""
+    hooks = _Facts()
+    attack = make_attack(["age", "sex"], kinds={"age": "numeric"})
+    with pytest.raises(InputError, match="kpr cannot parse the text columns of this engine"):
+        prepare(*_relations(), attack, hooks=lambda frame: hooks)
+    assert ("facts", "age") in hooks.asked
+
+
+def test_the_engine_hooks_are_the_text_parsing() -> None:
+    """Spark's hooks parse text (the reconciler's TextParsing); the other engines'
+    do not, and a DuckDB text column is not parsed, as before."""
+    from kpr.engine.dask import DaskHooks
+    from kpr.engine.duckdb import DuckDBHooks
+    from kpr.engine.polars import PolarsHooks
+    from kpr.engine.spark import SparkHooks
+
+    assert isinstance(SparkHooks(), TextParsing)
+    for hooks in (DuckDBHooks(), DaskHooks(), PolarsHooks()):
+        assert not isinstance(hooks, TextParsing)
+    original, _ = _relations()
+    assert hooks_for(nw.from_native(original)).text_facts(nw.from_native(original), "age") is None
 
 
 def test_without_a_parsing_the_text_is_not_guessed() -> None:

@@ -15,11 +15,7 @@ what differs for it, as a subclass of ``queries.Hooks`` that overrides just that
 
 from __future__ import annotations
 
-from typing import Any
-
 from kpr.engine.queries import Frame, Hooks
-from kpr.engine.spark import nan_text_to_null, parse_number, spark_iso_facts
-from kpr.inputs.csv_text import TextParsing
 
 
 def hooks_for(frame: Frame) -> Hooks:
@@ -40,18 +36,3 @@ def hooks_for(frame: Frame) -> Hooks:
     from kpr.engine.duckdb import DuckDBHooks
 
     return DuckDBHooks()
-
-
-def text_facts(frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
-    """For a text column: (some value present, every value an integer, the first
-    value that is not a number); None when this backend cannot tell."""
-    return hooks_for(frame).text_facts(frame, name)
-
-
-def to_days(frame: Frame, name: str, dtype: Any) -> Frame:
-    """Replace a date, datetime or duration column by its float64 days."""
-    return hooks_for(frame).to_days(frame, name, dtype)
-
-
-#: How the engines other than polars parse text, for ``kpr.inputs.reconcile``.
-TEXT_PARSING = TextParsing(text_facts, parse_number, nan_text_to_null, spark_iso_facts, to_days)

@@ -376,6 +376,11 @@ class SparkHooks(Hooks):
     def text_facts(self, frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
         return spark_text_checks(frame.to_native(), name)
 
+    # Spark parses text itself (``kpr.inputs.csv_text.TextParsing``)
+    parse_number = staticmethod(parse_number)
+    nan_text_to_null = staticmethod(nan_text_to_null)
+    iso_facts = staticmethod(spark_iso_facts)
+
     def to_days(self, frame: Frame, name: str, dtype: Any) -> Frame:
         if is_duration(dtype):  # a duration's microseconds: the shared expression
             return super().to_days(frame, name, dtype)

@@ -6,8 +6,7 @@ Spark's counterparts are in ``kpr.engine.spark``; the kind rule in
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
@@ -22,20 +21,28 @@ _HEAD_ROWS = 1000
 TextFacts = tuple[bool, bool, str | None]
 
 
-@dataclass(frozen=True)
-class TextParsing:
-    """How an engine other than polars answers about a text column, on narwhals frames
-    (``kpr.engine.backends.TEXT_PARSING``, Spark's): ``facts(frame, name)`` (None: the
-    engine cannot tell), ``parse_number(frame, name, integer)`` and
-    ``nan_to_null(frame, name)``, ``iso_facts(native, name)`` (see
-    ``kpr.inputs.dates.iso_text_facts``) and ``to_days(frame, name, dtype)``. Given to
-    the reconciler by its callers, so that the inputs layer does not import the engines."""
+class EngineText(Protocol):
+    """What the reconciler asks of the engine a side runs on, on narwhals frames: the
+    engine's hooks answer (``kpr.engine.backends.hooks_for``, given to the reconciler by
+    its callers, so that the inputs layer imports no engine). ``text_facts`` is None
+    when the engine cannot tell what a text column holds: it then parses no text."""
 
-    facts: Callable[[Any, str], TextFacts | None]
-    parse_number: Callable[[Any, str, bool], Any]
-    nan_to_null: Callable[[Any, str], Any]
-    iso_facts: Callable[[Any, str], str | bool | None]
-    to_days: Callable[[Any, str, Any], Any]
+    def text_facts(self, frame: Any, name: str) -> TextFacts | None: ...
+
+    def to_days(self, frame: Any, name: str, dtype: Any) -> Any: ...
+
+
+@runtime_checkable
+class TextParsing(EngineText, Protocol):
+    """An engine that parses text itself (Spark's hooks): numbers, NaN texts as
+    missing, and whether a column holds ISO dates (``iso_facts(native, name)``, see
+    ``kpr.inputs.dates.iso_text_facts``)."""
+
+    def parse_number(self, frame: Any, name: str, integer: bool) -> Any: ...
+
+    def nan_text_to_null(self, frame: Any, name: str) -> Any: ...
+
+    def iso_facts(self, native: Any, name: str) -> str | bool | None: ...
 
 
 def polars_text_facts(lf: pl.LazyFrame, name: str) -> TextFacts:

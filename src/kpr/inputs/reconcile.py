@@ -12,7 +12,7 @@ polars, is ``kpr.inputs.csv_text``; this module reconciles the two sides.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ import polars as pl
 from kpr.errors import InputError
 from kpr.inputs import dates
 from kpr.inputs.csv_text import (
+    EngineText,
     TextFacts,
     TextParsing,
     nan_text_is_missing,
@@ -100,16 +101,24 @@ def _text_facts(side: Side, name: str) -> TextFacts | None:
             side.facts[name] = polars_text_facts(side.frame, name)
         else:
             side.facts[name] = (
-                None if side.parsing is None else side.parsing.facts(side.frame, name)
+                None if side.hooks is None else side.hooks(side.frame).text_facts(side.frame, name)
             )
     return side.facts[name]
 
 
-def _parsing(side: Side) -> TextParsing:
-    """How the engine of a side that is not polars parses text."""
-    if side.parsing is None:
+def _hooks(side: Side, frame: Any) -> EngineText:
+    """The hooks of the engine ``frame`` (a narwhals frame of ``side``) runs on."""
+    if side.hooks is None:
         raise InputError(f"{side.label}: kpr cannot parse the text columns of this engine")
-    return side.parsing
+    return side.hooks(frame)
+
+
+def _parsing(side: Side, frame: Any) -> TextParsing:
+    """The hooks of an engine that parses text itself (Spark), or a one-line error."""
+    hooks = _hooks(side, frame)
+    if not isinstance(hooks, TextParsing):
+        raise InputError(f"{side.label}: kpr cannot parse the text columns of this engine")
+    return hooks
 
 
 def _schema(side: Side) -> Any:
@@ -199,7 +208,7 @@ def _iso_facts(side: Side, name: str) -> str | bool | None:
     frame = side.frame
     if isinstance(frame, pl.LazyFrame):
         return dates.iso_text_facts(frame.select(pl.col(name).cast(pl.String)), name)
-    return _parsing(side).iso_facts(frame.to_native(), name)
+    return _parsing(side, frame).iso_facts(frame.to_native(), name)
 
 
 def _date_expr(side: Side, name: str, other: Side) -> pl.Expr | _Days:
@@ -264,7 +273,7 @@ def _nan_text_missing(side: Side, name: str) -> None:
         side.frame = lf.with_columns(nan_text_is_missing(name))
         return
     if facts is not None and facts[2] is None:  # numbers only (Spark)
-        side.frame = _parsing(side).nan_to_null(lf, name)
+        side.frame = _parsing(side, lf).nan_text_to_null(lf, name)
 
 
 def _empty_takes_avatar_type(o: Side, a: Side, name: str) -> None:
@@ -354,7 +363,7 @@ def _wrap(
         and not side.is_polars
         and _dtype(side, source) == nw.String
     ):
-        side.frame = _parsing(side).parse_number(side.frame, source, True)
+        side.frame = _parsing(side, side.frame).parse_number(side.frame, source, True)
     if side.is_polars:
         assert isinstance(side.frame, pl.LazyFrame)
         lf = side.frame
@@ -370,7 +379,7 @@ def _wrap(
         frame = side.frame  # type: ignore[assignment]
         for n, e in exprs.items():
             if isinstance(e, _Parse):
-                frame = _parsing(side).parse_number(frame, n, e.integer)
+                frame = _parsing(side, frame).parse_number(frame, n, e.integer)
     nw_casts = [
         nw.col(n).cast(t) for n, t in exprs.items() if not isinstance(t, pl.Expr | _Parse | _Days)
     ]
@@ -382,7 +391,7 @@ def _wrap(
         frame = frame.drop(source)
     for n, e in exprs.items():
         if isinstance(e, _Days):
-            frame = _parsing(side).to_days(frame, n, e.dtype)
+            frame = _hooks(side, frame).to_days(frame, n, e.dtype)
     schema = frame.collect_schema()
     floats = [n for n in kinds if schema[n].is_float()]
     if floats:  # NaN is missing, like null: one class
@@ -397,22 +406,25 @@ def prepare(
     read: ReadSettings | None = None,
     names: tuple[str, str] = ("original", "avatars"),
     row_id: str | None = None,
-    parsing: TextParsing | None = None,
+    hooks: Callable[[Any], EngineText] | None = None,
 ) -> Prepared:
     """Load both inputs and agree on kinds and dtypes. ``row_id`` names a column of
     integer ids in both tables that identifies rows (default: positions, which
-    only polars-backed inputs and files read by polars have); ``parsing``: how the
-    engines other than polars parse text (``kpr.engine.backends.TEXT_PARSING``)."""
+    only polars-backed inputs and files read by polars have); ``hooks``: the hooks of
+    the engine a frame runs on (``kpr.engine.backends.hooks_for``), which convert dates
+    and, on Spark, parse text."""
     read = read or ReadSettings()
     o = load_side(original, attack.known, names[0], read, row_id)
     a = load_side(avatars, attack.known, names[1], read, row_id)
-    return reconcile(o, a, attack, parsing)
+    return reconcile(o, a, attack, hooks)
 
 
-def reconcile(o: Side, a: Side, attack: Attack, parsing: TextParsing | None = None) -> Prepared:
+def reconcile(
+    o: Side, a: Side, attack: Attack, hooks: Callable[[Any], EngineText] | None = None
+) -> Prepared:
     """Agree on the kinds and dtypes of two loaded sides (``prepare`` after loading;
     ``kpr.utility`` loads its sides itself, every column of the tables)."""
-    o.parsing = a.parsing = parsing
+    o.hooks = a.hooks = hooks
     if (o.row is None) != (a.row is None):
         raise InputError("only one table was read with row positions; read both the same way")
     if o.is_polars != a.is_polars:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +14,7 @@ import narwhals as nw
 import polars as pl
 
 from kpr.errors import InputError, first_line
-from kpr.inputs.csv_text import TextFacts, TextParsing
+from kpr.inputs.csv_text import EngineText, TextFacts
 from kpr.inputs.engine_table import EngineTable
 from kpr.inputs.files import Loaded, read_table, resolve_columns
 from kpr.inputs.kinds import native_categories
@@ -34,7 +34,7 @@ class Side:
     row: str | None = None  # the column that identifies rows (else positions, polars only)
     schema: Any = None  # of ``schema_of``, see reconcile._schema
     schema_of: object = None
-    parsing: TextParsing | None = None  # how its engine parses text (set by the reconciler)
+    hooks: Callable[[Any], EngineText] | None = None  # its engine's (set by the reconciler)
 
     @property
     def is_polars(self) -> bool:
