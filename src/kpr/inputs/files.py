@@ -322,10 +322,14 @@ def _read_plain(
     compact: Compact,
 ) -> pl.DataFrame | None:
     """``columns`` of a plain file (``kpr.inputs.plain_csv``), read by polars; None
-    when the file is not plain (Arrow reads it)."""
+    when the file is not plain, or when most of its columns are not wanted (polars
+    parses every field, so that a long line is refused; Arrow converts only the
+    wanted columns): Arrow reads it."""
+    names = list(dict.fromkeys(columns))
+    if 2 * len(names) < len(header):
+        return None
     if not is_plain_candidate(encoding, delimiter, len(header)) or _is_gzip(p):
         return None
-    names = list(dict.fromkeys(columns))
     parts = _Parts.of(names, compact)
     with p.open("rb") as fh:
         sample = fh.read(_SAMPLE_BYTES)
