@@ -121,8 +121,21 @@ def test_a_long_line_is_refused_even_when_its_column_is_not_read(
     path = tmp_path / "t.csv"
     path.write_text("a,b,c\n1,2,3\n4\n5,6,7,8\n")  # as many delimiters as three good lines
     with pytest.raises(InputError, match="malformed CSV"):
-        files._read_csv(path, ["a"], ReadSettings(), "t", False)
+        files._read_csv(path, ["a", "b"], ReadSettings(), "t", False)
     assert answers == [False]
+
+
+def test_a_few_columns_of_a_wide_file_are_read_by_arrow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arrow converts only the wanted columns; polars would parse every field."""
+    answers = spy(monkeypatch)
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,c\n1,2,3\n")
+    assert files._read_csv(path, ["a"], ReadSettings(), "t", True)["a"].to_list() == [1]
+    assert answers == []
+    assert files._read_csv(path, ["a", "c"], ReadSettings(), "t", True).row(0) == (1, 3)
+    assert answers == [True]
 
 
 def test_batches_hold_numbers_as_in_one_block(

@@ -9,7 +9,7 @@ that ties and bin edges fall where they fall in SDMetrics.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,14 +66,37 @@ def _names(obj: Any) -> list[str]:
         ) from None
 
 
-def _side(obj: object, label: str, csv: ReadSettings) -> tuple[Side | None, list[str]]:
-    """A path is read once, every column (its Side is ready); a frame's names only."""
+def _side(
+    obj: object, label: str, csv: ReadSettings, numeric: Callable[[str], bool]
+) -> tuple[Side | None, list[str]]:
+    """A path is read once, every column (its Side is ready); a frame's names only.
+    ``numeric``: the columns that will be numeric whenever every value is a number
+    (their text is not kept then: see ``kpr.inputs.files.Compact``)."""
     if _is_path(obj):
-        loaded = read_table(obj, None, csv, label, compact=True)  # type: ignore[arg-type]
+        loaded = read_table(obj, None, csv, label, compact=numeric)  # type: ignore[arg-type]
         check_column_types(loaded.frame.collect_schema(), loaded.label)
         side = Side(loaded.frame, loaded.untyped, loaded.label)
         return side, loaded.frame.collect_schema().names()
     return None, _names(obj)
+
+
+def _undeclared(declared: Sequence[str]) -> Callable[[str], bool]:
+    """The original's columns no kind is declared for (by their name, or trimmed):
+    numeric whenever every value is a number (``kpr.inputs.kinds``)."""
+    names = {d.strip() for d in declared}
+    return lambda name: name.strip() not in names
+
+
+def _numeric_in(original: Side | None, undeclared: Callable[[str], bool]) -> Callable[[str], bool]:
+    """The synthetic table's columns whose original, a CSV file, is numeric: held as
+    numbers while reading, so it has a value, and no kind declared."""
+    if original is None or not original.untyped:
+        return lambda _: False
+    schema = original.frame.collect_schema()
+    numbers = {n.strip() for n, t in schema.items() if t.is_numeric() and undeclared(n)}
+    others = {n.strip() for n, t in schema.items() if not (t.is_numeric() and undeclared(n))}
+    numeric = numbers - others  # a name that trims like another column's: kept as text
+    return lambda name: name.strip() in numeric
 
 
 def _restrict(side: Side | None, obj: object, columns: Sequence[str], label: str) -> Side:
@@ -141,12 +164,13 @@ def load_tables(
     metadata's, then the declared ones."""
     columns, kinds, metadata = selection.columns, selection.kinds, selection.metadata
     csv = csv or ReadSettings()
-    o_side, o_names = _side(original, "original", csv)
-    s_side, s_names = _side(synthetic, "synthetic", csv)
     declared: dict[str, str] = {}
     skipped: set[str] = set()
     if metadata is not None:
         declared, skipped = metadata_kinds(metadata, selection.table)
+    undeclared = _undeclared([*declared, *(kinds or {})])
+    o_side, o_names = _side(original, "original", csv, undeclared)
+    s_side, s_names = _side(synthetic, "synthetic", csv, _numeric_in(o_side, undeclared))
     if columns is None:
         wanted = [c for c in o_names if c not in skipped]
     else:

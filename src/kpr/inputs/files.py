@@ -26,7 +26,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -52,16 +52,24 @@ class Loaded:
     label: str
 
 
+#: How ``read_table`` holds CSV columns of numbers: False, as text; True, as numbers
+#: that print back as the file's text; a predicate, also as floats whose text is not
+#: kept for the columns it names (those the caller will compare as numbers whenever
+#: every value is one, whatever their text: see :meth:`_Parts.add`).
+Compact = bool | Callable[[str], bool]
+
+
 def read_table(
     path: str | os.PathLike[str],
     columns: Sequence[str] | None,
     options: ReadSettings,
     name: str = "",
-    compact: bool = False,
+    compact: Compact = False,
 ) -> Loaded:
     """Read ``columns`` (None: all) of a CSV or Parquet file (by extension, or by its
     first bytes when it comes through a pipe); ``name`` (original, avatars...) names it in errors;
-    ``compact``: CSV columns of integers as Int64 (see the module docstring)."""
+    ``compact``: CSV columns of numbers held as numbers (see the module docstring and
+    :data:`Compact`)."""
     label = f"{name} {path}".strip()
     with _regular_file(Path(path), label) as p:
         if _is_parquet(p, Path(path)):
@@ -263,14 +271,17 @@ _MAX_BLOCK_BYTES = 1 << 31
 
 
 def _read_csv(
-    p: Path, columns: Sequence[str] | None, options: ReadSettings, label: str, compact: bool
+    p: Path, columns: Sequence[str] | None, options: ReadSettings, label: str, compact: Compact
 ) -> pl.DataFrame:
     encoding, delimiter, header = sniff_csv(p, options.delimiter, options.encoding, label)
     wanted = header if columns is None else list(columns)
     columns = resolve_columns(header, wanted, label)
-    frame = _read_plain(p, header, columns, options, encoding, delimiter, compact)
-    if frame is None:
-        frame = _read_arrow(p, columns, options, label, encoding, delimiter, compact)
+    try:
+        frame = _read_plain(p, header, columns, options, encoding, delimiter, compact)
+        if frame is None:
+            frame = _read_arrow(p, columns, options, label, encoding, delimiter, compact)
+    except _TextLost:  # a loose column held a value that is no number: read it again
+        return _read_csv(p, wanted, options, label, True)
     return _renamed(frame.lazy(), columns, wanted).collect()
 
 
@@ -281,7 +292,7 @@ def _read_arrow(
     label: str,
     encoding: str,
     delimiter: str,
-    compact: bool,
+    compact: Compact,
 ) -> pl.DataFrame:
     """``columns`` of any CSV file, by Arrow's reader (imported only then)."""
     import pyarrow as pa
@@ -308,14 +319,18 @@ def _read_plain(
     options: ReadSettings,
     encoding: str,
     delimiter: str,
-    compact: bool,
+    compact: Compact,
 ) -> pl.DataFrame | None:
     """``columns`` of a plain file (``kpr.inputs.plain_csv``), read by polars; None
-    when the file is not plain (Arrow reads it)."""
+    when the file is not plain, or when most of its columns are not wanted (polars
+    parses every field, so that a long line is refused; Arrow converts only the
+    wanted columns): Arrow reads it."""
+    names = list(dict.fromkeys(columns))
+    if 2 * len(names) < len(header):
+        return None
     if not is_plain_candidate(encoding, delimiter, len(header)) or _is_gzip(p):
         return None
-    names = list(dict.fromkeys(columns))
-    parts = _Parts(names if compact else [])
+    parts = _Parts.of(names, compact)
     with p.open("rb") as fh:
         sample = fh.read(_SAMPLE_BYTES)
     line_bytes = len(sample) / max(sample.count(b"\n"), 1)
@@ -332,7 +347,7 @@ def _stream_csv(
     encoding: str,
     delimiter: str,
     block: int,
-    compact: bool,
+    compact: Compact,
 ) -> pl.DataFrame:
     """Only ``columns``, as text, parsed one block at a time and moved to polars block
     by block, so Arrow's copy of the text never exists whole, and (``compact``)
@@ -342,7 +357,7 @@ def _stream_csv(
     import pyarrow.csv as pa_csv
 
     compression = "gzip" if _is_gzip(p) else None
-    parts = _Parts(list(dict.fromkeys(columns)) if compact else [])
+    parts = _Parts.of(list(dict.fromkeys(columns)), compact)
     with pa.input_stream(str(p), compression=compression) as fh:
         reader = pa_csv.open_csv(
             fh,
@@ -366,17 +381,31 @@ def _stream_csv(
     return parts.whole(columns)
 
 
+class _TextLost(Exception):
+    """A loose column (see :class:`_Parts`) turns out not to be numbers only."""
+
+
 class _Parts:
     """The blocks of a CSV file, each ``numbers`` column held as Int64 or Float64
     for as long as every block's text of it is canonical numbers (see
     :func:`_held`); the first block that is not turns that column back to text in
     every block (exactly: a canonical number prints as its text). The type is
-    chosen at the first block where the column has a value."""
+    chosen at the first block where the column has a value. A ``loose`` column
+    (its text not needed: it will be numeric) is held as Float64 whatever the text
+    of its numbers, from a block with a value that is not an integer's text (the
+    text rule reads such a column as floats too, and every integer as a float)."""
 
-    def __init__(self, numbers: list[str]) -> None:
+    def __init__(self, numbers: list[str], loose: Collection[str] = ()) -> None:
         self.frames: list[pl.DataFrame] = []
         #: the columns still held as numbers: their type (None: no value seen yet)
         self.held: dict[str, type[pl.Int64 | pl.Float64] | None] = dict.fromkeys(numbers)
+        self.loose = frozenset(loose)
+
+    @classmethod
+    def of(cls, columns: list[str], compact: Compact) -> _Parts:
+        if not compact:
+            return cls([])
+        return cls(columns, [c for c in columns if callable(compact) and compact(c)])
 
     def add(self, part: pl.DataFrame) -> None:
         typed: list[pl.Series] = []
@@ -387,7 +416,10 @@ class _Parts:
                 continue  # nothing to tell the type by (a column of nulls casts to any)
             got = None
             for candidate in (pl.Int64, pl.Float64) if dtype is None else (dtype,):
-                got = _held(text, candidate)
+                if candidate is pl.Float64 and name in self.loose:
+                    got = _loose_floats(text, first=dtype is None)
+                else:
+                    got = _held(text, candidate)
                 if got is not None:
                     self.held[name] = candidate
                     typed.append(got)
@@ -399,6 +431,8 @@ class _Parts:
         self.frames.append(part.with_columns(typed) if typed else part)
 
     def _to_text(self, names: list[str]) -> None:
+        if any(self.held[c] is pl.Float64 for c in names if c in self.loose):
+            raise _TextLost  # its earlier blocks' text is gone
         self.held = {c: t for c, t in self.held.items() if c not in names}
         text = [pl.col(c).cast(pl.String) for c in names]
         self.frames = [f.with_columns(text) for f in self.frames]
@@ -427,3 +461,15 @@ def _held(text: pl.Series, dtype: type[pl.Int64 | pl.Float64]) -> pl.Series | No
     if dtype == pl.Float64 and typed.is_nan().any():
         return None
     return typed if bool((typed.cast(pl.String) == text).all()) else None
+
+
+def _loose_floats(text: pl.Series, first: bool) -> pl.Series | None:
+    """A text column as Float64 when every value is a number other than NaN, and
+    (``first``: the block that settles the column's type) some value is not an
+    integer's text; its text is not kept (see :class:`_Parts`)."""
+    typed = text.cast(pl.Float64, strict=False)
+    if typed.null_count() != text.null_count() or typed.is_nan().any():
+        return None
+    if first and text.cast(pl.Int64, strict=False).null_count() == text.null_count():
+        return None  # integers only, so far: as text, so that they may stay integers
+    return typed
