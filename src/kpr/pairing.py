@@ -13,6 +13,7 @@ individual and one individual per avatar, every original row present.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,16 @@ from kpr.inputs.reading import ReadSettings
 COLUMNS = ("original_row", "avatar_row")
 
 _AS_WRITTEN = "(as kpr avatarize --pairing-out writes them)"
+
+
+@dataclass(frozen=True)
+class Unpaired:
+    """A pairing some individuals have lost their avatar in: ``rows[i]`` is the
+    avatar row of original row ``i``, or -1 when its avatar was deleted (the
+    pairing of a table ``kpr protect`` deleted avatars from). A user's pairing
+    names every original row; this one is built by kpr, already checked."""
+
+    rows: np.ndarray
 
 
 def _frame(pairing: Any) -> pl.DataFrame:
@@ -120,7 +131,12 @@ def read_pairing(
     ``avatar_row``, or an array with one avatar row per original row. ``ids``
     (the row-id column's name and the ids of the original and avatar rows, in
     row order) says the pairing is written in those ids: they are mapped to
-    positions. Whole numbers only, one-to-one, every original row once."""
+    positions. Whole numbers only, one-to-one, every original row once.
+    An :class:`Unpaired` gives its rows (-1: no avatar) after a check of its size."""
+    if isinstance(pairing, Unpaired):
+        if len(pairing.rows) != n or (len(pairing.rows) and pairing.rows.max() >= n_avatars):
+            raise InputError(f"the pairing does not fit tables of {n:,} and {n_avatars:,} rows")
+        return pairing.rows
     frame = _frame(pairing)
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:

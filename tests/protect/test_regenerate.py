@@ -162,3 +162,24 @@ def test_regenerate_beside_other_moves_for_every_attack() -> None:
         after = reference(original, protected, known)
         assert after.kpr >= 98.0 and set(after.pairs) <= set(before.pairs)
         assert all(before.pairs[i] == j for i, j in after.pairs.items())
+
+
+def test_delete_with_a_pairing_counts_the_right_links_of_the_kept_avatars() -> None:
+    """Deleting avatars leaves their individuals unpaired: the verification still
+    counts the right links (it refused the shorter pairing before)."""
+    original, avatars, pairing = own_avatars(n=300)
+    tagged = avatars.with_row_index("avatar_id")  # which input avatar each kept row is
+    protected, result = kpr.protect(
+        original, tagged, KNOWN, target=98.0, moves=["delete"], pairing=pairing,
+        distances=False, utility=False,
+    )  # fmt: skip
+    assert result.met and result.rows_deleted > 0
+    assert protected.height == avatars.height - result.rows_deleted
+    linked = kpr.evaluate(original, protected, known=KNOWN).linked_frame(codes=True)
+    own = dict(zip(pairing["original_row"], pairing["avatar_row"], strict=True))
+    kept = protected["avatar_id"].to_list()
+    pairs = zip(linked["original_row"], linked["avatar_row"], strict=True)
+    right = sum(own[o] == kept[a] for o, a in pairs)
+    (attack,) = result.attacks
+    assert attack.correct_after == right
+    assert attack.correct_after <= attack.correct_before

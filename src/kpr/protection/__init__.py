@@ -36,7 +36,7 @@ from kpr.inputs.reconcile import Prepared
 from kpr.labels import class_label
 from kpr.measure import evaluate_loaded, load, read_whole
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, check_tolerance, make_attack
-from kpr.pairing import read_pairing
+from kpr.pairing import Unpaired, read_pairing
 from kpr.protection import table as tables
 from kpr.protection.optimise import (
     DEFAULT_MOVES,
@@ -179,8 +179,9 @@ def _linked_rows(r: KprResult) -> set[int]:
     return set(r.linked_frame(codes=True)["original_row"].to_list())
 
 
-def _kept_pairing(loaded: _Loaded, deleted: set[int]) -> pl.DataFrame | None:
-    """The pairing renumbered for the protected table (deleted avatars unpaired)."""
+def _kept_pairing(loaded: _Loaded, deleted: set[int]) -> Unpaired | None:
+    """The pairing renumbered for the protected table: an individual whose avatar
+    was deleted has none (-1)."""
     own = loaded.own
     if own is None:
         return None
@@ -188,9 +189,8 @@ def _kept_pairing(loaded: _Loaded, deleted: set[int]) -> pl.DataFrame | None:
     keep = np.ones(m, dtype=bool)
     keep[list(deleted)] = False
     position = np.cumsum(keep) - 1
-    paired = (own >= 0) & keep[np.maximum(own, 0)]
-    rows = np.flatnonzero(paired)
-    return pl.DataFrame({"original_row": rows, "avatar_row": position[own[rows]]})
+    at = np.maximum(own, 0)
+    return Unpaired(np.where((own >= 0) & keep[at], position[at], -1))
 
 
 def _thin(trace: list[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
