@@ -243,17 +243,23 @@ def group_sums(
     ``centred``: its centred values, 0 where missing), the sums of its values and the
     counts of its present values (``missing``: the rows where it is missing, None
     when none is) in each category. The sums are taken per cell of the joint table
-    of a few categorical columns (one weighted ``bincount`` per number for them all),
-    then summed over the others' categories."""
+    of a few categorical columns (one weighted ``bincount`` per number for them all,
+    chunk by chunk of rows), then summed over the others' categories."""
     out: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in codes]
+    n = centred.shape[1] if len(centred) else 0
     for pack in _packs(levels):
         shape = [levels[i] for i in pack]
-        cell = codes[pack[0]].astype(np.intp)
-        for i in pack[1:]:
-            cell *= levels[i]
-            cell += codes[i]
-        for v in centred:
-            table = np.bincount(cell, weights=v, minlength=int(np.prod(shape))).reshape(shape)
+        size = int(np.prod(shape))
+        tables = np.zeros((len(centred), size))
+        for r0 in range(0, n, _CHUNK):  # by chunks of rows: the cells stay in the cache
+            cell = codes[pack[0]][r0 : r0 + _CHUNK].astype(np.intp)
+            for i in pack[1:]:
+                cell *= levels[i]
+                cell += codes[i][r0 : r0 + _CHUNK]
+            for total, v in zip(tables, centred, strict=True):
+                total += np.bincount(cell, weights=v[r0 : r0 + _CHUNK], minlength=size)
+        for flat in tables:
+            table = flat.reshape(shape)
             for x, i in enumerate(pack):
                 others = tuple(z for z in range(len(pack)) if z != x)
                 out[i].append((table.sum(axis=others) if others else table, np.empty(0)))
