@@ -162,15 +162,21 @@ def cover(
     return groups
 
 
+def _cell_type(size: int) -> type[np.integer]:
+    """The type of a combined code below ``size``: two bytes when they hold it (the
+    arithmetic on them costs less; ``bincount`` widens them once)."""
+    return np.uint16 if size <= 1 << 16 else np.intp
+
+
 def _group_counts(codes: list[np.ndarray], levels: list[int], n: int) -> np.ndarray:
     """The joint counts of a few columns, shape ``levels``, by chunks of rows."""
     size = int(np.prod(levels))
     total = np.zeros(size, dtype=np.int64)
     for r0 in range(0, n, _CHUNK):
-        cell = codes[0][r0 : r0 + _CHUNK].astype(np.intp)
+        cell = codes[0][r0 : r0 + _CHUNK].astype(_cell_type(size))
         for c, li in zip(codes[1:], levels[1:], strict=True):
             cell *= li
-            cell += c[r0 : r0 + _CHUNK]
+            np.add(cell, c[r0 : r0 + _CHUNK], out=cell, casting="unsafe")  # codes < li
         total += np.bincount(cell, minlength=size)
     return total.reshape(levels)
 
@@ -252,10 +258,10 @@ def group_sums(
         size = int(np.prod(shape))
         tables = np.zeros((len(centred), size))
         for r0 in range(0, n, _CHUNK):  # by chunks of rows: the cells stay in the cache
-            cell = codes[pack[0]][r0 : r0 + _CHUNK].astype(np.intp)
+            cell = codes[pack[0]][r0 : r0 + _CHUNK].astype(_cell_type(size))
             for i in pack[1:]:
                 cell *= levels[i]
-                cell += codes[i][r0 : r0 + _CHUNK]
+                np.add(cell, codes[i][r0 : r0 + _CHUNK], out=cell, casting="unsafe")
             for total, v in zip(tables, centred, strict=True):
                 total += np.bincount(cell, weights=v[r0 : r0 + _CHUNK], minlength=size)
         for flat in tables:
