@@ -376,3 +376,18 @@ def test_text_codes_are_positions_among_the_levels(values: list[str | None], dro
         return
     want = [len(levels) if v is None else levels.index(v) for v in column]
     assert got is not None and got.dtype == np.uint8 and got.tolist() == want
+
+
+def test_the_scores_do_not_depend_on_the_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Columns and the two sides' pair statistics on one thread or on two: the same
+    figures to the last digit."""
+    import kpr.fidelity.compute as fidelity_compute
+
+    t, s = _table(3000), _table(2500, seed=4)
+    s = s.with_columns(
+        pl.when(pl.col("age") > 60).then(None).otherwise(pl.col("income")).alias("income")
+    )
+    monkeypatch.setattr(fidelity_compute.pl, "thread_pool_size", lambda: 2)
+    two = kpr.utility(t, s).to_dict()
+    monkeypatch.setattr(fidelity_compute, "_WORKERS", 1)
+    assert kpr.utility(t, s).to_dict() == two
