@@ -391,3 +391,17 @@ def test_the_scores_do_not_depend_on_the_threads(monkeypatch: pytest.MonkeyPatch
     two = kpr.utility(t, s).to_dict()
     monkeypatch.setattr(fidelity_compute, "_WORKERS", 1)
     assert kpr.utility(t, s).to_dict() == two
+
+
+def test_a_number_varying_where_the_other_is_missing_keeps_its_digits() -> None:
+    """When a number's spread lies in the rows the other lacks, re-centring it from
+    the shared sums would cancel its digits: r is Pearson's on the rows both hold."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    x = rng.normal(size=n)
+    x[: n // 10] = np.nan  # x lacks the first rows
+    y = 1e3 + 1e-3 * x + 1e-4 * rng.normal(size=n)  # little spread where x is present
+    y[: n // 10] = 0.0  # most of it between these rows and the others
+    present = [~np.isnan(x), ~np.isnan(y)]
+    got = correlations([x, y], present, [False, False])[0, 1]
+    assert abs(got - pearson(x, y)) < 1e-12 and got > 0.9

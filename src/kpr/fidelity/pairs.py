@@ -331,7 +331,7 @@ def correlations(
         block = gram[np.ix_(full, full)]
         norms = np.sqrt(np.diag(block))
         out[np.ix_(full, full)] = np.clip(block / np.outer(norms, norms), -1.0, 1.0)
-    totals = centred.sum(axis=1) if gaps else diag  # 0 up to rounding
+    totals = centred.sum(axis=1) if gaps else np.zeros(k)  # 0 up to rounding
     for i in gaps:
         miss = np.flatnonzero(~present[i])
         kept = n - miss.size
@@ -345,7 +345,7 @@ def correlations(
         for j, ss, xy in zip(full, spread, cross, strict=True):
             if diag[i] > 0 and ss > 0.25 * diag[j]:
                 r = float(np.clip(xy / np.sqrt(diag[i] * ss), -1.0, 1.0))
-            else:  # little of j's variance on these rows: no cancellation
+            else:  # j varies mostly on the rows i lacks: the difference would lose digits
                 r = pearson(values[i], values[j])
             out[i, j] = out[j, i] = r
     for i, j in itertools.combinations(gaps, 2):
