@@ -405,3 +405,26 @@ def test_a_number_varying_where_the_other_is_missing_keeps_its_digits() -> None:
     present = [~np.isnan(x), ~np.isnan(y)]
     got = correlations([x, y], present, [False, False])[0, 1]
     assert abs(got - pearson(x, y)) < 1e-12 and got > 0.9
+
+
+def test_counts_and_sums_by_chunks_of_rows_equal_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows taken a few at a time (a last chunk shorter than the others): the same
+    joint counts, and the same group sums up to rounding."""
+    import kpr.fidelity.pairs as fidelity_pairs
+
+    rng = np.random.default_rng(5)
+    n, levels = 100, [3, 5, 4, 7]
+    codes = [rng.integers(0, k, n).astype(code_dtype(k)) for k in levels]
+    values = rng.normal(size=(2, n))
+    values[0][rng.random(n) < 0.2] = np.nan
+    present = ~np.isnan(values)
+    centred = centre(values, present)
+    missing = [None if p.all() else np.flatnonzero(~p) for p in present]
+    whole = joint_counts(list(codes), levels, n), group_sums(codes, levels, centred, missing)
+    monkeypatch.setattr(fidelity_pairs, "_CHUNK", 7)
+    counts, sums = joint_counts(list(codes), levels, n), group_sums(codes, levels, centred, missing)
+    assert counts.keys() == whole[0].keys()
+    assert all(np.array_equal(counts[p], whole[0][p]) for p in counts)
+    for got, want in zip(sums, whole[1], strict=True):
+        for (s, c), (ws, wc) in zip(got, want, strict=True):
+            assert np.allclose(s, ws, rtol=0, atol=1e-12) and np.array_equal(c, wc)
