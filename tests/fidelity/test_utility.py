@@ -376,3 +376,55 @@ def test_text_codes_are_positions_among_the_levels(values: list[str | None], dro
         return
     want = [len(levels) if v is None else levels.index(v) for v in column]
     assert got is not None and got.dtype == np.uint8 and got.tolist() == want
+
+
+def test_the_scores_do_not_depend_on_the_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Columns and the two sides' pair statistics on one thread or on two: the same
+    figures to the last digit."""
+    import kpr.fidelity.compute as fidelity_compute
+
+    t, s = _table(3000), _table(2500, seed=4)
+    s = s.with_columns(
+        pl.when(pl.col("age") > 60).then(None).otherwise(pl.col("income")).alias("income")
+    )
+    monkeypatch.setattr(fidelity_compute.pl, "thread_pool_size", lambda: 2)
+    two = kpr.utility(t, s).to_dict()
+    monkeypatch.setattr(fidelity_compute, "_WORKERS", 1)
+    assert kpr.utility(t, s).to_dict() == two
+
+
+def test_a_number_varying_where_the_other_is_missing_keeps_its_digits() -> None:
+    """When a number's spread lies in the rows the other lacks, re-centring it from
+    the shared sums would cancel its digits: r is Pearson's on the rows both hold."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    x = rng.normal(size=n)
+    x[: n // 10] = np.nan  # x lacks the first rows
+    y = 1e3 + 1e-3 * x + 1e-4 * rng.normal(size=n)  # little spread where x is present
+    y[: n // 10] = 0.0  # most of it between these rows and the others
+    present = [~np.isnan(x), ~np.isnan(y)]
+    got = correlations([x, y], present, [False, False])[0, 1]
+    assert abs(got - pearson(x, y)) < 1e-12 and got > 0.9
+
+
+def test_counts_and_sums_by_chunks_of_rows_equal_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows taken a few at a time (a last chunk shorter than the others): the same
+    joint counts, and the same group sums up to rounding."""
+    import kpr.fidelity.pairs as fidelity_pairs
+
+    rng = np.random.default_rng(5)
+    n, levels = 100, [3, 5, 4, 7]
+    codes = [rng.integers(0, k, n).astype(code_dtype(k)) for k in levels]
+    values = rng.normal(size=(2, n))
+    values[0][rng.random(n) < 0.2] = np.nan
+    present = ~np.isnan(values)
+    centred = centre(values, present)
+    missing = [None if p.all() else np.flatnonzero(~p) for p in present]
+    whole = joint_counts(list(codes), levels, n), group_sums(codes, levels, centred, missing)
+    monkeypatch.setattr(fidelity_pairs, "_CHUNK", 7)
+    counts, sums = joint_counts(list(codes), levels, n), group_sums(codes, levels, centred, missing)
+    assert counts.keys() == whole[0].keys()
+    assert all(np.array_equal(counts[p], whole[0][p]) for p in counts)
+    for got, want in zip(sums, whole[1], strict=True):
+        for (s, c), (ws, wc) in zip(got, want, strict=True):
+            assert np.allclose(s, ws, rtol=0, atol=1e-12) and np.array_equal(c, wc)

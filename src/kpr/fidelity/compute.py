@@ -21,6 +21,10 @@ from kpr.metric.attack import Kind
 from kpr.progress import Progress
 from kpr.results.utility import UtilityResult
 
+#: Columns scored at the same time, at most: each holds temporary arrays of its
+#: own, as long as the tables (polars' own operations use every thread anyway).
+_WORKERS = 2
+
 
 def _mean(values: Iterable[float]) -> float:
     """The mean of the defined values (pandas' ``mean``: NaN skipped; NaN if none)."""
@@ -87,7 +91,7 @@ def utility(
     names = list(kind)
     total = len(names) + len(names) * (len(names) - 1) // 2
     categorical = [n for n in names if kind[n] is Kind.CATEGORICAL]
-    workers = max(1, pl.thread_pool_size())
+    workers = max(1, min(_WORKERS, pl.thread_pool_size()))
     with ThreadPoolExecutor(workers) as pool:
         # numpy and polars release the GIL: columns, and the two sides' pair
         # statistics, computed at the same time (the results do not depend on it)

@@ -162,15 +162,21 @@ def cover(
     return groups
 
 
+def _cell_type(size: int) -> type[np.integer]:
+    """The type of a combined code below ``size``: two bytes when they hold it (the
+    arithmetic on them costs less; ``bincount`` widens them once)."""
+    return np.uint16 if size <= 1 << 16 else np.intp
+
+
 def _group_counts(codes: list[np.ndarray], levels: list[int], n: int) -> np.ndarray:
     """The joint counts of a few columns, shape ``levels``, by chunks of rows."""
     size = int(np.prod(levels))
     total = np.zeros(size, dtype=np.int64)
     for r0 in range(0, n, _CHUNK):
-        cell = codes[0][r0 : r0 + _CHUNK].astype(np.intp)
+        cell = codes[0][r0 : r0 + _CHUNK].astype(_cell_type(size))
         for c, li in zip(codes[1:], levels[1:], strict=True):
             cell *= li
-            cell += c[r0 : r0 + _CHUNK]
+            np.add(cell, c[r0 : r0 + _CHUNK], out=cell, casting="unsafe")  # codes < li
         total += np.bincount(cell, minlength=size)
     return total.reshape(levels)
 
@@ -243,17 +249,23 @@ def group_sums(
     ``centred``: its centred values, 0 where missing), the sums of its values and the
     counts of its present values (``missing``: the rows where it is missing, None
     when none is) in each category. The sums are taken per cell of the joint table
-    of a few categorical columns (one weighted ``bincount`` per number for them all),
-    then summed over the others' categories."""
+    of a few categorical columns (one weighted ``bincount`` per number for them all,
+    chunk by chunk of rows), then summed over the others' categories."""
     out: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in codes]
+    n = centred.shape[1] if len(centred) else 0
     for pack in _packs(levels):
         shape = [levels[i] for i in pack]
-        cell = codes[pack[0]].astype(np.intp)
-        for i in pack[1:]:
-            cell *= levels[i]
-            cell += codes[i]
-        for v in centred:
-            table = np.bincount(cell, weights=v, minlength=int(np.prod(shape))).reshape(shape)
+        size = int(np.prod(shape))
+        tables = np.zeros((len(centred), size))
+        for r0 in range(0, n, _CHUNK):  # by chunks of rows: the cells stay in the cache
+            cell = codes[pack[0]][r0 : r0 + _CHUNK].astype(_cell_type(size))
+            for i in pack[1:]:
+                cell *= levels[i]
+                np.add(cell, codes[i][r0 : r0 + _CHUNK], out=cell, casting="unsafe")
+            for total, v in zip(tables, centred, strict=True):
+                total += np.bincount(cell, weights=v[r0 : r0 + _CHUNK], minlength=size)
+        for flat in tables:
+            table = flat.reshape(shape)
             for x, i in enumerate(pack):
                 others = tuple(z for z in range(len(pack)) if z != x)
                 out[i].append((table.sum(axis=others) if others else table, np.empty(0)))
@@ -319,7 +331,7 @@ def correlations(
         block = gram[np.ix_(full, full)]
         norms = np.sqrt(np.diag(block))
         out[np.ix_(full, full)] = np.clip(block / np.outer(norms, norms), -1.0, 1.0)
-    totals = centred.sum(axis=1) if gaps else diag  # 0 up to rounding
+    totals = centred.sum(axis=1) if gaps else np.zeros(k)  # 0 up to rounding
     for i in gaps:
         miss = np.flatnonzero(~present[i])
         kept = n - miss.size
@@ -333,7 +345,7 @@ def correlations(
         for j, ss, xy in zip(full, spread, cross, strict=True):
             if diag[i] > 0 and ss > 0.25 * diag[j]:
                 r = float(np.clip(xy / np.sqrt(diag[i] * ss), -1.0, 1.0))
-            else:  # little of j's variance on these rows: no cancellation
+            else:  # j varies mostly on the rows i lacks: the difference would lose digits
                 r = pearson(values[i], values[j])
             out[i, j] = out[j, i] = r
     for i, j in itertools.combinations(gaps, 2):
