@@ -129,14 +129,16 @@ def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
 def _classify(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
     """The code: the class ``q`` when a member of U can hold it, else one of the
     special classes (outside, missing, +inf, -inf)."""
+    # compared with the infinities, never with 0: NaN > 0 holds on polars (NaN is
+    # missing, a class of its own)
     special = (
         nw.when(x.is_finite())
         .then(nw.lit(float(OUTSIDE), nw.Float64))
         .otherwise(
-            nw.when(x > 0)
+            nw.when(x == float("inf"))
             .then(nw.lit(float(POS_INF), nw.Float64))
             .otherwise(
-                nw.when(x < 0)
+                nw.when(x == float("-inf"))
                 .then(nw.lit(float(NEG_INF), nw.Float64))
                 .otherwise(nw.lit(float(MISSING), nw.Float64))
             )
@@ -329,6 +331,10 @@ class Hooks:
     subclass lives in its own module; ``kpr.engine.backends.hooks_for`` picks it.
     """
 
+    def start(self, original: Frame, avatars: Frame, known: Sequence[str]) -> None:
+        """Called first, with both tables (internal names): a backend may start
+        reading them (the default does nothing)."""
+
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         return original_groups(original, known, row)
 
@@ -349,14 +355,11 @@ class Hooks:
         return None
 
     def link(
-        self,
-        coded_u: Frame,
-        coded_a: Frame,
-        keys: list[str],
-        bins: Mapping[str, NumericBins],
+        self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
     ) -> tuple[int, int]:
-        """m and |S| (steps 4-5) from U's and the avatars' codes."""
-        counts = self.collect(_link_counts(coded_u, coded_a, keys))
+        """m and |S| (steps 4-5) from U's and the avatars' known values."""
+        coded_u, coded_a = (code_frame(frame, kinds, bins, None) for frame in (u, avatars))
+        counts = self.collect(_link_counts(coded_u, coded_a, [_code_name(v) for v in kinds]))
         return _int(counts["m"]), _int(counts["s"])
 
     def release(self, frame: Frame) -> None:
@@ -672,6 +675,7 @@ def run(
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
     progress("finding the original records present once (U)")
+    hooks.start(original, avatars, known)
     groups = hooks.groups(original, known, row)
     progress("collecting the statistics over U")
     exact = exact_integers(original, numeric)
@@ -701,8 +705,7 @@ def run(
     progress("linking U to the avatar profiles present once")
     coded_u = code_frame(u, kinds, bins, row)
     coded_a = code_frame(avatars, kinds, bins, row)
-    keys = [_code_name(v) for v in known]
-    m, linked = hooks.link(coded_u, coded_a, keys, bins)
+    m, linked = hooks.link(u, avatars, kinds, bins)
     hooks.release(groups)
     user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
     return EngineRun(
