@@ -3,12 +3,16 @@ plain polars: each row's group size, and the ids of text values."""
 
 from __future__ import annotations
 
+import narwhals as nw
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kpr.engine import memory
+from kpr.engine import memory, queries
+from kpr.engine.polars import PolarsHooks
+from kpr.metric.attack import make_attack
+from tests.engines.test_scan import KINDS, tables
 
 TEXTS = st.one_of(st.none(), st.sampled_from(["", "a", "b", "ab", "é", "a" * 20, "NaN"]))
 FLOATS = st.one_of(st.none(), st.sampled_from([0.0, -0.0, float("nan"), 1.5, float("inf")]))
@@ -75,3 +79,33 @@ def test_text_ids_of_categorical_columns_compare_texts() -> None:
         -1,
         ids.ids[0],
     ]
+
+
+@settings(max_examples=80)
+@given(
+    tables(),
+    tables(),
+    st.sampled_from([(20, 1 << 16, 2**62), (1, 2, 1)]),
+    st.sampled_from([None, 1e-9]),
+)
+def test_the_link_in_memory_is_the_lazy_link(
+    original: pl.DataFrame,
+    avatars: pl.DataFrame,
+    memory_settings: tuple[int, int, int],
+    width: float | None,
+) -> None:
+    """Two different tables: the counts in memory are those of the lazy queries,
+    whatever the text windows, the blocks, the renumbering of keys, and with
+    classes too many to shift (a tiny width: they are numbered instead)."""
+    widths = {} if width is None else {"f": width, "i": width}
+    attack = make_attack(list(KINDS), 0.05, widths=widths)
+    lazy = [nw.from_native(t.lazy()) for t in (original, avatars)]
+    saved = memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT
+    memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = memory_settings
+    try:
+        got = queries.run(*lazy, attack, KINDS, row=None, hooks=PolarsHooks())
+    finally:
+        memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = saved
+    expected = queries.run(*lazy, attack, KINDS, row=None, hooks=queries.Hooks())
+    assert got.counts == expected.counts
+    assert got.bins == expected.bins

@@ -269,7 +269,7 @@ def column_scan(
     made of it (``outside``: the rows not in U; ``exact``: an integer column
     summed exactly; ``integer``: its distinct values counted)."""
     if isinstance(read, TextIds):
-        rows = np.bincount(read.ids)
+        rows = np.bincount(read.ids, minlength=1)
         return ColumnScan(None, {"missing": int(rows[0])}, int(np.count_nonzero(rows == 1)))
     if read is None:
         return _grouped_scan(column, outside, binned, exact, integer)
@@ -317,20 +317,22 @@ def _grouped_scan(
 class LinkDigits:
     """One known variable's link digits in both tables, each in ``[0, radix)``
     (-1 for an avatar value no original row holds): whole arrays, or (a numeric
-    column) its values and the ``shift`` that turns a block of them into digits
-    (``kpr.engine.encoded.shifted_digits``), packed a block at a time."""
+    column) its float values and the ``shift`` that turns a block of them into
+    digits (``kpr.engine.encoded.shifted_digits``), packed a block at a time."""
 
     radix: int
-    original: np.ndarray
-    avatars: np.ndarray
+    original: np.ndarray | pl.Series
+    avatars: np.ndarray | pl.Series
     bins: NumericBins | None = None
     shift: float = 0.0
 
-    def block(self, values: np.ndarray, part: slice) -> Ints:
-        """The digits of rows ``part`` of one table's ``values``."""
-        if self.bins is None:
-            return values[part]
-        return shifted_digits(values[part], self.bins, self.shift)
+    def block(self, values: np.ndarray | pl.Series, start: int, stop: int) -> Ints:
+        """The digits of rows ``start`` to ``stop`` of one table's ``values``."""
+        if isinstance(values, np.ndarray):
+            return values[start:stop]
+        assert self.bins is not None
+        part = values.slice(start, stop - start).to_numpy()
+        return shifted_digits(part, self.bins, self.shift)
 
 
 def column_digits(
@@ -347,10 +349,11 @@ def column_digits(
     if bins is not None:  # numeric or date: its classes
         if not bins.int_codes:
             return None
-        values = o.cast(pl.Float64).to_numpy(), a.cast(pl.Float64).to_numpy()
+        values = o.cast(pl.Float64), a.cast(pl.Float64)  # converted a block at a time
         plan = digit_shift(bins)
         if plan is None:
-            return LinkDigits(*reversed(class_digits(*values, bins)))
+            do, da, radix = class_digits(values[0].to_numpy(), values[1].to_numpy(), bins)
+            return LinkDigits(radix, do, da)
         shift, radix = plan
         return LinkDigits(radix, *values, bins, shift)
     if o.dtype != a.dtype:  # compared by the lazy link, as the engines compare them
@@ -375,13 +378,13 @@ def packed_keys(columns: Sequence[LinkDigits], avatars: bool) -> tuple[Ints, np.
     keys = np.empty(rows, dtype=np.int64)
     valid = np.ones(rows, dtype=bool) if avatars else None
     for start in range(0, rows, _PACK_BLOCK):
-        part = slice(start, start + _PACK_BLOCK)
-        key = keys[part]
+        stop = min(start + _PACK_BLOCK, rows)
+        key = keys[start:stop]
         key[:] = 0
         for column, values in zip(columns, sides, strict=True):
-            digit = column.block(values, part)
+            digit = column.block(values, start, stop)
             if valid is not None:
-                valid[part] &= digit >= 0
+                valid[start:stop] &= digit >= 0
             key *= column.radix
             key += digit
     return keys, valid
@@ -421,10 +424,10 @@ def _renumbered_keys(digits: Sequence[LinkDigits]) -> tuple[Ints, Ints, int, np.
     (``kpr.engine.encoded.extend_keys`` renumbers them densely on the way)."""
     keys: list[Ints] | None = None
     radix = 1
-    whole = slice(None)
-    valid = np.ones(len(digits[0].avatars), dtype=bool)
+    n, m = len(digits[0].original), len(digits[0].avatars)
+    valid = np.ones(m, dtype=bool)
     for column in digits:
-        do, da = column.block(column.original, whole), column.block(column.avatars, whole)
+        do, da = column.block(column.original, 0, n), column.block(column.avatars, 0, m)
         valid &= da >= 0
         keys, radix, _ = extend_keys(keys, radix, [do, np.maximum(da, 0)], column.radix)
     assert keys is not None
