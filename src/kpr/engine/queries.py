@@ -15,8 +15,9 @@ Steps (the spec's numbering):
 G (the original grouped by its raw known values) aggregated once for n, |U|,
 the first moments and the column profile; the second moments over U; m and |S|
 over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way,
-or replace the first two by one scan of G per variable (:class:`Scan`: polars
-with G in memory), which also counts the rows whose value no other row has.
+or replace the first two by one scan per variable (:class:`Scan`: polars with
+the tables in memory), which also counts the rows whose value no other row has,
+and count the link its own way.
 """
 
 from __future__ import annotations
@@ -325,10 +326,13 @@ class Hooks:
 
     ``groups`` builds G: one row per distinct tuple of raw known values, with its
     row count in ``__kpr_n__`` (and the smallest row position when rows are
-    carried). U is G's rows of count 1. A backend may cache G (Spark, Dask,
-    small polars frames) or build it another way with the same content (the
-    hashed build of ``kpr.engine.polars`` for large polars inputs). Each backend's
-    subclass lives in its own module; ``kpr.engine.backends.hooks_for`` picks it.
+    carried). U is G's rows of count 1. A backend may cache G (Spark, Dask) or
+    build it another way with the same content (the hashed build of
+    ``kpr.engine.polars`` for polars inputs not kept in memory); a backend that
+    also replaces the two passes by ``scan`` may instead return every original
+    row with the size of its group (``kpr.engine.memory``): the same U. Each
+    backend's subclass lives in its own module; ``kpr.engine.backends.hooks_for``
+    picks it.
     """
 
     def start(self, original: Frame, avatars: Frame, known: Sequence[str]) -> None:
