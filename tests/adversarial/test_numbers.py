@@ -120,6 +120,7 @@ def test_int64_extremes_as_categories_in_the_packed_path(
 ) -> None:
     if hashed:
         monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
+        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
     lo, hi = -(2**63), 2**63 - 1
     o = pl.DataFrame({"c": [lo, hi, 0, lo + 1], "s": ["a", "b", "a", "b"]})
     a = pl.DataFrame({"c": [lo, hi, hi, lo + 1, None], "s": ["a", "b", "b", "b", "a"]})
@@ -134,6 +135,7 @@ def test_an_original_outside_the_avatars_int64_range_never_wraps_onto_them(
 ) -> None:
     if hashed:  # main packed 2**63 - 1 into the digit of a missing value: 1 linked
         monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
+        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
     lo, hi = -(2**63), 2**63 - 1
     o = pl.DataFrame({"c": [hi, 5], "s": ["a", "b"]})
     a = pl.DataFrame({"c": [None, lo, lo + 1], "s": ["a", "b", "c"]})
@@ -202,6 +204,7 @@ def test_user_columns_named_like_internal_columns(
 ) -> None:
     if hashed:
         monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
+        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
     o = pl.DataFrame({name: [1, 2, 3, 4, 5], "x": ["a", "b", "c", "c", "d"]})
     a = pl.DataFrame({name: [1, 2, 3, 9, 9], "x": ["a", "b", "c", "d", "d"]})
     r = kpr.evaluate(o, a, known=[name, "x"])

@@ -94,7 +94,7 @@ def test_keys_renumbered_before_overflow_and_counted_by_sorting(
     monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     """The other paths (dense renumbering, links counted by sorting) on small data."""
-    monkeypatch.setattr(encoded, "_KEY_LIMIT", 64)
+    monkeypatch.setattr(encoded, "KEY_LIMIT", 64)
     monkeypatch.setattr(encoded, "_BINCOUNT_KEYS", 0)
     monkeypatch.setattr(encoded, "_BINCOUNT_PER_ROW", 0)
     original, avatars = _outliers()

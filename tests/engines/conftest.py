@@ -93,8 +93,9 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> C
         return lambda f: f
     if name == "polars-lazy":
         return lambda f: f.lazy()
-    if name == "polars-hashed":  # the large-input path of polars, forced on small tables
+    if name == "polars-hashed":  # the path of polars above 20M rows, forced on small tables
         monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
+        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
         return lambda f: f.lazy()
     if name == "pandas":
         return lambda f: f.to_pandas()

@@ -43,12 +43,14 @@ def test_duckdb_matches_polars_and_the_reference(case: Case) -> None:
 @settings(max_examples=80, **SETTINGS)
 @given(cases())
 def test_polars_hashed_path_matches_the_reference(case: Case) -> None:
-    saved = polars_engine.HASHED_ROWS
-    polars_engine.HASHED_ROWS = 0
+    """The path of polars above 20M rows (G rebuilt from row hashes by each query,
+    packed profiles sorted), forced on small tables."""
+    saved = polars_engine.HASHED_ROWS, polars_engine.PERSIST_ROWS
+    polars_engine.HASHED_ROWS = polars_engine.PERSIST_ROWS = 0
     try:
         _check(case, lambda f: f.lazy())
     finally:
-        polars_engine.HASHED_ROWS = saved
+        polars_engine.HASHED_ROWS, polars_engine.PERSIST_ROWS = saved
 
 
 @settings(max_examples=15, **SETTINGS)

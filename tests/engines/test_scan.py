@@ -56,22 +56,34 @@ def _same(a: float | None, b: float | None) -> bool:
     )
 
 
+#: (bits of the text ids' hash windows, rows packed at a time, largest packed radix):
+#: text windows that collide (1 or 2 bits: polars' categorical ids instead), blocks
+#: of a row or three, keys renumbered as they are packed
+MEMORY = st.sampled_from([(20, 1 << 16, 2**62), (1, 1, 2**62), (2, 3, 1), (20, 2, 1)])
+
+
 @settings(max_examples=120, deadline=None)
-@given(tables())
-def test_the_scan_gives_what_the_two_passes_give(frame: pl.DataFrame) -> None:
-    """Both scans (a group-by of each column's values, or a sort of a numeric
-    column's values) and both builds of G give what the two passes give."""
+@given(tables(), MEMORY)
+def test_the_scan_gives_what_the_two_passes_give(
+    frame: pl.DataFrame, memory_settings: tuple[int, int, int]
+) -> None:
+    """The tables counted in memory (a sort of each number column, text ids, packed
+    profiles) and the queries of the tables not kept in memory (G from row
+    hashes or grouped) give what the two passes give."""
+    from kpr.engine import memory
     from kpr.engine import polars as polars_engine
 
     hooks = PolarsHooks(hashed_rows=0 if frame.height % 2 else 10**9)  # both ways to build G
-    saved = polars_engine.SORTED_SCAN, polars_engine.PERSIST_ROWS
-    polars_engine.SORTED_SCAN = -1 if frame.height % 3 else saved[0]  # numeric columns by a sort
+    saved = (memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT), polars_engine.PERSIST_ROWS
+    memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = memory_settings
     if frame.height % 4 == 1:  # G not kept: the two passes, values and keys counted by sorts
         polars_engine.PERSIST_ROWS = 0
     try:
         scanned = _run(frame, hooks)
     finally:
-        polars_engine.SORTED_SCAN, polars_engine.PERSIST_ROWS = saved
+        (memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT), polars_engine.PERSIST_ROWS = (
+            saved
+        )
     passes = _run(frame, queries.Hooks())
     assert scanned.unique_rows is not None and passes.unique_rows is None
     assert scanned.counts == passes.counts

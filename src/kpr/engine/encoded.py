@@ -29,7 +29,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +43,7 @@ from kpr.metric.counts import Counts
 from kpr.metric.exact import Window, float_sums
 
 #: A packed key is re-numbered densely before its radix would pass this.
-_KEY_LIMIT = 2**62
+KEY_LIMIT = 2**62
 #: Counting by ``np.bincount`` (no sort, no hash) up to this many possible keys.
 _BINCOUNT_KEYS = 1 << 20
 _BINCOUNT_PER_ROW = 2  #: ... or up to this many per row counted
@@ -162,32 +162,62 @@ def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
 
 def value_classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
     """Each value's code as ``kpr.engine.queries.code_frame`` computes it (float codes)."""
-    out = np.full(len(values), float(binning.MISSING))
-    out[values == math.inf] = binning.POS_INF
-    out[values == -math.inf] = binning.NEG_INF
-    finite = np.isfinite(values)
+    return _classes(values, bins, 0.0, 0.0)
+
+
+def _classes(values: np.ndarray, bins: NumericBins, shift: float, specials: float) -> np.ndarray:
+    """:func:`value_classes` with each class less ``shift`` and each special code
+    plus ``specials``, in few passes: the special codes are only looked for among
+    the values outside U's classes."""
     if bins.code_min is None or bins.code_max is None:
-        out[finite] = binning.OUTSIDE
-        return out
-    with np.errstate(over="ignore", invalid="ignore"):
-        q = np.floor((values[finite] - bins.lo) / bins.width)
-    out[finite] = np.where((q >= bins.code_min) & (q <= bins.code_max), q, float(binning.OUTSIDE))
+        out = np.full(len(values), float(binning.OUTSIDE) + specials)
+        rest = np.arange(len(values))
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            q = (values - bins.lo) / bins.width
+        np.floor(q, out=q)
+        inside = (q >= bins.code_min) & (q <= bins.code_max)
+        if shift:
+            q -= shift
+        out = np.where(inside, q, float(binning.OUTSIDE) + specials)
+        rest = np.flatnonzero(~inside)
+    odd = values[rest]
+    code = np.full(len(odd), float(binning.OUTSIDE))
+    code[odd == math.inf] = binning.POS_INF
+    code[odd == -math.inf] = binning.NEG_INF
+    code[np.isnan(odd)] = binning.MISSING
+    out[rest] = code + specials
     return out
 
 
-def _digits(col: _Column, bins: NumericBins) -> tuple[Ints, Ints, int]:
-    """A numeric column's class of each distinct value as small integers shared by
-    both tables: per-code digit arrays (original, avatars) and their radix."""
-    assert col.o_values is not None and col.a_values is not None
-    co, ca = value_classes(col.o_values, bins), value_classes(col.a_values, bins)
+def digit_shift(bins: NumericBins) -> tuple[float, int] | None:
+    """How a numeric column's classes become small digits (``class - shift``, each
+    special code plus 4): the shift and the digits' radix; None when the classes
+    span too much for that (see :func:`class_digits`)."""
     if bins.code_min is None or bins.code_max is None:
-        return (co + _SPECIALS).astype(np.int64), (ca + _SPECIALS).astype(np.int64), _SPECIALS
+        return 0.0, _SPECIALS
     span = bins.code_max - bins.code_min
     if span < _BINCOUNT_KEYS and bins.code_max < _EXACT_CODES:
-        shift = bins.code_min - _SPECIALS
-        do = np.where(co >= 0, co - shift, co + _SPECIALS).astype(np.int64)
-        da = np.where(ca >= 0, ca - shift, ca + _SPECIALS).astype(np.int64)
-        return do, da, int(span) + 1 + _SPECIALS
+        return bins.code_min - _SPECIALS, int(span) + 1 + _SPECIALS
+    return None
+
+
+def shifted_digits(values: np.ndarray, bins: NumericBins, shift: float) -> Ints:
+    """The digits of some values of a numeric column (``shift``: from :func:`digit_shift`)."""
+    return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
+
+
+def class_digits(
+    o_values: np.ndarray, a_values: np.ndarray, bins: NumericBins
+) -> tuple[Ints, Ints, int]:
+    """The classes of two arrays of a numeric column's values (the original's and
+    the avatars') as small integers shared by both, and their radix: shifted
+    (:func:`digit_shift`), or numbered densely when they span too much."""
+    plan = digit_shift(bins)
+    if plan is not None:
+        shift, radix = plan
+        return shifted_digits(o_values, bins, shift), shifted_digits(a_values, bins, shift), radix
+    co, ca = value_classes(o_values, bins), value_classes(a_values, bins)
     uniq, inverse = np.unique(np.concatenate([co, ca]), return_inverse=True)
     return inverse[: len(co)], inverse[len(co) :], len(uniq)
 
@@ -197,7 +227,7 @@ def _renumber(key: Ints) -> tuple[Ints, int]:
     return inverse.astype(np.int64), len(uniq)
 
 
-def _extend(
+def extend_keys(
     keys: list[Ints] | None, radix: int, digits: list[Ints], digit_radix: int
 ) -> tuple[list[Ints], int, bool]:
     """``key * digit_radix + digit`` for several arrays packed alike (new arrays;
@@ -205,7 +235,7 @@ def _extend(
     product could overflow (then True)."""
     if keys is None:
         return [np.asarray(d, dtype=np.int64) for d in digits], digit_radix, False
-    renumbered = radix * digit_radix >= _KEY_LIMIT
+    renumbered = radix * digit_radix >= KEY_LIMIT
     if renumbered:
         joint, radix = _renumber(np.concatenate(keys))
         bounds = np.cumsum([len(k) for k in keys])[:-1]
@@ -238,21 +268,30 @@ def _few_keys(radix: int, rows: int) -> bool:
     return radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * rows)
 
 
-def linked_count(u_key: Ints, a_key: Ints, radix: int) -> int:
+def linked_count(
+    u_key: Ints, a_key: Ints, radix: int, sort: Callable[[Ints], Future[Ints]] | None = None
+) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
     in ``[0, radix)``).
 
     Few possible profiles: one ``bincount``. Otherwise B1 (the sorted avatar
-    profiles present once) and U's profiles are sorted together, each tagged in
-    its lowest bit (B1 even, so first in its run): a run of one profile that
-    starts with B1 holds the members of U linked through it."""
+    profiles present once) and U's sorted profiles, each tagged in its lowest
+    bit (B1 even, so first in its run), are merged (a stable sort of two sorted
+    runs is one merge): a run of one profile that starts with B1 holds the
+    members of U linked through it. ``sort``: sorts U's keys on another thread."""
     if len(u_key) == 0 or len(a_key) == 0:
         return 0
     if _few_keys(radix, len(u_key) + len(a_key)):
         return int(np.count_nonzero(np.bincount(a_key, minlength=radix)[u_key] == 1))
+    u_sorted = None if sort is None else sort(u_key)
     ordered = np.sort(a_key)
     once = ordered[singles(ordered)]
-    merged = np.sort(np.concatenate([once * 2, u_key * 2 + 1]))
+    del ordered
+    merged = np.concatenate([once * 2, (np.sort(u_key) if u_sorted is None else u_sorted.result())])
+    tail = merged[len(once) :]
+    tail *= 2
+    tail += 1
+    merged.sort(kind="stable")
     profile = merged >> 1
     starts = np.flatnonzero(np.r_[True, profile[1:] != profile[:-1]])
     lengths = np.diff(np.r_[starts, len(merged)])
@@ -300,8 +339,9 @@ def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[Ints]:
     return limbs[::-1]
 
 
-#: Limbs are computed for this many distinct values at a time (bounded memory).
-_BLOCK = 1 << 20
+#: Limbs are computed for this many distinct values at a time: bounded memory, and
+#: arrays that stay in the processor cache (measured fastest near 2**15).
+_BLOCK = 1 << 15
 
 
 def _blockwise(
@@ -387,7 +427,9 @@ class EncodedTables:
                 break
         for i in range(start, len(known)):
             col = self.columns[known[i]]
-            [key], radix, again = _extend(None if key is None else [key], radix, [col.o], col.radix)
+            [key], radix, again = extend_keys(
+                None if key is None else [key], radix, [col.o], col.radix
+            )
             renumbered = renumbered or again
             cache[tuple(known[: i + 1])] = (key, radix, renumbered)
         assert key is not None
@@ -426,7 +468,8 @@ class EncodedTables:
                 assert col.o_values is not None
                 moments = weighted_moments(col.o_values, col.o_ints, counts)
                 bins[name] = binning.numeric_bins(moments, tolerance, date=date)
-                do, da, digit_radix = _digits(col, bins[name])
+                assert col.a_values is not None
+                do, da, digit_radix = class_digits(col.o_values, col.a_values, bins[name])
                 u_digits.append(do[codes])
                 lookups.append(da)
             else:
@@ -447,7 +490,7 @@ class EncodedTables:
             known, d.u_digits, d.lookups, d.radices, strict=True
         ):
             a_digit = lookup[self.columns[name].a]
-            keys, radix, _ = _extend(keys, radix, [u_digit, a_digit], digit_radix)
+            keys, radix, _ = extend_keys(keys, radix, [u_digit, a_digit], digit_radix)
         assert keys is not None
         linked = linked_count(keys[0], keys[1], radix)
         size_u = len(d.u_digits[0])

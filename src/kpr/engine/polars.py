@@ -1,24 +1,18 @@
 """The polars backend (and pandas and pyarrow inputs, which are read into polars).
 
-Every query runs on polars' streaming engine. Hash tables of millions of
-distinct values (a continuous column, a profile per row) cost several times a
-sort of 8-byte values, so the wide steps are sorts:
-
-- Up to ``PERSIST_ROWS`` original rows, the original is read once into memory and
-  G (the original grouped by its raw known values) built from one hash of each
-  row: rows whose hash is unique are groups of one (a unique hash means a unique
-  tuple, whatever the collisions); only rows sharing a hash are grouped exactly.
-  The statistics, the column profile and the identifying-variable counts then
-  come from one pass over G per known variable (``Scan``): a group-by of its
-  values, or a sort of them for a numeric column with many distinct values; the
-  exact sums go through ``kpr.engine.encoded.weighted_moments``. Steps 4-5 pack
-  each profile into one exact 64-bit integer (``packed_keys``) and count the keys
-  by a sort (``kpr.engine.encoded.linked_count``).
-- Above it (a 100M-row Parquet file is never loaded), G is rebuilt by each query
-  from the rows' hashes, sorted once (8 bytes a row); the identifying-variable
-  counts take one column at a time, sorted; the packed profiles of the avatars
-  and of U are sorted and looked up in blocks (``sorted_link``).
-- Up to ``HASHED_ROWS`` rows, plain group-bys and joins are faster.
+- Up to ``PERSIST_ROWS`` original rows, both tables are read once into memory and
+  counted with numpy (``kpr.engine.memory``): each row's group size from one hash
+  of its known values, one sort (numbers) or one id per value (texts) per known
+  variable for the statistics, the column profile and the identifying-variable
+  counts, and the link on one packed integer per profile.
+- Above it (a 100M-row Parquet file is never loaded), every query runs on polars'
+  streaming engine, and the wide steps are sorts (a hash table of millions of
+  distinct values costs several times a sort of 8-byte values): G is rebuilt by
+  each query from the rows' hashes, sorted once (8 bytes a row); the
+  identifying-variable counts take one column at a time, sorted; the packed
+  profiles of the avatars and of U are sorted and looked up in blocks
+  (``sorted_link``). (Up to ``HASHED_ROWS`` rows, which only tests reach there,
+  plain group-bys and joins: the lazy queries DuckDB runs.)
 """
 
 from __future__ import annotations
@@ -32,16 +26,18 @@ import numpy as np
 import polars as pl
 
 from kpr.engine import queries
-from kpr.engine.encoded import linked_count, singles, weighted_moments
+from kpr.engine.encoded import singles
+from kpr.engine.memory import MemoryTables
 from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.metric.attack import Kind
-from kpr.metric.binning import Moments, NumericBins
+from kpr.metric.binning import NumericBins
 
-#: Above this many original rows, polars builds G from row hashes (never a hash
-#: table of every distinct tuple) and packs profiles into one integer for steps
-#: 4-5 (measured faster from about 25,000 rows on; the only way at 100M rows).
+#: Tables not kept in memory with more original rows than this have G built from
+#: row hashes (never a hash table of every distinct tuple) and their profiles
+#: packed into one integer for steps 4-5 (the only way at 100M rows).
 HASHED_ROWS = 25_000
-#: Up to this many original rows, polars keeps G in memory for the three queries.
+#: Up to this many original rows, polars reads both tables into memory once
+#: (``kpr.engine.memory``).
 PERSIST_ROWS = 20_000_000
 
 _H = "__kpr_hash__"
@@ -55,27 +51,28 @@ def _polars(frame: Frame) -> pl.LazyFrame:
 
 
 class PolarsHooks(Hooks):
-    """Small inputs: G grouped and kept in memory, the link by a semi-join.
-    Large inputs: hashed G (kept up to ``PERSIST_ROWS``), packed profiles."""
+    """Inputs up to ``PERSIST_ROWS`` rows: both tables in memory, counted with
+    numpy (``kpr.engine.memory``). Larger ones: hashed G (above ``hashed_rows``),
+    rebuilt by each query, and packed profiles."""
 
     def __init__(self, hashed_rows: int | None = None) -> None:
         self.hashed_rows = HASHED_ROWS if hashed_rows is None else hashed_rows
         self.hashed = False
-        self.in_memory = False
+        self.memory: MemoryTables | None = None
 
-    def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
+    def start(self, original: Frame, avatars: Frame, known: Sequence[str]) -> None:
         lf = _polars(original)
         n = lf.select(pl.len()).collect().item()
+        if n <= PERSIST_ROWS:
+            self.memory = MemoryTables(lf, _polars(avatars), known)
         self.hashed = n > self.hashed_rows
-        self.in_memory = n <= PERSIST_ROWS
-        if self.hashed and self.in_memory:
-            return nw.from_native(memory_groups(lf.collect(), known, row).lazy())
+
+    def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
+        if self.memory is not None:  # every row with its group's size (U: the rows of size 1)
+            return nw.from_native(self.memory.groups.lazy())
         if self.hashed:
-            return nw.from_native(hashed_groups(lf, known, row))
-        g = queries.original_groups(original, known, row)
-        if self.in_memory:  # small enough to keep: G is read by three queries
-            return nw.from_native(_polars(g).collect(engine="streaming").lazy())
-        return g
+            return nw.from_native(hashed_groups(_polars(original), known, row))
+        return queries.original_groups(original, known, row)
 
     def scan(
         self,
@@ -84,12 +81,15 @@ class PolarsHooks(Hooks):
         exact: Sequence[str],
         integers: Sequence[str],
     ) -> Scan | None:
-        if not self.in_memory:  # G is recomputed by each query: the two lean passes
+        if self.memory is None:  # G is recomputed by each query: the two lean passes
             return None
-        return distinct_scan(_polars(groups), kinds, exact, integers)
+        n, size_u, scans = self.memory.scan(kinds, exact, integers)
+        moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
+        profile = {v: s.profile for v, s in scans.items()}
+        return Scan(n, size_u, moments, profile, {v: s.unique for v, s in scans.items()})
 
     def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
-        if self.in_memory:  # counted by the scan
+        if self.memory is not None:  # counted by the scan
             return None
         lf = _polars(original)
         return {v: column_singles(lf, v) for v in known}
@@ -99,103 +99,26 @@ class PolarsHooks(Hooks):
         return {k: v[0] for k, v in out.to_dict(as_series=False).items()}
 
     def link(
-        self,
-        coded_u: Frame,
-        coded_a: Frame,
-        keys: list[str],
-        bins: Mapping[str, NumericBins],
+        self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
     ) -> tuple[int, int]:
-        u, a = _polars(coded_u).select(keys), _polars(coded_a).select(keys)
-        if self.hashed:
-            code_bins = {queries._code_name(v): b for v, b in bins.items()}
-            counts = packed_link(u, a, keys, code_bins, self.in_memory)
+        if self.memory is not None:
+            counts = self.memory.link(bins)
             if counts is not None:
                 return counts
-        return exact_link(u, a, keys)
+        coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
+        keys = [queries._code_name(v) for v in kinds]
+        coded_u, coded_a = (_polars(f).select(keys) for f in coded)
+        if self.hashed and self.memory is None:
+            code_bins = {queries._code_name(v): b for v, b in bins.items()}
+            counts = packed_link(coded_u, coded_a, keys, code_bins)
+            if counts is not None:
+                return counts
+        return exact_link(coded_u, coded_a, keys)
 
-
-_O, _U = "__kpr_o__", "__kpr_u__"
-
-
-def distinct_scan(
-    groups: pl.LazyFrame, kinds: Mapping[str, Kind], exact: Sequence[str], integers: Sequence[str]
-) -> Scan:
-    """:class:`kpr.engine.queries.Scan` of G in memory: per known variable, its
-    distinct values with their rows in the original and in U (one group-by each,
-    all run at once); every figure is then a sum over those values. A numeric
-    column with more than ``SORTED_SCAN`` distinct values (polars' estimate) is
-    scanned by a sort of its values instead (:func:`_sorted_scan`)."""
-    g = groups.collect()
-    binned = [v for v in kinds if kinds[v].binned]
-    estimate = g.select(pl.col(binned).approx_n_unique()).row(0, named=True) if binned else {}
-    wide = {v for v in binned if estimate[v] > SORTED_SCAN}
-    n = pl.col(queries._N)
-    grouped = [v for v in kinds if v not in wide]
-    per_value = [
-        g.lazy()
-        .group_by(v)
-        .agg(n.sum().cast(pl.Int64).alias(_O), (n == 1).sum().cast(pl.Int64).alias(_U))
-        for v in grouped
-    ]
-    frames = dict(zip(grouped, pl.collect_all(per_value), strict=True))
-    counts = g[queries._N].to_numpy()
-    moments: dict[str, Moments] = {}
-    profile: dict[str, dict[str, int]] = {}
-    unique_rows: dict[str, int] = {}
-    for v in kinds:
-        if v in wide:
-            moments[v], profile[v], unique_rows[v] = _sorted_scan(
-                g[v], counts, v in exact, v in integers
-            )
-            continue
-        frame = frames[v]
-        rows, in_u = frame[_O].to_numpy(), frame[_U].to_numpy()
-        null = frame[v].is_null().to_numpy()
-        unique_rows[v] = int(np.count_nonzero(rows == 1))
-        profile[v] = {"missing": int(rows[null].sum())}
-        if v in integers:
-            profile[v]["distinct"] = int(np.count_nonzero(~null))
-        if kinds[v].binned:
-            values = frame[v].cast(pl.Float64).to_numpy()
-            ints = frame[v].cast(pl.Int64).fill_null(0).to_numpy() if v in exact else None
-            moments[v] = weighted_moments(values, ints, np.where(null, 0, in_u))
-    total, size_u = int(counts.sum()), int(np.count_nonzero(counts == 1))
-    return Scan(total, size_u, moments, profile, unique_rows)
-
-
-#: A numeric column of G with more distinct values than this (polars' estimate) is
-#: scanned by a sort of its values: a hash table of millions of distinct floats
-#: costs several times a sort.
-SORTED_SCAN = 100_000
-
-
-def _sorted_scan(
-    column: pl.Series, counts: np.ndarray, exact: bool, integer: bool
-) -> tuple[Moments, dict[str, int], int]:
-    """One numeric column of G (``counts``: each G row's rows in the original):
-    its moments over U, its profile and its rows holding a value no other row
-    holds, by one sort of its values (missing and NaN each one value, as in a
-    group-by; -0.0 equals 0.0). The moments are summed over G's rows of U
-    directly: the same exact sums as over its distinct values."""
-    null = column.is_null().to_numpy()
-    keys = column.fill_null(0).to_numpy()
-    nan = np.isnan(keys) & ~null if keys.dtype.kind == "f" else np.zeros(len(keys), dtype=bool)
-    present = ~(null | nan)
-    ordered = np.sort(keys[present])
-    unique = int(np.count_nonzero(singles(ordered)))
-    shared = keys[present & (counts > 1)]  # a G row of several original rows
-    if len(shared):
-        left = np.searchsorted(ordered, shared, "left")
-        unique -= int(np.count_nonzero(np.searchsorted(ordered, shared, "right") - left == 1))
-    unique += sum(int(counts[m].sum()) == 1 for m in (null, nan))
-    profile = {"missing": int(counts[null].sum())}
-    if integer:
-        runs = np.count_nonzero(ordered[1:] != ordered[:-1]) + 1 if len(ordered) else 0
-        profile["distinct"] = int(runs) + int(nan.any())
-    values = column.cast(pl.Float64).to_numpy()
-    ints = column.cast(pl.Int64).fill_null(0).to_numpy() if exact else None
-    moments = weighted_moments(values, ints, np.where(null, 0, counts == 1).astype(np.int64))
-    return moments, profile, unique
+    def release(self, frame: Frame) -> None:
+        if self.memory is not None:
+            self.memory.close()
+            self.memory = None
 
 
 def column_singles(lf: pl.LazyFrame, name: str) -> int:
@@ -221,21 +144,6 @@ def _shared_hashes(hashes: np.ndarray) -> np.ndarray:
     hash table of millions of distinct hashes)."""
     ordered = np.sort(hashes)
     return np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-
-
-def memory_groups(df: pl.DataFrame, known: Sequence[str], row: str | None) -> pl.DataFrame:
-    """``hashed_groups`` of a table in memory: each row hashed once, the rows whose
-    hash is unique kept as groups of one, the others grouped exactly."""
-    keys = list(known)
-    hashes = df.select(pl.struct(keys).hash()).to_series().to_numpy()
-    mask = pl.Series(np.isin(hashes, _shared_hashes(hashes)))  # by sorts, as above
-    order = [*keys, *([row] if row else []), queries._N]
-    aggs = [pl.len().cast(pl.Int64).alias(queries._N)]
-    if row is not None:
-        aggs.append(pl.col(row).min())
-    once = df.filter(~mask).with_columns(pl.lit(1, pl.Int64).alias(queries._N)).select(order)
-    many = df.filter(mask).group_by(keys).agg(aggs).select(order)
-    return pl.concat([once, many], how="vertical")
 
 
 def hashed_groups(lf: pl.LazyFrame, known: Sequence[str], row: str | None) -> pl.LazyFrame:
@@ -280,23 +188,17 @@ def packed_link(
     a: pl.LazyFrame,
     keys: list[str],
     bins: Mapping[str, NumericBins],
-    in_memory: bool = False,
 ) -> tuple[int, int] | None:
     """m and |S| with each profile packed into one exact 64-bit integer.
 
     polars' streaming group-by on several keys (or with per-group aggregates)
     takes several GiB at 100M rows; on one integer key it takes a fraction.
-    ``in_memory``: both tables' keys are collected once and counted by a sort
-    (``kpr.engine.encoded.linked_count``), cheaper than hashing millions of
-    distinct keys. None (use ``exact_link``) when the profiles cannot be packed.
+    None (use ``exact_link``) when the profiles cannot be packed.
     """
-    packed = packed_keys(u, a, keys, bins, in_memory)
+    packed = packed_keys(u, a, keys, bins)
     if packed is None:
         return None
-    u_keys, a_keys, radix = packed
-    if in_memory:
-        u_key, a_key = (k.collect().to_series().to_numpy() for k in (u_keys, a_keys))
-        return len(a_key), linked_count(u_key[u_key >= 0], a_key, radix)
+    u_keys, a_keys, _ = packed
     return sorted_link(u_keys, a_keys)
 
 
@@ -326,7 +228,6 @@ def packed_keys(
     a: pl.LazyFrame,
     keys: list[str],
     bins: Mapping[str, NumericBins],
-    in_memory: bool = False,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, int] | None:
     """U's and the avatars' profiles, each packed into one exact int64 (column
     ``_H``; -1 for a U profile no avatar can hold), and the radix of the keys.
@@ -335,8 +236,7 @@ def packed_keys(
     codes included) shifted to start at 0, text values as their categorical
     ids, booleans and integers as small offsets; missing is digit 0. The
     packing is injective, so the counts are exact. None when a column cannot be
-    packed or the digits need more than 63 bits. ``in_memory``: each table's
-    codes (text ids included) are computed once and kept.
+    packed or the digits need more than 63 bits.
     """
     schema = a.collect_schema()
     text = [k for k in keys if k not in bins and isinstance(schema[k], _TEXT_TYPES)]
@@ -352,8 +252,6 @@ def packed_keys(
             for k in text
         ]
         u, a = u.with_columns(ids), a.with_columns(ids)
-    if in_memory:
-        u, a = u.collect().lazy(), a.collect().lazy()
     ranges = (
         a.select(
             *(pl.col(k).max().alias(f"{k}__hi") for k in text),

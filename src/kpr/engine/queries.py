@@ -15,8 +15,9 @@ Steps (the spec's numbering):
 G (the original grouped by its raw known values) aggregated once for n, |U|,
 the first moments and the column profile; the second moments over U; m and |S|
 over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way,
-or replace the first two by one scan of G per variable (:class:`Scan`: polars
-with G in memory), which also counts the rows whose value no other row has.
+or replace the first two by one scan per variable (:class:`Scan`: polars with
+the tables in memory), which also counts the rows whose value no other row has,
+and count the link its own way.
 """
 
 from __future__ import annotations
@@ -129,14 +130,16 @@ def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
 def _classify(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
     """The code: the class ``q`` when a member of U can hold it, else one of the
     special classes (outside, missing, +inf, -inf)."""
+    # compared with the infinities, never with 0: NaN > 0 holds on polars (NaN is
+    # missing, a class of its own)
     special = (
         nw.when(x.is_finite())
         .then(nw.lit(float(OUTSIDE), nw.Float64))
         .otherwise(
-            nw.when(x > 0)
+            nw.when(x == float("inf"))
             .then(nw.lit(float(POS_INF), nw.Float64))
             .otherwise(
-                nw.when(x < 0)
+                nw.when(x == float("-inf"))
                 .then(nw.lit(float(NEG_INF), nw.Float64))
                 .otherwise(nw.lit(float(MISSING), nw.Float64))
             )
@@ -323,11 +326,18 @@ class Hooks:
 
     ``groups`` builds G: one row per distinct tuple of raw known values, with its
     row count in ``__kpr_n__`` (and the smallest row position when rows are
-    carried). U is G's rows of count 1. A backend may cache G (Spark, Dask,
-    small polars frames) or build it another way with the same content (the
-    hashed build of ``kpr.engine.polars`` for large polars inputs). Each backend's
-    subclass lives in its own module; ``kpr.engine.backends.hooks_for`` picks it.
+    carried). U is G's rows of count 1. A backend may cache G (Spark, Dask) or
+    build it another way with the same content (the hashed build of
+    ``kpr.engine.polars`` for polars inputs not kept in memory); a backend that
+    also replaces the two passes by ``scan`` may instead return every original
+    row with the size of its group (``kpr.engine.memory``): the same U. Each
+    backend's subclass lives in its own module; ``kpr.engine.backends.hooks_for``
+    picks it.
     """
+
+    def start(self, original: Frame, avatars: Frame, known: Sequence[str]) -> None:
+        """Called first, with both tables (internal names): a backend may start
+        reading them (the default does nothing)."""
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         return original_groups(original, known, row)
@@ -349,14 +359,11 @@ class Hooks:
         return None
 
     def link(
-        self,
-        coded_u: Frame,
-        coded_a: Frame,
-        keys: list[str],
-        bins: Mapping[str, NumericBins],
+        self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
     ) -> tuple[int, int]:
-        """m and |S| (steps 4-5) from U's and the avatars' codes."""
-        counts = self.collect(_link_counts(coded_u, coded_a, keys))
+        """m and |S| (steps 4-5) from U's and the avatars' known values."""
+        coded_u, coded_a = (code_frame(frame, kinds, bins, None) for frame in (u, avatars))
+        counts = self.collect(_link_counts(coded_u, coded_a, [_code_name(v) for v in kinds]))
         return _int(counts["m"]), _int(counts["s"])
 
     def release(self, frame: Frame) -> None:
@@ -672,6 +679,7 @@ def run(
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
     progress("finding the original records present once (U)")
+    hooks.start(original, avatars, known)
     groups = hooks.groups(original, known, row)
     progress("collecting the statistics over U")
     exact = exact_integers(original, numeric)
@@ -701,8 +709,7 @@ def run(
     progress("linking U to the avatar profiles present once")
     coded_u = code_frame(u, kinds, bins, row)
     coded_a = code_frame(avatars, kinds, bins, row)
-    keys = [_code_name(v) for v in known]
-    m, linked = hooks.link(coded_u, coded_a, keys, bins)
+    m, linked = hooks.link(u, avatars, kinds, bins)
     hooks.release(groups)
     user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
     return EngineRun(

@@ -1,0 +1,502 @@
+"""The metric on polars tables held in memory, counted with numpy.
+
+On this kind of machine numpy sorts millions of 8-byte values (SIMD) several
+times faster than it argsorts them, and several times faster than polars hashes
+them into a table: every wide step here is a sort, a ``bincount`` or a lookup
+in a small array, and G (the original grouped by its known values) is never
+built:
+
+- each original row gets the size of its group from one hash of its known
+  values (:func:`group_sizes`): a hash held by one row is a group of one
+  (whatever the collisions); only the few rows sharing a hash are grouped
+  exactly. U is the rows of size 1.
+- per known variable, one pass (:func:`scan_column`): a number column's present
+  values sorted once, each run of equal values one distinct value with its rows
+  in the original, less those of the rows outside U: the moments (exact sums
+  over the distinct values, ``kpr.engine.encoded.weighted_moments``), the
+  missing and distinct counts and the rows holding a value no other row holds.
+  A text column gets one small integer id per value (:class:`TextIds`), counted
+  by ``np.bincount``.
+- the link (:func:`link_counts`): each profile of U and of the avatars becomes
+  one exact integer (a mixed-radix number of per-column digits), counted by
+  sorts (``kpr.engine.encoded.linked_count``).
+
+A column of another type (a float compared as a category, a decimal, ...) is
+scanned by a polars group-by, and its link falls back to the lazy queries.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from kpr.engine import queries
+from kpr.engine.encoded import (
+    KEY_LIMIT,
+    Ints,
+    class_digits,
+    digit_shift,
+    extend_keys,
+    linked_count,
+    shifted_digits,
+    weighted_moments,
+)
+from kpr.metric.attack import Kind
+from kpr.metric.binning import Moments, NumericBins
+
+_TEXT = (pl.String, pl.Categorical, pl.Enum)
+#: Bits of a row hash that index the small tables of :func:`_rows_holding` and
+#: :class:`TextIds` (a million entries: a few MiB, filled in milliseconds).
+_TABLE_BITS = 20
+#: A text column with more distinct values than this is numbered by an enum of its
+#: texts instead (its hash windows would collide too often).
+_FEW_TEXTS = 2_000
+
+
+def _numbers(dtype: pl.DataType) -> bool:
+    """Whether numpy sorts this column as it is (integers and floats)."""
+    return dtype.is_integer() or dtype in (pl.Float32, pl.Float64)
+
+
+def group_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
+    """Each row's number of rows holding the same known values (its group's size
+    in G), from one hash of each row; only rows sharing a hash are grouped."""
+    hashes = _row_hashes(frame, keys).to_numpy()
+    ordered = np.sort(hashes)
+    same = ordered[1:] == ordered[:-1]
+    sizes = np.ones(frame.height, dtype=np.int64)
+    if not same.any():
+        return sizes
+    shared = ordered[1:][same]
+    shared = shared[np.r_[True, shared[1:] != shared[:-1]]]
+    rows = _rows_holding(hashes, shared)
+    grouped = frame[rows].select(pl.len().over(list(keys)).cast(pl.Int64))
+    sizes[rows] = grouped.to_series().to_numpy()
+    return sizes
+
+
+def _row_hashes(frame: pl.DataFrame, keys: Sequence[str]) -> pl.Series:
+    """One 64-bit hash of each row's known values (equal values, equal hashes)."""
+    return frame.select(pl.struct(list(keys)).hash()).to_series()
+
+
+def _rows_holding(hashes: np.ndarray, shared: np.ndarray) -> Ints:
+    """The rows whose hash is one of ``shared`` (sorted, unique): a table of their
+    low bits finds the few candidates, a binary search confirms them (a search
+    of every row would cost a random lookup each)."""
+    mask = np.uint64((1 << _TABLE_BITS) - 1)
+    table = np.zeros(1 << _TABLE_BITS, dtype=bool)
+    table[(shared & mask).astype(np.intp)] = True
+    candidates = np.flatnonzero(table[(hashes & mask).astype(np.intp)])
+    found = hashes[candidates]
+    at = np.minimum(np.searchsorted(shared, found), len(shared) - 1)
+    return candidates[shared[at] == found]
+
+
+class TextIds:
+    """Dense ids of a text column's values (0 for missing, then 1, 2, ...), and
+    the same ids for another table's values (-1 for a value the first table
+    does not hold).
+
+    A few distinct texts: a window of bits of each value's hash indexes a small
+    table of one representative row per window value; every row's text is
+    compared with its representative's, so the ids are exact (a window where
+    two texts collide is replaced by the next one; after three, and for many
+    distinct texts, an enum of the texts numbers them)."""
+
+    def __init__(self, column: pl.Series) -> None:
+        column = _as_text(column)
+        self.shift = -1
+        self.lookup = np.zeros(0, dtype=np.int64)  # window value -> id, -1 for none
+        self.enum = pl.Enum([])  # with ``shift`` -1: the texts, numbered from 1
+        self.representatives = column.clear()  # the text of each id, from 1
+        self.ids, self.radix = self._fit(column)
+
+    def _fit(self, column: pl.Series) -> tuple[Ints, int]:
+        hashes = column.hash().to_numpy()
+        null = column.is_null().to_numpy() if column.null_count() else None
+        present = np.arange(len(column)) if null is None else np.flatnonzero(~null)
+        if len(present) == 0:  # only missing values: no text is held
+            return np.zeros(len(column), dtype=np.int64), 1
+        for shift in _WINDOWS:
+            window = _window(hashes, shift)
+            row = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
+            row[window[present]] = present  # a row holding each window value
+            used = row >= 0
+            count = int(np.count_nonzero(used))
+            if count > _FEW_TEXTS:
+                break
+            lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
+            lookup[used] = np.arange(1, count + 1)
+            ids = lookup[window]
+            if null is not None:
+                ids[null] = 0
+            representatives = column.gather(row[used])
+            if _strangers(column, representatives, ids) is None:
+                self.shift, self.lookup, self.representatives = shift, lookup, representatives
+                return ids, count + 1
+        # an enum of the column's distinct texts: its ids, from 1
+        self.enum = pl.Enum(column.drop_nulls().unique())
+        ids = _enum_ids(column, self.enum)
+        if null is not None:
+            ids[null] = 0
+        return ids, len(self.enum.categories) + 1
+
+    def encode(self, other: pl.Series) -> Ints:
+        """``other``'s values as ids of this column's (0 missing, -1 not held)."""
+        other = _as_text(other)
+        if self.shift < 0:
+            ids = _enum_ids(other, self.enum)
+            if other.null_count():
+                ids[other.is_null().to_numpy()] = 0
+            return ids
+        ids = self.lookup[_window(other.hash().to_numpy(), self.shift)]
+        if other.null_count():
+            ids[other.is_null().to_numpy()] = 0
+        strangers = _strangers(other, self.representatives, ids)
+        return ids if strangers is None else np.where(strangers, -1, ids)
+
+
+#: The windows of a 64-bit hash tried in turn by :class:`TextIds`.
+_WINDOWS = (0, 22, 44)
+
+
+def _window(hashes: np.ndarray, shift: int) -> Ints:
+    mask = np.uint64((1 << _TABLE_BITS) - 1)
+    return ((hashes >> np.uint64(shift)) & mask).astype(np.intp)
+
+
+def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> np.ndarray | None:
+    """Which rows do not hold the text their id stands for (a missing row, id 0,
+    does; a row of id -1 does not); None when every row does (the usual case)."""
+    if len(representatives) == 0:
+        return None if (ids == 0).all() else ids != 0
+    same = column == representatives.gather(pl.Series(np.maximum(ids - 1, 0)))
+    if same.all() and (ids >= 0).all():
+        return None
+    return np.where(ids > 0, ~same.fill_null(False).to_numpy(), ids != 0)
+
+
+def _enum_ids(column: pl.Series, enum: pl.Enum) -> Ints:
+    """Each text's position in ``enum`` from 1; -1 for missing and for a text the
+    enum does not hold."""
+    physical = column.cast(enum, strict=False).to_physical().cast(pl.Int64)
+    return physical.fill_null(-2).to_numpy() + 1
+
+
+def _as_text(column: pl.Series) -> pl.Series:
+    """Categorical values compared as text (both tables agree on text)."""
+    return column if column.dtype == pl.String else column.cast(pl.String)
+
+
+@dataclass(frozen=True)
+class SortedColumn:
+    """A number column of the original, sorted once: its values (missing as 0),
+    which are absent (missing or NaN; None: none is), how many are missing and
+    NaN, and its distinct present values (sorted) with their rows."""
+
+    values: np.ndarray
+    absent: np.ndarray | None
+    missing: int
+    nan: int
+    distinct: np.ndarray
+    rows: Ints
+
+    @classmethod
+    def of(cls, column: pl.Series) -> SortedColumn:
+        """Missing and NaN are each one value; -0.0 equals 0.0 (as in a group-by)."""
+        if not column.null_count():
+            values, absent, missing = column.to_numpy(), None, 0
+        else:
+            absent = column.is_null().to_numpy()
+            values, missing = column.fill_null(0).to_numpy(), int(np.count_nonzero(absent))
+        nan = 0
+        if values.dtype.kind == "f":
+            is_nan = np.isnan(values)
+            nan = int(np.count_nonzero(is_nan))
+            if nan:
+                absent = is_nan if absent is None else absent | is_nan
+        ordered = np.sort(values if absent is None else values[~absent])
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])[: len(ordered)]
+        rows = np.diff(np.r_[starts, len(ordered)])
+        return cls(values, absent, missing, nan, ordered[starts], rows)
+
+    def unique(self) -> int:
+        """The rows holding a value no other row holds."""
+        return int(np.count_nonzero(self.rows == 1)) + (self.missing == 1) + (self.nan == 1)
+
+    def moments(self, outside: Ints, exact: bool) -> Moments:
+        """The moments over U (``outside``: the rows not in U, taken off their
+        values' rows), exact sums over the distinct values."""
+        out = outside if self.absent is None else outside[~self.absent[outside]]
+        in_u = self.rows
+        if len(out):
+            at = np.searchsorted(self.distinct, self.values[out])
+            in_u = self.rows - np.bincount(at, minlength=len(self.distinct))
+        floats = self.distinct.astype(np.float64, copy=False)
+        ints = self.distinct.astype(np.int64, copy=False) if exact else None
+        return weighted_moments(floats, ints, in_u)
+
+
+@dataclass(frozen=True)
+class ColumnScan:
+    """One known variable over the original: its moments over U (numbers), its
+    profile (``missing``, and ``distinct`` for integer columns), its rows
+    holding a value no other row holds, and (integer columns) its sorted
+    distinct values, which number its link digits."""
+
+    moments: Moments | None
+    profile: dict[str, int]
+    unique: int
+    distinct: np.ndarray | None = None
+
+
+def column_scan(
+    column: pl.Series,
+    read: SortedColumn | TextIds | None,
+    outside: Ints,
+    binned: bool,
+    exact: bool,
+    integer: bool,
+) -> ColumnScan:
+    """One known variable's :class:`ColumnScan` from what :func:`read_column`
+    made of it (``outside``: the rows not in U; ``exact``: an integer column
+    summed exactly; ``integer``: its distinct values counted)."""
+    if isinstance(read, TextIds):
+        rows = np.bincount(read.ids, minlength=1)
+        return ColumnScan(None, {"missing": int(rows[0])}, int(np.count_nonzero(rows == 1)))
+    if read is None:
+        return _grouped_scan(column, outside, binned, exact, integer)
+    profile = {"missing": read.missing}
+    if integer:
+        profile["distinct"] = len(read.distinct) + (read.nan > 0)
+    moments = read.moments(outside, exact) if binned else None
+    distinct = read.distinct if integer and not binned else None
+    return ColumnScan(moments, profile, read.unique(), distinct)
+
+
+def read_column(column: pl.Series) -> SortedColumn | TextIds | None:
+    """What the scan and the link need of one column, before U is known: a number
+    column sorted, a text column's ids; None for other types."""
+    if _numbers(column.dtype):
+        return SortedColumn.of(column)
+    if isinstance(column.dtype, _TEXT):
+        return TextIds(column)
+    return None
+
+
+def _grouped_scan(
+    column: pl.Series, outside: Ints, binned: bool, exact: bool, integer: bool
+) -> ColumnScan:
+    """:func:`column_scan` of a column numpy does not sort as it is: one polars
+    group-by of its values."""
+    in_u = np.ones(len(column), dtype=np.int64)
+    in_u[outside] = 0
+    frame = pl.DataFrame({"v": column, "u": in_u})
+    per_value = frame.group_by("v").agg(pl.len().cast(pl.Int64).alias("o"), pl.col("u").sum())
+    rows, held = per_value["o"].to_numpy(), per_value["u"].to_numpy()
+    null = per_value["v"].is_null().to_numpy()
+    profile = {"missing": int(rows[null].sum())}
+    if integer:
+        profile["distinct"] = int(np.count_nonzero(~null))
+    moments = None
+    if binned:
+        values = per_value["v"].cast(pl.Float64).to_numpy()
+        ints = per_value["v"].cast(pl.Int64).fill_null(0).to_numpy() if exact else None
+        moments = weighted_moments(values, ints, np.where(null, 0, held))
+    return ColumnScan(moments, profile, int(np.count_nonzero(rows == 1)))
+
+
+@dataclass(frozen=True)
+class LinkDigits:
+    """One known variable's link digits in both tables, each in ``[0, radix)``
+    (-1 for an avatar value no original row holds): whole arrays, or (a numeric
+    column) its float values and the ``shift`` that turns a block of them into
+    digits (``kpr.engine.encoded.shifted_digits``), packed a block at a time."""
+
+    radix: int
+    original: np.ndarray | pl.Series
+    avatars: np.ndarray | pl.Series
+    bins: NumericBins | None = None
+    shift: float = 0.0
+
+    def block(self, values: np.ndarray | pl.Series, start: int, stop: int) -> Ints:
+        """The digits of rows ``start`` to ``stop`` of one table's ``values``."""
+        if isinstance(values, np.ndarray):
+            return values[start:stop]
+        assert self.bins is not None
+        part = values.slice(start, stop - start).to_numpy()
+        return shifted_digits(part, self.bins, self.shift)
+
+
+def column_digits(
+    o: pl.Series,
+    a: pl.Series,
+    bins: NumericBins | None,
+    read: SortedColumn | TextIds | None,
+    scan: ColumnScan,
+) -> LinkDigits | None:
+    """One known variable's :class:`LinkDigits`; None: this column has no digits
+    here (a float compared as a category, ...)."""
+    if isinstance(read, TextIds):
+        return LinkDigits(read.radix, read.ids, read.encode(a))
+    if bins is not None:  # numeric or date: its classes
+        if not bins.int_codes:
+            return None
+        values = o.cast(pl.Float64), a.cast(pl.Float64)  # converted a block at a time
+        plan = digit_shift(bins)
+        if plan is None:
+            do, da, radix = class_digits(values[0].to_numpy(), values[1].to_numpy(), bins)
+            return LinkDigits(radix, do, da)
+        shift, radix = plan
+        return LinkDigits(radix, *values, bins, shift)
+    if o.dtype != a.dtype:  # compared by the lazy link, as the engines compare them
+        return None
+    if o.dtype == pl.Boolean:
+        do, da = (s.cast(pl.Int64).fill_null(-1).to_numpy() + 1 for s in (o, a))
+        return LinkDigits(3, do, da)
+    if scan.distinct is None:
+        return None
+    return LinkDigits(
+        len(scan.distinct) + 1, _value_digits(o, scan.distinct), _value_digits(a, scan.distinct)
+    )
+
+
+def packed_keys(columns: Sequence[LinkDigits], avatars: bool) -> tuple[Ints, np.ndarray | None]:
+    """One table's profiles, each packed into one integer (mixed radix, the
+    product of the radices below 2**62), a block of rows at a time (each block's
+    arrays stay in the processor cache); for the avatars, which rows have a
+    profile (no digit of -1)."""
+    sides = [c.avatars if avatars else c.original for c in columns]
+    rows = len(sides[0])
+    keys = np.empty(rows, dtype=np.int64)
+    valid = np.ones(rows, dtype=bool) if avatars else None
+    for start in range(0, rows, _PACK_BLOCK):
+        stop = min(start + _PACK_BLOCK, rows)
+        key = keys[start:stop]
+        key[:] = 0
+        for column, values in zip(columns, sides, strict=True):
+            digit = column.block(values, start, stop)
+            if valid is not None:
+                valid[start:stop] &= digit >= 0
+            key *= column.radix
+            key += digit
+    return keys, valid
+
+
+#: Rows packed at a time by :func:`packed_keys`.
+_PACK_BLOCK = 1 << 16
+
+
+def _value_digits(column: pl.Series, distinct: np.ndarray) -> Ints:
+    """An integer column's values as their positions in the original's sorted
+    distinct values, from 1 (0 missing, -1 a value the original does not hold)."""
+    if len(distinct) == 0:
+        return np.where(column.is_null().to_numpy(), 0, -1)
+    values = column.fill_null(distinct[0]).to_numpy()
+    low, high = int(distinct[0]), int(distinct[-1])
+    if high - low < _TABLE_SPAN:  # a table of the range: no search
+        table = np.full(high - low + 1, -1, dtype=np.int64)
+        table[(distinct - low).astype(np.int64)] = np.arange(1, len(distinct) + 1)
+        inside = (values >= low) & (values <= high)
+        digits = np.full(len(values), -1, dtype=np.int64)
+        digits[inside] = table[(values[inside] - low).astype(np.int64)]
+    else:
+        at = np.minimum(np.searchsorted(distinct, values), len(distinct) - 1)
+        digits = np.where(distinct[at] == values, at + 1, -1)
+    if column.null_count():
+        digits[column.is_null().to_numpy()] = 0
+    return digits
+
+
+#: An integer column whose values span less than this is numbered by a table.
+_TABLE_SPAN = 1 << 22
+
+
+def _renumbered_keys(digits: Sequence[LinkDigits]) -> tuple[Ints, Ints, int, np.ndarray]:
+    """Both tables' packed keys when the product of the radices passes 2**62
+    (``kpr.engine.encoded.extend_keys`` renumbers them densely on the way)."""
+    keys: list[Ints] | None = None
+    radix = 1
+    n, m = len(digits[0].original), len(digits[0].avatars)
+    valid = np.ones(m, dtype=bool)
+    for column in digits:
+        do, da = column.block(column.original, 0, n), column.block(column.avatars, 0, m)
+        valid &= da >= 0
+        keys, radix, _ = extend_keys(keys, radix, [do, np.maximum(da, 0)], column.radix)
+    assert keys is not None
+    return keys[0], keys[1], radix, valid
+
+
+#: Threads of one evaluation (numpy and polars release the GIL on large arrays).
+_WORKERS = max(2, min(4, os.cpu_count() or 1))
+
+
+class MemoryTables:
+    """Both tables in memory and the steps of one evaluation on them, run on a
+    small thread pool: the avatars are read, and each column of the original
+    sorted or numbered (:func:`read_column`), while G's sizes are found; the
+    columns are then scanned, and their link digits made, side by side."""
+
+    def __init__(self, original: pl.LazyFrame, avatars: pl.LazyFrame, known: Sequence[str]) -> None:
+        self.pool = ThreadPoolExecutor(_WORKERS)
+        self.avatars = self.pool.submit(avatars.select(list(known)).collect)
+        self.frame = original.collect()
+        self.read = {v: self.pool.submit(read_column, self.frame[v]) for v in known}
+        sizes = group_sizes(self.frame, known)
+        self.outside = np.flatnonzero(sizes > 1)
+        self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
+        self.scans: dict[str, ColumnScan] = {}
+
+    def scan(
+        self, kinds: Mapping[str, Kind], exact: Sequence[str], integers: Sequence[str]
+    ) -> tuple[int, int, dict[str, ColumnScan]]:
+        """n, |U| and each known variable's :class:`ColumnScan`."""
+        frame, outside = self.frame, self.outside
+
+        def scan(v: str, kind: Kind) -> ColumnScan:
+            read = self.read[v].result()
+            return column_scan(frame[v], read, outside, kind.binned, v in exact, v in integers)
+
+        jobs = {v: self.pool.submit(scan, v, kind) for v, kind in kinds.items()}
+        self.scans = {v: job.result() for v, job in jobs.items()}
+        return self.frame.height, self.frame.height - len(self.outside), self.scans
+
+    def link(self, bins: Mapping[str, NumericBins]) -> tuple[int, int] | None:
+        """m and |S| from each profile of U and of the avatars packed into one
+        integer; None: a column has no digits here. The original's rows are
+        packed whole, and those outside U dropped at the end (U is most of them
+        on large tables)."""
+        avatars = self.avatars.result()
+        jobs = [
+            self.pool.submit(
+                column_digits, self.frame[v], avatars[v], bins.get(v), self.read[v].result(), scan
+            )
+            for v, scan in self.scans.items()
+        ]
+        columns = [job.result() for job in jobs]
+        if any(c is None for c in columns):
+            return None
+        digits = [c for c in columns if c is not None]
+        radix = math.prod(c.radix for c in digits)
+        if radix < KEY_LIMIT:
+            original = self.pool.submit(packed_keys, digits, False)
+            a_key, valid = packed_keys(digits, True)
+            o_key = original.result()[0]
+        else:  # renumbered as it is packed, a column at a time
+            o_key, a_key, radix, valid = _renumbered_keys(digits)
+        u_key = np.delete(o_key, self.outside) if len(self.outside) else o_key
+        a_key = a_key if valid is None or valid.all() else a_key[valid]
+        return avatars.height, linked_count(u_key, a_key, radix, self._sort)
+
+    def _sort(self, keys: Ints) -> Future[Ints]:
+        return self.pool.submit(np.sort, keys)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)

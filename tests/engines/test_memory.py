@@ -1,0 +1,111 @@
+"""The exact steps of the in-memory polars path (``kpr.engine.memory``), against
+plain polars: each row's group size, and the ids of text values."""
+
+from __future__ import annotations
+
+import narwhals as nw
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kpr.engine import memory, queries
+from kpr.engine.polars import PolarsHooks
+from kpr.metric.attack import make_attack
+from tests.engines.test_scan import KINDS, tables
+
+TEXTS = st.one_of(st.none(), st.sampled_from(["", "a", "b", "ab", "é", "a" * 20, "NaN"]))
+FLOATS = st.one_of(st.none(), st.sampled_from([0.0, -0.0, float("nan"), 1.5, float("inf")]))
+
+
+@settings(max_examples=80)
+@given(st.lists(st.tuples(FLOATS, TEXTS, st.one_of(st.none(), st.integers(-2, 2))), max_size=40))
+def test_group_sizes_are_those_of_a_group_by(rows: list[tuple[object, ...]]) -> None:
+    """Missing equals missing, NaN equals NaN, -0.0 equals 0.0, as in a group-by."""
+    frame = pl.DataFrame(
+        rows, schema={"f": pl.Float64, "t": pl.String, "i": pl.Int64}, orient="row"
+    )
+    expected = frame.select(pl.len().over(["f", "t", "i"])).to_series().to_list()
+    assert memory.group_sizes(frame, ["f", "t", "i"]).tolist() == expected
+
+
+def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row whose hash another row shares is grouped by its values, so a hash
+    collision never merges two groups (every row given the same hash here)."""
+
+    def same_hash(frame: pl.DataFrame, keys: list[str]) -> pl.Series:
+        return pl.Series([7] * frame.height, dtype=pl.UInt64)
+
+    monkeypatch.setattr(memory, "_row_hashes", same_hash)
+    frame = pl.DataFrame({"a": [1, 2, 2, 3, None, None], "b": ["x", "y", "y", "x", None, "z"]})
+    assert memory.group_sizes(frame, ["a", "b"]).tolist() == [1, 2, 2, 1, 1, 1]
+
+
+@settings(max_examples=120)
+@given(
+    st.lists(TEXTS, max_size=40),
+    st.lists(TEXTS, max_size=40),
+    st.sampled_from([1, 2, 3, 20]),
+)
+def test_text_ids_are_exact(
+    original: list[str | None], avatars: list[str | None], bits: int
+) -> None:
+    """Equal texts get equal ids and different texts different ones (0 for missing),
+    whether the hash windows collide (a few bits) or not; an avatar text gets the
+    original's id of the same text, or -1 when the original does not hold it."""
+    saved = memory._TABLE_BITS
+    memory._TABLE_BITS = bits
+    try:
+        ids = memory.TextIds(pl.Series(original, dtype=pl.String))
+        encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
+    finally:
+        memory._TABLE_BITS = saved
+    of = {}
+    for text, i in zip(original, ids.ids.tolist(), strict=True):
+        assert (i == 0) == (text is None)
+        assert 0 <= i < ids.radix
+        assert of.setdefault(text, i) == i  # one id per text
+    assert len(set(of.values())) == len(of)  # one text per id
+    for text, i in zip(avatars, encoded, strict=True):
+        assert i == (0 if text is None else of.get(text, -1))
+
+
+def test_text_ids_of_categorical_columns_compare_texts() -> None:
+    """A categorical column is compared by its texts (its two tables' categories
+    may be numbered differently)."""
+    ids = memory.TextIds(pl.Series(["b", "a", None, "b"], dtype=pl.Categorical))
+    assert ids.encode(pl.Series(["a", "c", "b"], dtype=pl.String)).tolist() == [
+        ids.ids[1],
+        -1,
+        ids.ids[0],
+    ]
+
+
+@settings(max_examples=80)
+@given(
+    tables(),
+    tables(),
+    st.sampled_from([(20, 1 << 16, 2**62), (1, 2, 1)]),
+    st.sampled_from([None, 1e-9]),
+)
+def test_the_link_in_memory_is_the_lazy_link(
+    original: pl.DataFrame,
+    avatars: pl.DataFrame,
+    memory_settings: tuple[int, int, int],
+    width: float | None,
+) -> None:
+    """Two different tables: the counts in memory are those of the lazy queries,
+    whatever the text windows, the blocks, the renumbering of keys, and with
+    classes too many to shift (a tiny width: they are numbered instead)."""
+    widths = {} if width is None else {"f": width, "i": width}
+    attack = make_attack(list(KINDS), 0.05, widths=widths)
+    lazy = [nw.from_native(t.lazy()) for t in (original, avatars)]
+    saved = memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT
+    memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = memory_settings
+    try:
+        got = queries.run(*lazy, attack, KINDS, row=None, hooks=PolarsHooks())
+    finally:
+        memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = saved
+    expected = queries.run(*lazy, attack, KINDS, row=None, hooks=queries.Hooks())
+    assert got.counts == expected.counts
+    assert got.bins == expected.bins
