@@ -374,9 +374,15 @@ def _stream_csv(
             ),
         )
         for batch in reader:
-            part = pl.from_arrow(batch)
+            names = batch.schema.names
+            # positional names first: polars would rename an empty name (column_1),
+            # through a method older pyarrow batches lack
+            plain = pa.RecordBatch.from_arrays(
+                batch.columns, names=[str(i) for i in range(len(names))]
+            )
+            part = pl.from_arrow(plain)
             assert isinstance(part, pl.DataFrame)
-            part.columns = batch.schema.names  # polars names an empty name column_1
+            part.columns = names
             parts.add(part)
     return parts.whole(columns)
 
