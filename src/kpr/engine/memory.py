@@ -64,9 +64,27 @@ def _numbers(dtype: pl.DataType) -> bool:
     return dtype.is_integer() or dtype in (pl.Float32, pl.Float64)
 
 
-def group_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
+def group_sizes(
+    frame: pl.DataFrame, keys: Sequence[str], sorted_columns: Sequence[SortedColumn] = ()
+) -> Ints:
     """Each row's number of rows holding the same known values (its group's size
-    in G), from one hash of each row; only rows sharing a hash are grouped."""
+    in G), from one hash of each row; only rows sharing a hash are grouped.
+
+    A row holding a value of a known variable that no other row holds is a
+    group of one: when one of ``sorted_columns`` (the known number columns) has
+    such values on most rows, only the other rows are hashed."""
+    best = max(sorted_columns, key=lambda c: c.singles, default=None)
+    if best is None or 2 * best.singles < frame.height:
+        return _hashed_sizes(frame, keys)
+    rows = best.shared_rows()
+    sizes = np.ones(frame.height, dtype=np.int64)
+    if len(rows):
+        sizes[rows] = _hashed_sizes(frame[rows], keys)
+    return sizes
+
+
+def _hashed_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
+    """:func:`group_sizes` of every row from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
     ordered = np.sort(hashes)
     same = ordered[1:] == ordered[:-1]
@@ -81,9 +99,22 @@ def group_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
     return sizes
 
 
+def _slots(values: np.ndarray) -> Ints:
+    """Each number's slot in a table of ``2**_TABLE_BITS`` entries: the top bits
+    of its 64-bit pattern times a large odd constant (Fibonacci hashing), equal
+    numbers alike (-0.0 as 0.0)."""
+    if values.dtype.kind == "f":
+        bits = (values.astype(np.float64) + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0
+    else:
+        bits = values.astype(np.int64, copy=False).view(np.uint64)
+    bits = bits * np.uint64(0x9E3779B97F4A7C15)
+    bits >>= np.uint64(64 - _TABLE_BITS)
+    return bits.view(np.int64)
+
+
 def _row_hashes(frame: pl.DataFrame, keys: Sequence[str]) -> pl.Series:
     """One 64-bit hash of each row's known values (equal values, equal hashes)."""
-    return frame.select(pl.struct(list(keys)).hash()).to_series()
+    return frame.select(keys).hash_rows()
 
 
 def _rows_holding(hashes: np.ndarray, shared: np.ndarray) -> Ints:
@@ -105,10 +136,11 @@ class TextIds:
     does not hold).
 
     A few distinct texts: a window of bits of each value's hash indexes a small
-    table of one representative row per window value; every row's text is
-    compared with its representative's, so the ids are exact (a window where
-    two texts collide is replaced by the next one; after three, and for many
-    distinct texts, an enum of the texts numbers them)."""
+    table of one representative row per window value. The ids are exact when
+    the column holds as many window values as texts (polars counts the texts
+    exactly): then no two texts share one. A window where texts collide is
+    replaced by the next one; after three, and for many distinct texts, an enum
+    of the texts numbers them."""
 
     def __init__(self, column: pl.Series) -> None:
         column = _as_text(column)
@@ -124,23 +156,24 @@ class TextIds:
         present = np.arange(len(column)) if null is None else np.flatnonzero(~null)
         if len(present) == 0:  # only missing values: no text is held
             return np.zeros(len(column), dtype=np.int64), 1
+        texts = _distinct_texts(column)
         for shift in _WINDOWS:
             window = _window(hashes, shift)
-            row = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
-            row[window[present]] = present  # a row holding each window value
+            row = _window_rows(window, present)
             used = row >= 0
             count = int(np.count_nonzero(used))
             if count > _FEW_TEXTS:
                 break
+            if count < texts:  # two texts share a window value: try the next window
+                continue
             lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
             lookup[used] = np.arange(1, count + 1)
             ids = lookup[window]
             if null is not None:
                 ids[null] = 0
-            representatives = column.gather(row[used])
-            if _strangers(column, representatives, ids) is None:
-                self.shift, self.lookup, self.representatives = shift, lookup, representatives
-                return ids, count + 1
+            self.shift, self.lookup = shift, lookup
+            self.representatives = column.gather(row[used])
+            return ids, count + 1
         # an enum of the column's distinct texts: its ids, from 1
         self.enum = pl.Enum(column.drop_nulls().unique())
         ids = _enum_ids(column, self.enum)
@@ -151,16 +184,47 @@ class TextIds:
     def encode(self, other: pl.Series) -> Ints:
         """``other``'s values as ids of this column's (0 missing, -1 not held)."""
         other = _as_text(other)
+        null = other.is_null().to_numpy() if other.null_count() else None
         if self.shift < 0:
             ids = _enum_ids(other, self.enum)
-            if other.null_count():
-                ids[other.is_null().to_numpy()] = 0
-            return ids
-        ids = self.lookup[_window(other.hash().to_numpy(), self.shift)]
-        if other.null_count():
-            ids[other.is_null().to_numpy()] = 0
-        strangers = _strangers(other, self.representatives, ids)
-        return ids if strangers is None else np.where(strangers, -1, ids)
+        else:
+            window = _window(other.hash().to_numpy(), self.shift)
+            ids = self._window_ids(other, window, null)
+        if null is not None:
+            ids[null] = 0
+        return ids
+
+    def _window_ids(self, other: pl.Series, window: Ints, null: np.ndarray | None) -> Ints:
+        """The ids of ``other``'s texts from their hash windows. When each window
+        value ``other`` uses holds one of its texts (as many window values as
+        texts), one text per window value is compared with the text of the id
+        the window stands for; otherwise every row is."""
+        present = np.arange(len(other)) if null is None else np.flatnonzero(~null)
+        row = _window_rows(window, present)
+        used = np.flatnonzero(row >= 0)
+        if len(used) < _distinct_texts(other):
+            ids = self.lookup[window]
+            strangers = _strangers(other, self.representatives, ids)
+            return ids if strangers is None else np.where(strangers, -1, ids)
+        lookup = self.lookup.copy()
+        held = used[lookup[used] > 0]
+        if len(held):
+            theirs = other.gather(row[held])
+            ours = self.representatives.gather(lookup[held] - 1)
+            lookup[held[~(theirs == ours).to_numpy()]] = -1
+        return lookup[window]
+
+
+def _distinct_texts(column: pl.Series) -> int:
+    """How many different texts a column holds (missing is not one)."""
+    return column.n_unique() - (column.null_count() > 0)
+
+
+def _window_rows(window: Ints, present: Ints) -> Ints:
+    """For each window value, one present row holding it (-1: none does)."""
+    row = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
+    row[window[present]] = present
+    return row
 
 
 #: The windows of a 64-bit hash tried in turn by :class:`TextIds`.
@@ -227,9 +291,34 @@ class SortedColumn:
         rows = np.diff(np.r_[starts, len(ordered)])
         return cls(values, absent, missing, nan, ordered[starts], rows)
 
+    @property
+    def singles(self) -> int:
+        """The rows holding a present value no other row holds."""
+        return int(np.count_nonzero(self.rows == 1))
+
     def unique(self) -> int:
         """The rows holding a value no other row holds."""
-        return int(np.count_nonzero(self.rows == 1)) + (self.missing == 1) + (self.nan == 1)
+        return self.singles + (self.missing == 1) + (self.nan == 1)
+
+    def shared_rows(self) -> Ints:
+        """The rows holding a value another row holds too, or none (missing, NaN):
+        the low bits of each row's value find the few candidates in a small
+        table of the shared values', a binary search confirms them."""
+        shared = self.distinct[self.rows > 1]
+        table = np.zeros(1 << _TABLE_BITS, dtype=bool)
+        table[_slots(shared)] = True
+        candidate = table[_slots(self.values)]
+        if self.absent is not None:
+            candidate |= self.absent
+        rows = np.flatnonzero(candidate)
+        if len(shared) == 0:
+            return rows if self.absent is None else rows[self.absent[rows]]
+        found = self.values[rows]
+        at = np.minimum(np.searchsorted(shared, found), len(shared) - 1)
+        keep = shared[at] == found
+        if self.absent is not None:
+            keep |= self.absent[rows]
+        return rows[keep]
 
     def moments(self, outside: Ints, exact: bool) -> Moments:
         """The moments over U (``outside``: the rows not in U, taken off their
@@ -317,22 +406,22 @@ def _grouped_scan(
 class LinkDigits:
     """One known variable's link digits in both tables, each in ``[0, radix)``
     (-1 for an avatar value no original row holds): whole arrays, or (a numeric
-    column) its float values and the ``shift`` that turns a block of them into
-    digits (``kpr.engine.encoded.shifted_digits``), packed a block at a time."""
+    column) its float values (NaN for missing) and the ``shift`` that turns a
+    block of them into digits (``kpr.engine.encoded.shifted_digits``), packed a
+    block at a time."""
 
     radix: int
-    original: np.ndarray | pl.Series
-    avatars: np.ndarray | pl.Series
+    original: np.ndarray
+    avatars: np.ndarray
     bins: NumericBins | None = None
-    shift: float = 0.0
+    shift: float | None = None
 
-    def block(self, values: np.ndarray | pl.Series, start: int, stop: int) -> Ints:
+    def block(self, values: np.ndarray, start: int, stop: int) -> Ints:
         """The digits of rows ``start`` to ``stop`` of one table's ``values``."""
-        if isinstance(values, np.ndarray):
+        if self.shift is None:
             return values[start:stop]
         assert self.bins is not None
-        part = values.slice(start, stop - start).to_numpy()
-        return shifted_digits(part, self.bins, self.shift)
+        return shifted_digits(values[start:stop], self.bins, self.shift)
 
 
 def column_digits(
@@ -349,10 +438,10 @@ def column_digits(
     if bins is not None:  # numeric or date: its classes
         if not bins.int_codes:
             return None
-        values = o.cast(pl.Float64), a.cast(pl.Float64)  # converted a block at a time
+        values = _floats(o, read), _floats(a, None)  # turned into digits a block at a time
         plan = digit_shift(bins)
         if plan is None:
-            do, da, radix = class_digits(values[0].to_numpy(), values[1].to_numpy(), bins)
+            do, da, radix = class_digits(*values, bins)
             return LinkDigits(radix, do, da)
         shift, radix = plan
         return LinkDigits(radix, *values, bins, shift)
@@ -368,14 +457,28 @@ def column_digits(
     )
 
 
-def packed_keys(columns: Sequence[LinkDigits], avatars: bool) -> tuple[Ints, np.ndarray | None]:
-    """One table's profiles, each packed into one integer (mixed radix, the
-    product of the radices below 2**62), a block of rows at a time (each block's
-    arrays stay in the processor cache); for the avatars, which rows have a
-    profile (no digit of -1)."""
+def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray:
+    """A numeric column's values as float64, NaN for missing (the original's from
+    its :class:`SortedColumn` when it is one of float64, without a copy)."""
+    if isinstance(read, SortedColumn) and read.values.dtype == np.float64:
+        if read.missing == 0:
+            return read.values
+        assert read.absent is not None
+        return np.where(read.absent, np.nan, read.values)
+    return column.cast(pl.Float64).to_numpy()
+
+
+def packed_keys(
+    columns: Sequence[LinkDigits], avatars: bool, dtype: type[np.integer] = np.int64
+) -> tuple[Ints, np.ndarray | None]:
+    """One table's profiles, each packed into one integer of ``dtype`` (mixed
+    radix, the product of the radices below its limit), a block of rows at a
+    time (each block's arrays stay in the processor cache); for the avatars,
+    which rows have a profile (no digit of -1: the key of such a row is not
+    used)."""
     sides = [c.avatars if avatars else c.original for c in columns]
     rows = len(sides[0])
-    keys = np.empty(rows, dtype=np.int64)
+    keys = np.empty(rows, dtype=dtype)
     valid = np.ones(rows, dtype=bool) if avatars else None
     for start in range(0, rows, _PACK_BLOCK):
         stop = min(start + _PACK_BLOCK, rows)
@@ -385,8 +488,8 @@ def packed_keys(columns: Sequence[LinkDigits], avatars: bool) -> tuple[Ints, np.
             digit = column.block(values, start, stop)
             if valid is not None:
                 valid[start:stop] &= digit >= 0
-            key *= column.radix
-            key += digit
+            np.multiply(key, column.radix, out=key, casting="unsafe")
+            np.add(key, digit, out=key, casting="unsafe")
     return keys, valid
 
 
@@ -434,22 +537,39 @@ def _renumbered_keys(digits: Sequence[LinkDigits]) -> tuple[Ints, Ints, int, np.
     return keys[0], keys[1], radix, valid
 
 
+#: Profiles are packed into 4-byte keys (sorted twice as fast) below this radix.
+_KEYS32 = 2**32
+
 #: Threads of one evaluation (numpy and polars release the GIL on large arrays).
 _WORKERS = max(2, min(4, os.cpu_count() or 1))
 
 
+def _done(result: SortedColumn) -> Future[SortedColumn | TextIds | None]:
+    future: Future[SortedColumn | TextIds | None] = Future()
+    future.set_result(result)
+    return future
+
+
 class MemoryTables:
     """Both tables in memory and the steps of one evaluation on them, run on a
-    small thread pool: the avatars are read, and each column of the original
-    sorted or numbered (:func:`read_column`), while G's sizes are found; the
-    columns are then scanned, and their link digits made, side by side."""
+    small thread pool: the avatars are read and the original's text columns
+    numbered (:func:`read_column`) while its number columns are sorted and G's
+    sizes found; the columns are then scanned, and their link digits made, side
+    by side."""
 
     def __init__(self, original: pl.LazyFrame, avatars: pl.LazyFrame, known: Sequence[str]) -> None:
         self.pool = ThreadPoolExecutor(_WORKERS)
         self.avatars = self.pool.submit(avatars.select(list(known)).collect)
         self.frame = original.collect()
-        self.read = {v: self.pool.submit(read_column, self.frame[v]) for v in known}
-        sizes = group_sizes(self.frame, known)
+        numbers = [v for v in known if _numbers(self.frame[v].dtype)]
+        self.read = {
+            v: self.pool.submit(read_column, self.frame[v]) for v in known if v not in numbers
+        }
+        sorted_columns = []
+        for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
+            sorted_columns.append(SortedColumn.of(self.frame[v]))
+            self.read[v] = _done(sorted_columns[-1])
+        sizes = group_sizes(self.frame, known, sorted_columns)
         self.outside = np.flatnonzero(sizes > 1)
         self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
         self.scans: dict[str, ColumnScan] = {}
@@ -486,8 +606,9 @@ class MemoryTables:
         digits = [c for c in columns if c is not None]
         radix = math.prod(c.radix for c in digits)
         if radix < KEY_LIMIT:
-            original = self.pool.submit(packed_keys, digits, False)
-            a_key, valid = packed_keys(digits, True)
+            dtype = np.uint32 if radix <= _KEYS32 else np.int64
+            original = self.pool.submit(packed_keys, digits, False, dtype)
+            a_key, valid = packed_keys(digits, True, dtype)
             o_key = original.result()[0]
         else:  # renumbered as it is packed, a column at a time
             o_key, a_key, radix, valid = _renumbered_keys(digits)
