@@ -430,21 +430,25 @@ def column_digits(
     bins: NumericBins | None,
     read: SortedColumn | TextIds | None,
     scan: ColumnScan,
+    a_read: np.ndarray | None,
 ) -> LinkDigits | None:
-    """One known variable's :class:`LinkDigits`; None: this column has no digits
-    here (a float compared as a category, ...)."""
+    """One known variable's :class:`LinkDigits` (``a_read``: what
+    :func:`read_avatars` made of the avatars' column); None: this column has no
+    digits here (a float compared as a category, ...)."""
     if isinstance(read, TextIds):
-        return LinkDigits(read.radix, read.ids, read.encode(a))
+        assert a_read is not None
+        return LinkDigits(read.radix, read.ids, a_read)
     if bins is not None:  # numeric or date: its classes
         if not bins.int_codes:
             return None
-        values = _floats(o, read), _floats(a, None)  # turned into digits a block at a time
+        floats = _floats(o, read)  # turned into digits a block at a time
+        a_floats = _floats(a, None) if a_read is None else a_read
         plan = digit_shift(bins)
         if plan is None:
-            do, da, radix = class_digits(*values, bins)
+            do, da, radix = class_digits(floats, a_floats, bins)
             return LinkDigits(radix, do, da)
         shift, radix = plan
-        return LinkDigits(radix, *values, bins, shift)
+        return LinkDigits(radix, floats, a_floats, bins, shift)
     if o.dtype != a.dtype:  # compared by the lazy link, as the engines compare them
         return None
     if o.dtype == pl.Boolean:
@@ -457,15 +461,26 @@ def column_digits(
     )
 
 
+def read_avatars(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray | None:
+    """What the link needs of the avatars' column, before the bins are known:
+    the ids of its texts in the original's numbering, or its float values; None
+    for other types."""
+    if isinstance(read, TextIds):
+        return read.encode(column)
+    if _numbers(column.dtype):
+        return _floats(column, None)
+    return None
+
+
 def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray:
     """A numeric column's values as float64, NaN for missing (the original's from
-    its :class:`SortedColumn` when it is one of float64, without a copy)."""
-    if isinstance(read, SortedColumn) and read.values.dtype == np.float64:
-        if read.missing == 0:
-            return read.values
-        assert read.absent is not None
-        return np.where(read.absent, np.nan, read.values)
-    return column.cast(pl.Float64).to_numpy()
+    its :class:`SortedColumn`)."""
+    if not isinstance(read, SortedColumn):
+        return column.cast(pl.Float64).to_numpy()
+    values = read.values.astype(np.float64, copy=False)
+    if read.absent is None:
+        return values
+    return np.where(read.absent, np.nan, values)
 
 
 def packed_keys(
@@ -557,13 +572,21 @@ class MemoryTables:
     sizes found; the columns are then scanned, and their link digits made, side
     by side."""
 
-    def __init__(self, original: pl.LazyFrame, avatars: pl.LazyFrame, known: Sequence[str]) -> None:
+    def __init__(
+        self, original: pl.LazyFrame, avatars: pl.LazyFrame, kinds: Mapping[str, Kind]
+    ) -> None:
+        known = list(kinds)
         self.pool = ThreadPoolExecutor(_WORKERS)
         self.avatars = self.pool.submit(avatars.select(list(known)).collect)
         self.frame = original.collect()
         numbers = [v for v in known if _numbers(self.frame[v].dtype)]
         self.read = {
             v: self.pool.submit(read_column, self.frame[v]) for v in known if v not in numbers
+        }
+        self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
+            v: self.pool.submit(self._read_avatars, v, v in numbers)
+            for v in [*(v for v in known if v not in numbers), *numbers]
+            if v not in numbers or kinds[v].binned
         }
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
@@ -573,6 +596,9 @@ class MemoryTables:
         self.outside = np.flatnonzero(sizes > 1)
         self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
         self.scans: dict[str, ColumnScan] = {}
+
+    def _read_avatars(self, v: str, number: bool) -> np.ndarray | None:
+        return read_avatars(self.avatars.result()[v], None if number else self.read[v].result())
 
     def scan(
         self, kinds: Mapping[str, Kind], exact: Sequence[str], integers: Sequence[str]
@@ -596,7 +622,13 @@ class MemoryTables:
         avatars = self.avatars.result()
         jobs = [
             self.pool.submit(
-                column_digits, self.frame[v], avatars[v], bins.get(v), self.read[v].result(), scan
+                column_digits,
+                self.frame[v],
+                avatars[v],
+                bins.get(v),
+                self.read[v].result(),
+                scan,
+                self.read_avatars[v].result() if v in self.read_avatars else None,
             )
             for v, scan in self.scans.items()
         ]
@@ -606,9 +638,9 @@ class MemoryTables:
         digits = [c for c in columns if c is not None]
         radix = math.prod(c.radix for c in digits)
         if radix < KEY_LIMIT:
-            dtype = np.uint32 if radix <= _KEYS32 else np.int64
-            original = self.pool.submit(packed_keys, digits, False, dtype)
-            a_key, valid = packed_keys(digits, True, dtype)
+            # the avatars' keys are sorted: 4 bytes when they fit; U's are looked up
+            original = self.pool.submit(packed_keys, digits, False)
+            a_key, valid = packed_keys(digits, True, np.uint32 if radix <= _KEYS32 else np.int64)
             o_key = original.result()[0]
         else:  # renumbered as it is packed, a column at a time
             o_key, a_key, radix, valid = _renumbered_keys(digits)
