@@ -109,16 +109,19 @@ class Engine:
     ) -> tuple[Any, Any]:  # fmt: skip
         """The inputs as ``kpr.evaluate`` takes them: the paths (polars reads them), or
         the tables Spark or Dask read, with row positions when ``linked`` needs them."""
-        from kpr.engine.dask import dask_client, dask_inputs
-        from kpr.engine.spark import spark_inputs, spark_session
-
         if self.dask_scheduler is not None:
+            from kpr.engine.dask import dask_client
+
             step("connecting to the Dask scheduler")
             dask_client(self.dask_scheduler)
         if self.name == "dask":
+            from kpr.engine.dask import dask_inputs
+
             positions = linked and not self.row_id
             return dask_inputs(original, avatars, known, self.row_id, positions=positions)
         if self.name == "spark":
+            from kpr.engine.spark import spark_inputs, spark_session
+
             step("starting Spark")
             return spark_inputs(
                 spark_session(self.spark_master), original, avatars, known,

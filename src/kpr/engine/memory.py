@@ -286,9 +286,17 @@ class SortedColumn:
             nan = int(np.count_nonzero(is_nan))
             if nan:
                 absent = is_nan if absent is None else absent | is_nan
-        ordered = np.sort(values if absent is None else values[~absent])
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])[: len(ordered)]
-        rows = np.diff(np.r_[starts, len(ordered)])
+        if absent is None:
+            ordered = np.sort(values)
+        else:  # a copy already: sorted in place
+            ordered = values[~absent]
+            ordered.sort()
+        change = np.empty(len(ordered), dtype=bool)
+        change[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
+        del change
+        rows = np.diff(starts, append=len(ordered))
         return cls(values, absent, missing, nan, ordered[starts], rows)
 
     @property
