@@ -72,20 +72,20 @@ def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch
     st.lists(TEXTS, max_size=40),
     st.lists(TEXTS, max_size=40),
     st.sampled_from([1, 2, 3, 20]),
+    st.sampled_from([1, 3, 1 << 16]),
 )
 def test_text_ids_are_exact(
-    original: list[str | None], avatars: list[str | None], bits: int
+    original: list[str | None], avatars: list[str | None], bits: int, block: int
 ) -> None:
     """Equal texts get equal ids and different texts different ones (0 for missing),
-    whether the hash windows collide (a few bits) or not; an avatar text gets the
-    original's id of the same text, or -1 when the original does not hold it."""
-    saved = memory._TABLE_BITS
-    memory._TABLE_BITS = bits
-    try:
+    whether the hash windows collide (a few bits) or not, whatever the blocks
+    of rows compared at a time; an avatar text gets the original's id of the
+    same text, or -1 when the original does not hold it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(memory, "_TABLE_BITS", bits)
+        patch.setattr(memory, "_CHECK_BLOCK", block)
         ids = memory.TextIds(pl.Series(original, dtype=pl.String))
         encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
-    finally:
-        memory._TABLE_BITS = saved
     of = {}
     for text, i in zip(original, ids.ids.tolist(), strict=True):
         assert (i == 0) == (text is None)

@@ -136,11 +136,11 @@ class TextIds:
     does not hold).
 
     A few distinct texts: a window of bits of each value's hash indexes a small
-    table of one representative row per window value. The ids are exact when
-    the column holds as many window values as texts (polars counts the texts
-    exactly): then no two texts share one. A window where texts collide is
-    replaced by the next one; after three, and for many distinct texts, an enum
-    of the texts numbers them."""
+    table of one representative row per window value; every row's text is
+    compared with its representative's (a block of rows at a time), so the ids
+    are exact. A window where two texts collide is replaced by the next one;
+    after three, and for many distinct texts, an enum of the texts numbers
+    them."""
 
     def __init__(self, column: pl.Series) -> None:
         column = _as_text(column)
@@ -156,24 +156,23 @@ class TextIds:
         present = np.arange(len(column)) if null is None else np.flatnonzero(~null)
         if len(present) == 0:  # only missing values: no text is held
             return np.zeros(len(column), dtype=np.int64), 1
-        texts = _distinct_texts(column)
         for shift in _WINDOWS:
             window = _window(hashes, shift)
-            row = _window_rows(window, present)
+            row = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
+            row[window[present]] = present  # a row holding each window value
             used = row >= 0
             count = int(np.count_nonzero(used))
             if count > _FEW_TEXTS:
                 break
-            if count < texts:  # two texts share a window value: try the next window
-                continue
             lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
             lookup[used] = np.arange(1, count + 1)
             ids = lookup[window]
             if null is not None:
                 ids[null] = 0
-            self.shift, self.lookup = shift, lookup
-            self.representatives = column.gather(row[used])
-            return ids, count + 1
+            representatives = column.gather(row[used])
+            if len(_strangers(column, representatives, ids)) == 0:
+                self.shift, self.lookup, self.representatives = shift, lookup, representatives
+                return ids, count + 1
         # an enum of the column's distinct texts: its ids, from 1
         self.enum = pl.Enum(column.drop_nulls().unique())
         ids = _enum_ids(column, self.enum)
@@ -184,47 +183,14 @@ class TextIds:
     def encode(self, other: pl.Series) -> Ints:
         """``other``'s values as ids of this column's (0 missing, -1 not held)."""
         other = _as_text(other)
-        null = other.is_null().to_numpy() if other.null_count() else None
         if self.shift < 0:
             ids = _enum_ids(other, self.enum)
         else:
-            window = _window(other.hash().to_numpy(), self.shift)
-            ids = self._window_ids(other, window, null)
-        if null is not None:
-            ids[null] = 0
+            ids = self.lookup[_window(other.hash().to_numpy(), self.shift)]
+            ids[_strangers(other, self.representatives, ids)] = -1
+        if other.null_count():
+            ids[other.is_null().to_numpy()] = 0
         return ids
-
-    def _window_ids(self, other: pl.Series, window: Ints, null: np.ndarray | None) -> Ints:
-        """The ids of ``other``'s texts from their hash windows. When each window
-        value ``other`` uses holds one of its texts (as many window values as
-        texts), one text per window value is compared with the text of the id
-        the window stands for; otherwise every row is."""
-        present = np.arange(len(other)) if null is None else np.flatnonzero(~null)
-        row = _window_rows(window, present)
-        used = np.flatnonzero(row >= 0)
-        if len(used) < _distinct_texts(other):
-            ids = self.lookup[window]
-            strangers = _strangers(other, self.representatives, ids)
-            return ids if strangers is None else np.where(strangers, -1, ids)
-        lookup = self.lookup.copy()
-        held = used[lookup[used] > 0]
-        if len(held):
-            theirs = other.gather(row[held])
-            ours = self.representatives.gather(lookup[held] - 1)
-            lookup[held[~(theirs == ours).to_numpy()]] = -1
-        return lookup[window]
-
-
-def _distinct_texts(column: pl.Series) -> int:
-    """How many different texts a column holds (missing is not one)."""
-    return column.n_unique() - (column.null_count() > 0)
-
-
-def _window_rows(window: Ints, present: Ints) -> Ints:
-    """For each window value, one present row holding it (-1: none does)."""
-    row = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
-    row[window[present]] = present
-    return row
 
 
 #: The windows of a 64-bit hash tried in turn by :class:`TextIds`.
@@ -236,15 +202,25 @@ def _window(hashes: np.ndarray, shift: int) -> Ints:
     return ((hashes >> np.uint64(shift)) & mask).astype(np.intp)
 
 
-def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> np.ndarray | None:
-    """Which rows do not hold the text their id stands for (a missing row, id 0,
-    does; a row of id -1 does not); None when every row does (the usual case)."""
+def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints:
+    """The present rows of id 1 or more whose text is not their id's, compared a
+    block of rows at a time (small arrays, no table-long copy of the texts)."""
     if len(representatives) == 0:
-        return None if (ids == 0).all() else ids != 0
-    same = column == representatives.gather(pl.Series(np.maximum(ids - 1, 0)))
-    if same.all() and (ids >= 0).all():
-        return None
-    return np.where(ids > 0, ~same.fill_null(False).to_numpy(), ids != 0)
+        return np.zeros(0, dtype=np.intp)
+    index = np.maximum(ids - 1, 0).astype(np.uint32)
+    found = []
+    for start in range(0, len(column), _CHECK_BLOCK):
+        stop = min(start + _CHECK_BLOCK, len(column))
+        theirs = representatives.gather(pl.Series(index[start:stop]))
+        same = (column.slice(start, stop - start) == theirs).fill_null(True)
+        if not same.all():
+            differ = ~same.to_numpy() & (ids[start:stop] > 0)
+            found.append(np.flatnonzero(differ) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+#: Rows of a text column compared with their representatives' texts at a time.
+_CHECK_BLOCK = 1 << 16
 
 
 def _enum_ids(column: pl.Series, enum: pl.Enum) -> Ints:
