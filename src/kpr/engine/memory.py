@@ -145,7 +145,7 @@ class TextIds:
     def __init__(self, column: pl.Series) -> None:
         column = _as_text(column)
         self.shift = -1
-        self.lookup = np.zeros(0, dtype=np.int64)  # window value -> id, -1 for none
+        self.lookup = np.zeros(0, dtype=np.int16)  # window value -> id, -1 for none
         self.enum = pl.Enum([])  # with ``shift`` -1: the texts, numbered from 1
         self.representatives = column.clear()  # the text of each id, from 1
         self.ids, self.radix = self._fit(column)
@@ -164,7 +164,7 @@ class TextIds:
             count = int(np.count_nonzero(used))
             if count > _FEW_TEXTS:
                 break
-            lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
+            lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int16)  # 2 bytes a row for ids
             lookup[used] = np.arange(1, count + 1)
             ids = lookup[window]
             if null is not None:
@@ -262,10 +262,14 @@ class SortedColumn:
             nan = int(np.count_nonzero(is_nan))
             if nan:
                 absent = is_nan if absent is None else absent | is_nan
+        present = values if absent is None else values[~absent]
+        counted = _counted(present)
+        if counted is not None:
+            return cls(values, absent, missing, nan, *counted)
         if absent is None:
             ordered = np.sort(values)
         else:  # a copy already: sorted in place
-            ordered = values[~absent]
+            ordered = present
             ordered.sort()
         change = np.empty(len(ordered), dtype=bool)
         change[:1] = True
@@ -315,6 +319,23 @@ class SortedColumn:
         floats = self.distinct.astype(np.float64, copy=False)
         ints = self.distinct.astype(np.int64, copy=False) if exact else None
         return weighted_moments(floats, ints, in_u)
+
+
+def _counted(values: np.ndarray) -> tuple[np.ndarray, Ints] | None:
+    """The distinct values and their rows of integers spanning a small range
+    (ages, counts, codes) by one ``np.bincount``, with no sort; None otherwise."""
+    if values.dtype.kind not in "iu" or len(values) == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    if high - low > max(_BINCOUNT_SPAN, len(values)):
+        return None
+    counts = np.bincount((values - low).astype(np.intp, copy=False), minlength=high - low + 1)
+    held = np.flatnonzero(counts)
+    return (held + low).astype(values.dtype), counts[held]
+
+
+#: An integer column spanning up to this many values (or one per row) is counted.
+_BINCOUNT_SPAN = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -543,6 +564,10 @@ _KEYS32 = 2**32
 _WORKERS = max(2, min(4, os.cpu_count() or 1))
 
 
+def _distinct_count(read: SortedColumn | TextIds | None) -> int:
+    return len(read.distinct) if isinstance(read, SortedColumn) else 0
+
+
 def _done(result: SortedColumn) -> Future[SortedColumn | TextIds | None]:
     future: Future[SortedColumn | TextIds | None] = Future()
     future.set_result(result)
@@ -594,8 +619,11 @@ class MemoryTables:
             read = self.read[v].result()
             return column_scan(frame[v], read, outside, kind.binned, v in exact, v in integers)
 
-        jobs = {v: self.pool.submit(scan, v, kind) for v, kind in kinds.items()}
-        self.scans = {v: job.result() for v, job in jobs.items()}
+        # the column of most distinct values is summed here, the others in the pool
+        heaviest = max(kinds, key=lambda v: _distinct_count(self.read[v].result()))
+        jobs = {v: self.pool.submit(scan, v, kind) for v, kind in kinds.items() if v != heaviest}
+        heavy = scan(heaviest, kinds[heaviest])
+        self.scans = {v: heavy if v == heaviest else jobs[v].result() for v in kinds}
         return self.frame.height, self.frame.height - len(self.outside), self.scans
 
     def link(self, bins: Mapping[str, NumericBins]) -> tuple[int, int] | None:
