@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE))
 
 from make_data import KNOWN  # noqa: E402
 from make_large import write_large  # noqa: E402
-from run import header  # noqa: E402
+from run import compile_trees, header  # noqa: E402
 
 Run = dict[str, float]
 
@@ -149,16 +149,6 @@ def startup_mode(args: argparse.Namespace) -> None:
     print("|---|---:|---:|")
     for name, r in runs.items():
         print(f"| {labels[name]} | {median(r, 'wall'):.3f} | {median(r, 'cpu'):.3f} |")
-
-
-def compile_trees(*trees: Path | None) -> None:
-    """Each tree's bytecode written first, as an installed wheel has it: a run must
-    not pay for compiling the sources (the floor's polars is compiled), even where
-    ``PYTHONDONTWRITEBYTECODE`` is set."""
-    for tree in trees:
-        if tree is not None:
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=False,
-                           stdout=subprocess.DEVNULL)  # fmt: skip
 
 
 def main() -> None:
