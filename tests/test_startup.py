@@ -110,3 +110,34 @@ def test_lazy_commands_are_every_command() -> None:
         command = cli.get_command(ctx, name)
         assert command is not None and command.name == name
     assert cli.list_commands(ctx) == sorted({"evaluate", "demo", *LAZY_COMMANDS})
+
+
+def test_the_collector_is_off_only_while_the_command_imports(
+    tiny_csv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The objects of the start-up are frozen out of the collector's scans once
+    the command's imports are done, and the collector runs again from there."""
+    import gc
+
+    from kpr.cli import text
+    from kpr.cli.app import main
+
+    seen: list[tuple[bool, int]] = []
+    started = text.started
+
+    def watched() -> None:
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        started()
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+
+    monkeypatch.setattr(text, "started", watched)
+    frozen = gc.get_freeze_count()
+    try:
+        main(["evaluate", str(tiny_csv), str(tiny_csv), "--known", "age", "--quiet"])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    finally:
+        gc.unfreeze()
+    assert seen[0] == (False, frozen)  # off while the command imported
+    assert seen[1][0] and seen[1][1] > frozen  # frozen, then on
+    assert gc.isenabled()

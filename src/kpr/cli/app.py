@@ -6,6 +6,7 @@ or bad input (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 import warnings
@@ -327,10 +328,15 @@ def _one_line_warning(
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: errors become one line on stderr and exit code 2; a
-    library's warning, one line too."""
-    with warnings.catch_warnings():
-        warnings.showwarning = _one_line_warning
-        _main(argv)
+    library's warning, one line too. The cyclic garbage collector is off until
+    the command's imports are done (``text.started``)."""
+    gc.disable()
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            _main(argv)
+    finally:
+        gc.enable()
 
 
 def _main(argv: list[str] | None) -> None:
