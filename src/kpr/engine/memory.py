@@ -6,20 +6,25 @@ them into a table: every wide step here is a sort, a ``bincount`` or a lookup
 in a small array, and G (the original grouped by its known values) is never
 built:
 
-- each original row gets the size of its group from one hash of its known
-  values (:func:`group_sizes`): a hash held by one row is a group of one
-  (whatever the collisions); only the few rows sharing a hash are grouped
+- per known variable, one pass before U is known (:func:`read_column`): a
+  number column's present values sorted once (or, integers of a small range,
+  counted by one ``bincount``), each run of equal values one distinct value
+  with its rows in the original; a text column one small integer id per value
+  (:class:`TextIds`), checked against the texts a block of rows at a time.
+- each original row gets the size of its group (:func:`group_sizes`): a row
+  holding a number no other row holds is a group of one, and the others get it
+  from one hash of their known values: a hash held by one row is a group of
+  one (whatever the collisions); only the few rows sharing a hash are grouped
   exactly. U is the rows of size 1.
-- per known variable, one pass (:func:`scan_column`): a number column's present
-  values sorted once, each run of equal values one distinct value with its rows
-  in the original, less those of the rows outside U: the moments (exact sums
-  over the distinct values, ``kpr.engine.encoded.weighted_moments``), the
-  missing and distinct counts and the rows holding a value no other row holds.
-  A text column gets one small integer id per value (:class:`TextIds`), counted
-  by ``np.bincount``.
-- the link (:func:`link_counts`): each profile of U and of the avatars becomes
-  one exact integer (a mixed-radix number of per-column digits), counted by
-  sorts (``kpr.engine.encoded.linked_count``).
+- per known variable, its scan (:func:`column_scan`): the rows outside U taken
+  off their values' rows give the moments (exact sums over the distinct values,
+  ``kpr.engine.encoded.weighted_moments``), the missing and distinct counts and
+  the rows holding a value no other row holds.
+- the link (:meth:`MemoryTables.link`): each profile of U and of the avatars
+  becomes one exact integer (a mixed-radix number of per-column digits, packed
+  a block of rows at a time), counted by ``kpr.engine.encoded.linked_count``
+  (a bincount, a bitmap of the possible profiles, or sorts). The avatars' text
+  ids and float values are made while the original is still being read.
 
 A column of another type (a float compared as a category, a decimal, ...) is
 scanned by a polars group-by, and its link falls back to the lazy queries.
