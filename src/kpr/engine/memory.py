@@ -109,7 +109,7 @@ def _slots(values: np.ndarray) -> Ints:
     of its 64-bit pattern times a large odd constant (Fibonacci hashing), equal
     numbers alike (-0.0 as 0.0)."""
     if values.dtype.kind == "f":
-        bits = (values.astype(np.float64) + 0.0).view(np.uint64)  # -0.0 + 0.0 is 0.0
+        bits = (values.astype(np.float64, copy=False) + 0.0).view(np.uint64)  # -0.0 -> 0.0
     else:
         bits = values.astype(np.int64, copy=False).view(np.uint64)
     bits = bits * np.uint64(0x9E3779B97F4A7C15)
@@ -295,8 +295,8 @@ class SortedColumn:
 
     def shared_rows(self) -> Ints:
         """The rows holding a value another row holds too, or none (missing, NaN):
-        the low bits of each row's value find the few candidates in a small
-        table of the shared values', a binary search confirms them."""
+        each row's value's slot (:func:`_slots`) in a small table of the shared
+        values' finds the few candidates, a binary search confirms them."""
         shared = self.distinct[self.rows > 1]
         table = np.zeros(1 << _TABLE_BITS, dtype=bool)
         table[_slots(shared)] = True
