@@ -485,8 +485,8 @@ def read_avatars(column: pl.Series, read: SortedColumn | TextIds | None) -> np.n
 def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray:
     """A numeric column's values as float64, NaN for missing (the original's from
     its :class:`SortedColumn`)."""
-    if not isinstance(read, SortedColumn):
-        return column.cast(pl.Float64).to_numpy()
+    if not isinstance(read, SortedColumn):  # NaN filled in by polars' SIMD kernel
+        return column.cast(pl.Float64).fill_null(np.nan).to_numpy()
     values = read.values.astype(np.float64, copy=False)
     if read.absent is None:
         return values
