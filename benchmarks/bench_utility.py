@@ -165,6 +165,8 @@ def main() -> None:
     parser.add_argument("--cli", action="store_true", help="also time whole processes from CSV")
     parser.add_argument("--no-sdmetrics", action="store_true", help="time kpr only")
     args = parser.parse_args()
+    src = Path(__file__).resolve().parent.parent / "src"  # compiled as a wheel is (run.py)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], stdout=subprocess.DEVNULL)
 
     import kpr
 

@@ -26,6 +26,8 @@ HEAVY = (
     "kpr.cli.avatar",
     "kpr.cli.ksweep",
 )
+#: Nor the modules of the engines it does not run on.
+OTHER_ENGINES = ("kpr.engine.spark", "kpr.engine.dask", "kpr.engine.duckdb", "pyspark", "dask")
 
 
 def _modules_after(code: str) -> set[str]:
@@ -59,7 +61,7 @@ def test_evaluate_imports_only_what_it_needs(tiny_csv: Path) -> None:
     args = ["evaluate", str(tiny_csv), str(tiny_csv), "--known", "age,sex", "--format", "json"]
     modules = _modules_after(f"from kpr.cli.app import main\nmain({args!r})")
     assert "kpr.engine.queries" in modules  # it did evaluate
-    assert [m for m in HEAVY if _loaded(modules, m)] == []
+    assert [m for m in (*HEAVY, *OTHER_ENGINES) if _loaded(modules, m)] == []
 
 
 def test_version_imports_no_data_library() -> None:
@@ -108,3 +110,34 @@ def test_lazy_commands_are_every_command() -> None:
         command = cli.get_command(ctx, name)
         assert command is not None and command.name == name
     assert cli.list_commands(ctx) == sorted({"evaluate", "demo", *LAZY_COMMANDS})
+
+
+def test_the_collector_is_off_only_while_the_command_imports(
+    tiny_csv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The objects of the start-up are frozen out of the collector's scans once
+    the command's imports are done, and the collector runs again from there."""
+    import gc
+
+    from kpr.cli import text
+    from kpr.cli.app import main
+
+    seen: list[tuple[bool, int]] = []
+    started = text.started
+
+    def watched() -> None:
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        started()
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+
+    monkeypatch.setattr(text, "started", watched)
+    frozen = gc.get_freeze_count()
+    try:
+        main(["evaluate", str(tiny_csv), str(tiny_csv), "--known", "age", "--quiet"])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    finally:
+        gc.unfreeze()
+    assert seen[0] == (False, frozen)  # off while the command imported
+    assert seen[1][0] and seen[1][1] > frozen  # frozen, then on
+    assert gc.isenabled()

@@ -3,13 +3,16 @@ plain polars: each row's group size, and the ids of text values."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import narwhals as nw
+import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kpr.engine import memory, queries
+from kpr.engine import encoded, memory, queries
 from kpr.engine.polars import PolarsHooks
 from kpr.metric.attack import make_attack
 from tests.engines.test_scan import KINDS, tables
@@ -19,14 +22,37 @@ FLOATS = st.one_of(st.none(), st.sampled_from([0.0, -0.0, float("nan"), 1.5, flo
 
 
 @settings(max_examples=80)
-@given(st.lists(st.tuples(FLOATS, TEXTS, st.one_of(st.none(), st.integers(-2, 2))), max_size=40))
-def test_group_sizes_are_those_of_a_group_by(rows: list[tuple[object, ...]]) -> None:
-    """Missing equals missing, NaN equals NaN, -0.0 equals 0.0, as in a group-by."""
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(FLOATS, st.floats(-4, 4, width=16)),
+            TEXTS,
+            st.one_of(st.none(), st.integers(-2, 2), st.integers(-(2**63), 2**63 - 1)),
+        ),
+        max_size=40,
+    ),
+    st.integers(0, 6),
+    st.sampled_from([1, 2, 20]),
+)
+@example([(0.0, "a", 1), (1.5, "a", 1), (2.5, None, None)], 1, 20)
+def test_group_sizes_are_those_of_a_group_by(
+    rows: list[tuple[object, ...]], twins: int, bits: int
+) -> None:
+    """Missing equals missing, NaN equals NaN, -0.0 equals 0.0, as in a group-by;
+    with every row hashed, and with only the rows not holding a number that no
+    other row holds (whatever the slots of the table that finds them). The
+    first ``twins`` rows are repeated (a 0.0 as -0.0)."""
     frame = pl.DataFrame(
         rows, schema={"f": pl.Float64, "t": pl.String, "i": pl.Int64}, orient="row"
     )
+    negated = pl.when(pl.col("f") == 0).then(-pl.col("f")).otherwise(pl.col("f"))
+    frame = pl.concat([frame, frame.head(twins).with_columns(negated)])
     expected = frame.select(pl.len().over(["f", "t", "i"])).to_series().to_list()
     assert memory.group_sizes(frame, ["f", "t", "i"]).tolist() == expected
+    numbers = [memory.SortedColumn.of(frame[c]) for c in ("f", "i")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(memory, "_TABLE_BITS", bits)
+        assert memory.group_sizes(frame, ["f", "t", "i"], numbers).tolist() == expected
 
 
 def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -46,20 +72,20 @@ def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch
     st.lists(TEXTS, max_size=40),
     st.lists(TEXTS, max_size=40),
     st.sampled_from([1, 2, 3, 20]),
+    st.sampled_from([1, 3, 1 << 16]),
 )
 def test_text_ids_are_exact(
-    original: list[str | None], avatars: list[str | None], bits: int
+    original: list[str | None], avatars: list[str | None], bits: int, block: int
 ) -> None:
     """Equal texts get equal ids and different texts different ones (0 for missing),
-    whether the hash windows collide (a few bits) or not; an avatar text gets the
-    original's id of the same text, or -1 when the original does not hold it."""
-    saved = memory._TABLE_BITS
-    memory._TABLE_BITS = bits
-    try:
+    whether the hash windows collide (a few bits) or not, whatever the blocks
+    of rows compared at a time; an avatar text gets the original's id of the
+    same text, or -1 when the original does not hold it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(memory, "_TABLE_BITS", bits)
+        patch.setattr(memory, "_CHECK_BLOCK", block)
         ids = memory.TextIds(pl.Series(original, dtype=pl.String))
         encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
-    finally:
-        memory._TABLE_BITS = saved
     of = {}
     for text, i in zip(original, ids.ids.tolist(), strict=True):
         assert (i == 0) == (text is None)
@@ -85,27 +111,55 @@ def test_text_ids_of_categorical_columns_compare_texts() -> None:
 @given(
     tables(),
     tables(),
-    st.sampled_from([(20, 1 << 16, 2**62), (1, 2, 1)]),
+    st.sampled_from([(20, 1 << 16, 2**62, 2**32), (1, 2, 1, 2**32), (20, 3, 2**62, 1)]),
     st.sampled_from([None, 1e-9]),
 )
 def test_the_link_in_memory_is_the_lazy_link(
     original: pl.DataFrame,
     avatars: pl.DataFrame,
-    memory_settings: tuple[int, int, int],
+    memory_settings: tuple[int, int, int, int],
     width: float | None,
 ) -> None:
     """Two different tables: the counts in memory are those of the lazy queries,
-    whatever the text windows, the blocks, the renumbering of keys, and with
-    classes too many to shift (a tiny width: they are numbered instead)."""
+    whatever the text windows, the blocks, the renumbering of keys, the keys'
+    width, and with classes too many to shift (a tiny width: they are numbered
+    instead)."""
     widths = {} if width is None else {"f": width, "i": width}
     attack = make_attack(list(KINDS), 0.05, widths=widths)
     lazy = [nw.from_native(t.lazy()) for t in (original, avatars)]
-    saved = memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT
-    memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = memory_settings
+    names = ("_TABLE_BITS", "_PACK_BLOCK", "KEY_LIMIT", "_KEYS32")
+    saved = [getattr(memory, name) for name in names]
+    for name, value in zip(names, memory_settings, strict=True):
+        setattr(memory, name, value)
     try:
         got = queries.run(*lazy, attack, KINDS, row=None, hooks=PolarsHooks())
     finally:
-        memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = saved
+        for name, value in zip(names, saved, strict=True):
+            setattr(memory, name, value)
     expected = queries.run(*lazy, attack, KINDS, row=None, hooks=queries.Hooks())
     assert got.counts == expected.counts
     assert got.bins == expected.bins
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(st.integers(0, 40), max_size=30),
+    st.lists(st.integers(0, 40), max_size=30),
+    st.sampled_from(["bincount", "table", "merge"]),
+    st.sampled_from([np.int64, np.uint32]),
+)
+def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
+    u: list[int], a: list[int], path: str, dtype: type[np.integer]
+) -> None:
+    """Each way of counting |S| (a bincount, a table, a merge of sorted keys),
+    in 8- and 4-byte keys, against a plain count."""
+    held = Counter(a)
+    expected = sum(1 for key in u if held[key] == 1)
+    limits = {"bincount": (64, 64), "table": (0, 64), "merge": (0, 0)}[path]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(encoded, "_BINCOUNT_KEYS", limits[0])
+        patch.setattr(encoded, "_BINCOUNT_PER_ROW", 0)
+        patch.setattr(encoded, "_TABLE_KEYS", limits[1])
+        patch.setattr(encoded, "_TABLE_PER_ROW", 0)
+        keys = np.array(u, dtype=dtype), np.array(a, dtype=dtype)
+        assert encoded.linked_count(*keys, 41) == expected

@@ -98,3 +98,23 @@ def test_without_a_parsing_the_text_is_not_guessed() -> None:
     attack = make_attack(["age", "sex"], kinds={"age": "numeric"})
     with pytest.raises(InputError, match="'age' is numeric in avatars but text in original"):
         prepare(*_relations(), attack)
+
+
+@pytest.mark.parametrize("probe", [2, 10_000])
+def test_a_value_after_the_first_rows_is_found(monkeypatch: pytest.MonkeyPatch, probe: int) -> None:
+    """Whether a numeric column holds a value is asked of the first rows, then of
+    every row for the columns with none there: a column whose only value comes
+    late is numeric, one with no value (null or NaN) is compared as a category."""
+    import polars as pl
+
+    import kpr
+    from kpr.inputs import reconcile
+
+    monkeypatch.setattr(reconcile, "_PROBE_ROWS", probe)
+    late = [None] * 5 + [3.0]
+    original = pl.DataFrame(
+        {"late": late, "nan": [float("nan")] * 6, "none": pl.Series([None] * 6, dtype=pl.Int64)}
+    )
+    result = kpr.evaluate(original, original, known=["late", "nan", "none"])
+    kinds = {v: variable.kind for v, variable in result.variables.items()}
+    assert kinds == {"late": Kind.NUMERIC, "nan": Kind.CATEGORICAL, "none": Kind.CATEGORICAL}

@@ -6,6 +6,7 @@ or bad input (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 import warnings
@@ -109,16 +110,19 @@ class Engine:
     ) -> tuple[Any, Any]:  # fmt: skip
         """The inputs as ``kpr.evaluate`` takes them: the paths (polars reads them), or
         the tables Spark or Dask read, with row positions when ``linked`` needs them."""
-        from kpr.engine.dask import dask_client, dask_inputs
-        from kpr.engine.spark import spark_inputs, spark_session
-
         if self.dask_scheduler is not None:
+            from kpr.engine.dask import dask_client
+
             step("connecting to the Dask scheduler")
             dask_client(self.dask_scheduler)
         if self.name == "dask":
+            from kpr.engine.dask import dask_inputs
+
             positions = linked and not self.row_id
             return dask_inputs(original, avatars, known, self.row_id, positions=positions)
         if self.name == "spark":
+            from kpr.engine.spark import spark_inputs, spark_session
+
             step("starting Spark")
             return spark_inputs(
                 spark_session(self.spark_master), original, avatars, known,
@@ -324,10 +328,15 @@ def _one_line_warning(
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: errors become one line on stderr and exit code 2; a
-    library's warning, one line too."""
-    with warnings.catch_warnings():
-        warnings.showwarning = _one_line_warning
-        _main(argv)
+    library's warning, one line too. The cyclic garbage collector is off until
+    the command's imports are done (``text.started``)."""
+    gc.disable()
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            _main(argv)
+    finally:
+        gc.enable()
 
 
 def _main(argv: list[str] | None) -> None:

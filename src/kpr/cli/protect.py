@@ -145,12 +145,15 @@ def protect_command(
     from kpr.protection import protect
     from kpr.render.protect import protect_text
 
+    from .text import started
+
     known_names = split_names(known) or None
     names = split_names(candidates) or None
     if known_names is None and names is None:
         raise InputError("give --known (one attack) or --candidates with --max-known")
     if names is not None and max_known is None:
         max_known = min(3, len(names))
+    started()
     inputs = [original, avatars, *(x for x in (pairing, control) if x)]
     check_output(output, "--output", inputs)
     check_writes(

@@ -47,6 +47,10 @@ KEY_LIMIT = 2**62
 #: Counting by ``np.bincount`` (no sort, no hash) up to this many possible keys.
 _BINCOUNT_KEYS = 1 << 20
 _BINCOUNT_PER_ROW = 2  #: ... or up to this many per row counted
+#: :func:`linked_count` looks U's profiles up in a bitmap of every possible one up
+#: to this many possible profiles ...
+_TABLE_KEYS = 1 << 27
+_TABLE_PER_ROW = 32  #: ... or up to this many per row counted (4 bytes a row)
 #: Specials are -1..-4: digit ``code + 4`` puts them in 0..3, before the classes.
 _SPECIALS = 4
 #: Float codes below this are exact integers, so offsets between them are exact.
@@ -268,26 +272,54 @@ def _few_keys(radix: int, rows: int) -> bool:
     return radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * rows)
 
 
+def _bitmap(ordered: Ints, size: int) -> Callable[[Ints], np.ndarray]:
+    """A bitmap of ``size`` bits with the bits of ``ordered`` (sorted, distinct)
+    set; returned as the lookup of some keys' bits (1 or 0 each). The bits of
+    one byte are put together by one ``bitwise_or.reduceat``."""
+    keys = ordered.astype(np.int64, copy=False)
+    byte = keys >> 3
+    starts = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]]) if len(keys) else keys
+    bitmap = np.zeros((size + 7) // 8, dtype=np.uint8)
+    if len(keys):
+        bits = np.left_shift(np.uint8(1), (keys & 7).astype(np.uint8))
+        bitmap[byte[starts]] = np.bitwise_or.reduceat(bits, starts)
+
+    def lookup(some: Ints) -> np.ndarray:
+        found = bitmap[some >> 3]
+        found >>= (some & 7).astype(np.uint8)
+        found &= 1
+        return found
+
+    return lookup
+
+
 def linked_count(
     u_key: Ints, a_key: Ints, radix: int, sort: Callable[[Ints], Future[Ints]] | None = None
 ) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
     in ``[0, radix)``).
 
-    Few possible profiles: one ``bincount``. Otherwise B1 (the sorted avatar
-    profiles present once) and U's sorted profiles, each tagged in its lowest
-    bit (B1 even, so first in its run), are merged (a stable sort of two sorted
-    runs is one merge): a run of one profile that starts with B1 holds the
-    members of U linked through it. ``sort``: sorts U's keys on another thread."""
+    Few possible profiles: one ``bincount``. Otherwise B1 is the sorted avatar
+    profiles present once; up to a few bytes of bitmap per row, B1 sets the bits
+    of a bitmap of every possible profile, in which U's profiles are looked up.
+    Beyond it,
+    B1 and U's sorted profiles, each tagged in its lowest bit (B1 even, so first
+    in its run), are merged (a stable sort of two sorted runs is one merge): a
+    run of one profile that starts with B1 holds the members of U linked
+    through it. ``sort``: sorts U's keys on another thread."""
     if len(u_key) == 0 or len(a_key) == 0:
         return 0
     if _few_keys(radix, len(u_key) + len(a_key)):
         return int(np.count_nonzero(np.bincount(a_key, minlength=radix)[u_key] == 1))
-    u_sorted = None if sort is None else sort(u_key)
+    table = radix <= max(_TABLE_KEYS, _TABLE_PER_ROW * (len(u_key) + len(a_key)))
+    u_sorted = None if sort is None or table else sort(u_key)
     ordered = np.sort(a_key)
     once = ordered[singles(ordered)]
     del ordered
-    merged = np.concatenate([once * 2, (np.sort(u_key) if u_sorted is None else u_sorted.result())])
+    if table:  # a bit for every possible profile: U's keys looked up, not sorted
+        return int(np.count_nonzero(_bitmap(once, radix)(u_key)))
+    u_ordered = np.sort(u_key) if u_sorted is None else u_sorted.result()
+    merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
     tail = merged[len(once) :]
     tail *= 2
     tail += 1

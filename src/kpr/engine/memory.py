@@ -6,20 +6,25 @@ them into a table: every wide step here is a sort, a ``bincount`` or a lookup
 in a small array, and G (the original grouped by its known values) is never
 built:
 
-- each original row gets the size of its group from one hash of its known
-  values (:func:`group_sizes`): a hash held by one row is a group of one
-  (whatever the collisions); only the few rows sharing a hash are grouped
+- per known variable, one pass before U is known (:func:`read_column`): a
+  number column's present values sorted once (or, integers of a small range,
+  counted by one ``bincount``), each run of equal values one distinct value
+  with its rows in the original; a text column one small integer id per value
+  (:class:`TextIds`), checked against the texts a block of rows at a time.
+- each original row gets the size of its group (:func:`group_sizes`): a row
+  holding a number no other row holds is a group of one, and the others get it
+  from one hash of their known values: a hash held by one row is a group of
+  one (whatever the collisions); only the few rows sharing a hash are grouped
   exactly. U is the rows of size 1.
-- per known variable, one pass (:func:`scan_column`): a number column's present
-  values sorted once, each run of equal values one distinct value with its rows
-  in the original, less those of the rows outside U: the moments (exact sums
-  over the distinct values, ``kpr.engine.encoded.weighted_moments``), the
-  missing and distinct counts and the rows holding a value no other row holds.
-  A text column gets one small integer id per value (:class:`TextIds`), counted
-  by ``np.bincount``.
-- the link (:func:`link_counts`): each profile of U and of the avatars becomes
-  one exact integer (a mixed-radix number of per-column digits), counted by
-  sorts (``kpr.engine.encoded.linked_count``).
+- per known variable, its scan (:func:`column_scan`): the rows outside U taken
+  off their values' rows give the moments (exact sums over the distinct values,
+  ``kpr.engine.encoded.weighted_moments``), the missing and distinct counts and
+  the rows holding a value no other row holds.
+- the link (:meth:`MemoryTables.link`): each profile of U and of the avatars
+  becomes one exact integer (a mixed-radix number of per-column digits, packed
+  a block of rows at a time), counted by ``kpr.engine.encoded.linked_count``
+  (a bincount, a bitmap of the possible profiles, or sorts). The avatars' text
+  ids and float values are made while the original is still being read.
 
 A column of another type (a float compared as a category, a decimal, ...) is
 scanned by a polars group-by, and its link falls back to the lazy queries.
@@ -64,9 +69,27 @@ def _numbers(dtype: pl.DataType) -> bool:
     return dtype.is_integer() or dtype in (pl.Float32, pl.Float64)
 
 
-def group_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
+def group_sizes(
+    frame: pl.DataFrame, keys: Sequence[str], sorted_columns: Sequence[SortedColumn] = ()
+) -> Ints:
     """Each row's number of rows holding the same known values (its group's size
-    in G), from one hash of each row; only rows sharing a hash are grouped."""
+    in G), from one hash of each row; only rows sharing a hash are grouped.
+
+    A row holding a value of a known variable that no other row holds is a
+    group of one: when one of ``sorted_columns`` (the known number columns) has
+    such values on most rows, only the other rows are hashed."""
+    best = max(sorted_columns, key=lambda c: c.singles, default=None)
+    if best is None or 2 * best.singles < frame.height:
+        return _hashed_sizes(frame, keys)
+    rows = best.shared_rows()
+    sizes = np.ones(frame.height, dtype=np.int64)
+    if len(rows):
+        sizes[rows] = _hashed_sizes(frame[rows], keys)
+    return sizes
+
+
+def _hashed_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
+    """:func:`group_sizes` of every row from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
     ordered = np.sort(hashes)
     same = ordered[1:] == ordered[:-1]
@@ -81,9 +104,22 @@ def group_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
     return sizes
 
 
+def _slots(values: np.ndarray) -> Ints:
+    """Each number's slot in a table of ``2**_TABLE_BITS`` entries: the top bits
+    of its 64-bit pattern times a large odd constant (Fibonacci hashing), equal
+    numbers alike (-0.0 as 0.0)."""
+    if values.dtype.kind == "f":
+        bits = (values.astype(np.float64, copy=False) + 0.0).view(np.uint64)  # -0.0 -> 0.0
+    else:
+        bits = values.astype(np.int64, copy=False).view(np.uint64)
+    bits = bits * np.uint64(0x9E3779B97F4A7C15)
+    bits >>= np.uint64(64 - _TABLE_BITS)
+    return bits.view(np.int64)
+
+
 def _row_hashes(frame: pl.DataFrame, keys: Sequence[str]) -> pl.Series:
     """One 64-bit hash of each row's known values (equal values, equal hashes)."""
-    return frame.select(pl.struct(list(keys)).hash()).to_series()
+    return frame.select(keys).hash_rows()
 
 
 def _rows_holding(hashes: np.ndarray, shared: np.ndarray) -> Ints:
@@ -106,14 +142,15 @@ class TextIds:
 
     A few distinct texts: a window of bits of each value's hash indexes a small
     table of one representative row per window value; every row's text is
-    compared with its representative's, so the ids are exact (a window where
-    two texts collide is replaced by the next one; after three, and for many
-    distinct texts, an enum of the texts numbers them)."""
+    compared with its representative's (a block of rows at a time), so the ids
+    are exact. A window where two texts collide is replaced by the next one;
+    after three, and for many distinct texts, an enum of the texts numbers
+    them."""
 
     def __init__(self, column: pl.Series) -> None:
         column = _as_text(column)
         self.shift = -1
-        self.lookup = np.zeros(0, dtype=np.int64)  # window value -> id, -1 for none
+        self.lookup = np.zeros(0, dtype=np.int16)  # window value -> id, -1 for none
         self.enum = pl.Enum([])  # with ``shift`` -1: the texts, numbered from 1
         self.representatives = column.clear()  # the text of each id, from 1
         self.ids, self.radix = self._fit(column)
@@ -132,13 +169,13 @@ class TextIds:
             count = int(np.count_nonzero(used))
             if count > _FEW_TEXTS:
                 break
-            lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
+            lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int16)  # 2 bytes a row for ids
             lookup[used] = np.arange(1, count + 1)
             ids = lookup[window]
             if null is not None:
                 ids[null] = 0
             representatives = column.gather(row[used])
-            if _strangers(column, representatives, ids) is None:
+            if len(_strangers(column, representatives, ids)) == 0:
                 self.shift, self.lookup, self.representatives = shift, lookup, representatives
                 return ids, count + 1
         # an enum of the column's distinct texts: its ids, from 1
@@ -153,14 +190,12 @@ class TextIds:
         other = _as_text(other)
         if self.shift < 0:
             ids = _enum_ids(other, self.enum)
-            if other.null_count():
-                ids[other.is_null().to_numpy()] = 0
-            return ids
-        ids = self.lookup[_window(other.hash().to_numpy(), self.shift)]
+        else:
+            ids = self.lookup[_window(other.hash().to_numpy(), self.shift)]
+            ids[_strangers(other, self.representatives, ids)] = -1
         if other.null_count():
             ids[other.is_null().to_numpy()] = 0
-        strangers = _strangers(other, self.representatives, ids)
-        return ids if strangers is None else np.where(strangers, -1, ids)
+        return ids
 
 
 #: The windows of a 64-bit hash tried in turn by :class:`TextIds`.
@@ -172,15 +207,25 @@ def _window(hashes: np.ndarray, shift: int) -> Ints:
     return ((hashes >> np.uint64(shift)) & mask).astype(np.intp)
 
 
-def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> np.ndarray | None:
-    """Which rows do not hold the text their id stands for (a missing row, id 0,
-    does; a row of id -1 does not); None when every row does (the usual case)."""
+def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints:
+    """The present rows of id 1 or more whose text is not their id's, compared a
+    block of rows at a time (small arrays, no table-long copy of the texts)."""
     if len(representatives) == 0:
-        return None if (ids == 0).all() else ids != 0
-    same = column == representatives.gather(pl.Series(np.maximum(ids - 1, 0)))
-    if same.all() and (ids >= 0).all():
-        return None
-    return np.where(ids > 0, ~same.fill_null(False).to_numpy(), ids != 0)
+        return np.zeros(0, dtype=np.intp)
+    index = np.maximum(ids - 1, 0).astype(np.uint32)
+    found = []
+    for start in range(0, len(column), _CHECK_BLOCK):
+        stop = min(start + _CHECK_BLOCK, len(column))
+        theirs = representatives.gather(pl.Series(index[start:stop]))
+        same = (column.slice(start, stop - start) == theirs).fill_null(True)
+        if not same.all():
+            differ = ~same.to_numpy() & (ids[start:stop] > 0)
+            found.append(np.flatnonzero(differ) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+#: Rows of a text column compared with their representatives' texts at a time.
+_CHECK_BLOCK = 1 << 16
 
 
 def _enum_ids(column: pl.Series, enum: pl.Enum) -> Ints:
@@ -222,14 +267,51 @@ class SortedColumn:
             nan = int(np.count_nonzero(is_nan))
             if nan:
                 absent = is_nan if absent is None else absent | is_nan
-        ordered = np.sort(values if absent is None else values[~absent])
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])[: len(ordered)]
-        rows = np.diff(np.r_[starts, len(ordered)])
+        present = values if absent is None else values[~absent]
+        counted = _counted(present)
+        if counted is not None:
+            return cls(values, absent, missing, nan, *counted)
+        if absent is None:
+            ordered = np.sort(values)
+        else:  # a copy already: sorted in place
+            ordered = present
+            ordered.sort()
+        change = np.empty(len(ordered), dtype=bool)
+        change[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
+        del change
+        rows = np.diff(starts, append=len(ordered))
         return cls(values, absent, missing, nan, ordered[starts], rows)
+
+    @property
+    def singles(self) -> int:
+        """The rows holding a present value no other row holds."""
+        return int(np.count_nonzero(self.rows == 1))
 
     def unique(self) -> int:
         """The rows holding a value no other row holds."""
-        return int(np.count_nonzero(self.rows == 1)) + (self.missing == 1) + (self.nan == 1)
+        return self.singles + (self.missing == 1) + (self.nan == 1)
+
+    def shared_rows(self) -> Ints:
+        """The rows holding a value another row holds too, or none (missing, NaN):
+        each row's value's slot (:func:`_slots`) in a small table of the shared
+        values' finds the few candidates, a binary search confirms them."""
+        shared = self.distinct[self.rows > 1]
+        table = np.zeros(1 << _TABLE_BITS, dtype=bool)
+        table[_slots(shared)] = True
+        candidate = table[_slots(self.values)]
+        if self.absent is not None:
+            candidate |= self.absent
+        rows = np.flatnonzero(candidate)
+        if len(shared) == 0:
+            return rows if self.absent is None else rows[self.absent[rows]]
+        found = self.values[rows]
+        at = np.minimum(np.searchsorted(shared, found), len(shared) - 1)
+        keep = shared[at] == found
+        if self.absent is not None:
+            keep |= self.absent[rows]
+        return rows[keep]
 
     def moments(self, outside: Ints, exact: bool) -> Moments:
         """The moments over U (``outside``: the rows not in U, taken off their
@@ -242,6 +324,23 @@ class SortedColumn:
         floats = self.distinct.astype(np.float64, copy=False)
         ints = self.distinct.astype(np.int64, copy=False) if exact else None
         return weighted_moments(floats, ints, in_u)
+
+
+def _counted(values: np.ndarray) -> tuple[np.ndarray, Ints] | None:
+    """The distinct values and their rows of integers spanning a small range
+    (ages, counts, codes) by one ``np.bincount``, with no sort; None otherwise."""
+    if values.dtype.kind not in "iu" or len(values) == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    if high - low > max(_BINCOUNT_SPAN, len(values)):
+        return None
+    counts = np.bincount((values - low).astype(np.intp, copy=False), minlength=high - low + 1)
+    held = np.flatnonzero(counts)
+    return (held + low).astype(values.dtype), counts[held]
+
+
+#: An integer column spanning up to this many values (or one per row) is counted.
+_BINCOUNT_SPAN = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -317,22 +416,22 @@ def _grouped_scan(
 class LinkDigits:
     """One known variable's link digits in both tables, each in ``[0, radix)``
     (-1 for an avatar value no original row holds): whole arrays, or (a numeric
-    column) its float values and the ``shift`` that turns a block of them into
-    digits (``kpr.engine.encoded.shifted_digits``), packed a block at a time."""
+    column) its float values (NaN for missing) and the ``shift`` that turns a
+    block of them into digits (``kpr.engine.encoded.shifted_digits``), packed a
+    block at a time."""
 
     radix: int
-    original: np.ndarray | pl.Series
-    avatars: np.ndarray | pl.Series
+    original: np.ndarray
+    avatars: np.ndarray
     bins: NumericBins | None = None
-    shift: float = 0.0
+    shift: float | None = None
 
-    def block(self, values: np.ndarray | pl.Series, start: int, stop: int) -> Ints:
+    def block(self, values: np.ndarray, start: int, stop: int) -> Ints:
         """The digits of rows ``start`` to ``stop`` of one table's ``values``."""
-        if isinstance(values, np.ndarray):
+        if self.shift is None:
             return values[start:stop]
         assert self.bins is not None
-        part = values.slice(start, stop - start).to_numpy()
-        return shifted_digits(part, self.bins, self.shift)
+        return shifted_digits(values[start:stop], self.bins, self.shift)
 
 
 def column_digits(
@@ -341,21 +440,25 @@ def column_digits(
     bins: NumericBins | None,
     read: SortedColumn | TextIds | None,
     scan: ColumnScan,
+    a_read: np.ndarray | None,
 ) -> LinkDigits | None:
-    """One known variable's :class:`LinkDigits`; None: this column has no digits
-    here (a float compared as a category, ...)."""
+    """One known variable's :class:`LinkDigits` (``a_read``: what
+    :func:`read_avatars` made of the avatars' column); None: this column has no
+    digits here (a float compared as a category, ...)."""
     if isinstance(read, TextIds):
-        return LinkDigits(read.radix, read.ids, read.encode(a))
+        assert a_read is not None
+        return LinkDigits(read.radix, read.ids, a_read)
     if bins is not None:  # numeric or date: its classes
         if not bins.int_codes:
             return None
-        values = o.cast(pl.Float64), a.cast(pl.Float64)  # converted a block at a time
+        floats = _floats(o, read)  # turned into digits a block at a time
+        a_floats = _floats(a, None) if a_read is None else a_read
         plan = digit_shift(bins)
         if plan is None:
-            do, da, radix = class_digits(values[0].to_numpy(), values[1].to_numpy(), bins)
+            do, da, radix = class_digits(floats, a_floats, bins)
             return LinkDigits(radix, do, da)
         shift, radix = plan
-        return LinkDigits(radix, *values, bins, shift)
+        return LinkDigits(radix, floats, a_floats, bins, shift)
     if o.dtype != a.dtype:  # compared by the lazy link, as the engines compare them
         return None
     if o.dtype == pl.Boolean:
@@ -368,14 +471,39 @@ def column_digits(
     )
 
 
-def packed_keys(columns: Sequence[LinkDigits], avatars: bool) -> tuple[Ints, np.ndarray | None]:
-    """One table's profiles, each packed into one integer (mixed radix, the
-    product of the radices below 2**62), a block of rows at a time (each block's
-    arrays stay in the processor cache); for the avatars, which rows have a
-    profile (no digit of -1)."""
+def read_avatars(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray | None:
+    """What the link needs of the avatars' column, before the bins are known:
+    the ids of its texts in the original's numbering, or its float values; None
+    for other types."""
+    if isinstance(read, TextIds):
+        return read.encode(column)
+    if _numbers(column.dtype):
+        return _floats(column, None)
+    return None
+
+
+def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray:
+    """A numeric column's values as float64, NaN for missing (the original's from
+    its :class:`SortedColumn`)."""
+    if not isinstance(read, SortedColumn):  # NaN filled in by polars' SIMD kernel
+        return column.cast(pl.Float64).fill_null(np.nan).to_numpy()
+    values = read.values.astype(np.float64, copy=False)
+    if read.absent is None:
+        return values
+    return np.where(read.absent, np.nan, values)
+
+
+def packed_keys(
+    columns: Sequence[LinkDigits], avatars: bool, dtype: type[np.integer] = np.int64
+) -> tuple[Ints, np.ndarray | None]:
+    """One table's profiles, each packed into one integer of ``dtype`` (mixed
+    radix, the product of the radices below its limit), a block of rows at a
+    time (each block's arrays stay in the processor cache); for the avatars,
+    which rows have a profile (no digit of -1: the key of such a row is not
+    used)."""
     sides = [c.avatars if avatars else c.original for c in columns]
     rows = len(sides[0])
-    keys = np.empty(rows, dtype=np.int64)
+    keys = np.empty(rows, dtype=dtype)
     valid = np.ones(rows, dtype=bool) if avatars else None
     for start in range(0, rows, _PACK_BLOCK):
         stop = min(start + _PACK_BLOCK, rows)
@@ -385,8 +513,8 @@ def packed_keys(columns: Sequence[LinkDigits], avatars: bool) -> tuple[Ints, np.
             digit = column.block(values, start, stop)
             if valid is not None:
                 valid[start:stop] &= digit >= 0
-            key *= column.radix
-            key += digit
+            np.multiply(key, column.radix, out=key, casting="unsafe")
+            np.add(key, digit, out=key, casting="unsafe")
     return keys, valid
 
 
@@ -434,25 +562,57 @@ def _renumbered_keys(digits: Sequence[LinkDigits]) -> tuple[Ints, Ints, int, np.
     return keys[0], keys[1], radix, valid
 
 
+#: Profiles are packed into 4-byte keys (sorted twice as fast) below this radix.
+_KEYS32 = 2**32
+
 #: Threads of one evaluation (numpy and polars release the GIL on large arrays).
 _WORKERS = max(2, min(4, os.cpu_count() or 1))
 
 
+def _distinct_count(read: SortedColumn | TextIds | None) -> int:
+    return len(read.distinct) if isinstance(read, SortedColumn) else 0
+
+
+def _done(result: SortedColumn) -> Future[SortedColumn | TextIds | None]:
+    future: Future[SortedColumn | TextIds | None] = Future()
+    future.set_result(result)
+    return future
+
+
 class MemoryTables:
     """Both tables in memory and the steps of one evaluation on them, run on a
-    small thread pool: the avatars are read, and each column of the original
-    sorted or numbered (:func:`read_column`), while G's sizes are found; the
-    columns are then scanned, and their link digits made, side by side."""
+    small thread pool: the avatars are read and the original's text columns
+    numbered (:func:`read_column`) while its number columns are sorted and G's
+    sizes found; the columns are then scanned, and their link digits made, side
+    by side."""
 
-    def __init__(self, original: pl.LazyFrame, avatars: pl.LazyFrame, known: Sequence[str]) -> None:
+    def __init__(
+        self, original: pl.LazyFrame, avatars: pl.LazyFrame, kinds: Mapping[str, Kind]
+    ) -> None:
+        known = list(kinds)
         self.pool = ThreadPoolExecutor(_WORKERS)
         self.avatars = self.pool.submit(avatars.select(list(known)).collect)
         self.frame = original.collect()
-        self.read = {v: self.pool.submit(read_column, self.frame[v]) for v in known}
-        sizes = group_sizes(self.frame, known)
+        numbers = [v for v in known if _numbers(self.frame[v].dtype)]
+        self.read = {
+            v: self.pool.submit(read_column, self.frame[v]) for v in known if v not in numbers
+        }
+        self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
+            v: self.pool.submit(self._read_avatars, v, v in numbers)
+            for v in [*(v for v in known if v not in numbers), *numbers]
+            if v not in numbers or kinds[v].binned
+        }
+        sorted_columns = []
+        for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
+            sorted_columns.append(SortedColumn.of(self.frame[v]))
+            self.read[v] = _done(sorted_columns[-1])
+        sizes = group_sizes(self.frame, known, sorted_columns)
         self.outside = np.flatnonzero(sizes > 1)
         self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
         self.scans: dict[str, ColumnScan] = {}
+
+    def _read_avatars(self, v: str, number: bool) -> np.ndarray | None:
+        return read_avatars(self.avatars.result()[v], None if number else self.read[v].result())
 
     def scan(
         self, kinds: Mapping[str, Kind], exact: Sequence[str], integers: Sequence[str]
@@ -464,8 +624,11 @@ class MemoryTables:
             read = self.read[v].result()
             return column_scan(frame[v], read, outside, kind.binned, v in exact, v in integers)
 
-        jobs = {v: self.pool.submit(scan, v, kind) for v, kind in kinds.items()}
-        self.scans = {v: job.result() for v, job in jobs.items()}
+        # the column of most distinct values is summed here, the others in the pool
+        heaviest = max(kinds, key=lambda v: _distinct_count(self.read[v].result()))
+        jobs = {v: self.pool.submit(scan, v, kind) for v, kind in kinds.items() if v != heaviest}
+        heavy = scan(heaviest, kinds[heaviest])
+        self.scans = {v: heavy if v == heaviest else jobs[v].result() for v in kinds}
         return self.frame.height, self.frame.height - len(self.outside), self.scans
 
     def link(self, bins: Mapping[str, NumericBins]) -> tuple[int, int] | None:
@@ -476,7 +639,13 @@ class MemoryTables:
         avatars = self.avatars.result()
         jobs = [
             self.pool.submit(
-                column_digits, self.frame[v], avatars[v], bins.get(v), self.read[v].result(), scan
+                column_digits,
+                self.frame[v],
+                avatars[v],
+                bins.get(v),
+                self.read[v].result(),
+                scan,
+                self.read_avatars[v].result() if v in self.read_avatars else None,
             )
             for v, scan in self.scans.items()
         ]
@@ -486,8 +655,9 @@ class MemoryTables:
         digits = [c for c in columns if c is not None]
         radix = math.prod(c.radix for c in digits)
         if radix < KEY_LIMIT:
+            # the avatars' keys are sorted: 4 bytes when they fit; U's are looked up
             original = self.pool.submit(packed_keys, digits, False)
-            a_key, valid = packed_keys(digits, True)
+            a_key, valid = packed_keys(digits, True, np.uint32 if radix <= _KEYS32 else np.int64)
             o_key = original.result()[0]
         else:  # renumbered as it is packed, a column at a time
             o_key, a_key, radix, valid = _renumbered_keys(digits)

@@ -60,11 +60,11 @@ class PolarsHooks(Hooks):
         self.hashed = False
         self.memory: MemoryTables | None = None
 
-    def start(self, original: Frame, avatars: Frame, known: Sequence[str]) -> None:
+    def start(self, original: Frame, avatars: Frame, kinds: Mapping[str, Kind]) -> None:
         lf = _polars(original)
         n = lf.select(pl.len()).collect().item()
         if n <= PERSIST_ROWS:
-            self.memory = MemoryTables(lf, _polars(avatars), known)
+            self.memory = MemoryTables(lf, _polars(avatars), kinds)
         self.hashed = n > self.hashed_rows
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:

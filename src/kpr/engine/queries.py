@@ -335,9 +335,9 @@ class Hooks:
     picks it.
     """
 
-    def start(self, original: Frame, avatars: Frame, known: Sequence[str]) -> None:
-        """Called first, with both tables (internal names): a backend may start
-        reading them (the default does nothing)."""
+    def start(self, original: Frame, avatars: Frame, kinds: Mapping[str, Kind]) -> None:
+        """Called first, with both tables and each known variable's kind (internal
+        names): a backend may start reading them (the default does nothing)."""
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         return original_groups(original, known, row)
@@ -679,7 +679,7 @@ def run(
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
     progress("finding the original records present once (U)")
-    hooks.start(original, avatars, known)
+    hooks.start(original, avatars, kinds)
     groups = hooks.groups(original, known, row)
     progress("collecting the statistics over U")
     exact = exact_integers(original, numeric)

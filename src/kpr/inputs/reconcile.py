@@ -153,20 +153,28 @@ def _adopt_null_type(o: Side, a: Side, name: str) -> None:
 
 def _has_value(side: Side, name: str) -> bool:
     """Whether a typed column holds at least one value (not null, not NaN); one
-    query answers it for every numeric column of the side, the first time."""
+    query answers it for every numeric column of the side, the first time: on
+    the first rows, then on every row for the columns with no value there (so
+    a large file is usually not read for it)."""
     if name not in side.present:
         frame: Any = nw.from_native(side.frame) if side.is_polars else side.frame
         schema = _schema(side)
         numeric = [n for n, t in schema.items() if t.is_numeric() or t.is_temporal()]
-        exprs = []
-        for n in numeric:
-            present = ~nw.col(n).is_null()
-            if schema[n].is_float():
-                present = present & ~nw.col(n).is_nan()
-            exprs.append(present.any().alias(n))
-        got = frame.select(exprs).collect().to_dict(as_series=False)
-        side.present.update({n: bool(v[0]) for n, v in got.items()})
+        for rows in (frame.head(_PROBE_ROWS), frame):
+            exprs = []
+            for n in (n for n in numeric if not side.present.get(n)):
+                present = ~nw.col(n).is_null()
+                if schema[n].is_float():
+                    present = present & ~nw.col(n).is_nan()
+                exprs.append(present.any().alias(n))
+            if exprs:
+                got = rows.select(exprs).collect().to_dict(as_series=False)
+                side.present.update({n: bool(v[0]) for n, v in got.items()})
     return side.present[name]
+
+
+#: Rows :func:`_has_value` looks at first.
+_PROBE_ROWS = 10_000
 
 
 def _column_facts(side: Side, name: str) -> ColumnFacts:
