@@ -34,10 +34,13 @@ echo "== mypy"
 echo "== docs (mkdocs build --strict: a warning is an error)"
 .venv/bin/mkdocs build --strict --quiet
 # The suite runs on every core (pytest-xdist); arguments given to this script come after,
-# so `bash scripts/test.sh -n 0 -x` runs it in one process.
+# so `bash scripts/test.sh -n 0 -x` runs it in one process. `--dist loadgroup`: the
+# Spark tests (one xdist group, tests/conftest.py) run on one worker, which starts one
+# local Spark session instead of one per worker; every other test goes to whichever
+# worker is free.
 echo "== pytest"
 start=$SECONDS
-.venv/bin/python -m pytest -n auto "$@"
+.venv/bin/python -m pytest -n auto --dist loadgroup "$@"
 echo "== pytest: $((SECONDS - start)) s"
 
 # SDMetrics pins pandas < 3: the SDMetrics metric is tested in its own environment,
@@ -60,7 +63,7 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   # 401 of the 971 tests: 471 s with -n 2 in the main venv at load average 3-6
   # (2026-12-01); with tests/adversarial and the CLI tests too
   # (624 tests) one such run took 34 min on 2 cores at load average 11-26.
-  SLICE=(-q -p no:cacheprovider -n auto -k "not spark"
+  SLICE=(-q -p no:cacheprovider -n auto --dist worksteal -k "not spark"
     tests/engines tests/test_metric.py tests/inputs
     tests/metric/test_exact.py tests/test_pairing.py
     tests/avatar/test_generator.py tests/avatar/test_projection.py tests/avatar/test_metrics.py

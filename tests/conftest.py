@@ -8,6 +8,10 @@
 ``HYPOTHESIS_PROFILE=ci|dev`` picks one explicitly. Tests may give their own
 ``max_examples`` (a fixed budget) but never ``derandomize`` or ``database``,
 which belong to the profile (``tests/adversarial/test_profiles.py`` checks it).
+
+Every test that runs Spark is put in one pytest-xdist group: with ``--dist
+loadgroup`` (``scripts/test.sh``) they all run on one worker, so only one local
+Spark session starts and the Spark JVMs never compete with each other.
 """
 
 from __future__ import annotations
@@ -37,6 +41,19 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+#: Fixtures that start or use the shared local Spark session.
+SPARK_FIXTURES = {"spark", "spark_convert"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the Spark tests (by fixture, engine parameter or name) as one xdist group."""
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if uses & SPARK_FIXTURES or "spark" in item.nodeid.lower():
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture(scope="session")
