@@ -9,6 +9,12 @@
 ``max_examples`` (a fixed budget) but never ``derandomize`` or ``database``,
 which belong to the profile (``tests/adversarial/test_profiles.py`` checks it).
 
+``KPR_MAX_EXAMPLES=N`` caps every hypothesis test's budget at N examples (the
+profile's and each test's own): ``scripts/test.sh`` sets it for the runs at the
+lowest dependency versions and on the newest Python, which check that the code
+paths through the dependencies' APIs give the reference's answers there; the
+search for rare tables, with every test's full budget, is the main run's.
+
 Every test that runs Spark is put in one pytest-xdist group: with ``--dist
 loadgroup`` (``scripts/test.sh``) they all run on one worker, so only one local
 Spark session starts and the Spark JVMs never compete with each other.
@@ -41,6 +47,10 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+MAX_EXAMPLES = int(os.environ.get("KPR_MAX_EXAMPLES") or 0) or None
+if MAX_EXAMPLES is not None:
+    settings.register_profile("capped", settings.default, max_examples=MAX_EXAMPLES)
+    settings.load_profile("capped")
 
 
 #: Fixtures that start or use the shared local Spark session.
@@ -49,11 +59,22 @@ SPARK_FIXTURES = {"spark", "spark_convert"}
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the Spark tests (by fixture, engine parameter or name) as one xdist group."""
+    """Mark the Spark tests (by fixture, engine parameter or name) as one xdist group;
+    cap the hypothesis budgets when ``KPR_MAX_EXAMPLES`` is set."""
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))
         if uses & SPARK_FIXTURES or "spark" in item.nodeid.lower():
             item.add_marker(pytest.mark.xdist_group("spark"))
+        if MAX_EXAMPLES is not None:
+            _cap_examples(getattr(item, "obj", None), MAX_EXAMPLES)
+
+
+def _cap_examples(test: object, cap: int) -> None:
+    """Lower the budget of a ``@given`` test to ``cap`` (its settings are read when it
+    runs, from the attribute hypothesis's ``@settings`` sets)."""
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if isinstance(own, settings) and own.max_examples > cap:
+        test._hypothesis_internal_use_settings = settings(own, max_examples=cap)  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")
