@@ -36,13 +36,14 @@ step "mypy"
 step "docs (mkdocs build --strict: a warning is an error)"
 .venv/bin/mkdocs build --strict --quiet
 # The suite runs on every core (pytest-xdist); arguments given to this script come after,
-# so `bash scripts/test.sh -n 0 -x` runs it in one process. `--dist loadgroup`: the
-# Spark tests (one xdist group, tests/conftest.py) run on one worker, which starts one
-# local Spark session instead of one per worker; every other test goes to whichever
-# worker is free.
+# so `bash scripts/test.sh -n 0 -x` runs it in one process. `--dist worksteal`: a worker
+# that runs out of tests takes half of the other's queue, so the run does not end on one
+# worker still running a long tail. (Not `--dist loadgroup`: with pytest 9.2 and
+# pytest-xdist 3.8 it does not keep a group on one worker, as xdist renames
+# `item._nodeid`, which pytest 9 no longer reads.)
 step "pytest"
 start=$SECONDS
-.venv/bin/python -m pytest -n auto --dist loadgroup "$@"
+.venv/bin/python -m pytest -n auto --dist worksteal "$@"
 echo "== pytest: $((SECONDS - start)) s"
 
 # SDMetrics pins pandas < 3: the SDMetrics metric is tested in its own environment,

@@ -14,10 +14,6 @@ profile's and each test's own): ``scripts/test.sh`` sets it for the runs at the
 lowest dependency versions and on the newest Python, which check that the code
 paths through the dependencies' APIs give the reference's answers there; the
 search for rare tables, with every test's full budget, is the main run's.
-
-Every test that runs Spark is put in one pytest-xdist group: with ``--dist
-loadgroup`` (``scripts/test.sh``) they all run on one worker, so only one local
-Spark session starts and the Spark JVMs never compete with each other.
 """
 
 from __future__ import annotations
@@ -53,19 +49,10 @@ if MAX_EXAMPLES is not None:
     settings.load_profile("capped")
 
 
-#: Fixtures that start or use the shared local Spark session.
-SPARK_FIXTURES = {"spark", "spark_convert"}
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the Spark tests (by fixture, engine parameter or name) as one xdist group;
-    cap the hypothesis budgets when ``KPR_MAX_EXAMPLES`` is set."""
-    for item in items:
-        uses = set(getattr(item, "fixturenames", ()))
-        if uses & SPARK_FIXTURES or "spark" in item.nodeid.lower():
-            item.add_marker(pytest.mark.xdist_group("spark"))
-        if MAX_EXAMPLES is not None:
+    """Cap the hypothesis budgets when ``KPR_MAX_EXAMPLES`` is set."""
+    if MAX_EXAMPLES is not None:
+        for item in items:
             _cap_examples(getattr(item, "obj", None), MAX_EXAMPLES)
 
 
