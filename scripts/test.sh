@@ -59,14 +59,10 @@ python3 -m venv .venv-sdmetrics
 # direct dependency at the lowest version pyproject allows, and on the newest Python it
 # claims. Not the whole suite again: hostile inputs, the CLI, the docs, the schemas and the
 # slow end-to-end sweeps do not depend on a version, and the whole of CI must stay under
-# 30 minutes on a 2-core machine. These runs check that each path through a dependency's
-# API gives the reference's answers there, so every hypothesis test runs at most 20
-# examples in them (KPR_MAX_EXAMPLES, tests/conftest.py); the main run above keeps the
-# full budgets, which search for rare tables. KPR_SKIP_BOUNDS=1 skips both (local runs).
+# 30 minutes on a 2-core machine. KPR_SKIP_BOUNDS=1 skips both (local runs).
 if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   .venv/bin/python -m pip install -q uv
   UV=.venv/bin/uv
-  export KPR_MAX_EXAMPLES=20
   SLICE=(-q -p no:cacheprovider -n auto --dist worksteal -k "not spark"
     tests/engines tests/test_metric.py tests/inputs
     tests/metric/test_exact.py tests/test_pairing.py
