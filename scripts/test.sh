@@ -4,6 +4,8 @@
 # described in docs/development.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step's heading says when it starts, in seconds since this script started.
+step() { echo "== $* (at ${SECONDS} s)"; }
 
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -21,28 +23,32 @@ if ! command -v java >/dev/null 2>&1; then
   fi
 fi
 
-echo "== python environment"
+step "python environment"
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,report,spark,dask,docs]'
 
-echo "== ruff"
+step "ruff"
 .venv/bin/ruff check src tests tests_sdmetrics benchmarks scripts
 .venv/bin/ruff format --check src tests tests_sdmetrics
-echo "== mypy"
+step "mypy"
 .venv/bin/mypy
-echo "== docs (mkdocs build --strict: a warning is an error)"
+step "docs (mkdocs build --strict: a warning is an error)"
 .venv/bin/mkdocs build --strict --quiet
 # The suite runs on every core (pytest-xdist); arguments given to this script come after,
-# so `bash scripts/test.sh -n 0 -x` runs it in one process.
-echo "== pytest"
+# so `bash scripts/test.sh -n 0 -x` runs it in one process. `--dist worksteal`: a worker
+# that runs out of tests takes half of the other's queue, so the run does not end on one
+# worker still running a long tail. (Not `--dist loadgroup`: with pytest 9.2 and
+# pytest-xdist 3.8 it does not keep a group on one worker, as xdist renames
+# `item._nodeid`, which pytest 9 no longer reads.)
+step "pytest"
 start=$SECONDS
-.venv/bin/python -m pytest -n auto "$@"
+.venv/bin/python -m pytest -n auto --dist worksteal "$@"
 echo "== pytest: $((SECONDS - start)) s"
 
 # SDMetrics pins pandas < 3: the SDMetrics metric is tested in its own environment,
 # with the latest SDMetrics, as a user installs it (pip install 'kpr[sdmetrics]').
-echo "== sdmetrics (own environment)"
+step "sdmetrics (own environment)"
 python3 -m venv .venv-sdmetrics
 .venv-sdmetrics/bin/python -m pip install -q --upgrade pip
 .venv-sdmetrics/bin/python -m pip install -q --upgrade -e '.[sdmetrics]' pytest hypothesis
@@ -57,16 +63,15 @@ python3 -m venv .venv-sdmetrics
 if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   .venv/bin/python -m pip install -q uv
   UV=.venv/bin/uv
-  # 401 of the 971 tests: 471 s with -n 2 in the main venv at load average 3-6
-  # (2026-12-01); with tests/adversarial and the CLI tests too
-  # (624 tests) one such run took 34 min on 2 cores at load average 11-26.
-  SLICE=(-q -p no:cacheprovider -n auto -k "not spark"
+  # 444 of the 1248 tests: 195 s with -n 2 --dist worksteal in the main venv at load
+  # average 4.1-4.6 (2026-12-01).
+  SLICE=(-q -p no:cacheprovider -n auto --dist worksteal -k "not spark"
     tests/engines tests/test_metric.py tests/inputs
     tests/metric/test_exact.py tests/test_pairing.py
     tests/avatar/test_generator.py tests/avatar/test_projection.py tests/avatar/test_metrics.py
     tests/avatar/test_distance.py tests/analysis/test_shared_sweep.py tests/report/test_html.py)
 
-  echo "== pytest at the lowest direct versions"
+  step "pytest at the lowest direct versions"
   start=$SECONDS
   "$UV" venv -q --allow-existing --python .venv/bin/python .venv-lowest
   "$UV" pip install -q --python .venv-lowest/bin/python --resolution lowest-direct \
@@ -89,7 +94,7 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
     fi
   done
   if [ -n "$py" ]; then
-    echo "== pytest on Python $newest ($py)"
+    step "pytest on Python $newest ($py)"
     start=$SECONDS
     "$UV" venv -q --allow-existing --python "$py" .venv-newest
     "$UV" pip install -q --python .venv-newest/bin/python -e '.[test,report,dask]'
@@ -99,3 +104,4 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
     echo "== Python $newest (the newest pyproject claims) not found: not tested here" >&2
   fi
 fi
+step "done"

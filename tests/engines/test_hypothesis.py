@@ -53,7 +53,9 @@ def test_polars_hashed_path_matches_the_reference(case: Case) -> None:
         polars_engine.HASHED_ROWS, polars_engine.PERSIST_ROWS = saved
 
 
-@settings(max_examples=15, **SETTINGS)
+# Each Dask run costs seconds (graph optimisation), and the query plan it runs is the
+# one DuckDB runs on 120 examples above: 10 examples check Dask's translation of it.
+@settings(max_examples=10, **SETTINGS)
 @given(cases())
 def test_dask_matches_the_reference(case: Case) -> None:
     _check(case, _to_dask)
