@@ -111,23 +111,23 @@ def test_text_ids_of_categorical_columns_compare_texts() -> None:
 @given(
     tables(),
     tables(),
-    st.sampled_from([(20, 1 << 16, 2**62, 2**32), (1, 2, 1, 2**32), (20, 3, 2**62, 1)]),
+    st.sampled_from([(20, 1 << 16, 2**62, 2**32, 1), (1, 2, 1, 2**32, 3), (20, 3, 2**62, 1, 2)]),
     st.sampled_from([None, 1e-9]),
 )
 def test_the_link_in_memory_is_the_lazy_link(
     original: pl.DataFrame,
     avatars: pl.DataFrame,
-    memory_settings: tuple[int, int, int, int],
+    memory_settings: tuple[int, int, int, int, int],
     width: float | None,
 ) -> None:
     """Two different tables: the counts in memory are those of the lazy queries,
     whatever the text windows, the blocks, the renumbering of keys, the keys'
-    width, and with classes too many to shift (a tiny width: they are numbered
-    instead)."""
+    width and the threads, and with classes too many to shift (a tiny width:
+    they are numbered instead)."""
     widths = {} if width is None else {"f": width, "i": width}
     attack = make_attack(list(KINDS), 0.05, widths=widths)
     lazy = [nw.from_native(t.lazy()) for t in (original, avatars)]
-    names = ("_TABLE_BITS", "_PACK_BLOCK", "KEY_LIMIT", "_KEYS32")
+    names = ("_TABLE_BITS", "_PACK_BLOCK", "KEY_LIMIT", "_KEYS32", "_WORKERS")
     saved = [getattr(memory, name) for name in names]
     for name, value in zip(names, memory_settings, strict=True):
         setattr(memory, name, value)
