@@ -45,8 +45,9 @@ CONTROL = "age,sex\n31,F\n44,M\n52,M\n63,F\n29,M\n35,F\n"
 
 
 @pytest.fixture
-def work(tmp_path: Path) -> Iterator[Path]:
-    """The run's files; after the case, every one is as it was (bytes and inode)."""
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The run's files, in the working directory (restored after the case); after
+    the case, every one is as it was (bytes and inode)."""
     (tmp_path / "o.csv").write_text(ORIGINAL)
     (tmp_path / "a.csv").write_text(AVATARS)
     (tmp_path / "control.csv").write_text(CONTROL)
@@ -54,7 +55,7 @@ def work(tmp_path: Path) -> Iterator[Path]:
     IDENTITY.write_csv(tmp_path / "pairing.csv")
     (tmp_path / "link.csv").symlink_to(tmp_path / "pairing.csv")
     os.link(tmp_path / "metadata.json", tmp_path / "hard.json")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     names = sorted(p.name for p in tmp_path.iterdir())
     before = snapshot(*names)
     yield tmp_path
