@@ -252,6 +252,14 @@ def extend_keys(
     return packed, radix * digit_radix, renumbered
 
 
+def run_starts(ordered: np.ndarray) -> Ints:
+    """Where each run of equal values of a sorted array starts."""
+    change = np.empty(len(ordered), dtype=bool)
+    change[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
+    return np.flatnonzero(change)
+
+
 def singles(ordered: Ints) -> np.ndarray:
     """Which entries of a sorted array hold a value that occurs once."""
     single = np.ones(len(ordered), dtype=bool)
@@ -278,9 +286,9 @@ def _bitmap(ordered: Ints, size: int) -> Callable[[Ints], np.ndarray]:
     one byte are put together by one ``bitwise_or.reduceat``."""
     keys = ordered.astype(np.int64, copy=False)
     byte = keys >> 3
-    starts = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]]) if len(keys) else keys
     bitmap = np.zeros((size + 7) // 8, dtype=np.uint8)
     if len(keys):
+        starts = run_starts(byte)
         bits = np.left_shift(np.uint8(1), (keys & 7).astype(np.uint8))
         bitmap[byte[starts]] = np.bitwise_or.reduceat(bits, starts)
 
@@ -302,11 +310,10 @@ def linked_count(
     Few possible profiles: one ``bincount``. Otherwise B1 is the sorted avatar
     profiles present once; up to a few bytes of bitmap per row, B1 sets the bits
     of a bitmap of every possible profile, in which U's profiles are looked up.
-    Beyond it,
-    B1 and U's sorted profiles, each tagged in its lowest bit (B1 even, so first
-    in its run), are merged (a stable sort of two sorted runs is one merge): a
-    run of one profile that starts with B1 holds the members of U linked
-    through it. ``sort``: sorts U's keys on another thread."""
+    Beyond it, B1 and U's sorted profiles, each tagged in its lowest bit (B1 even,
+    so first in its run), are merged (a stable sort of two sorted runs is one
+    merge): a run of one profile that starts with B1 holds the members of U
+    linked through it. ``sort``: sorts U's keys on another thread."""
     if len(u_key) == 0 or len(a_key) == 0:
         return 0
     if _few_keys(radix, len(u_key) + len(a_key)):
@@ -325,7 +332,7 @@ def linked_count(
     tail += 1
     merged.sort(kind="stable")
     profile = merged >> 1
-    starts = np.flatnonzero(np.r_[True, profile[1:] != profile[:-1]])
+    starts = run_starts(profile)
     lengths = np.diff(np.r_[starts, len(merged)])
     return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
 

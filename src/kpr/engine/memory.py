@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -49,6 +49,7 @@ from kpr.engine.encoded import (
     digit_shift,
     extend_keys,
     linked_count,
+    run_starts,
     shifted_digits,
     weighted_moments,
 )
@@ -97,8 +98,8 @@ def _hashed_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
     if not same.any():
         return sizes
     shared = ordered[1:][same]
-    shared = shared[np.r_[True, shared[1:] != shared[:-1]]]
-    rows = _rows_holding(hashes, shared)
+    shared = shared[run_starts(shared)]
+    rows = _rows_holding(hashes, shared, _low_bits)
     grouped = frame[rows].select(pl.len().over(list(keys)).cast(pl.Int64))
     sizes[rows] = grouped.to_series().to_numpy()
     return sizes
@@ -122,17 +123,25 @@ def _row_hashes(frame: pl.DataFrame, keys: Sequence[str]) -> pl.Series:
     return frame.select(keys).hash_rows()
 
 
-def _rows_holding(hashes: np.ndarray, shared: np.ndarray) -> Ints:
-    """The rows whose hash is one of ``shared`` (sorted, unique): a table of their
-    low bits finds the few candidates, a binary search confirms them (a search
-    of every row would cost a random lookup each)."""
-    mask = np.uint64((1 << _TABLE_BITS) - 1)
+def _rows_holding(
+    values: np.ndarray, shared: np.ndarray, slots: Callable[[np.ndarray], Ints]
+) -> Ints:
+    """The rows whose value is one of ``shared`` (sorted, unique): a table of
+    their ``slots`` finds the few candidates, a binary search confirms them (a
+    search of every row would cost a random lookup each)."""
+    if len(shared) == 0:
+        return np.zeros(0, dtype=np.intp)
     table = np.zeros(1 << _TABLE_BITS, dtype=bool)
-    table[(shared & mask).astype(np.intp)] = True
-    candidates = np.flatnonzero(table[(hashes & mask).astype(np.intp)])
-    found = hashes[candidates]
+    table[slots(shared)] = True
+    candidates = np.flatnonzero(table[slots(values)])
+    found = values[candidates]
     at = np.minimum(np.searchsorted(shared, found), len(shared) - 1)
     return candidates[shared[at] == found]
+
+
+def _low_bits(hashes: np.ndarray) -> Ints:
+    """A hash's slot: its low bits."""
+    return (hashes & np.uint64((1 << _TABLE_BITS) - 1)).astype(np.intp)
 
 
 class TextIds:
@@ -276,11 +285,7 @@ class SortedColumn:
         else:  # a copy already: sorted in place
             ordered = present
             ordered.sort()
-        change = np.empty(len(ordered), dtype=bool)
-        change[:1] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
-        starts = np.flatnonzero(change)
-        del change
+        starts = run_starts(ordered)
         rows = np.diff(starts, append=len(ordered))
         return cls(values, absent, missing, nan, ordered[starts], rows)
 
@@ -294,24 +299,10 @@ class SortedColumn:
         return self.singles + (self.missing == 1) + (self.nan == 1)
 
     def shared_rows(self) -> Ints:
-        """The rows holding a value another row holds too, or none (missing, NaN):
-        each row's value's slot (:func:`_slots`) in a small table of the shared
-        values' finds the few candidates, a binary search confirms them."""
-        shared = self.distinct[self.rows > 1]
-        table = np.zeros(1 << _TABLE_BITS, dtype=bool)
-        table[_slots(shared)] = True
-        candidate = table[_slots(self.values)]
-        if self.absent is not None:
-            candidate |= self.absent
-        rows = np.flatnonzero(candidate)
-        if len(shared) == 0:
-            return rows if self.absent is None else rows[self.absent[rows]]
-        found = self.values[rows]
-        at = np.minimum(np.searchsorted(shared, found), len(shared) - 1)
-        keep = shared[at] == found
-        if self.absent is not None:
-            keep |= self.absent[rows]
-        return rows[keep]
+        """The rows holding a value another row holds too (:func:`_rows_holding`,
+        by :func:`_slots`), or none (missing, NaN)."""
+        rows = _rows_holding(self.values, self.distinct[self.rows > 1], _slots)
+        return rows if self.absent is None else np.union1d(rows, np.flatnonzero(self.absent))
 
     def moments(self, outside: Ints, exact: bool) -> Moments:
         """The moments over U (``outside``: the rows not in U, taken off their
@@ -596,13 +587,11 @@ class MemoryTables:
         self.avatars = self.pool.submit(avatars.select(list(known)).collect)
         self.frame = original.collect()
         numbers = [v for v in known if _numbers(self.frame[v].dtype)]
-        self.read = {
-            v: self.pool.submit(read_column, self.frame[v]) for v in known if v not in numbers
-        }
+        texts = [v for v in known if v not in numbers]
+        self.read = {v: self.pool.submit(read_column, self.frame[v]) for v in texts}
+        binned = [v for v in numbers if kinds[v].binned]
         self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
-            v: self.pool.submit(self._read_avatars, v, v in numbers)
-            for v in [*(v for v in known if v not in numbers), *numbers]
-            if v not in numbers or kinds[v].binned
+            v: self.pool.submit(self._read_avatars, v, v in numbers) for v in [*texts, *binned]
         }
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
