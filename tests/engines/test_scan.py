@@ -116,7 +116,10 @@ def test_large_frames_keep_the_two_passes(monkeypatch: pytest.MonkeyPatch) -> No
                 min_size=1, max_size=40),
        st.integers(1, 4))  # fmt: skip
 def test_moments_summed_by_blocks_are_the_same(values: list[float], block: int) -> None:
-    """The limbs are summed a block of values at a time: any block size, same sums."""
+    """The limbs are summed a block of values at a time: any block size, same sums;
+    the blocks shared between the calling thread and a pool, same sums."""
+    from concurrent.futures import Executor, ThreadPoolExecutor
+
     import numpy as np
 
     from kpr.engine import encoded
@@ -125,15 +128,17 @@ def test_moments_summed_by_blocks_are_the_same(values: list[float], block: int) 
     counts = np.arange(1, len(x) + 1, dtype=np.int64)
     ints = np.where(np.isfinite(x), x, 0).astype(np.int64)
 
-    def both() -> list[Any]:
+    def both(pool: Executor | None = None) -> list[Any]:
         return [
-            encoded.weighted_moments(x, None, counts),
-            encoded.weighted_moments(x, ints, counts),
+            encoded.weighted_moments(x, None, counts, pool),
+            encoded.weighted_moments(x, ints, counts, pool),
         ]
 
-    whole, saved = both(), encoded._BLOCK
+    whole, saved = both(), (encoded._BLOCK, encoded._SHARED_BLOCKS)
     try:
-        encoded._BLOCK = block
+        encoded._BLOCK, encoded._SHARED_BLOCKS = block, 2
         assert both() == whole
+        with ThreadPoolExecutor(1) as pool:
+            assert both(pool) == whole
     finally:
-        encoded._BLOCK = saved
+        encoded._BLOCK, encoded._SHARED_BLOCKS = saved

@@ -29,7 +29,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -388,27 +388,51 @@ def _blockwise(
     counts: Ints,
     pairs: list[tuple[int, int]],
     signed: Ints | None = None,
+    pool: Executor | None = None,
 ) -> tuple[list[int], list[int]]:
     """:func:`_weighted` over blocks of values (``limbs_of(block)``: their limbs),
-    summed exactly: a few arrays of one block in memory, whatever the column."""
-    linear: list[int] = []
-    products: list[int] = []
-    for start in range(0, len(counts), _BLOCK):
-        part = slice(start, start + _BLOCK)
-        lin, prod = _weighted(
-            limbs_of(part), counts[part], pairs, None if signed is None else signed[part]
-        )
-        linear = lin if not linear else [a + b for a, b in zip(linear, lin, strict=True)]
-        products = prod if not products else [a + b for a, b in zip(products, prod, strict=True)]
-    return linear, products
+    summed exactly: a few arrays of one block in memory, whatever the column.
+    With ``pool``, it sums the first half of the blocks while the calling thread
+    sums the other (exact integers: the same sums in any order)."""
+
+    def summed(starts: range) -> tuple[list[int], list[int]]:
+        linear: list[int] = []
+        products: list[int] = []
+        for start in starts:
+            part = slice(start, start + _BLOCK)
+            lin, prod = _weighted(
+                limbs_of(part), counts[part], pairs, None if signed is None else signed[part]
+            )
+            linear, products = _added(linear, lin), _added(products, prod)
+        return linear, products
+
+    starts = range(0, len(counts), _BLOCK)
+    if pool is None or len(starts) < _SHARED_BLOCKS:
+        return summed(starts)
+    first = pool.submit(summed, starts[: len(starts) // 2])
+    linear, products = summed(starts[len(starts) // 2 :])
+    other_linear, other_products = first.result()
+    return _added(other_linear, linear), _added(other_products, products)
 
 
-def weighted_moments(values: np.ndarray, ints: Ints | None, counts: Ints) -> Moments:
+#: A column of at least this many blocks of distinct values is summed on two threads.
+_SHARED_BLOCKS = 8
+
+
+def _added(total: list[int], more: list[int]) -> list[int]:
+    return more if not total else [a + b for a, b in zip(total, more, strict=True)]
+
+
+def weighted_moments(
+    values: np.ndarray, ints: Ints | None, counts: Ints, pool: Executor | None = None
+) -> Moments:
     """The aggregates over U of one numeric column from its distinct values
     (float64, NaN for missing; ``ints``: the same values as exact int64 for the
     integer columns every engine sums exactly) and how many members of U hold
     each: the same exact sums every engine collects, over the distinct values
-    only (``kpr.metric.exact``; the limbs depend on the values' range, not on n)."""
+    only (``kpr.metric.exact``; the limbs depend on the values' range, not on n).
+    ``pool``: a thread that shares the sums (:func:`_blockwise`); never the pool
+    of the calling thread, which would wait for itself."""
     finite = np.isfinite(values) & (counts > 0)
     values, counts = values[finite], counts[finite].astype(np.int64)
     count = int(counts.sum())
@@ -419,7 +443,7 @@ def weighted_moments(values: np.ndarray, ints: Ints | None, counts: Ints) -> Mom
         plan = binning.deviations(count, (clamp64(lo), clamp64(hi)))
         exact = ints[finite]
         linear, products = _blockwise(
-            lambda part: _integer_limbs(exact[part], plan), counts, plan.pairs()
+            lambda part: _integer_limbs(exact[part], plan), counts, plan.pairs(), pool=pool
         )
         sum_d, sum_d2 = plan.combine(linear, products)
         return Moments(count, lo, hi, plan.shift, sum_d, sum_d2)
@@ -433,7 +457,7 @@ def weighted_moments(values: np.ndarray, ints: Ints | None, counts: Ints) -> Mom
         def limbs_of(part: slice, window: Window = window) -> list[Ints]:
             return _float_limbs(values[part], window, sums.bits)
 
-        parts.append(_blockwise(limbs_of, counts, sums.pairs(window), signed))
+        parts.append(_blockwise(limbs_of, counts, sums.pairs(window), signed, pool))
     sum_d, sum_d2 = sums.combine([p[0] for p in parts], [p[1] for p in parts])
     return Moments(count, lo, hi, 0, sum_d, sum_d2, sums.grid)
 

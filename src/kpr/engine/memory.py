@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -251,9 +251,10 @@ def _as_text(column: pl.Series) -> pl.Series:
 
 @dataclass(frozen=True)
 class SortedColumn:
-    """A number column of the original, sorted once: its values (missing as 0),
-    which are absent (missing or NaN; None: none is), how many are missing and
-    NaN, and its distinct present values (sorted) with their rows."""
+    """A number column of the original, sorted once: its values (missing as NaN
+    in floats, as 0 in integers), which are absent (missing or NaN; None: none
+    is), how many are missing and NaN, and its distinct present values (sorted)
+    with their rows."""
 
     values: np.ndarray
     absent: np.ndarray | None
@@ -264,18 +265,19 @@ class SortedColumn:
 
     @classmethod
     def of(cls, column: pl.Series) -> SortedColumn:
-        """Missing and NaN are each one value; -0.0 equals 0.0 (as in a group-by)."""
-        if not column.null_count():
-            values, absent, missing = column.to_numpy(), None, 0
-        else:
-            absent = column.is_null().to_numpy()
-            values, missing = column.fill_null(0).to_numpy(), int(np.count_nonzero(absent))
-        nan = 0
-        if values.dtype.kind == "f":
+        """Missing and NaN are each one value; -0.0 equals 0.0 (as in a group-by).
+        Floats come with NaN for missing (one copy, which the link reuses as its
+        float values); integers with 0 (a float would lose digits)."""
+        missing, nan = column.null_count(), 0
+        if column.dtype in (pl.Float32, pl.Float64):
+            values = column.to_numpy()
             is_nan = np.isnan(values)
-            nan = int(np.count_nonzero(is_nan))
-            if nan:
-                absent = is_nan if absent is None else absent | is_nan
+            nan = int(np.count_nonzero(is_nan)) - missing
+            absent = is_nan if missing or nan else None
+        elif missing:
+            absent, values = column.is_null().to_numpy(), column.fill_null(0).to_numpy()
+        else:
+            absent, values = None, column.to_numpy()
         present = values if absent is None else values[~absent]
         counted = _counted(present)
         if counted is not None:
@@ -300,13 +302,17 @@ class SortedColumn:
 
     def shared_rows(self) -> Ints:
         """The rows holding a value another row holds too (:func:`_rows_holding`,
-        by :func:`_slots`), or none (missing, NaN)."""
+        by :func:`_slots`), or none (missing, NaN), in order."""
         rows = _rows_holding(self.values, self.distinct[self.rows > 1], _slots)
-        return rows if self.absent is None else np.union1d(rows, np.flatnonzero(self.absent))
+        if self.absent is None:
+            return rows
+        marked = self.absent.copy()
+        marked[rows] = True
+        return np.flatnonzero(marked)
 
-    def moments(self, outside: Ints, exact: bool) -> Moments:
+    def moments(self, outside: Ints, exact: bool, pool: Executor | None = None) -> Moments:
         """The moments over U (``outside``: the rows not in U, taken off their
-        values' rows), exact sums over the distinct values."""
+        values' rows), exact sums over the distinct values (shared with ``pool``)."""
         out = outside if self.absent is None else outside[~self.absent[outside]]
         in_u = self.rows
         if len(out):
@@ -314,7 +320,7 @@ class SortedColumn:
             in_u = self.rows - np.bincount(at, minlength=len(self.distinct))
         floats = self.distinct.astype(np.float64, copy=False)
         ints = self.distinct.astype(np.int64, copy=False) if exact else None
-        return weighted_moments(floats, ints, in_u)
+        return weighted_moments(floats, ints, in_u, pool)
 
 
 def _counted(values: np.ndarray) -> tuple[np.ndarray, Ints] | None:
@@ -354,10 +360,12 @@ def column_scan(
     binned: bool,
     exact: bool,
     integer: bool,
+    pool: Executor | None = None,
 ) -> ColumnScan:
     """One known variable's :class:`ColumnScan` from what :func:`read_column`
     made of it (``outside``: the rows not in U; ``exact``: an integer column
-    summed exactly; ``integer``: its distinct values counted)."""
+    summed exactly; ``integer``: its distinct values counted; ``pool``: a thread
+    that shares its sums)."""
     if isinstance(read, TextIds):
         rows = np.bincount(read.ids, minlength=1)
         return ColumnScan(None, {"missing": int(rows[0])}, int(np.count_nonzero(rows == 1)))
@@ -366,7 +374,7 @@ def column_scan(
     profile = {"missing": read.missing}
     if integer:
         profile["distinct"] = len(read.distinct) + (read.nan > 0)
-    moments = read.moments(outside, exact) if binned else None
+    moments = read.moments(outside, exact, pool) if binned else None
     distinct = read.distinct if integer and not binned else None
     return ColumnScan(moments, profile, read.unique(), distinct)
 
@@ -479,7 +487,7 @@ def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarra
     if not isinstance(read, SortedColumn):  # NaN filled in by polars' SIMD kernel
         return column.cast(pl.Float64).fill_null(np.nan).to_numpy()
     values = read.values.astype(np.float64, copy=False)
-    if read.absent is None:
+    if read.absent is None or read.values.dtype.kind == "f":  # NaN for missing already
         return values
     return np.where(read.absent, np.nan, values)
 
@@ -611,14 +619,17 @@ class MemoryTables:
         """n, |U| and each known variable's :class:`ColumnScan`."""
         frame, outside = self.frame, self.outside
 
-        def scan(v: str, kind: Kind) -> ColumnScan:
+        def scan(v: str, kind: Kind, pool: Executor | None = None) -> ColumnScan:
             read = self.read[v].result()
-            return column_scan(frame[v], read, outside, kind.binned, v in exact, v in integers)
+            return column_scan(
+                frame[v], read, outside, kind.binned, v in exact, v in integers, pool
+            )
 
-        # the column of most distinct values is summed here, the others in the pool
+        # the column of most distinct values is summed here, with the pool's help
+        # once it has scanned the others
         heaviest = max(kinds, key=lambda v: _distinct_count(self.read[v].result()))
         jobs = {v: self.pool.submit(scan, v, kind) for v, kind in kinds.items() if v != heaviest}
-        heavy = scan(heaviest, kinds[heaviest])
+        heavy = scan(heaviest, kinds[heaviest], self.pool)
         self.scans = {v: heavy if v == heaviest else jobs[v].result() for v in kinds}
         return self.frame.height, self.frame.height - len(self.outside), self.scans
 
