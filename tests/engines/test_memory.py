@@ -73,17 +73,20 @@ def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch
     st.lists(TEXTS, max_size=40),
     st.sampled_from([1, 2, 3, 20]),
     st.sampled_from([1, 3, 1 << 16]),
+    st.sampled_from([1, 2, 1 << 16]),
 )
 def test_text_ids_are_exact(
-    original: list[str | None], avatars: list[str | None], bits: int, block: int
+    original: list[str | None], avatars: list[str | None], bits: int, block: int, seed: int
 ) -> None:
     """Equal texts get equal ids and different texts different ones (0 for missing),
     whether the hash windows collide (a few bits) or not, whatever the blocks
-    of rows compared at a time; an avatar text gets the original's id of the
-    same text, or -1 when the original does not hold it."""
+    of rows compared at a time and the first rows numbered first; an avatar text
+    gets the original's id of the same text, or -1 when the original does not
+    hold it."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(memory, "_TABLE_BITS", bits)
         patch.setattr(memory, "_CHECK_BLOCK", block)
+        patch.setattr(memory, "_SEED_ROWS", seed)
         ids = memory.TextIds(pl.Series(original, dtype=pl.String))
         encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
     of = {}
@@ -163,3 +166,32 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
         patch.setattr(encoded, "_TABLE_PER_ROW", 0)
         keys = np.array(u, dtype=dtype), np.array(a, dtype=dtype)
         assert encoded.linked_count(*keys, 41) == expected
+
+
+def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:
+    """``_Job.result`` makes a call no thread of the pool has started on the calling
+    thread, once; a call the pool has started is waited for."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    here = threading.current_thread().name
+    gate, started = threading.Event(), threading.Event()
+    made: list[str] = []
+
+    def call() -> str:
+        made.append(threading.current_thread().name)
+        return "made"
+
+    def busy() -> str:
+        started.set()
+        gate.wait(10)
+        return threading.current_thread().name
+
+    with ThreadPoolExecutor(1) as pool:
+        running = memory._Job(busy, pool)  # the pool's one thread is busy with it
+        queued = memory._Job(call, pool)
+        started.wait(10)
+        assert queued.result() == queued.result() == "made" and made == [here]
+        gate.set()
+        assert running.result() != here  # made by the pool, waited for
+    assert memory._Job.done(3).result() == 3

@@ -5,6 +5,8 @@ distinct counts, and the identifying-variable counts of ``is_unique``."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 import narwhals as nw
@@ -111,15 +113,30 @@ def test_large_frames_keep_the_two_passes(monkeypatch: pytest.MonkeyPatch) -> No
     assert run.bins["f"].mean == _run(frame, queries.Hooks()).bins["f"].mean == 6.5 / 3
 
 
+class _Now(Executor):
+    """Runs what it is given at once: the helper sums every block."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
+
+
+class _Never(Executor):
+    """Never starts what it is given: the calling thread sums every block."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        return Future()
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.one_of(FLOATS.filter(lambda x: x is not None), st.integers(-5, 5).map(float)),
                 min_size=1, max_size=40),
        st.integers(1, 4))  # fmt: skip
 def test_moments_summed_by_blocks_are_the_same(values: list[float], block: int) -> None:
     """The limbs are summed a block of values at a time: any block size, same sums;
-    the blocks shared between the calling thread and a pool, same sums."""
-    from concurrent.futures import Executor, ThreadPoolExecutor
-
+    the blocks shared with a thread of a pool (a real one, one that takes them all,
+    one that never starts), same sums."""
     import numpy as np
 
     from kpr.engine import encoded
@@ -140,5 +157,7 @@ def test_moments_summed_by_blocks_are_the_same(values: list[float], block: int) 
         assert both() == whole
         with ThreadPoolExecutor(1) as pool:
             assert both(pool) == whole
+        assert both(_Now()) == whole
+        assert both(_Never()) == whole
     finally:
         encoded._BLOCK, encoded._SHARED_BLOCKS = saved

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -338,7 +338,7 @@ def linked_count(
 
 
 def _weighted(
-    limbs: list[Ints], counts: Ints, pairs: list[tuple[int, int]], signed: Ints | None = None
+    limbs: list[Ints], counts: Ints, signed: Ints | None, pairs: list[tuple[int, int]]
 ) -> tuple[list[int], list[int]]:
     """Sums over U of each limb and each product of two limbs, each distinct value
     weighted by its number of rows in U (int64, within the limb budget);
@@ -384,43 +384,46 @@ _BLOCK = 1 << 15
 
 
 def _blockwise(
-    limbs_of: Callable[[slice], list[Ints]],
-    counts: Ints,
+    block: Callable[[slice], tuple[list[Ints], Ints, Ints | None]],
+    size: int,
     pairs: list[tuple[int, int]],
-    signed: Ints | None = None,
     pool: Executor | None = None,
 ) -> tuple[list[int], list[int]]:
-    """:func:`_weighted` over blocks of values (``limbs_of(block)``: their limbs),
-    summed exactly: a few arrays of one block in memory, whatever the column.
-    With ``pool``, it sums the first half of the blocks while the calling thread
-    sums the other (exact integers: the same sums in any order)."""
+    """:func:`_weighted` over blocks of ``size`` values (``block(part)``: their
+    limbs, counts and signed counts), summed exactly: a few arrays of one block in
+    memory, whatever the column. With ``pool``, a thread of it takes blocks too,
+    once it is free: both take the next block from one iterator, and the calling
+    thread never waits for a thread that has not started (exact integers: the
+    same sums in any order)."""
 
-    def summed(starts: range) -> tuple[list[int], list[int]]:
+    def summed(starts: Iterator[int]) -> tuple[list[int], list[int]]:
         linear: list[int] = []
         products: list[int] = []
         for start in starts:
-            part = slice(start, start + _BLOCK)
-            lin, prod = _weighted(
-                limbs_of(part), counts[part], pairs, None if signed is None else signed[part]
-            )
+            lin, prod = _weighted(*block(slice(start, start + _BLOCK)), pairs)
             linear, products = _added(linear, lin), _added(products, prod)
         return linear, products
 
-    starts = range(0, len(counts), _BLOCK)
-    if pool is None or len(starts) < _SHARED_BLOCKS:
+    starts = iter(range(0, size, _BLOCK))  # next() on it is atomic: shared safely
+    if pool is None or size < _SHARED_BLOCKS * _BLOCK:
         return summed(starts)
-    first = pool.submit(summed, starts[: len(starts) // 2])
-    linear, products = summed(starts[len(starts) // 2 :])
-    other_linear, other_products = first.result()
-    return _added(other_linear, linear), _added(other_products, products)
+    helper = pool.submit(summed, starts)
+    linear, products = summed(starts)
+    if helper.cancel():  # never started: every block is summed here
+        return linear, products
+    other_linear, other_products = helper.result()
+    return _added(linear, other_linear), _added(products, other_products)
 
 
-#: A column of at least this many blocks of distinct values is summed on two threads.
+#: A column of at least this many blocks of distinct values shares them with a pool.
 _SHARED_BLOCKS = 8
 
 
 def _added(total: list[int], more: list[int]) -> list[int]:
-    return more if not total else [a + b for a, b in zip(total, more, strict=True)]
+    """Sums of blocks added term by term (an empty list: no block summed)."""
+    if not total or not more:
+        return total or more
+    return [a + b for a, b in zip(total, more, strict=True)]
 
 
 def weighted_moments(
@@ -433,31 +436,43 @@ def weighted_moments(
     only (``kpr.metric.exact``; the limbs depend on the values' range, not on n).
     ``pool``: a thread that shares the sums (:func:`_blockwise`); never the pool
     of the calling thread, which would wait for itself."""
-    finite = np.isfinite(values) & (counts > 0)
-    values, counts = values[finite], counts[finite].astype(np.int64)
-    count = int(counts.sum())
+    counts = counts.astype(np.int64, copy=False)
+    keep = np.isfinite(values)  # the values summed: finite and held in U
+    keep &= counts > 0
+    count = int(counts.sum(where=keep))
     if count == 0:
         return Moments(0, None, None, 0, 0, 0)
-    lo, hi = float(values.min()), float(values.max())
+    lo = float(values.min(where=keep, initial=math.inf))
+    hi = float(values.max(where=keep, initial=-math.inf))
+    every = bool(keep.all())
+
+    def kept(array: np.ndarray, part: slice, other: float) -> np.ndarray:
+        """A block of ``array``, ``other`` for the values not summed (no copy of
+        the whole column: a block at a time)."""
+        return array[part] if every else np.where(keep[part], array[part], other)
+
     if ints is not None:
         plan = binning.deviations(count, (clamp64(lo), clamp64(hi)))
-        exact = ints[finite]
         linear, products = _blockwise(
-            lambda part: _integer_limbs(exact[part], plan), counts, plan.pairs(), pool=pool
-        )
+            lambda part: (
+                _integer_limbs(kept(ints, part, plan.shift), plan), kept(counts, part, 0), None
+            ),
+            len(values), plan.pairs(), pool,
+        )  # fmt: skip
         sum_d, sum_d2 = plan.combine(linear, products)
         return Moments(count, lo, hi, plan.shift, sum_d, sum_d2)
-    nonzero = np.abs(values[values != 0])
-    tiny = float(nonzero.min()) if len(nonzero) else None
-    sums = float_sums(count, tiny, max(abs(lo), abs(hi)))
-    signed = np.where(values < 0, -counts, counts)
+    positive = float(values.min(where=keep & (values > 0), initial=math.inf))
+    negative = float(values.max(where=keep & (values < 0), initial=-math.inf))
+    tiny = min(positive, -negative)
+    sums = float_sums(count, None if math.isinf(tiny) else tiny, max(abs(lo), abs(hi)))
     parts = []
     for window in sums.windows:
 
-        def limbs_of(part: slice, window: Window = window) -> list[Ints]:
-            return _float_limbs(values[part], window, sums.bits)
+        def block(part: slice, window: Window = window) -> tuple[list[Ints], Ints, Ints]:
+            some, held = kept(values, part, 0.0), kept(counts, part, 0)
+            return _float_limbs(some, window, sums.bits), held, np.where(some < 0, -held, held)
 
-        parts.append(_blockwise(limbs_of, counts, sums.pairs(window), signed, pool))
+        parts.append(_blockwise(block, len(values), sums.pairs(window), pool))
     sum_d, sum_d2 = sums.combine([p[0] for p in parts], [p[1] for p in parts])
     return Moments(count, lo, hi, 0, sum_d, sum_d2, sums.grid)
 

@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
+from typing import Generic, TypeVar
 
 import numpy as np
 import polars as pl
@@ -167,26 +170,19 @@ class TextIds:
     def _fit(self, column: pl.Series) -> tuple[Ints, int]:
         hashes = column.hash().to_numpy()
         null = column.is_null().to_numpy() if column.null_count() else None
-        present = np.arange(len(column)) if null is None else np.flatnonzero(~null)
-        if len(present) == 0:  # only missing values: no text is held
+        if column.null_count() == len(column):  # only missing values: no text is held
             return np.zeros(len(column), dtype=np.int64), 1
         for shift in _WINDOWS:
-            window = _window(hashes, shift)
-            row = np.full(1 << _TABLE_BITS, -1, dtype=np.int64)
-            row[window[present]] = present  # a row holding each window value
-            used = row >= 0
-            count = int(np.count_nonzero(used))
-            if count > _FEW_TEXTS:
+            numbered = _numbered(_window(hashes, shift), null)
+            if numbered is None:  # too many texts for a small table
                 break
-            lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int16)  # 2 bytes a row for ids
-            lookup[used] = np.arange(1, count + 1)
-            ids = lookup[window]
+            lookup, ids, rows = numbered
             if null is not None:
                 ids[null] = 0
-            representatives = column.gather(row[used])
+            representatives = column.gather(rows)
             if len(_strangers(column, representatives, ids)) == 0:
                 self.shift, self.lookup, self.representatives = shift, lookup, representatives
-                return ids, count + 1
+                return ids, len(rows) + 1
         # an enum of the column's distinct texts: its ids, from 1
         self.enum = pl.Enum(column.drop_nulls().unique())
         ids = _enum_ids(column, self.enum)
@@ -211,9 +207,41 @@ class TextIds:
 _WINDOWS = (0, 22, 44)
 
 
+def _numbered(window: Ints, null: np.ndarray | None) -> tuple[Ints, Ints, Ints] | None:
+    """Ids from 1 of the window values of the present rows: the table from window
+    value to id (-1: none), each row's id, and a row holding each id's value; None
+    for more than ``_FEW_TEXTS`` values. The first rows' values are numbered
+    first, then those of the rows still without an id (few: most values are in the
+    first rows), with no scatter of every row into the table."""
+    lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int16)  # 2 bytes a row for ids
+    rows = np.zeros(0, dtype=np.intp)
+    unknown = np.arange(min(len(window), _SEED_ROWS))
+    ids = None
+    while True:
+        if null is not None:
+            unknown = unknown[~null[unknown]]
+        if ids is not None and len(unknown) == 0:
+            return lookup, ids, rows
+        if len(unknown):
+            held, first = np.unique(window[unknown], return_index=True)
+            if len(rows) + len(held) > _FEW_TEXTS:
+                return None
+            lookup[held] = np.arange(len(rows) + 1, len(rows) + len(held) + 1)
+            rows = np.concatenate([rows, unknown[first]])
+        ids = lookup[window]
+        unknown = np.flatnonzero(ids < 0)
+
+
+#: Rows whose values :func:`_numbered` numbers first.
+_SEED_ROWS = 1 << 16
+
+
 def _window(hashes: np.ndarray, shift: int) -> Ints:
+    """Bits ``shift`` to ``shift + _TABLE_BITS`` of each hash (as int64 indices)."""
     mask = np.uint64((1 << _TABLE_BITS) - 1)
-    return ((hashes >> np.uint64(shift)) & mask).astype(np.intp)
+    window = hashes >> np.uint64(shift) if shift else hashes.copy()
+    window &= mask
+    return window.view(np.int64)
 
 
 def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints:
@@ -226,10 +254,10 @@ def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints
     for start in range(0, len(column), _CHECK_BLOCK):
         stop = min(start + _CHECK_BLOCK, len(column))
         theirs = representatives.gather(pl.Series(index[start:stop]))
-        same = (column.slice(start, stop - start) == theirs).fill_null(True)
-        if not same.all():
-            differ = ~same.to_numpy() & (ids[start:stop] > 0)
-            found.append(np.flatnonzero(differ) + start)
+        differ = column.slice(start, stop - start) != theirs  # missing: null, not counted
+        if differ.any():
+            rows = differ.fill_null(False).to_numpy() & (ids[start:stop] > 0)
+            found.append(np.flatnonzero(rows) + start)
     return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
 
 
@@ -317,7 +345,11 @@ class SortedColumn:
         in_u = self.rows
         if len(out):
             at = np.searchsorted(self.distinct, self.values[out])
-            in_u = self.rows - np.bincount(at, minlength=len(self.distinct))
+            in_u = self.rows.copy()
+            if len(at) * 16 < len(in_u):  # a few rows: no count of every value
+                np.subtract.at(in_u, at, 1)
+            else:
+                in_u -= np.bincount(at, minlength=len(in_u))
         floats = self.distinct.astype(np.float64, copy=False)
         ints = self.distinct.astype(np.int64, copy=False) if exact else None
         return weighted_moments(floats, ints, in_u, pool)
@@ -570,14 +602,36 @@ _KEYS32 = 2**32
 _WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
 
 
-def _distinct_count(read: SortedColumn | TextIds | None) -> int:
-    return len(read.distinct) if isinstance(read, SortedColumn) else 0
+T = TypeVar("T")
 
 
-def _done(result: SortedColumn) -> Future[SortedColumn | TextIds | None]:
-    future: Future[SortedColumn | TextIds | None] = Future()
-    future.set_result(result)
-    return future
+class _Job(Generic[T]):
+    """A call queued in the pool whose :meth:`result` is made on the calling thread
+    when no thread of the pool has started it yet: a thread that needs work still
+    waiting in the queue does it rather than wait for it (on 2 cores the pool's
+    one thread is as busy as the calling one)."""
+
+    def __init__(self, call: Callable[[], T], pool: Executor | None = None) -> None:
+        self.call, self.lock = call, threading.Lock()
+        self.future = pool.submit(call) if pool is not None else None
+        self.taken: list[T] = []  # the result, once made here
+
+    @classmethod
+    def done(cls, value: T) -> _Job[T]:
+        """A job already made (by the calling thread)."""
+        job = cls(lambda: value)
+        job.taken.append(value)
+        return job
+
+    def result(self) -> T:
+        with self.lock:
+            if not self.taken and (self.future is None or self.future.cancel()):
+                self.taken.append(self.call())
+        return self.taken[0] if self.taken else self._queued().result()
+
+    def _queued(self) -> Future[T]:
+        assert self.future is not None
+        return self.future
 
 
 class MemoryTables:
@@ -592,19 +646,22 @@ class MemoryTables:
     ) -> None:
         known = list(kinds)
         self.pool = ThreadPoolExecutor(_WORKERS)
-        self.avatars = self.pool.submit(avatars.select(list(known)).collect)
+        self.avatars = _Job(avatars.select(list(known)).collect, self.pool)
         self.frame = original.collect()
         numbers = [v for v in known if _numbers(self.frame[v].dtype)]
         texts = [v for v in known if v not in numbers]
-        self.read = {v: self.pool.submit(read_column, self.frame[v]) for v in texts}
+        self.read: dict[str, _Job[SortedColumn | TextIds | None]] = {
+            v: _Job(partial(read_column, self.frame[v]), self.pool) for v in texts
+        }
         binned = [v for v in numbers if kinds[v].binned]
         self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
-            v: self.pool.submit(self._read_avatars, v, v in numbers) for v in [*texts, *binned]
+            v: _Job(partial(self._read_avatars, v, v in numbers), self.pool)
+            for v in [*texts, *binned]
         }
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
             sorted_columns.append(SortedColumn.of(self.frame[v]))
-            self.read[v] = _done(sorted_columns[-1])
+            self.read[v] = _Job.done(sorted_columns[-1])
         sizes = group_sizes(self.frame, known, sorted_columns)
         self.outside = np.flatnonzero(sizes > 1)
         self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
@@ -617,20 +674,14 @@ class MemoryTables:
         self, kinds: Mapping[str, Kind], exact: Sequence[str], integers: Sequence[str]
     ) -> tuple[int, int, dict[str, ColumnScan]]:
         """n, |U| and each known variable's :class:`ColumnScan`."""
-        frame, outside = self.frame, self.outside
-
-        def scan(v: str, kind: Kind, pool: Executor | None = None) -> ColumnScan:
-            read = self.read[v].result()
-            return column_scan(
-                frame[v], read, outside, kind.binned, v in exact, v in integers, pool
-            )
-
-        # the column of most distinct values is summed here, with the pool's help
-        # once it has scanned the others
-        heaviest = max(kinds, key=lambda v: _distinct_count(self.read[v].result()))
-        jobs = {v: self.pool.submit(scan, v, kind) for v, kind in kinds.items() if v != heaviest}
-        heavy = scan(heaviest, kinds[heaviest], self.pool)
-        self.scans = {v: heavy if v == heaviest else jobs[v].result() for v in kinds}
+        # here, one column after the other: the pool, still making the avatars' side,
+        # takes blocks of their exact sums whenever it is free
+        frame, read, outside = self.frame, self.read, self.outside
+        self.scans = {
+            v: column_scan(frame[v], read[v].result(), outside, kind.binned, v in exact,
+                           v in integers, self.pool)
+            for v, kind in kinds.items()
+        }  # fmt: skip
         return self.frame.height, self.frame.height - len(self.outside), self.scans
 
     def link(self, bins: Mapping[str, NumericBins]) -> tuple[int, int] | None:
@@ -639,18 +690,14 @@ class MemoryTables:
         packed whole, and those outside U dropped at the end (U is most of them
         on large tables)."""
         avatars = self.avatars.result()
-        jobs = [
-            self.pool.submit(
-                column_digits,
-                self.frame[v],
-                avatars[v],
-                bins.get(v),
-                self.read[v].result(),
-                scan,
-                self.read_avatars[v].result() if v in self.read_avatars else None,
+
+        def made(v: str, scan: ColumnScan) -> LinkDigits | None:
+            a_read = self.read_avatars[v].result() if v in self.read_avatars else None
+            return column_digits(
+                self.frame[v], avatars[v], bins.get(v), self.read[v].result(), scan, a_read
             )
-            for v, scan in self.scans.items()
-        ]
+
+        jobs = [_Job(partial(made, v, scan), self.pool) for v, scan in self.scans.items()]
         columns = [job.result() for job in jobs]
         if any(c is None for c in columns):
             return None
