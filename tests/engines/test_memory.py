@@ -195,3 +195,24 @@ def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:
         gate.set()
         assert running.result() != here  # made by the pool, waited for
     assert memory._Job.done(3).result() == 3
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([2**63, 2**63 + 5, 2**63], dtype=np.uint64),
+        np.array([2**64 - 1, 2**64 - 2, 2**64 - 1], dtype=np.uint64),
+        np.array([-(2**63), -(2**63) + 3, -(2**63)], dtype=np.int64),
+        np.array([3, 1, 3], dtype=np.int8),
+    ],
+)
+def test_integers_of_a_small_range_are_counted_at_the_ends_of_their_type(
+    values: np.ndarray,
+) -> None:
+    """Counted by one bincount, the distinct values come back in the column's own
+    type, even beyond int64 (uint64 from 2**63)."""
+    counted = memory._counted(values)
+    assert counted is not None
+    distinct, rows = np.unique(values, return_counts=True)
+    assert counted[0].dtype == values.dtype
+    assert counted[0].tolist() == distinct.tolist() and counted[1].tolist() == rows.tolist()

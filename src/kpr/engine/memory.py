@@ -365,7 +365,9 @@ def _counted(values: np.ndarray) -> tuple[np.ndarray, Ints] | None:
         return None
     counts = np.bincount((values - low).astype(np.intp, copy=False), minlength=high - low + 1)
     held = np.flatnonzero(counts)
-    return (held + low).astype(values.dtype), counts[held]
+    distinct = held.astype(values.dtype)
+    distinct += values.dtype.type(low)  # in the column's type: uint64 reaches 2**64 - 1
+    return distinct, counts[held]
 
 
 #: An integer column spanning up to this many values (or one per row) is counted.
