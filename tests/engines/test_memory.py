@@ -198,21 +198,25 @@ def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:
 
 
 @pytest.mark.parametrize(
-    "values",
+    ("values", "dtype"),
     [
-        np.array([2**63, 2**63 + 5, 2**63], dtype=np.uint64),
-        np.array([2**64 - 1, 2**64 - 2, 2**64 - 1], dtype=np.uint64),
-        np.array([-(2**63), -(2**63) + 3, -(2**63)], dtype=np.int64),
-        np.array([3, 1, 3], dtype=np.int8),
+        ([2**63, 2**63 + 5, None, 2**63], pl.UInt64),
+        ([2**64 - 1, 2**64 - 2, 2**64 - 1], pl.UInt64),
+        ([-(2**63), None, -(2**63) + 3, -(2**63)], pl.Int64),
+        ([3, 1, 3, None, None], pl.Int8),
+        ([70_000, 70_001, None, 70_000], pl.Int32),
     ],
 )
 def test_integers_of_a_small_range_are_counted_at_the_ends_of_their_type(
-    values: np.ndarray,
+    values: list[int | None], dtype: pl.DataType
 ) -> None:
-    """Counted by one bincount, the distinct values come back in the column's own
-    type, even beyond int64 (uint64 from 2**63)."""
-    counted = memory._counted(values)
-    assert counted is not None
-    distinct, rows = np.unique(values, return_counts=True)
-    assert counted[0].dtype == values.dtype
-    assert counted[0].tolist() == distinct.tolist() and counted[1].tolist() == rows.tolist()
+    """Counted by one bincount, the distinct values and their rows are those of a
+    group-by, in the column's own type, even beyond int64 (uint64 from 2**63), the
+    missing ones apart."""
+    column = pl.Series(values, dtype=dtype)
+    counted = memory.SortedColumn.of(column)
+    present = column.drop_nulls().value_counts().sort(column.name)
+    assert counted.distinct.dtype == column.drop_nulls().to_numpy().dtype
+    assert counted.distinct.tolist() == present[column.name].to_list()
+    assert counted.rows.tolist() == present["count"].to_list()
+    assert counted.missing == column.null_count()

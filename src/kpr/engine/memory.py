@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 import numpy as np
 import polars as pl
@@ -280,7 +280,7 @@ def _as_text(column: pl.Series) -> pl.Series:
 @dataclass(frozen=True)
 class SortedColumn:
     """A number column of the original, sorted once: its values (missing as NaN
-    in floats, as 0 in integers), which are absent (missing or NaN; None: none
+    in floats, as their smallest value in integers), which are absent (missing or NaN; None: none
     is), how many are missing and NaN, and its distinct present values (sorted)
     with their rows."""
 
@@ -295,25 +295,28 @@ class SortedColumn:
     def of(cls, column: pl.Series) -> SortedColumn:
         """Missing and NaN are each one value; -0.0 equals 0.0 (as in a group-by).
         Floats come with NaN for missing (one copy, which the link reuses as its
-        float values); integers with 0 (a float would lose digits)."""
+        float values); integers with their smallest value (a float would lose
+        digits), and counted by one ``bincount`` when they span a small range."""
         missing, nan = column.null_count(), 0
         if column.dtype in (pl.Float32, pl.Float64):
             values = column.to_numpy()
             is_nan = np.isnan(values)
             nan = int(np.count_nonzero(is_nan)) - missing
             absent = is_nan if missing or nan else None
-        elif missing:
-            absent, values = column.is_null().to_numpy(), column.fill_null(0).to_numpy()
+        elif missing and missing == len(column):  # nothing to count
+            values, absent = column.fill_null(0).to_numpy(), np.ones(len(column), dtype=bool)
         else:
-            absent, values = None, column.to_numpy()
-        present = values if absent is None else values[~absent]
-        counted = _counted(present)
-        if counted is not None:
-            return cls(values, absent, missing, nan, *counted)
+            low, high = column.min(), column.max()
+            values = column.fill_null(low).to_numpy() if missing else column.to_numpy()
+            absent = column.is_null().to_numpy() if missing else None
+            if len(column):
+                counted = _counted(values, int(cast(int, low)), int(cast(int, high)), missing)
+                if counted is not None:
+                    return cls(values, absent, missing, nan, *counted)
         if absent is None:
             ordered = np.sort(values)
-        else:  # a copy already: sorted in place
-            ordered = present
+        else:  # a copy: sorted in place
+            ordered = values[~absent]
             ordered.sort()
         starts = run_starts(ordered)
         rows = np.diff(starts, append=len(ordered))
@@ -355,15 +358,20 @@ class SortedColumn:
         return weighted_moments(floats, ints, in_u, pool)
 
 
-def _counted(values: np.ndarray) -> tuple[np.ndarray, Ints] | None:
-    """The distinct values and their rows of integers spanning a small range
-    (ages, counts, codes) by one ``np.bincount``, with no sort; None otherwise."""
-    if values.dtype.kind not in "iu" or len(values) == 0:
-        return None
-    low, high = int(values.min()), int(values.max())
+def _counted(
+    values: np.ndarray, low: int, high: int, filled: int
+) -> tuple[np.ndarray, Ints] | None:
+    """The distinct values and their rows of integers from ``low`` to ``high``
+    (``filled`` missing rows hold ``low``) by one ``np.bincount`` when the range is
+    small (ages, counts, codes), with no sort and no copy of a column of values
+    from 0; None otherwise."""
     if high - low > max(_BINCOUNT_SPAN, len(values)):
         return None
-    counts = np.bincount((values - low).astype(np.intp, copy=False), minlength=high - low + 1)
+    if low >= 0 and high <= 2 * max(_BINCOUNT_SPAN, len(values)):
+        counts = np.bincount(values.astype(np.intp, copy=False), minlength=high + 1)[low:]
+    else:
+        counts = np.bincount((values - low).astype(np.intp, copy=False), minlength=high - low + 1)
+    counts[0] -= filled
     held = np.flatnonzero(counts)
     distinct = held.astype(values.dtype)
     distinct += values.dtype.type(low)  # in the column's type: uint64 reaches 2**64 - 1
