@@ -64,6 +64,34 @@ def test_evaluate_imports_only_what_it_needs(tiny_csv: Path) -> None:
     assert [m for m in (*HEAVY, *OTHER_ENGINES) if _loaded(modules, m)] == []
 
 
+def test_json_with_no_terminal_imports_no_rich(
+    tiny_csv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rich draws the progress and prints the text summary: JSON on standard output,
+    with stderr no terminal (a pipe here), needs neither; the text summary does."""
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    args = ["evaluate", str(tiny_csv), str(tiny_csv), "--known", "age,sex"]
+    as_json = _modules_after(f"from kpr.cli.app import main\nmain({[*args, '--format', 'json']!r})")
+    assert "kpr.engine.queries" in as_json and not _loaded(as_json, "rich")
+    assert _loaded(_modules_after(f"from kpr.cli.app import main\nmain({args!r})"), "rich")
+
+
+def test_a_variable_forcing_a_terminal_leaves_the_answer_to_rich(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kpr.cli import screen
+
+    monkeypatch.setattr(sys, "stderr", open(os.devnull, "w"))  # noqa: SIM115
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    console = screen.LazyConsole(stderr=True)
+    assert console.not_a_terminal() and not screen.is_terminal(console)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert not console.not_a_terminal() and screen.is_terminal(console)
+    sys.stderr.close()
+
+
 def test_version_imports_no_data_library() -> None:
     modules = _modules_after("from kpr.cli.app import main\nmain(['--version'])")
     loaded = [m for m in ("polars", "narwhals", "numpy", "pyarrow", *HEAVY) if _loaded(modules, m)]

@@ -14,12 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from .options import FAIL_UNDER, FORMAT, QUIET, bundle, options
-
-stdout = Console(soft_wrap=True)
-stderr = Console(stderr=True)
+from .screen import LazyConsole, stderr, stdout
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -126,7 +123,7 @@ def check_files(
     check_output_files(outputs, every, stdout_taken=json_out)
 
 
-def summary_console(*outputs: Path | None) -> Console:
+def summary_console(*outputs: Path | None) -> LazyConsole:
     """Where the text summary goes: stderr when a file is written to standard output."""
     from kpr.inputs.writers import writes_to_stdout
 

@@ -9,17 +9,6 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.progress import Progress as Bar
-
 from kpr.metric.attack import Kind
 from kpr.progress import Progress, Step
 from kpr.render.risk import advice, analysis_advice, variable_risk
@@ -28,8 +17,14 @@ from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult, format_rate, meaning
 from kpr.results.rates import AttackRate
 
+from .screen import is_terminal, real
+
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from kpr.results.utility import UtilityResult
+
+    from .screen import LazyConsole
 
 
 def text_summary(
@@ -230,8 +225,10 @@ def utility_text(result: UtilityResult, top: int = TOP_PAIRS) -> str:
     return "\n".join(lines)
 
 
-def print_text(console: Console, text: str) -> None:
-    console.print(escape(text), highlight=False, soft_wrap=True)
+def print_text(console: Console | LazyConsole, text: str) -> None:
+    from rich.markup import escape
+
+    real(console).print(escape(text), highlight=False, soft_wrap=True)
 
 
 def started() -> None:
@@ -244,25 +241,37 @@ def started() -> None:
 
 
 @contextlib.contextmanager
-def progress(console: Console, quiet: bool) -> Iterator[Step]:
+def progress(console: Console | LazyConsole, quiet: bool) -> Iterator[Step]:
     """A spinner naming the step under way; silent when stderr is not a terminal.
     Entered once the command's imports are done (:func:`started`)."""
     started()
-    if quiet or not console.is_terminal:
+    if quiet or not is_terminal(console):
         yield lambda _step: None
         return
-    with console.status("starting") as status:
+    from rich.markup import escape
+
+    with real(console).status("starting") as status:
         yield lambda step: status.update(escape(step) + " ...")
 
 
 @contextlib.contextmanager
-def progress_bar(console: Console, quiet: bool) -> Iterator[Progress | None]:
+def progress_bar(console: Console | LazyConsole, quiet: bool) -> Iterator[Progress | None]:
     """A bar naming the attack under way; silent when stderr is not a terminal.
     Entered once the command's imports are done (:func:`started`)."""
     started()
-    if quiet or not console.is_terminal:
+    if quiet or not is_terminal(console):
         yield None
         return
+    from rich.markup import escape
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as Bar
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -270,7 +279,7 @@ def progress_bar(console: Console, quiet: bool) -> Iterator[Progress | None]:
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Bar(*columns, console=console, transient=True) as bar:
+    with Bar(*columns, console=real(console), transient=True) as bar:
         task = bar.add_task("reading the inputs", total=None)
 
         def update(done: int, total: int, label: str) -> None:
