@@ -220,3 +220,29 @@ def test_integers_of_a_small_range_are_counted_at_the_ends_of_their_type(
     assert counted.distinct.tolist() == present[column.name].to_list()
     assert counted.rows.tolist() == present["count"].to_list()
     assert counted.missing == column.null_count()
+
+
+def test_link_digits_of_float32_and_integer_values_are_those_of_float64() -> None:
+    """The original's values are turned into digits a block at a time: float32 and
+    integer ones (missing as any value, their rows absent) in float64, as the lazy
+    queries compute them. 0.7 as a float32 is 0.69999999, in class 6 of width 0.1,
+    which float32 arithmetic would round into class 7."""
+    from kpr.engine.encoded import digit_shift, shifted_digits
+    from kpr.metric.binning import NumericBins
+
+    bins = NumericBins(10, 0.5, 0.3, 0.0, 9.9, lo=0.0, width=0.1, code_min=0.0, code_max=99.0)
+    plan = digit_shift(bins)
+    assert plan is not None
+    tenths = (np.arange(100) / 10).astype(np.float32)
+    digits = memory.LinkDigits(plan[1], tenths, tenths, bins, plan[0])
+    expected = shifted_digits(tenths.astype(np.float64), bins, plan[0])
+    assert digits.block(tenths, 0, 100).tolist() == expected.tolist()
+    assert expected[7] == expected[6]  # float64: 0.7f shares 0.6's class
+    integers = np.arange(100, dtype=np.int64) % 9
+    absent = integers == 4
+    digits = memory.LinkDigits(plan[1], integers, tenths, bins, plan[0], absent)
+    floats = np.where(absent, np.nan, integers.astype(np.float64))
+    assert (
+        digits.block(integers, 3, 60).tolist()
+        == shifted_digits(floats[3:60], bins, plan[0]).tolist()
+    )

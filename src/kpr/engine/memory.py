@@ -457,22 +457,28 @@ def _grouped_scan(
 class LinkDigits:
     """One known variable's link digits in both tables, each in ``[0, radix)``
     (-1 for an avatar value no original row holds): whole arrays, or (a numeric
-    column) its float values (NaN for missing) and the ``shift`` that turns a
-    block of them into digits (``kpr.engine.encoded.shifted_digits``), packed a
-    block at a time."""
+    column) its values (floats, NaN for missing; or the original's integers, with
+    the rows ``absent``) and the ``shift`` that turns a block of them into digits
+    (``kpr.engine.encoded.shifted_digits``), packed a block at a time."""
 
     radix: int
     original: np.ndarray
     avatars: np.ndarray
     bins: NumericBins | None = None
     shift: float | None = None
+    absent: np.ndarray | None = None
 
     def block(self, values: np.ndarray, start: int, stop: int) -> Ints:
         """The digits of rows ``start`` to ``stop`` of one table's ``values``."""
         if self.shift is None:
             return values[start:stop]
         assert self.bins is not None
-        return shifted_digits(values[start:stop], self.bins, self.shift)
+        part = values[start:stop]
+        if part.dtype != np.float64:  # the original's integers (or float32s): a block at a time
+            part = part.astype(np.float64)
+            if self.absent is not None:
+                part[self.absent[start:stop]] = np.nan
+        return shifted_digits(part, self.bins, self.shift)
 
 
 def column_digits(
@@ -492,14 +498,15 @@ def column_digits(
     if bins is not None:  # numeric or date: its classes
         if not bins.int_codes:
             return None
-        floats = _floats(o, read)  # turned into digits a block at a time
         a_floats = _floats(a, None) if a_read is None else a_read
         plan = digit_shift(bins)
         if plan is None:
-            do, da, radix = class_digits(floats, a_floats, bins)
+            do, da, radix = class_digits(_floats(o, read), a_floats, bins)
             return LinkDigits(radix, do, da)
         shift, radix = plan
-        return LinkDigits(radix, floats, a_floats, bins, shift)
+        if isinstance(read, SortedColumn):  # its values, turned into digits a block at a time
+            return LinkDigits(radix, read.values, a_floats, bins, shift, read.absent)
+        return LinkDigits(radix, _floats(o, read), a_floats, bins, shift)
     if o.dtype != a.dtype:  # compared by the lazy link, as the engines compare them
         return None
     if o.dtype == pl.Boolean:
