@@ -279,10 +279,10 @@ def _as_text(column: pl.Series) -> pl.Series:
 
 @dataclass(frozen=True)
 class SortedColumn:
-    """A number column of the original, sorted once: its values (missing as NaN
-    in floats, as their smallest value in integers), which are absent (missing or NaN; None: none
-    is), how many are missing and NaN, and its distinct present values (sorted)
-    with their rows."""
+    """A number column of the original, sorted once: its values (missing as NaN in
+    floats, as their smallest value in integers), which are absent (missing or NaN;
+    None: none is), how many are missing and NaN, and its distinct present values
+    (sorted) with their rows."""
 
     values: np.ndarray
     absent: np.ndarray | None
