@@ -150,14 +150,29 @@ def test_the_link_in_memory_is_the_lazy_link(
     st.lists(st.integers(0, 40), max_size=30),
     st.sampled_from(["bincount", "table", "merge"]),
     st.sampled_from([np.int64, np.uint32]),
+    st.sets(st.integers(0, 29)),
+    st.sampled_from(["none", "thread", "now", "never"]),
 )
 def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
-    u: list[int], a: list[int], path: str, dtype: type[np.integer]
+    u: list[int],
+    a: list[int],
+    path: str,
+    dtype: type[np.integer],
+    outside: set[int],
+    pool: str,
 ) -> None:
     """Each way of counting |S| (a bincount, a table, a merge of sorted keys),
-    in 8- and 4-byte keys, against a plain count."""
+    in 8- and 4-byte keys, against a plain count; some rows left out (not in U),
+    and half the lookups by a pool (a thread, one that runs them at once, one that
+    never starts them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.engines.test_scan import _Never, _Now
+
+    left_out = np.array(sorted(i for i in outside if i < len(u)), dtype=np.intp)
     held = Counter(a)
-    expected = sum(1 for key in u if held[key] == 1)
+    expected = sum(1 for i, key in enumerate(u) if held[key] == 1 and i not in outside)
+    executor = {"none": None, "thread": ThreadPoolExecutor(1), "now": _Now(), "never": _Never()}
     limits = {"bincount": (64, 64), "table": (0, 64), "merge": (0, 0)}[path]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(encoded, "_BINCOUNT_KEYS", limits[0])
@@ -165,7 +180,7 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
         patch.setattr(encoded, "_TABLE_KEYS", limits[1])
         patch.setattr(encoded, "_TABLE_PER_ROW", 0)
         keys = np.array(u, dtype=dtype), np.array(a, dtype=dtype)
-        assert encoded.linked_count(*keys, 41) == expected
+        assert encoded.linked_count(*keys, 41, executor[pool], left_out) == expected
 
 
 def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:

@@ -29,7 +29,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -302,30 +302,41 @@ def _bitmap(ordered: Ints, size: int) -> Callable[[Ints], np.ndarray]:
 
 
 def linked_count(
-    u_key: Ints, a_key: Ints, radix: int, sort: Callable[[Ints], Future[Ints]] | None = None
+    u_key: Ints,
+    a_key: Ints,
+    radix: int,
+    pool: Executor | None = None,
+    outside: Ints | None = None,
 ) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
-    in ``[0, radix)``).
+    in ``[0, radix)``); ``outside``: rows of ``u_key`` that are not in U, left out
+    (no copy of the others).
 
     Few possible profiles: one ``bincount``. Otherwise B1 is the sorted avatar
     profiles present once; up to a few bytes of bitmap per row, B1 sets the bits
-    of a bitmap of every possible profile, in which U's profiles are looked up.
-    Beyond it, B1 and U's sorted profiles, each tagged in its lowest bit (B1 even,
+    of a bitmap of every possible profile, in which U's profiles are looked up
+    (half of them by a thread of ``pool`` when it is free). Beyond it, B1 and U's
+    sorted profiles (sorted by ``pool``), each tagged in its lowest bit (B1 even,
     so first in its run), are merged (a stable sort of two sorted runs is one
     merge): a run of one profile that starts with B1 holds the members of U
-    linked through it. ``sort``: sorts U's keys on another thread."""
-    if len(u_key) == 0 or len(a_key) == 0:
+    linked through it."""
+    left_out = np.zeros(0, dtype=np.intp) if outside is None else outside
+    members = len(u_key) - len(left_out)
+    if members == 0 or len(a_key) == 0:
         return 0
-    if _few_keys(radix, len(u_key) + len(a_key)):
-        return int(np.count_nonzero(np.bincount(a_key, minlength=radix)[u_key] == 1))
-    table = radix <= max(_TABLE_KEYS, _TABLE_PER_ROW * (len(u_key) + len(a_key)))
-    u_sorted = None if sort is None or table else sort(u_key)
+    if _few_keys(radix, members + len(a_key)):
+        once = np.bincount(a_key, minlength=radix) == 1
+        return _found(lambda keys: once[keys], u_key, left_out, None)
+    table = radix <= max(_TABLE_KEYS, _TABLE_PER_ROW * (members + len(a_key)))
+    if not table:
+        u_key = np.delete(u_key, left_out) if len(left_out) else u_key
+    u_sorted = None if pool is None or table else pool.submit(np.sort, u_key)
     ordered = np.sort(a_key)
     once = ordered[singles(ordered)]
     del ordered
     if table:  # a bit for every possible profile: U's keys looked up, not sorted
-        return int(np.count_nonzero(_bitmap(once, radix)(u_key)))
-    u_ordered = np.sort(u_key) if u_sorted is None else u_sorted.result()
+        return _found(_bitmap(once, radix), u_key, left_out, pool)
+    u_ordered = np.sort(u_key) if u_sorted is None or u_sorted.cancel() else u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
     tail = merged[len(once) :]
     tail *= 2
@@ -335,6 +346,23 @@ def linked_count(
     starts = run_starts(profile)
     lengths = np.diff(np.r_[starts, len(merged)])
     return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
+
+
+def _found(
+    lookup: Callable[[Ints], np.ndarray], keys: Ints, left_out: Ints, pool: Executor | None
+) -> int:
+    """How many of ``keys`` (the rows ``left_out`` apart) ``lookup`` finds; with
+    ``pool``, a thread of it looks up the first half when it is free."""
+
+    def count(some: Ints) -> int:
+        return int(np.count_nonzero(lookup(some)))
+
+    half = len(keys) // 2 if pool is not None else 0
+    first = pool.submit(count, keys[:half]) if pool is not None else None
+    found = count(keys[half:])
+    if first is not None:  # made here when the pool has not started it
+        found += count(keys[:half]) if first.cancel() else first.result()
+    return found - count(keys[left_out]) if len(left_out) else found
 
 
 def _weighted(

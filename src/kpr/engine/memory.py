@@ -727,12 +727,8 @@ class MemoryTables:
             o_key = original.result()[0]
         else:  # renumbered as it is packed, a column at a time
             o_key, a_key, radix, valid = _renumbered_keys(digits)
-        u_key = np.delete(o_key, self.outside) if len(self.outside) else o_key
         a_key = a_key if valid is None or valid.all() else a_key[valid]
-        return avatars.height, linked_count(u_key, a_key, radix, self._sort)
-
-    def _sort(self, keys: Ints) -> Future[Ints]:
-        return self.pool.submit(np.sort, keys)
+        return avatars.height, linked_count(o_key, a_key, radix, self.pool, self.outside)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
