@@ -13,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kpr.engine import encoded, memory, queries
+from kpr.engine.jobs import Job
 from kpr.engine.polars import PolarsHooks
 from kpr.metric.attack import make_attack
 from tests.engines.test_scan import KINDS, tables
@@ -184,7 +185,7 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
 
 
 def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:
-    """``_Job.result`` makes a call no thread of the pool has started on the calling
+    """``Job.result`` makes a call no thread of the pool has started on the calling
     thread, once; a call the pool has started is waited for."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
@@ -203,13 +204,13 @@ def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:
         return threading.current_thread().name
 
     with ThreadPoolExecutor(1) as pool:
-        running = memory._Job(busy, pool)  # the pool's one thread is busy with it
-        queued = memory._Job(call, pool)
+        running = Job(busy, pool)  # the pool's one thread is busy with it
+        queued = Job(call, pool)
         started.wait(10)
         assert queued.result() == queued.result() == "made" and made == [here]
         gate.set()
         assert running.result() != here  # made by the pool, waited for
-    assert memory._Job.done(3).result() == 3
+    assert Job.done(3).result() == 3
 
 
 @pytest.mark.parametrize(

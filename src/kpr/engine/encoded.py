@@ -31,10 +31,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import polars as pl
 
+from kpr.engine.jobs import Job
 from kpr.engine.queries import clamp64
 from kpr.metric import binning
 from kpr.metric.attack import Kind
@@ -330,13 +332,14 @@ def linked_count(
     table = radix <= max(_TABLE_KEYS, _TABLE_PER_ROW * (members + len(a_key)))
     if not table:
         u_key = np.delete(u_key, left_out) if len(left_out) else u_key
-    u_sorted = None if pool is None or table else pool.submit(np.sort, u_key)
+    u_sorted = None if table else Job(partial(np.sort, u_key), pool)
     ordered = np.sort(a_key)
     once = ordered[singles(ordered)]
     del ordered
     if table:  # a bit for every possible profile: U's keys looked up, not sorted
         return _found(_bitmap(once, radix), u_key, left_out, pool)
-    u_ordered = np.sort(u_key) if u_sorted is None or u_sorted.cancel() else u_sorted.result()
+    assert u_sorted is not None
+    u_ordered = u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
     tail = merged[len(once) :]
     tail *= 2
@@ -358,10 +361,8 @@ def _found(
         return int(np.count_nonzero(lookup(some)))
 
     half = len(keys) // 2 if pool is not None else 0
-    first = pool.submit(count, keys[:half]) if pool is not None else None
-    found = count(keys[half:])
-    if first is not None:  # made here when the pool has not started it
-        found += count(keys[:half]) if first.cancel() else first.result()
+    first = Job(partial(count, keys[:half]), pool)
+    found = count(keys[half:]) + first.result()
     return found - count(keys[left_out]) if len(left_out) else found
 
 

@@ -34,12 +34,11 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import Generic, TypeVar, cast
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -56,6 +55,7 @@ from kpr.engine.encoded import (
     shifted_digits,
     weighted_moments,
 )
+from kpr.engine.jobs import Job
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Moments, NumericBins
 
@@ -619,38 +619,6 @@ _KEYS32 = 2**32
 _WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
 
 
-T = TypeVar("T")
-
-
-class _Job(Generic[T]):
-    """A call queued in the pool whose :meth:`result` is made on the calling thread
-    when no thread of the pool has started it yet: a thread that needs work still
-    waiting in the queue does it rather than wait for it (on 2 cores the pool's
-    one thread is as busy as the calling one)."""
-
-    def __init__(self, call: Callable[[], T], pool: Executor | None = None) -> None:
-        self.call, self.lock = call, threading.Lock()
-        self.future = pool.submit(call) if pool is not None else None
-        self.taken: list[T] = []  # the result, once made here
-
-    @classmethod
-    def done(cls, value: T) -> _Job[T]:
-        """A job already made (by the calling thread)."""
-        job = cls(lambda: value)
-        job.taken.append(value)
-        return job
-
-    def result(self) -> T:
-        with self.lock:
-            if not self.taken and (self.future is None or self.future.cancel()):
-                self.taken.append(self.call())
-        return self.taken[0] if self.taken else self._queued().result()
-
-    def _queued(self) -> Future[T]:
-        assert self.future is not None
-        return self.future
-
-
 class MemoryTables:
     """Both tables in memory and the steps of one evaluation on them, run on a
     small thread pool: the avatars are read and the original's text columns
@@ -663,22 +631,22 @@ class MemoryTables:
     ) -> None:
         known = list(kinds)
         self.pool = ThreadPoolExecutor(_WORKERS)
-        self.avatars = _Job(avatars.select(list(known)).collect, self.pool)
+        self.avatars = Job(avatars.select(list(known)).collect, self.pool)
         self.frame = original.collect()
         numbers = [v for v in known if _numbers(self.frame[v].dtype)]
         texts = [v for v in known if v not in numbers]
-        self.read: dict[str, _Job[SortedColumn | TextIds | None]] = {
-            v: _Job(partial(read_column, self.frame[v]), self.pool) for v in texts
+        self.read: dict[str, Job[SortedColumn | TextIds | None]] = {
+            v: Job(partial(read_column, self.frame[v]), self.pool) for v in texts
         }
         binned = [v for v in numbers if kinds[v].binned]
         self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
-            v: _Job(partial(self._read_avatars, v, v in numbers), self.pool)
+            v: Job(partial(self._read_avatars, v, v in numbers), self.pool)
             for v in [*texts, *binned]
         }
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
             sorted_columns.append(SortedColumn.of(self.frame[v]))
-            self.read[v] = _Job.done(sorted_columns[-1])
+            self.read[v] = Job.done(sorted_columns[-1])
         sizes = group_sizes(self.frame, known, sorted_columns)
         self.outside = np.flatnonzero(sizes > 1)
         self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
@@ -714,7 +682,7 @@ class MemoryTables:
                 self.frame[v], avatars[v], bins.get(v), self.read[v].result(), scan, a_read
             )
 
-        jobs = [_Job(partial(made, v, scan), self.pool) for v, scan in self.scans.items()]
+        jobs = [Job(partial(made, v, scan), self.pool) for v, scan in self.scans.items()]
         columns = [job.result() for job in jobs]
         if any(c is None for c in columns):
             return None
