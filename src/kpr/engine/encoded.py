@@ -209,8 +209,24 @@ def digit_shift(bins: NumericBins) -> tuple[float, int] | None:
 
 
 def shifted_digits(values: np.ndarray, bins: NumericBins, shift: float) -> Ints:
-    """The digits of some values of a numeric column (``shift``: from :func:`digit_shift`)."""
-    return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
+    """The digits of some float64 values of a numeric column (``shift``: from
+    :func:`digit_shift`). When every present value is in one of U's classes (most
+    blocks of rows), the codes of :func:`value_classes` less the shift are the
+    digits, missing values apart: no search for the special codes."""
+    if bins.code_min is None or bins.code_max is None or len(values) == 0:
+        return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        q = values - bins.lo
+        q /= bins.width
+    np.floor(q, out=q)
+    q -= shift  # exact: both are whole numbers below 2**52; U's classes from _SPECIALS
+    low, high = np.fmin.reduce(q), np.fmax.reduce(q)  # NaN (missing) left out
+    if not (low >= _SPECIALS and high <= bins.code_max - shift):
+        return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
+    missing = np.isnan(q)
+    if missing.any():
+        q[missing] = binning.MISSING + _SPECIALS
+    return q.astype(np.int64)
 
 
 def class_digits(
@@ -254,12 +270,26 @@ def extend_keys(
     return packed, radix * digit_radix, renumbered
 
 
-def run_starts(ordered: np.ndarray) -> Ints:
-    """Where each run of equal values of a sorted array starts."""
+def run_changes(ordered: np.ndarray) -> np.ndarray:
+    """Which entries of a sorted array start a run of equal values."""
     change = np.empty(len(ordered), dtype=bool)
     change[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
-    return np.flatnonzero(change)
+    return change
+
+
+def run_starts(ordered: np.ndarray) -> Ints:
+    """Where each run of equal values of a sorted array starts."""
+    return np.flatnonzero(run_changes(ordered))
+
+
+def run_lengths(starts: Ints, size: int) -> Ints:
+    """The length of each run from its start (``size``: the array's length), with
+    no copy of the starts."""
+    lengths = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=lengths[:-1])
+    lengths[-1:] = size - starts[-1:]
+    return lengths
 
 
 def singles(ordered: Ints) -> np.ndarray:
@@ -347,7 +377,7 @@ def linked_count(
     merged.sort(kind="stable")
     profile = merged >> 1
     starts = run_starts(profile)
-    lengths = np.diff(np.r_[starts, len(merged)])
+    lengths = run_lengths(starts, len(merged))
     return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
 
 

@@ -24,7 +24,8 @@ built:
   becomes one exact integer (a mixed-radix number of per-column digits, packed
   a block of rows at a time), counted by ``kpr.engine.encoded.linked_count``
   (a bincount, a bitmap of the possible profiles, or sorts). The avatars' text
-  ids and float values are made while the original is still being read.
+  ids are made while the original is still being read; their number columns
+  are read a block at a time as they are packed (no column-long copies).
 
 A column of another type (a float compared as a category, a decimal, ...) is
 scanned by a polars group-by, and its link falls back to the lazy queries.
@@ -51,6 +52,8 @@ from kpr.engine.encoded import (
     digit_shift,
     extend_keys,
     linked_count,
+    run_changes,
+    run_lengths,
     run_starts,
     shifted_digits,
     weighted_moments,
@@ -282,7 +285,7 @@ class SortedColumn:
     """A number column of the original, sorted once: its values (missing as NaN in
     floats, as their smallest value in integers), which are absent (missing or NaN;
     None: none is), how many are missing and NaN, and its distinct present values
-    (sorted) with their rows."""
+    (sorted) with their rows (read-only: a view when each value is held once)."""
 
     values: np.ndarray
     absent: np.ndarray | None
@@ -318,9 +321,11 @@ class SortedColumn:
         else:  # a copy: sorted in place
             ordered = values[~absent]
             ordered.sort()
-        starts = run_starts(ordered)
-        rows = np.diff(starts, append=len(ordered))
-        return cls(values, absent, missing, nan, ordered[starts], rows)
+        change = run_changes(ordered)
+        if change.all():  # each value held once (a continuous column): no gather
+            return cls(values, absent, missing, nan, ordered, _once(len(ordered)))
+        starts = np.flatnonzero(change)
+        return cls(values, absent, missing, nan, ordered[starts], run_lengths(starts, len(ordered)))
 
     @property
     def singles(self) -> int:
@@ -356,6 +361,12 @@ class SortedColumn:
         floats = self.distinct.astype(np.float64, copy=False)
         ints = self.distinct.astype(np.int64, copy=False) if exact else None
         return weighted_moments(floats, ints, in_u, pool)
+
+
+def _once(size: int) -> Ints:
+    """One row for each of ``size`` values: a read-only view of a single 1 (no
+    column-long array to write)."""
+    return np.broadcast_to(np.int64(1), (size,))
 
 
 def _counted(
@@ -457,27 +468,32 @@ def _grouped_scan(
 class LinkDigits:
     """One known variable's link digits in both tables, each in ``[0, radix)``
     (-1 for an avatar value no original row holds): whole arrays, or (a numeric
-    column) its values (floats, NaN for missing; or the original's integers, with
-    the rows ``absent``) and the ``shift`` that turns a block of them into digits
-    (``kpr.engine.encoded.shifted_digits``), packed a block at a time."""
+    column) its values (floats, NaN for missing; the original's integers, with the
+    rows ``absent``; the avatars' column as read) and the ``shift`` that turns a
+    block of them into digits (``kpr.engine.encoded.shifted_digits``), packed a
+    block at a time."""
 
     radix: int
     original: np.ndarray
-    avatars: np.ndarray
+    avatars: np.ndarray | pl.Series
     bins: NumericBins | None = None
     shift: float | None = None
     absent: np.ndarray | None = None
 
-    def block(self, values: np.ndarray, start: int, stop: int) -> Ints:
+    def block(self, values: np.ndarray | pl.Series, start: int, stop: int) -> Ints:
         """The digits of rows ``start`` to ``stop`` of one table's ``values``."""
+        if isinstance(values, pl.Series):  # the avatars' float64 column, NaN for missing
+            part = values.slice(start, stop - start).to_numpy()
+            absent = None
+        else:
+            part, absent = values[start:stop], self.absent
         if self.shift is None:
-            return values[start:stop]
+            return part
         assert self.bins is not None
-        part = values[start:stop]
-        if part.dtype != np.float64:  # the original's integers (or float32s): a block at a time
+        if part.dtype != np.float64:  # integers (or float32s): a block at a time
             part = part.astype(np.float64)
-            if self.absent is not None:
-                part[self.absent[start:stop]] = np.nan
+            if absent is not None:
+                part[absent[start:stop]] = np.nan
         return shifted_digits(part, self.bins, self.shift)
 
 
@@ -498,15 +514,17 @@ def column_digits(
     if bins is not None:  # numeric or date: its classes
         if not bins.int_codes:
             return None
-        a_floats = _floats(a, None) if a_read is None else a_read
         plan = digit_shift(bins)
         if plan is None:
-            do, da, radix = class_digits(_floats(o, read), a_floats, bins)
+            do, da, radix = class_digits(_floats(o, read), _floats(a, None), bins)
             return LinkDigits(radix, do, da)
         shift, radix = plan
-        if isinstance(read, SortedColumn):  # its values, turned into digits a block at a time
-            return LinkDigits(radix, read.values, a_floats, bins, shift, read.absent)
-        return LinkDigits(radix, _floats(o, read), a_floats, bins, shift)
+        # turned into digits a block at a time: the original's values and the
+        # avatars' column (a number column, or the float days of a date)
+        a_values = a if _numbers(a.dtype) else _floats(a, None)
+        if isinstance(read, SortedColumn):
+            return LinkDigits(radix, read.values, a_values, bins, shift, read.absent)
+        return LinkDigits(radix, _floats(o, read), a_values, bins, shift)
     if o.dtype != a.dtype:  # compared by the lazy link, as the engines compare them
         return None
     if o.dtype == pl.Boolean:
@@ -520,14 +538,10 @@ def column_digits(
 
 
 def read_avatars(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray | None:
-    """What the link needs of the avatars' column, before the bins are known:
-    the ids of its texts in the original's numbering, or its float values; None
-    for other types."""
-    if isinstance(read, TextIds):
-        return read.encode(column)
-    if _numbers(column.dtype):
-        return _floats(column, None)
-    return None
+    """What the link needs of the avatars' column before the bins are known: the
+    ids of its texts in the original's numbering; None for other types (a number
+    column is turned into digits a block at a time, as it is)."""
+    return read.encode(column) if isinstance(read, TextIds) else None
 
 
 def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarray:
@@ -619,6 +633,19 @@ _KEYS32 = 2**32
 _WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
 
 
+def _avatars_query(avatars: pl.LazyFrame, kinds: Mapping[str, Kind]) -> pl.LazyFrame:
+    """The avatars' known columns, each binned number column read as float64 with
+    NaN for missing (as :func:`_floats` makes it, in the read's own threads): the
+    link turns a block of it into digits with no copy."""
+    schema = avatars.collect_schema()
+    return avatars.select(
+        pl.col(v).cast(pl.Float64).fill_null(np.nan)
+        if kind.binned and _numbers(schema[v])
+        else pl.col(v)
+        for v, kind in kinds.items()
+    )
+
+
 class MemoryTables:
     """Both tables in memory and the steps of one evaluation on them, run on a
     small thread pool: the avatars are read and the original's text columns
@@ -631,17 +658,15 @@ class MemoryTables:
     ) -> None:
         known = list(kinds)
         self.pool = ThreadPoolExecutor(_WORKERS)
-        self.avatars = Job(avatars.select(list(known)).collect, self.pool)
+        self.avatars = Job(_avatars_query(avatars, kinds).collect, self.pool)
         self.frame = original.collect()
         numbers = [v for v in known if _numbers(self.frame[v].dtype)]
         texts = [v for v in known if v not in numbers]
         self.read: dict[str, Job[SortedColumn | TextIds | None]] = {
             v: Job(partial(read_column, self.frame[v]), self.pool) for v in texts
         }
-        binned = [v for v in numbers if kinds[v].binned]
         self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
-            v: Job(partial(self._read_avatars, v, v in numbers), self.pool)
-            for v in [*texts, *binned]
+            v: Job(partial(self._read_avatars, v), self.pool) for v in texts
         }
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
@@ -652,8 +677,8 @@ class MemoryTables:
         self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
         self.scans: dict[str, ColumnScan] = {}
 
-    def _read_avatars(self, v: str, number: bool) -> np.ndarray | None:
-        return read_avatars(self.avatars.result()[v], None if number else self.read[v].result())
+    def _read_avatars(self, v: str) -> np.ndarray | None:
+        return read_avatars(self.avatars.result()[v], self.read[v].result())
 
     def scan(
         self, kinds: Mapping[str, Kind], exact: Sequence[str], integers: Sequence[str]
