@@ -54,6 +54,9 @@ def test_group_sizes_are_those_of_a_group_by(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(memory, "_TABLE_BITS", bits)
         assert memory.group_sizes(frame, ["f", "t", "i"], numbers).tolist() == expected
+        texts = memory.TextIds(frame["t"])  # the rows hashed with their texts' ids
+        with_ids = memory.group_sizes(frame, ["f", "t", "i"], numbers, lambda: {"t": texts.ids})
+        assert with_ids.tolist() == expected
 
 
 def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch) -> None:

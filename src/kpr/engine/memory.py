@@ -77,21 +77,30 @@ def _numbers(dtype: pl.DataType) -> bool:
 
 
 def group_sizes(
-    frame: pl.DataFrame, keys: Sequence[str], sorted_columns: Sequence[SortedColumn] = ()
+    frame: pl.DataFrame,
+    keys: Sequence[str],
+    sorted_columns: Sequence[SortedColumn] = (),
+    text_ids: Callable[[], Mapping[str, Ints]] = dict,
 ) -> Ints:
     """Each row's number of rows holding the same known values (its group's size
     in G), from one hash of each row; only rows sharing a hash are grouped.
 
     A row holding a value of a known variable that no other row holds is a
     group of one: when one of ``sorted_columns`` (the known number columns) has
-    such values on most rows, only the other rows are hashed."""
+    such values on most rows, only the other rows are hashed, their text columns
+    as their exact ids (``text_ids``: :attr:`TextIds.ids` by column; a take of
+    texts costs far more)."""
     best = max(sorted_columns, key=lambda c: c.singles, default=None)
     if best is None or 2 * best.singles < frame.height:
         return _hashed_sizes(frame, keys)
     rows = best.shared_rows()
     sizes = np.ones(frame.height, dtype=np.int64)
     if len(rows):
-        sizes[rows] = _hashed_sizes(frame[rows], keys)
+        ids = text_ids()
+        taken = pl.DataFrame(
+            [pl.Series(v, ids[v][rows]) if v in ids else frame[v][rows] for v in keys]
+        )
+        sizes[rows] = _hashed_sizes(taken, keys)
     return sizes
 
 
@@ -256,7 +265,7 @@ def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints
     found = []
     for start in range(0, len(column), _CHECK_BLOCK):
         stop = min(start + _CHECK_BLOCK, len(column))
-        theirs = representatives.gather(pl.Series(index[start:stop]))
+        theirs = representatives[index[start:stop]]  # a native take (gather() runs a query)
         differ = column.slice(start, stop - start) != theirs  # missing: null, not counted
         if differ.any():
             rows = differ.fill_null(False).to_numpy() & (ids[start:stop] > 0)
@@ -672,10 +681,13 @@ class MemoryTables:
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
             sorted_columns.append(SortedColumn.of(self.frame[v]))
             self.read[v] = Job.done(sorted_columns[-1])
-        sizes = group_sizes(self.frame, known, sorted_columns)
+        sizes = group_sizes(self.frame, known, sorted_columns, partial(self._text_ids, texts))
         self.outside = np.flatnonzero(sizes > 1)
         self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
         self.scans: dict[str, ColumnScan] = {}
+
+    def _text_ids(self, texts: Sequence[str]) -> dict[str, Ints]:
+        return {v: read.ids for v in texts if isinstance(read := self.read[v].result(), TextIds)}
 
     def _read_avatars(self, v: str) -> np.ndarray | None:
         return read_avatars(self.avatars.result()[v], self.read[v].result())
