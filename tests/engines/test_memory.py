@@ -265,3 +265,39 @@ def test_link_digits_of_float32_and_integer_values_are_those_of_float64() -> Non
         digits.block(integers, 3, 60).tolist()
         == shifted_digits(floats[3:60], bins, plan[0]).tolist()
     )
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(-30.0, 130.0),
+            st.sampled_from([float("nan"), float("inf"), float("-inf"), -0.0, 1e300]),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+@example([5.0, 105.0])  # just above U's classes
+@example([5.0, -5.0])  # just below
+@example([5.0, float("nan")])
+def test_digits_of_a_block_inside_the_classes_are_those_of_the_class_codes(
+    values: list[float],
+) -> None:
+    """The quick digits (a block whose present values all fall in U's classes:
+    no search for the special codes) equal the class codes less the shift, each
+    special code plus 4, as ``kpr.engine.queries`` computes them; and the avatars'
+    column packed from its polars values gives the same digits."""
+    from kpr.engine.encoded import _SPECIALS, digit_shift, shifted_digits, value_classes
+    from kpr.metric.binning import NumericBins
+
+    bins = NumericBins(10, 0.5, 0.3, 0.0, 99.9, lo=0.0, width=10.0, code_min=0.0, code_max=9.0)
+    plan = digit_shift(bins)
+    assert plan is not None
+    array = np.array(values)
+    codes = value_classes(array, bins)
+    expected = np.where(codes >= 0, codes - plan[0], codes + _SPECIALS).astype(np.int64)
+    assert shifted_digits(array, bins, plan[0]).tolist() == expected.tolist()
+    column = pl.Series(values, dtype=pl.Float64)
+    digits = memory.LinkDigits(plan[1], array, column, bins, plan[0])
+    assert digits.block(column, 0, len(values)).tolist() == expected.tolist()
