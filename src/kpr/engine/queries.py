@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import narwhals as nw
@@ -65,8 +66,9 @@ class EngineRun:
 
     counts: Counts
     bins: dict[str, NumericBins]
-    coded_u: Frame  # U with its codes (and row positions when available)
-    coded_avatars: Frame
+    #: U and the avatars with their codes (and row positions when available), as
+    #: lazy frames made when first asked for (the counts never need them)
+    coded: Callable[[], tuple[Frame, Frame]]
     row: str | None
     #: per known variable: ``missing`` values in the original (and ``distinct``
     #: values of integer columns)
@@ -79,6 +81,18 @@ class EngineRun:
 
     def internal_bins(self) -> dict[str, NumericBins]:
         return {self.aliases[v]: b for v, b in self.bins.items()}
+
+    @cached_property
+    def _coded(self) -> tuple[Frame, Frame]:
+        return self.coded()
+
+    @property
+    def coded_u(self) -> Frame:
+        return self._coded[0]
+
+    @property
+    def coded_avatars(self) -> Frame:
+        return self._coded[1]
 
 
 def internal_names(known: Sequence[str]) -> dict[str, str]:
@@ -707,12 +721,14 @@ def run(
         profile = {v: scan.profile[a] for v, a in aliases.items()}
         unique_rows = {v: scan.unique_rows[a] for v, a in aliases.items()}
     progress("linking U to the avatar profiles present once")
-    coded_u = code_frame(u, kinds, bins, row)
-    coded_a = code_frame(avatars, kinds, bins, row)
     m, linked = hooks.link(u, avatars, kinds, bins)
     hooks.release(groups)
     user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
+
+    def coded() -> tuple[Frame, Frame]:
+        return code_frame(u, kinds, bins, row), code_frame(avatars, kinds, bins, row)
+
     return EngineRun(
-        Counts(n, m, size_u, linked if size_u else 0), user_bins, coded_u, coded_a, row, profile,
-        aliases, unique_rows,
+        Counts(n, m, size_u, linked if size_u else 0), user_bins, coded, row, profile, aliases,
+        unique_rows,
     )  # fmt: skip
