@@ -286,16 +286,29 @@ def test_digits_of_a_block_inside_the_classes_are_those_of_the_class_codes(
 ) -> None:
     """The quick digits (a block whose present values all fall in U's classes:
     no search for the special codes) equal the class codes less the shift, each
-    special code plus 4, as ``kpr.engine.queries`` computes them; and the avatars'
-    column packed from its polars values gives the same digits."""
-    from kpr.engine.encoded import _SPECIALS, digit_shift, shifted_digits, value_classes
+    special code plus 4, the codes taken one value at a time by the rule of the
+    spec; and the avatars' column packed from its polars values gives the same
+    digits."""
+    import math
+
+    from kpr.engine.encoded import _SPECIALS, digit_shift, shifted_digits
+    from kpr.metric import binning
     from kpr.metric.binning import NumericBins
 
     bins = NumericBins(10, 0.5, 0.3, 0.0, 99.9, lo=0.0, width=10.0, code_min=0.0, code_max=9.0)
     plan = digit_shift(bins)
     assert plan is not None
+
+    def code(value: float) -> float:
+        if math.isnan(value):
+            return binning.MISSING
+        if math.isinf(value):
+            return binning.POS_INF if value > 0 else binning.NEG_INF
+        at = math.floor((value - 0.0) / 10.0)
+        return at if 0 <= at <= 9 else binning.OUTSIDE
+
     array = np.array(values)
-    codes = value_classes(array, bins)
+    codes = np.array([code(v) for v in values], dtype=np.float64)
     expected = np.where(codes >= 0, codes - plan[0], codes + _SPECIALS).astype(np.int64)
     assert shifted_digits(array, bins, plan[0]).tolist() == expected.tolist()
     column = pl.Series(values, dtype=pl.Float64)

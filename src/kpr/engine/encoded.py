@@ -174,7 +174,8 @@ def value_classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
 def _classes(values: np.ndarray, bins: NumericBins, shift: float, specials: float) -> np.ndarray:
     """:func:`value_classes` with each class less ``shift`` and each special code
     plus ``specials``, in few passes: the special codes are only looked for among
-    the values outside U's classes."""
+    the values outside U's classes, and not at all when every present value is in
+    one of them (most blocks of rows: only missing values, NaN, are left)."""
     if bins.code_min is None or bins.code_max is None:
         out = np.full(len(values), float(binning.OUTSIDE) + specials)
         rest = np.arange(len(values))
@@ -182,6 +183,10 @@ def _classes(values: np.ndarray, bins: NumericBins, shift: float, specials: floa
         with np.errstate(over="ignore", invalid="ignore"):
             q = (values - bins.lo) / bins.width
         np.floor(q, out=q)
+        if len(q) and bins.code_min <= np.fmin.reduce(q) and np.fmax.reduce(q) <= bins.code_max:
+            q -= shift  # exact: whole numbers below 2**52
+            q[np.isnan(q)] = binning.MISSING + specials
+            return q
         inside = (q >= bins.code_min) & (q <= bins.code_max)
         if shift:
             q -= shift
@@ -210,23 +215,8 @@ def digit_shift(bins: NumericBins) -> tuple[float, int] | None:
 
 def shifted_digits(values: np.ndarray, bins: NumericBins, shift: float) -> Ints:
     """The digits of some float64 values of a numeric column (``shift``: from
-    :func:`digit_shift`). When every present value is in one of U's classes (most
-    blocks of rows), the codes of :func:`value_classes` less the shift are the
-    digits, missing values apart: no search for the special codes."""
-    if bins.code_min is None or bins.code_max is None or len(values) == 0:
-        return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        q = values - bins.lo
-        q /= bins.width
-    np.floor(q, out=q)
-    q -= shift  # exact: both are whole numbers below 2**52; U's classes from _SPECIALS
-    low, high = np.fmin.reduce(q), np.fmax.reduce(q)  # NaN (missing) left out
-    if not (low >= _SPECIALS and high <= bins.code_max - shift):
-        return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
-    missing = np.isnan(q)
-    if missing.any():
-        q[missing] = binning.MISSING + _SPECIALS
-    return q.astype(np.int64)
+    :func:`digit_shift`)."""
+    return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
 
 
 def class_digits(
