@@ -22,6 +22,15 @@ TEXTS = st.one_of(st.none(), st.sampled_from(["", "a", "b", "ab", "é", "a" * 20
 FLOATS = st.one_of(st.none(), st.sampled_from([0.0, -0.0, float("nan"), 1.5, float("inf")]))
 
 
+def sizes(height: int, groups: tuple[np.ndarray, np.ndarray]) -> list[int]:
+    """Each row's group size from :func:`memory.shared_groups` (1 but at its rows)."""
+    rows, shared = groups
+    assert (np.diff(rows) > 0).all() and (shared > 1).all()  # in order, groups of two or more
+    column = np.ones(height, dtype=np.int64)
+    column[rows] = shared
+    return column.tolist()
+
+
 @settings(max_examples=80)
 @given(
     st.lists(
@@ -49,14 +58,15 @@ def test_group_sizes_are_those_of_a_group_by(
     negated = pl.when(pl.col("f") == 0).then(-pl.col("f")).otherwise(pl.col("f"))
     frame = pl.concat([frame, frame.head(twins).with_columns(negated)])
     expected = frame.select(pl.len().over(["f", "t", "i"])).to_series().to_list()
-    assert memory.group_sizes(frame, ["f", "t", "i"]).tolist() == expected
+    assert sizes(frame.height, memory.shared_groups(frame, ["f", "t", "i"])) == expected
     numbers = [memory.SortedColumn.of(frame[c]) for c in ("f", "i")]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(memory, "_TABLE_BITS", bits)
-        assert memory.group_sizes(frame, ["f", "t", "i"], numbers).tolist() == expected
+        found = memory.shared_groups(frame, ["f", "t", "i"], numbers)
+        assert sizes(frame.height, found) == expected
         texts = memory.TextIds(frame["t"])  # the rows hashed with their texts' ids
-        with_ids = memory.group_sizes(frame, ["f", "t", "i"], numbers, lambda: {"t": texts.ids})
-        assert with_ids.tolist() == expected
+        with_ids = memory.shared_groups(frame, ["f", "t", "i"], numbers, lambda: {"t": texts.ids})
+        assert sizes(frame.height, with_ids) == expected
 
 
 def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -68,7 +78,7 @@ def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(memory, "_row_hashes", same_hash)
     frame = pl.DataFrame({"a": [1, 2, 2, 3, None, None], "b": ["x", "y", "y", "x", None, "z"]})
-    assert memory.group_sizes(frame, ["a", "b"]).tolist() == [1, 2, 2, 1, 1, 1]
+    assert sizes(frame.height, memory.shared_groups(frame, ["a", "b"])) == [1, 2, 2, 1, 1, 1]
 
 
 @settings(max_examples=120)
@@ -93,12 +103,17 @@ def test_text_ids_are_exact(
         patch.setattr(memory, "_SEED_ROWS", seed)
         ids = memory.TextIds(pl.Series(original, dtype=pl.String))
         encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
+        rows = ids.rows().tolist()  # counted a block of rows at a time
     of = {}
     for text, i in zip(original, ids.ids.tolist(), strict=True):
         assert (i == 0) == (text is None)
         assert 0 <= i < ids.radix
         assert of.setdefault(text, i) == i  # one id per text
     assert len(set(of.values())) == len(of)  # one text per id
+    held, expected = Counter(original), [0] * ids.radix
+    for text, i in of.items():
+        expected[i] = held[text]
+    assert rows == expected  # each id's rows (id 0: missing)
     for text, i in zip(avatars, encoded, strict=True):
         assert i == (0 if text is None else of.get(text, -1))
 
@@ -156,6 +171,7 @@ def test_the_link_in_memory_is_the_lazy_link(
     st.sampled_from([np.int64, np.uint32]),
     st.sets(st.integers(0, 29)),
     st.sampled_from(["none", "thread", "now", "never"]),
+    st.booleans(),
 )
 def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     u: list[int],
@@ -164,11 +180,12 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     dtype: type[np.integer],
     outside: set[int],
     pool: str,
+    ahead: bool,
 ) -> None:
     """Each way of counting |S| (a bincount, a table, a merge of sorted keys),
     in 8- and 4-byte keys, against a plain count; some rows left out (not in U),
-    and half the lookups by a pool (a thread, one that runs them at once, one that
-    never starts them)."""
+    half the lookups by a pool (a thread, one that runs them at once, one that
+    never starts them), and the table's bitmap made ahead or not."""
     from concurrent.futures import ThreadPoolExecutor
 
     from tests.engines.test_scan import _Never, _Now
@@ -184,7 +201,40 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
         patch.setattr(encoded, "_TABLE_KEYS", limits[1])
         patch.setattr(encoded, "_TABLE_PER_ROW", 0)
         keys = np.array(u, dtype=dtype), np.array(a, dtype=dtype)
-        assert encoded.linked_count(*keys, 41, executor[pool], left_out) == expected
+        rows = len(u) - len(left_out) + len(a)
+        assert encoded.uses_bitmap(41, rows) == (path == "table")
+        blank = encoded.blank_bitmap(41) if ahead else None
+        assert encoded.linked_count(*keys, 41, executor[pool], left_out, blank) == expected
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4)), max_size=30),
+    st.lists(st.tuples(st.integers(-1, 2), st.integers(-1, 4)), max_size=30),
+    st.sampled_from([1, 3, 1 << 16]),
+    st.sampled_from(["none", "thread", "now", "never"]),
+)
+def test_keys_packed_by_blocks_shared_with_a_pool_are_the_mixed_radix_numbers(
+    original: list[tuple[int, int]], avatars: list[tuple[int, int]], block: int, pool: str
+) -> None:
+    """Both tables' keys are ``digit0 * 5 + digit1`` (an avatar row with a digit of
+    -1 has none), whatever the blocks and whichever thread packs them (a pool's
+    thread, one that packs every block at once, one that never starts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.engines.test_scan import _Never, _Now
+
+    o = np.array(original, dtype=np.int64).reshape(-1, 2)
+    a = np.array(avatars, dtype=np.int64).reshape(-1, 2)
+    columns = [memory.LinkDigits(3, o[:, 0], a[:, 0]), memory.LinkDigits(5, o[:, 1], a[:, 1])]
+    executor = {"none": None, "thread": ThreadPoolExecutor(1), "now": _Now(), "never": _Never()}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(memory, "_PACK_BLOCK", block)
+        o_key, a_key, valid = memory.packed_keys(columns, np.uint32, executor[pool])
+    assert o_key.tolist() == (o[:, 0] * 5 + o[:, 1]).tolist()
+    assert valid.tolist() == ((a[:, 0] >= 0) & (a[:, 1] >= 0)).tolist()
+    assert a_key.dtype == np.uint32
+    assert a_key[valid].tolist() == (a[valid, 0] * 5 + a[valid, 1]).tolist()
 
 
 def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:

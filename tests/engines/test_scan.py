@@ -161,3 +161,28 @@ def test_moments_summed_by_blocks_are_the_same(values: list[float], block: int) 
         assert both(_Never()) == whole
     finally:
         encoded._BLOCK, encoded._SHARED_BLOCKS = saved
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(FLOATS.filter(lambda x: x is not None),
+                          st.one_of(st.integers(0, 3), st.integers(2**30, 2**40))),
+                min_size=1, max_size=40))  # fmt: skip
+def test_moments_are_the_exact_sums(rows: list[tuple[float, int]]) -> None:
+    """The sums of a float column's values and squares, each weighted by its rows
+    in U, are the exact ones (fractions), whether a block's limbs are summed as
+    floats (small counts: every sum below 2**53) or as integers (counts near
+    2**40 pass it); infinities and NaN are left out."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from kpr.engine import encoded
+
+    x = np.array([v for v, _ in rows], dtype=np.float64)
+    counts = np.array([c for _, c in rows], dtype=np.int64)
+    moments = encoded.weighted_moments(x, None, counts)
+    held = [(Fraction(v), c) for v, c in rows if math.isfinite(v) and c]
+    assert moments.count == sum(c for _, c in held)
+    grid = Fraction(2) ** moments.scale_exp
+    assert moments.sum_d * grid == sum(v * c for v, c in held)
+    assert moments.sum_d2 * grid * grid == sum(v * v * c for v, c in held)

@@ -26,6 +26,7 @@ the GIL for the large operations.
 from __future__ import annotations
 
 import math
+import mmap
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -302,13 +303,31 @@ def _few_keys(radix: int, rows: int) -> bool:
     return radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * rows)
 
 
-def _bitmap(ordered: Ints, size: int) -> Callable[[Ints], np.ndarray]:
+def blank_bitmap(size: int) -> np.ndarray:
+    """A bitmap of ``size`` bits, all 0, its memory already touched: made ahead by
+    another thread, which then takes the kernel's page faults (a few
+    microseconds per 4 KiB page on some virtual machines)."""
+    bitmap = np.zeros((size + 7) // 8, dtype=np.uint8)
+    bitmap[:: mmap.PAGESIZE] = 0
+    return bitmap
+
+
+def uses_bitmap(radix: int, rows: int) -> bool:
+    """Whether :func:`linked_count` looks ``rows`` keys (U's and the avatars') below
+    ``radix`` up in a bitmap."""
+    return not _few_keys(radix, rows) and radix <= max(_TABLE_KEYS, _TABLE_PER_ROW * rows)
+
+
+def _bitmap(
+    ordered: Ints, size: int, blank: np.ndarray | None = None
+) -> Callable[[Ints], np.ndarray]:
     """A bitmap of ``size`` bits with the bits of ``ordered`` (sorted, distinct)
-    set; returned as the lookup of some keys' bits (1 or 0 each). The bits of
-    one byte are put together by one ``bitwise_or.reduceat``."""
+    set (in ``blank``, a :func:`blank_bitmap` of that size, if given); returned
+    as the lookup of some keys' bits (1 or 0 each). The bits of one byte are put
+    together by one ``bitwise_or.reduceat``."""
     keys = ordered.astype(np.int64, copy=False)
     byte = keys >> 3
-    bitmap = np.zeros((size + 7) // 8, dtype=np.uint8)
+    bitmap = np.zeros((size + 7) // 8, dtype=np.uint8) if blank is None else blank
     if len(keys):
         starts = run_starts(byte)
         bits = np.left_shift(np.uint8(1), (keys & 7).astype(np.uint8))
@@ -329,10 +348,12 @@ def linked_count(
     radix: int,
     pool: Executor | None = None,
     outside: Ints | None = None,
+    blank: np.ndarray | None = None,
 ) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
     in ``[0, radix)``); ``outside``: rows of ``u_key`` that are not in U, left out
-    (no copy of the others).
+    (no copy of the others); ``blank``: the bitmap's memory made ahead
+    (:func:`blank_bitmap`, when :func:`uses_bitmap`).
 
     Few possible profiles: one ``bincount``. Otherwise B1 is the sorted avatar
     profiles present once; up to a few bytes of bitmap per row, B1 sets the bits
@@ -349,7 +370,7 @@ def linked_count(
     if _few_keys(radix, members + len(a_key)):
         once = np.bincount(a_key, minlength=radix) == 1
         return _found(lambda keys: once[keys], u_key, left_out, None)
-    table = radix <= max(_TABLE_KEYS, _TABLE_PER_ROW * (members + len(a_key)))
+    table = uses_bitmap(radix, members + len(a_key))
     if not table:
         u_key = np.delete(u_key, left_out) if len(left_out) else u_key
     u_sorted = None if table else Job(partial(np.sort, u_key), pool)
@@ -357,7 +378,7 @@ def linked_count(
     once = ordered[singles(ordered)]
     del ordered
     if table:  # a bit for every possible profile: U's keys looked up, not sorted
-        return _found(_bitmap(once, radix), u_key, left_out, pool)
+        return _found(_bitmap(once, radix, blank), u_key, left_out, pool)
     assert u_sorted is not None
     u_ordered = u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
@@ -387,15 +408,51 @@ def _found(
 
 
 def _weighted(
-    limbs: list[Ints], counts: Ints, signed: Ints | None, pairs: list[tuple[int, int]]
+    limbs: list[np.ndarray],
+    counts: Ints,
+    signed: Ints | None,
+    pairs: list[tuple[int, int]],
+    top: int | None = None,
 ) -> tuple[list[int], list[int]]:
     """Sums over U of each limb and each product of two limbs, each distinct value
     weighted by its number of rows in U (int64, within the limb budget);
-    ``signed``: the weights of the linear sums when the limbs are of magnitudes."""
+    ``signed``: the weights of the linear sums when the limbs are of magnitudes.
+
+    Float limbs (whole numbers below ``top``) are summed by float dot products
+    when no sum can reach 2**53: every term and every partial sum is then a whole
+    number that float64 holds exactly, in any order of addition (several times
+    faster than int64, which numpy sums without SIMD); otherwise as int64."""
     signed = counts if signed is None else signed
-    linear = [int(np.dot(signed, limb)) for limb in limbs]
-    products = [int(np.dot(counts, limbs[a] * limbs[b])) for a, b in pairs]
+    dot: Callable[[np.ndarray, np.ndarray], int] = _int_dot
+    if top is not None:
+        if int(counts.sum()) * top * top < _EXACT_FLOATS:
+            counts, signed, dot = counts.astype(np.float64), signed.astype(np.float64), _float_dot
+        else:
+            limbs = [limb.astype(np.int64) for limb in limbs]
+    linear = [dot(signed, limb) for limb in limbs]
+    weighted = [counts * limb for limb in limbs]  # a product per limb, not per pair
+    products = [dot(limbs[a], weighted[b]) for a, b in pairs]
     return linear, products
+
+
+def _int_dot(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.dot(a, b))
+
+
+def _float_dot(a: np.ndarray, b: np.ndarray) -> int:
+    """The dot product of float64 whole numbers whose sums stay below 2**53 (exact),
+    by slices of ``_DOT_SLICE`` values: OpenBLAS shares a longer one with threads of
+    its own, which then spin on the processor the engine's threads need."""
+    return sum(
+        int(np.dot(a[i : i + _DOT_SLICE], b[i : i + _DOT_SLICE]))
+        for i in range(0, len(a), _DOT_SLICE)
+    )
+
+
+#: Whole numbers up to here are exact in float64.
+_EXACT_FLOATS = 2**53
+#: OpenBLAS computes a dot product of up to 10,000 values on the calling thread.
+_DOT_SLICE = 8192
 
 
 def _integer_limbs(values: Ints, plan: Deviations) -> list[Ints]:
@@ -407,23 +464,24 @@ def _integer_limbs(values: Ints, plan: Deviations) -> list[Ints]:
     return [*limbs, rest >> (plan.bits * (plan.limbs - 1))]
 
 
-def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[Ints]:
+def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[np.ndarray]:
     """The limbs of a window's magnitudes, lowest first, as ``kpr.engine.queries``
-    computes them."""
+    computes them: whole numbers below ``2**bits``, held as float64 (exact)."""
     size = np.abs(values)
     inside = np.isfinite(values)
     if window.low is not None:
         inside &= size >= 2.0**window.low
     if window.high is not None:
         inside &= size < 2.0**window.high
-    r = np.where(inside, np.abs(values), 0.0)
+    r = np.where(inside, size, 0.0)
     for factor in window.scale(bits):
-        r = r * factor
+        r *= factor
     limbs = []
     for _ in range(window.limbs):
         limb = np.floor(r)
-        limbs.append(limb.astype(np.int64))
-        r = (r - limb) * float(2**bits)
+        limbs.append(limb)
+        r -= limb  # the fraction, exact
+        r *= float(2**bits)
     return limbs[::-1]
 
 
@@ -431,25 +489,30 @@ def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[Ints]:
 #: arrays that stay in the processor cache (measured fastest near 2**15).
 _BLOCK = 1 << 15
 
+#: One block's limbs, counts, signed counts and bound of its float limbs (the
+#: arguments of :func:`_weighted`).
+_Block = tuple[list[np.ndarray], Ints, Ints | None, int | None]
+
 
 def _blockwise(
-    block: Callable[[slice], tuple[list[Ints], Ints, Ints | None]],
+    block: Callable[[slice], _Block],
     size: int,
     pairs: list[tuple[int, int]],
     pool: Executor | None = None,
 ) -> tuple[list[int], list[int]]:
     """:func:`_weighted` over blocks of ``size`` values (``block(part)``: their
-    limbs, counts and signed counts), summed exactly: a few arrays of one block in
-    memory, whatever the column. With ``pool``, a thread of it takes blocks too,
-    once it is free: both take the next block from one iterator, and the calling
-    thread never waits for a thread that has not started (exact integers: the
-    same sums in any order)."""
+    limbs, counts, signed counts and float limbs' bound), summed exactly: a few
+    arrays of one block in memory, whatever the column. With ``pool``, a thread
+    of it takes blocks too, once it is free: both take the next block from one
+    iterator, and the calling thread never waits for a thread that has not
+    started (exact integers: the same sums in any order)."""
 
     def summed(starts: Iterator[int]) -> tuple[list[int], list[int]]:
         linear: list[int] = []
         products: list[int] = []
         for start in starts:
-            lin, prod = _weighted(*block(slice(start, start + _BLOCK)), pairs)
+            limbs, counts, signed, top = block(slice(start, start + _BLOCK))
+            lin, prod = _weighted(limbs, counts, signed, pairs, top)
             linear, products = _added(linear, lin), _added(products, prod)
         return linear, products
 
@@ -504,7 +567,8 @@ def weighted_moments(
         plan = binning.deviations(count, (clamp64(lo), clamp64(hi)))
         linear, products = _blockwise(
             lambda part: (
-                _integer_limbs(kept(ints, part, plan.shift), plan), kept(counts, part, 0), None
+                _integer_limbs(kept(ints, part, plan.shift), plan), kept(counts, part, 0), None,
+                None,
             ),
             len(values), plan.pairs(), pool,
         )  # fmt: skip
@@ -517,9 +581,10 @@ def weighted_moments(
     parts = []
     for window in sums.windows:
 
-        def block(part: slice, window: Window = window) -> tuple[list[Ints], Ints, Ints]:
+        def block(part: slice, window: Window = window) -> _Block:
             some, held = kept(values, part, 0.0), kept(counts, part, 0)
-            return _float_limbs(some, window, sums.bits), held, np.where(some < 0, -held, held)
+            limbs = _float_limbs(some, window, sums.bits)
+            return limbs, held, np.where(some < 0, -held, held), 1 << sums.bits
 
         parts.append(_blockwise(block, len(values), sums.pairs(window), pool))
     sum_d, sum_d2 = sums.combine([p[0] for p in parts], [p[1] for p in parts])

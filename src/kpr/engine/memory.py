@@ -11,11 +11,11 @@ built:
   counted by one ``bincount``), each run of equal values one distinct value
   with its rows in the original; a text column one small integer id per value
   (:class:`TextIds`), checked against the texts a block of rows at a time.
-- each original row gets the size of its group (:func:`group_sizes`): a row
-  holding a number no other row holds is a group of one, and the others get it
-  from one hash of their known values: a hash held by one row is a group of
-  one (whatever the collisions); only the few rows sharing a hash are grouped
-  exactly. U is the rows of size 1.
+- the rows of G's groups of more than one, with their sizes
+  (:func:`shared_groups`): a row holding a number no other row holds is a
+  group of one, and the others are found from one hash of their known values:
+  a hash held by one row is a group of one (whatever the collisions); only the
+  few rows sharing a hash are grouped exactly. U is every other row.
 - per known variable, its scan (:func:`column_scan`): the rows outside U taken
   off their values' rows give the moments (exact sums over the distinct values,
   ``kpr.engine.encoded.weighted_moments``), the missing and distinct counts and
@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from typing import cast
 
 import numpy as np
@@ -48,6 +48,7 @@ from kpr.engine import queries
 from kpr.engine.encoded import (
     KEY_LIMIT,
     Ints,
+    blank_bitmap,
     class_digits,
     digit_shift,
     extend_keys,
@@ -56,6 +57,7 @@ from kpr.engine.encoded import (
     run_lengths,
     run_starts,
     shifted_digits,
+    uses_bitmap,
     weighted_moments,
 )
 from kpr.engine.jobs import Job
@@ -76,14 +78,16 @@ def _numbers(dtype: pl.DataType) -> bool:
     return dtype.is_integer() or dtype in (pl.Float32, pl.Float64)
 
 
-def group_sizes(
+def shared_groups(
     frame: pl.DataFrame,
     keys: Sequence[str],
     sorted_columns: Sequence[SortedColumn] = (),
     text_ids: Callable[[], Mapping[str, Ints]] = dict,
-) -> Ints:
-    """Each row's number of rows holding the same known values (its group's size
-    in G), from one hash of each row; only rows sharing a hash are grouped.
+) -> tuple[Ints, Ints]:
+    """The rows whose known values another row holds too (the rows of G's groups
+    of more than one, in order) and their groups' sizes; every other row is a
+    group of one (U). Found from one hash of each row; only rows sharing a hash
+    are grouped.
 
     A row holding a value of a known variable that no other row holds is a
     group of one: when one of ``sorted_columns`` (the known number columns) has
@@ -92,32 +96,39 @@ def group_sizes(
     texts costs far more)."""
     best = max(sorted_columns, key=lambda c: c.singles, default=None)
     if best is None or 2 * best.singles < frame.height:
-        return _hashed_sizes(frame, keys)
+        return _hashed_groups(frame, keys)
     rows = best.shared_rows()
-    sizes = np.ones(frame.height, dtype=np.int64)
-    if len(rows):
-        ids = text_ids()
-        taken = pl.DataFrame(
-            [pl.Series(v, ids[v][rows]) if v in ids else frame[v][rows] for v in keys]
-        )
-        sizes[rows] = _hashed_sizes(taken, keys)
-    return sizes
+    if len(rows) == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    ids = text_ids()
+    taken = frame.select(v for v in keys if v not in ids)[rows]  # one take of the rest
+    taken = taken.with_columns(pl.Series(v, ids[v][rows]) for v in keys if v in ids)
+    at, sizes = _hashed_groups(taken, keys)
+    return rows[at], sizes
 
 
-def _hashed_sizes(frame: pl.DataFrame, keys: Sequence[str]) -> Ints:
-    """:func:`group_sizes` of every row from its hash."""
+def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[Ints, Ints]:
+    """:func:`shared_groups` of every row, from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
     ordered = np.sort(hashes)
     same = ordered[1:] == ordered[:-1]
-    sizes = np.ones(frame.height, dtype=np.int64)
     if not same.any():
-        return sizes
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
     shared = ordered[1:][same]
     shared = shared[run_starts(shared)]
     rows = _rows_holding(hashes, shared, _low_bits)
     grouped = frame[rows].select(pl.len().over(list(keys)).cast(pl.Int64))
-    sizes[rows] = grouped.to_series().to_numpy()
-    return sizes
+    sizes = grouped.to_series().to_numpy()
+    more = sizes > 1  # rows that share only a hash are groups of one
+    return rows[more], sizes[more]
+
+
+def _with_sizes(frame: pl.DataFrame, rows: Ints, sizes: Ints) -> pl.DataFrame:
+    """``frame`` with each row's group size (1, but ``sizes`` at ``rows``): made
+    only when a command lists rows (``kpr evaluate`` never does)."""
+    column = np.ones(frame.height, dtype=np.int64)
+    column[rows] = sizes
+    return frame.with_columns(pl.Series(queries._N, column))
 
 
 def _slots(values: np.ndarray) -> Ints:
@@ -202,6 +213,17 @@ class TextIds:
             ids[null] = 0
         return ids, len(self.enum.categories) + 1
 
+    def rows(self) -> Ints:
+        """How many rows hold each id (0: missing). Small ids are counted a block
+        at a time: ``bincount`` casts its input to 8-byte integers, which would
+        be a column-long copy of the 2-byte ids."""
+        if self.ids.dtype.itemsize == 8:
+            return np.bincount(self.ids, minlength=self.radix)
+        rows = np.zeros(self.radix, dtype=np.int64)
+        for start in range(0, len(self.ids), _CHECK_BLOCK):
+            rows += np.bincount(self.ids[start : start + _CHECK_BLOCK], minlength=self.radix)
+        return rows
+
     def encode(self, other: pl.Series) -> Ints:
         """``other``'s values as ids of this column's (0 missing, -1 not held)."""
         other = _as_text(other)
@@ -261,11 +283,12 @@ def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints
     block of rows at a time (small arrays, no table-long copy of the texts)."""
     if len(representatives) == 0:
         return np.zeros(0, dtype=np.intp)
-    index = np.maximum(ids - 1, 0).astype(np.uint32)
     found = []
     for start in range(0, len(column), _CHECK_BLOCK):
         stop = min(start + _CHECK_BLOCK, len(column))
-        theirs = representatives[index[start:stop]]  # a native take (gather() runs a query)
+        index = np.maximum(ids[start:stop], 1).astype(np.uint32)
+        index -= 1  # a row's representative: none for missing (id 0), compared and left out
+        theirs = representatives[index]  # a native take (gather() runs a query)
         differ = column.slice(start, stop - start) != theirs  # missing: null, not counted
         if differ.any():
             rows = differ.fill_null(False).to_numpy() & (ids[start:stop] > 0)
@@ -336,9 +359,11 @@ class SortedColumn:
         starts = np.flatnonzero(change)
         return cls(values, absent, missing, nan, ordered[starts], run_lengths(starts, len(ordered)))
 
-    @property
+    @cached_property
     def singles(self) -> int:
         """The rows holding a present value no other row holds."""
+        if len(self.rows) and self.rows.strides == (0,):  # :func:`_once`: every value once
+            return len(self.rows) if self.rows[0] == 1 else 0
         return int(np.count_nonzero(self.rows == 1))
 
     def unique(self) -> int:
@@ -429,7 +454,7 @@ def column_scan(
     summed exactly; ``integer``: its distinct values counted; ``pool``: a thread
     that shares its sums)."""
     if isinstance(read, TextIds):
-        rows = np.bincount(read.ids, minlength=1)
+        rows = read.rows()
         return ColumnScan(None, {"missing": int(rows[0])}, int(np.count_nonzero(rows == 1)))
     if read is None:
         return _grouped_scan(column, outside, binned, exact, integer)
@@ -565,28 +590,40 @@ def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarra
 
 
 def packed_keys(
-    columns: Sequence[LinkDigits], avatars: bool, dtype: type[np.integer] = np.int64
-) -> tuple[Ints, np.ndarray | None]:
-    """One table's profiles, each packed into one integer of ``dtype`` (mixed
-    radix, the product of the radices below its limit), a block of rows at a
-    time (each block's arrays stay in the processor cache); for the avatars,
-    which rows have a profile (no digit of -1: the key of such a row is not
-    used)."""
-    sides = [c.avatars if avatars else c.original for c in columns]
-    rows = len(sides[0])
-    keys = np.empty(rows, dtype=dtype)
-    valid = np.ones(rows, dtype=bool) if avatars else None
-    for start in range(0, rows, _PACK_BLOCK):
-        stop = min(start + _PACK_BLOCK, rows)
-        key = keys[start:stop]
-        key[:] = 0
-        for column, values in zip(columns, sides, strict=True):
-            digit = column.block(values, start, stop)
-            if valid is not None:
-                valid[start:stop] &= digit >= 0
-            np.multiply(key, column.radix, out=key, casting="unsafe")
-            np.add(key, digit, out=key, casting="unsafe")
-    return keys, valid
+    columns: Sequence[LinkDigits], a_dtype: type[np.integer], pool: Executor | None = None
+) -> tuple[Ints, Ints, np.ndarray]:
+    """Both tables' profiles, each packed into one integer (mixed radix, the
+    product of the radices below its limit; the avatars' as ``a_dtype``), a block
+    of rows at a time (each block's arrays stay in the processor cache); and
+    which avatar rows have a profile (no digit of -1: the key of such a row is
+    not used). With ``pool``, a thread of it packs blocks too, once it is free:
+    both take the next block from one iterator, and the calling thread never
+    waits for a thread that has not started."""
+    n, m = len(columns[0].original), len(columns[0].avatars)
+    o_key, a_key = np.empty(n, dtype=np.int64), np.empty(m, dtype=a_dtype)
+    valid = np.ones(m, dtype=bool)
+    blocks = [(True, start) for start in range(0, m, _PACK_BLOCK)]
+    blocks += [(False, start) for start in range(0, n, _PACK_BLOCK)]
+    tasks = iter(blocks)  # next() on it is atomic: shared safely
+
+    def pack(some: Iterator[tuple[bool, int]]) -> None:
+        for avatars, start in some:
+            keys, rows = (a_key, m) if avatars else (o_key, n)
+            stop = min(start + _PACK_BLOCK, rows)
+            key = keys[start:stop]
+            key[:] = 0
+            for column in columns:
+                digit = column.block(column.avatars if avatars else column.original, start, stop)
+                if avatars:
+                    valid[start:stop] &= digit >= 0
+                np.multiply(key, column.radix, out=key, casting="unsafe")
+                np.add(key, digit, out=key, casting="unsafe")
+
+    helper = pool.submit(pack, tasks) if pool is not None else None
+    pack(tasks)
+    if helper is not None and not helper.cancel():  # started: wait for its last block
+        helper.result()
+    return o_key, a_key, valid
 
 
 #: Rows packed at a time by :func:`packed_keys`.
@@ -681,9 +718,12 @@ class MemoryTables:
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
             sorted_columns.append(SortedColumn.of(self.frame[v]))
             self.read[v] = Job.done(sorted_columns[-1])
-        sizes = group_sizes(self.frame, known, sorted_columns, partial(self._text_ids, texts))
-        self.outside = np.flatnonzero(sizes > 1)
-        self.groups = self.frame.with_columns(pl.Series(queries._N, sizes))
+        text_ids = partial(self._text_ids, texts)
+        self.outside, sizes = shared_groups(self.frame, known, sorted_columns, text_ids)
+        self.groups = pl.defer(  # G's sizes as a column, only if a command asks for U's rows
+            partial(_with_sizes, self.frame, self.outside, sizes),
+            schema={**self.frame.schema, queries._N: pl.Int64},
+        )
         self.scans: dict[str, ColumnScan] = {}
 
     def _text_ids(self, texts: Sequence[str]) -> dict[str, Ints]:
@@ -725,15 +765,20 @@ class MemoryTables:
             return None
         digits = [c for c in columns if c is not None]
         radix = math.prod(c.radix for c in digits)
+        blank = None
         if radix < KEY_LIMIT:
+            # the pool's thread first makes the bitmap's memory, then packs with this one
+            rows = self.frame.height - len(self.outside) + avatars.height
+            if uses_bitmap(radix, rows):
+                blank = Job(partial(blank_bitmap, radix), self.pool)
             # the avatars' keys are sorted: 4 bytes when they fit; U's are looked up
-            original = self.pool.submit(packed_keys, digits, False)
-            a_key, valid = packed_keys(digits, True, np.uint32 if radix <= _KEYS32 else np.int64)
-            o_key = original.result()[0]
+            a_dtype = np.uint32 if radix <= _KEYS32 else np.int64
+            o_key, a_key, valid = packed_keys(digits, a_dtype, self.pool)
         else:  # renumbered as it is packed, a column at a time
             o_key, a_key, radix, valid = _renumbered_keys(digits)
-        a_key = a_key if valid is None or valid.all() else a_key[valid]
-        return avatars.height, linked_count(o_key, a_key, radix, self.pool, self.outside)
+        a_key = a_key if valid.all() else a_key[valid]
+        bitmap = None if blank is None else blank.result()  # unused if fewer rows need none
+        return avatars.height, linked_count(o_key, a_key, radix, self.pool, self.outside, bitmap)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

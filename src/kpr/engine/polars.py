@@ -69,7 +69,7 @@ class PolarsHooks(Hooks):
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         if self.memory is not None:  # every row with its group's size (U: the rows of size 1)
-            return nw.from_native(self.memory.groups.lazy())
+            return nw.from_native(self.memory.groups)
         if self.hashed:
             return nw.from_native(hashed_groups(_polars(original), known, row))
         return queries.original_groups(original, known, row)
