@@ -334,12 +334,16 @@ class SortedColumn:
         digits), and counted by one ``bincount`` when they span a small range."""
         missing, nan = column.null_count(), 0
         if column.dtype in (pl.Float32, pl.Float64):
-            values = column.to_numpy()
+            # NaN for missing, filled by polars (a quicker copy than to_numpy's own)
+            values = column.fill_null(np.nan).to_numpy() if missing else column.to_numpy()
             is_nan = np.isnan(values)
-            nan = int(np.count_nonzero(is_nan)) - missing
-            absent = is_nan if missing or nan else None
+            absent_rows = int(np.count_nonzero(is_nan))
+            nan = absent_rows - missing
+            absent = is_nan if absent_rows else None
+            ordered = np.sort(values)[: len(values) - absent_rows]  # NaN sorts last
         elif missing and missing == len(column):  # nothing to count
             values, absent = column.fill_null(0).to_numpy(), np.ones(len(column), dtype=bool)
+            ordered = values[:0]
         else:
             low, high = column.min(), column.max()
             values = column.fill_null(low).to_numpy() if missing else column.to_numpy()
@@ -348,11 +352,11 @@ class SortedColumn:
                 counted = _counted(values, int(cast(int, low)), int(cast(int, high)), missing)
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
-        if absent is None:
-            ordered = np.sort(values)
-        else:  # a copy: sorted in place
-            ordered = values[~absent]
-            ordered.sort()
+            if absent is None:
+                ordered = np.sort(values)
+            else:  # a copy: sorted in place
+                ordered = values[~absent]
+                ordered.sort()
         change = run_changes(ordered)
         if change.all():  # each value held once (a continuous column): no gather
             return cls(values, absent, missing, nan, ordered, _once(len(ordered)))
