@@ -420,8 +420,8 @@ def _weighted(
 
     Float limbs (whole numbers below ``top``) are summed by float dot products
     when no sum can reach 2**53: every term and every partial sum is then a whole
-    number that float64 holds exactly, in any order of addition (several times
-    faster than int64, which numpy sums without SIMD); otherwise as int64."""
+    number that float64 holds exactly, in any order of addition (quicker than
+    int64, which numpy sums without SIMD); otherwise as int64."""
     signed = counts if signed is None else signed
     dot: Callable[[np.ndarray, np.ndarray], int] = _int_dot
     if top is not None:
