@@ -135,29 +135,33 @@ def test_text_ids_of_categorical_columns_compare_texts() -> None:
     tables(),
     st.sampled_from([(20, 1 << 16, 2**62, 2**32, 1), (1, 2, 1, 2**32, 3), (20, 3, 2**62, 1, 2)]),
     st.sampled_from([None, 1e-9]),
+    st.sampled_from(["bincount", "table", "merge"]),
 )
 def test_the_link_in_memory_is_the_lazy_link(
     original: pl.DataFrame,
     avatars: pl.DataFrame,
     memory_settings: tuple[int, int, int, int, int],
     width: float | None,
+    path: str,
 ) -> None:
     """Two different tables: the counts in memory are those of the lazy queries,
     whatever the text windows, the blocks, the renumbering of keys, the keys'
-    width and the threads, and with classes too many to shift (a tiny width:
-    they are numbered instead)."""
+    width, the threads and the way the avatars' keys held once are found (a
+    bincount, a bitmap, a merge), and with classes too many to shift (a tiny
+    width: they are numbered instead)."""
     widths = {} if width is None else {"f": width, "i": width}
     attack = make_attack(list(KINDS), 0.05, widths=widths)
     lazy = [nw.from_native(t.lazy()) for t in (original, avatars)]
     names = ("_TABLE_BITS", "_PACK_BLOCK", "KEY_LIMIT", "_KEYS32", "_WORKERS")
-    saved = [getattr(memory, name) for name in names]
-    for name, value in zip(names, memory_settings, strict=True):
-        setattr(memory, name, value)
-    try:
+    limits = {"bincount": (1 << 20, 1 << 20), "table": (0, 1 << 24), "merge": (0, 0)}[path]
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in zip(names, memory_settings, strict=True):
+            patch.setattr(memory, name, value)
+        patch.setattr(encoded, "_BINCOUNT_KEYS", limits[0])
+        patch.setattr(encoded, "_BINCOUNT_PER_ROW", 0)
+        patch.setattr(encoded, "_TABLE_KEYS", limits[1])
+        patch.setattr(encoded, "_TABLE_PER_ROW", 0)
         got = queries.run(*lazy, attack, KINDS, row=None, hooks=PolarsHooks())
-    finally:
-        for name, value in zip(names, saved, strict=True):
-            setattr(memory, name, value)
     expected = queries.run(*lazy, attack, KINDS, row=None, hooks=queries.Hooks())
     assert got.counts == expected.counts
     assert got.bins == expected.bins
@@ -213,13 +217,19 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     st.lists(st.tuples(st.integers(-1, 2), st.integers(-1, 4)), max_size=30),
     st.sampled_from([1, 3, 1 << 16]),
     st.sampled_from(["none", "thread", "now", "never"]),
+    st.sampled_from(["avatars", "original"]),
 )
 def test_keys_packed_by_blocks_shared_with_a_pool_are_the_mixed_radix_numbers(
-    original: list[tuple[int, int]], avatars: list[tuple[int, int]], block: int, pool: str
+    original: list[tuple[int, int]],
+    avatars: list[tuple[int, int]],
+    block: int,
+    pool: str,
+    first: str,
 ) -> None:
     """Both tables' keys are ``digit0 * 5 + digit1`` (an avatar row with a digit of
-    -1 has none), whatever the blocks and whichever thread packs them (a pool's
-    thread, one that packs every block at once, one that never starts)."""
+    -1 has none), whatever the blocks, whichever thread packs them (a pool's
+    thread, one that packs every block at once, one that never starts) and
+    whichever table's keys are asked for first."""
     from concurrent.futures import ThreadPoolExecutor
 
     from tests.engines.test_scan import _Never, _Now
@@ -230,7 +240,13 @@ def test_keys_packed_by_blocks_shared_with_a_pool_are_the_mixed_radix_numbers(
     executor = {"none": None, "thread": ThreadPoolExecutor(1), "now": _Now(), "never": _Never()}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(memory, "_PACK_BLOCK", block)
-        o_key, a_key, valid = memory.packed_keys(columns, np.uint32, executor[pool])
+        packing = memory.PackedKeys(columns, np.uint32, executor[pool])
+        if first == "avatars":
+            a_key, valid = packing.avatars()
+            o_key = packing.original()
+        else:
+            o_key = packing.original()
+            a_key, valid = packing.avatars()
     assert o_key.tolist() == (o[:, 0] * 5 + o[:, 1]).tolist()
     assert valid.tolist() == ((a[:, 0] >= 0) & (a[:, 1] >= 0)).tolist()
     assert a_key.dtype == np.uint32

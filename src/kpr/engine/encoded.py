@@ -342,6 +342,24 @@ def _bitmap(
     return lookup
 
 
+def once_lookup(
+    a_key: Ints, radix: int, rows: int, blank: np.ndarray | None = None
+) -> Callable[[Ints], np.ndarray] | None:
+    """Which keys (in ``[0, radix)``) the avatars' keys hold exactly once, as a
+    lookup of some keys (1 or 0 each); ``rows``, U's members and the avatars'
+    rows, choose the way: few possible profiles, one ``bincount``; otherwise, up to
+    a few bytes per row, a bitmap of every possible profile (``blank``: its memory
+    made ahead, :func:`blank_bitmap`) with the bits of the sorted avatar profiles
+    present once (B1) set. None beyond: :func:`linked_count` merges sorted keys."""
+    if _few_keys(radix, rows):
+        once = np.bincount(a_key, minlength=radix) == 1
+        return lambda keys: once[keys]
+    if not uses_bitmap(radix, rows):
+        return None
+    ordered = np.sort(a_key)
+    return _bitmap(ordered[singles(ordered)], radix, blank)
+
+
 def linked_count(
     u_key: Ints,
     a_key: Ints,
@@ -355,31 +373,24 @@ def linked_count(
     (no copy of the others); ``blank``: the bitmap's memory made ahead
     (:func:`blank_bitmap`, when :func:`uses_bitmap`).
 
-    Few possible profiles: one ``bincount``. Otherwise B1 is the sorted avatar
-    profiles present once; up to a few bytes of bitmap per row, B1 sets the bits
-    of a bitmap of every possible profile, in which U's profiles are looked up
-    (half of them by a thread of ``pool`` when it is free). Beyond it, B1 and U's
-    sorted profiles (sorted by ``pool``), each tagged in its lowest bit (B1 even,
-    so first in its run), are merged (a stable sort of two sorted runs is one
-    merge): a run of one profile that starts with B1 holds the members of U
-    linked through it."""
+    U's profiles are looked up in :func:`once_lookup` (half of them by a thread of
+    ``pool`` when it is free). Beyond its bitmap, B1 (the sorted avatar profiles
+    present once) and U's sorted profiles (sorted by ``pool``), each tagged in its
+    lowest bit (B1 even, so first in its run), are merged (a stable sort of two
+    sorted runs is one merge): a run of one profile that starts with B1 holds the
+    members of U linked through it."""
     left_out = np.zeros(0, dtype=np.intp) if outside is None else outside
     members = len(u_key) - len(left_out)
     if members == 0 or len(a_key) == 0:
         return 0
-    if _few_keys(radix, members + len(a_key)):
-        once = np.bincount(a_key, minlength=radix) == 1
-        return _found(lambda keys: once[keys], u_key, left_out, None)
-    table = uses_bitmap(radix, members + len(a_key))
-    if not table:
-        u_key = np.delete(u_key, left_out) if len(left_out) else u_key
-    u_sorted = None if table else Job(partial(np.sort, u_key), pool)
+    lookup = once_lookup(a_key, radix, members + len(a_key), blank)
+    if lookup is not None:  # U's keys looked up, not sorted
+        return found(lookup, u_key, left_out, pool)
+    u_key = np.delete(u_key, left_out) if len(left_out) else u_key
+    u_sorted = Job(partial(np.sort, u_key), pool)
     ordered = np.sort(a_key)
     once = ordered[singles(ordered)]
     del ordered
-    if table:  # a bit for every possible profile: U's keys looked up, not sorted
-        return _found(_bitmap(once, radix, blank), u_key, left_out, pool)
-    assert u_sorted is not None
     u_ordered = u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
     tail = merged[len(once) :]
@@ -392,7 +403,7 @@ def linked_count(
     return int(np.sum((lengths - 1)[(merged[starts] & 1) == 0]))
 
 
-def _found(
+def found(
     lookup: Callable[[Ints], np.ndarray], keys: Ints, left_out: Ints, pool: Executor | None
 ) -> int:
     """How many of ``keys`` (the rows ``left_out`` apart) ``lookup`` finds; with
@@ -403,8 +414,8 @@ def _found(
 
     half = len(keys) // 2 if pool is not None else 0
     first = Job(partial(count, keys[:half]), pool)
-    found = count(keys[half:]) + first.result()
-    return found - count(keys[left_out]) if len(left_out) else found
+    total = count(keys[half:]) + first.result()
+    return total - count(keys[left_out]) if len(left_out) else total
 
 
 def _weighted(

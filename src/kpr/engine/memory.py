@@ -52,7 +52,9 @@ from kpr.engine.encoded import (
     class_digits,
     digit_shift,
     extend_keys,
+    found,
     linked_count,
+    once_lookup,
     run_changes,
     run_lengths,
     run_starts,
@@ -593,44 +595,56 @@ def _floats(column: pl.Series, read: SortedColumn | TextIds | None) -> np.ndarra
     return np.where(read.absent, np.nan, values)
 
 
-def packed_keys(
-    columns: Sequence[LinkDigits], a_dtype: type[np.integer], pool: Executor | None = None
-) -> tuple[Ints, Ints, np.ndarray]:
+class PackedKeys:
     """Both tables' profiles, each packed into one integer (mixed radix, the
     product of the radices below its limit; the avatars' as ``a_dtype``), a block
-    of rows at a time (each block's arrays stay in the processor cache); and
-    which avatar rows have a profile (no digit of -1: the key of such a row is
-    not used). With ``pool``, a thread of it packs blocks too, once it is free:
-    both take the next block from one iterator, and the calling thread never
-    waits for a thread that has not started."""
-    n, m = len(columns[0].original), len(columns[0].avatars)
-    o_key, a_key = np.empty(n, dtype=np.int64), np.empty(m, dtype=a_dtype)
-    valid = np.ones(m, dtype=bool)
-    blocks = [(True, start) for start in range(0, m, _PACK_BLOCK)]
-    blocks += [(False, start) for start in range(0, n, _PACK_BLOCK)]
-    tasks = iter(blocks)  # next() on it is atomic: shared safely
+    of rows at a time (each block's arrays stay in the processor cache), and which
+    avatar rows have a profile (no digit of -1: the key of such a row is not used).
 
-    def pack(some: Iterator[tuple[bool, int]]) -> None:
-        for avatars, start in some:
-            keys, rows = (a_key, m) if avatars else (o_key, n)
-            stop = min(start + _PACK_BLOCK, rows)
+    A thread of ``pool`` packs the blocks of the avatars, then of U, as soon as it
+    is free; the calling thread packs the blocks of one table when it asks for its
+    keys (both take the next block from one iterator, and the calling thread never
+    waits for a thread that has not started). So the calling thread can work on
+    the avatars' keys while the pool's thread is still packing U's."""
+
+    def __init__(
+        self, columns: Sequence[LinkDigits], a_dtype: type[np.integer], pool: Executor | None
+    ) -> None:
+        n, m = len(columns[0].original), len(columns[0].avatars)
+        self.columns = columns
+        self.o_key, self.a_key = np.empty(n, dtype=np.int64), np.empty(m, dtype=a_dtype)
+        self.valid = np.ones(m, dtype=bool)
+        self.a_blocks = partial(self._pack, True, iter(range(0, m, _PACK_BLOCK)))
+        self.o_blocks = partial(self._pack, False, iter(range(0, n, _PACK_BLOCK)))
+        self.jobs = Job(self.a_blocks, pool), Job(self.o_blocks, pool)
+
+    def avatars(self) -> tuple[Ints, np.ndarray]:
+        """The avatars' keys and which rows have a profile, every block packed."""
+        self.a_blocks()
+        self.jobs[0].result()  # a block still being packed by the pool's thread
+        return self.a_key, self.valid
+
+    def original(self) -> Ints:
+        """U's keys (every row of the original), every block packed."""
+        self.o_blocks()
+        self.jobs[1].result()
+        return self.o_key
+
+    def _pack(self, avatars: bool, starts: Iterator[int]) -> None:
+        keys, valid = (self.a_key, self.valid) if avatars else (self.o_key, None)
+        for start in starts:  # next() on the shared iterator is atomic
+            stop = min(start + _PACK_BLOCK, len(keys))
             key = keys[start:stop]
             key[:] = 0
-            for column in columns:
+            for column in self.columns:
                 digit = column.block(column.avatars if avatars else column.original, start, stop)
-                if avatars:
+                if valid is not None:
                     valid[start:stop] &= digit >= 0
                 np.multiply(key, column.radix, out=key, casting="unsafe")
                 np.add(key, digit, out=key, casting="unsafe")
 
-    helper = pool.submit(pack, tasks) if pool is not None else None
-    pack(tasks)
-    if helper is not None and not helper.cancel():  # started: wait for its last block
-        helper.result()
-    return o_key, a_key, valid
 
-
-#: Rows packed at a time by :func:`packed_keys`.
+#: Rows packed at a time by :class:`PackedKeys`.
 _PACK_BLOCK = 1 << 16
 
 
@@ -769,20 +783,27 @@ class MemoryTables:
             return None
         digits = [c for c in columns if c is not None]
         radix = math.prod(c.radix for c in digits)
-        blank = None
-        if radix < KEY_LIMIT:
-            # the pool's thread first makes the bitmap's memory, then packs with this one
-            rows = self.frame.height - len(self.outside) + avatars.height
-            if uses_bitmap(radix, rows):
-                blank = Job(partial(blank_bitmap, radix), self.pool)
-            # the avatars' keys are sorted: 4 bytes when they fit; U's are looked up
-            a_dtype = np.uint32 if radix <= _KEYS32 else np.int64
-            o_key, a_key, valid = packed_keys(digits, a_dtype, self.pool)
-        else:  # renumbered as it is packed, a column at a time
+        m, members = avatars.height, self.frame.height - len(self.outside)
+        if radix >= KEY_LIMIT:  # renumbered as it is packed, a column at a time
             o_key, a_key, radix, valid = _renumbered_keys(digits)
+            a_key = a_key if valid.all() else a_key[valid]
+            return m, linked_count(o_key, a_key, radix, self.pool, self.outside)
+        # the pool's thread first makes the bitmap's memory, then packs with this one;
+        # the avatars' keys are sorted (4 bytes when they fit), U's are looked up
+        blank = None
+        if uses_bitmap(radix, members + m):
+            blank = Job(partial(blank_bitmap, radix), self.pool)
+        packing = PackedKeys(digits, np.uint32 if radix <= _KEYS32 else np.int64, self.pool)
+        a_key, valid = packing.avatars()
         a_key = a_key if valid.all() else a_key[valid]
-        bitmap = None if blank is None else blank.result()  # unused if fewer rows need none
-        return avatars.height, linked_count(o_key, a_key, radix, self.pool, self.outside, bitmap)
+        lookup = None
+        if members and len(a_key):  # made while the pool's thread packs U's keys
+            bitmap = None if blank is None else blank.result()
+            lookup = once_lookup(a_key, radix, members + len(a_key), bitmap)
+        o_key = packing.original()
+        if lookup is None:  # no member, no avatar, or keys too many for a bitmap
+            return m, linked_count(o_key, a_key, radix, self.pool, self.outside)
+        return m, found(lookup, o_key, self.outside, self.pool)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
