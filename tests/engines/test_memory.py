@@ -4,6 +4,7 @@ plain polars: each row's group size, and the ids of text values."""
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import Executor, ThreadPoolExecutor
 
 import narwhals as nw
 import numpy as np
@@ -167,6 +168,18 @@ def test_the_link_in_memory_is_the_lazy_link(
     assert got.bins == expected.bins
 
 
+def _pool(kind: str) -> Executor | None:
+    """A pool to share work with: none, a real thread, one that runs every call at
+    once, or one that never starts them."""
+    from tests.engines.test_scan import _Never, _Now
+
+    if kind == "none":
+        return None
+    if kind == "thread":
+        return ThreadPoolExecutor(1)
+    return _Now() if kind == "now" else _Never()
+
+
 @settings(max_examples=60)
 @given(
     st.lists(st.integers(0, 40), max_size=30),
@@ -190,14 +203,9 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     in 8- and 4-byte keys, against a plain count; some rows left out (not in U),
     half the lookups by a pool (a thread, one that runs them at once, one that
     never starts them), and the table's bitmap made ahead or not."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tests.engines.test_scan import _Never, _Now
-
     left_out = np.array(sorted(i for i in outside if i < len(u)), dtype=np.intp)
     held = Counter(a)
     expected = sum(1 for i, key in enumerate(u) if held[key] == 1 and i not in outside)
-    executor = {"none": None, "thread": ThreadPoolExecutor(1), "now": _Now(), "never": _Never()}
     limits = {"bincount": (64, 64), "table": (0, 64), "merge": (0, 0)}[path]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(encoded, "_BINCOUNT_KEYS", limits[0])
@@ -208,7 +216,7 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
         rows = len(u) - len(left_out) + len(a)
         assert encoded.uses_bitmap(41, rows) == (path == "table")
         blank = encoded.blank_bitmap(41) if ahead else None
-        assert encoded.linked_count(*keys, 41, executor[pool], left_out, blank) == expected
+        assert encoded.linked_count(*keys, 41, _pool(pool), left_out, blank) == expected
 
 
 @settings(max_examples=60)
@@ -230,17 +238,12 @@ def test_keys_packed_by_blocks_shared_with_a_pool_are_the_mixed_radix_numbers(
     -1 has none), whatever the blocks, whichever thread packs them (a pool's
     thread, one that packs every block at once, one that never starts) and
     whichever table's keys are asked for first."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from tests.engines.test_scan import _Never, _Now
-
     o = np.array(original, dtype=np.int64).reshape(-1, 2)
     a = np.array(avatars, dtype=np.int64).reshape(-1, 2)
     columns = [memory.LinkDigits(3, o[:, 0], a[:, 0]), memory.LinkDigits(5, o[:, 1], a[:, 1])]
-    executor = {"none": None, "thread": ThreadPoolExecutor(1), "now": _Now(), "never": _Never()}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(memory, "_PACK_BLOCK", block)
-        packing = memory.PackedKeys(columns, np.uint32, executor[pool])
+        packing = memory.PackedKeys(columns, np.uint32, _pool(pool))
         if first == "avatars":
             a_key, valid = packing.avatars()
             o_key = packing.original()
@@ -257,7 +260,6 @@ def test_a_job_still_queued_is_made_by_the_thread_that_needs_it() -> None:
     """``Job.result`` makes a call no thread of the pool has started on the calling
     thread, once; a call the pool has started is waited for."""
     import threading
-    from concurrent.futures import ThreadPoolExecutor
 
     here = threading.current_thread().name
     gate, started = threading.Event(), threading.Event()
