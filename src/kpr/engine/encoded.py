@@ -361,17 +361,20 @@ def once_lookup(
 
 
 def linked_count(
-    u_key: Ints,
+    u_key: Ints | Callable[[], Ints],
     a_key: Ints,
     radix: int,
     pool: Executor | None = None,
     outside: Ints | None = None,
     blank: np.ndarray | None = None,
+    u_rows: int | None = None,
 ) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
     in ``[0, radix)``); ``outside``: rows of ``u_key`` that are not in U, left out
     (no copy of the others); ``blank``: the bitmap's memory made ahead
-    (:func:`blank_bitmap`, when :func:`uses_bitmap`).
+    (:func:`blank_bitmap`, when :func:`uses_bitmap`). ``u_key`` may be a call that
+    makes U's keys (``u_rows`` of them): it is made once the avatars' keys held
+    once are found, so another thread can still be packing them meanwhile.
 
     U's profiles are looked up in :func:`once_lookup` (half of them by a thread of
     ``pool`` when it is free). Beyond its bitmap, B1 (the sorted avatar profiles
@@ -380,12 +383,18 @@ def linked_count(
     sorted runs is one merge): a run of one profile that starts with B1 holds the
     members of U linked through it."""
     left_out = np.zeros(0, dtype=np.intp) if outside is None else outside
-    members = len(u_key) - len(left_out)
+    if callable(u_key):
+        assert u_rows is not None
+        rows, keys_of_u = u_rows, u_key
+    else:
+        rows, keys_of_u = len(u_key), partial(np.asarray, u_key)
+    members = rows - len(left_out)
     if members == 0 or len(a_key) == 0:
         return 0
     lookup = once_lookup(a_key, radix, members + len(a_key), blank)
     if lookup is not None:  # U's keys looked up, not sorted
-        return found(lookup, u_key, left_out, pool)
+        return found(lookup, keys_of_u(), left_out, pool)
+    u_key = keys_of_u()
     u_key = np.delete(u_key, left_out) if len(left_out) else u_key
     u_sorted = Job(partial(np.sort, u_key), pool)
     ordered = np.sort(a_key)

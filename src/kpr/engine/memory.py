@@ -52,9 +52,7 @@ from kpr.engine.encoded import (
     class_digits,
     digit_shift,
     extend_keys,
-    found,
     linked_count,
-    once_lookup,
     run_changes,
     run_lengths,
     run_starts,
@@ -796,14 +794,12 @@ class MemoryTables:
         packing = PackedKeys(digits, np.uint32 if radix <= _KEYS32 else np.int64, self.pool)
         a_key, valid = packing.avatars()
         a_key = a_key if valid.all() else a_key[valid]
-        lookup = None
-        if members and len(a_key):  # made while the pool's thread packs U's keys
-            bitmap = None if blank is None else blank.result()
-            lookup = once_lookup(a_key, radix, members + len(a_key), bitmap)
-        o_key = packing.original()
-        if lookup is None:  # no member, no avatar, or keys too many for a bitmap
-            return m, linked_count(o_key, a_key, radix, self.pool, self.outside)
-        return m, found(lookup, o_key, self.outside, self.pool)
+        bitmap = None if blank is None else blank.result()
+        # U's keys are asked for (and packed here too) once the avatars' are counted
+        u_rows = self.frame.height
+        return m, linked_count(
+            packing.original, a_key, radix, self.pool, self.outside, bitmap, u_rows
+        )
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
