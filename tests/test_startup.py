@@ -169,3 +169,84 @@ def test_the_collector_is_off_only_while_the_command_imports(
     assert seen[0] == (False, frozen)  # off while the command imported
     assert seen[1][0] and seen[1][1] > frozen  # frozen, then on
     assert gc.isenabled()
+
+
+
+def _after_main(args: list[str], env: dict[str, str]) -> str | None:
+    """The huge-pages switch once the CLI's main ran in a fresh interpreter with
+    ``env`` (polars not loaded before main)."""
+    probe = (
+        "import json, os, sys\n"
+        "from kpr.cli.app import HUGE_PAGES, main\n"
+        "assert 'polars' not in sys.modules\n"
+        "try:\n"
+        f"    main({args!r})\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+        "assert 'polars' in sys.modules\n"
+        "print(json.dumps(os.environ.get(HUGE_PAGES[0])), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env={**env, "PYTHONPATH": str(SRC)}, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stderr.decode().strip().splitlines()[-1])
+
+
+def _without(*names: str) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in names}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="huge pages are asked on Linux")
+def test_the_command_asks_for_huge_pages_unless_the_user_chose(tiny_csv: Path) -> None:
+    from kpr.cli.app import HUGE_PAGES
+
+    name, value = HUGE_PAGES
+    args = ["evaluate", str(tiny_csv), str(tiny_csv), "--known", "age,sex", "--format", "json"]
+    assert _after_main(args, _without(name)) == value
+    assert _after_main(args, {**_without(name), name: "0"}) == "0"
+
+
+def test_too_late_once_polars_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import polars  # noqa: F401
+
+    from kpr.cli.app import HUGE_PAGES, use_huge_pages
+
+    monkeypatch.delenv(HUGE_PAGES[0], raising=False)
+    use_huge_pages()
+    assert HUGE_PAGES[0] not in os.environ
+
+
+def _huge_kib(env: dict[str, str]) -> int:
+    """AnonHugePages (KiB) of a fresh interpreter once polars made a 256 MB column."""
+    probe = (
+        "import polars as pl\n"
+        "s = pl.int_range(0, 32_000_000, eager=True) * 3\n"
+        "rollup = open('/proc/self/smaps_rollup').read().splitlines()\n"
+        "print([int(l.split()[1]) for l in rollup if l.startswith('AnonHugePages:')][0])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout)
+
+
+def _huge_pages_available() -> bool:
+    setting = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    return setting.exists() and "[madvise]" in setting.read_text()
+
+
+@pytest.mark.skipif(
+    not _huge_pages_available(), reason="transparent huge pages are not on madvise here"
+)
+def test_polars_allocator_follows_the_switch() -> None:
+    """polars' buffers sit on huge pages with the switch, not without it, nor when
+    the user's allocator options say never (were polars to drop the switch, this
+    would tell)."""
+    from kpr.cli.app import HUGE_PAGES
+
+    name, value = HUGE_PAGES
+    bare = _without(name, "_RJEM_MALLOC_CONF")
+    assert _huge_kib({**bare, name: value}) >= 128 * 1024
+    assert _huge_kib(bare) < 64 * 1024
+    never = {**bare, name: value, "_RJEM_MALLOC_CONF": "thp:never,metadata_thp:disabled"}
+    assert _huge_kib(never) < 64 * 1024
