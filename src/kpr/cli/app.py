@@ -327,16 +327,17 @@ def _one_line_warning(
     print(f"kpr: warning: {text} ({category.__name__})", file=sys.stderr)
 
 
-#: polars' own switch for transparent huge pages: its allocator (jemalloc) then
-#: asks Linux for them, as numpy already does for its arrays. On 4M rows per side,
+#: The options polars' allocator (jemalloc) reads when polars is loaded; polars
+#: adds them to its own. ``thp:always`` asks Linux for transparent huge pages for
+#: polars' buffers, as numpy already does for its arrays: on 4M rows per side,
 #: ``kpr evaluate`` takes about 33,000 page faults instead of 210,000.
-HUGE_PAGES = ("POLARS_THP", "1")
+HUGE_PAGES = ("_RJEM_MALLOC_CONF", "thp:always")
 
 
 def use_huge_pages() -> None:
     """Set :data:`HUGE_PAGES` for this process, unless polars is already loaded (too
-    late to matter), the platform is not Linux, or the user chose (``POLARS_THP=0``;
-    polars applies ``_RJEM_MALLOC_CONF`` after it, so ``thp:never`` there wins too)."""
+    late to matter), the platform is not Linux, or the user set the variable (their
+    options are kept, even empty)."""
     if sys.platform.startswith("linux") and "polars" not in sys.modules:
         os.environ.setdefault(*HUGE_PAGES)
 
