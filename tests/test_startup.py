@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,20 +31,28 @@ HEAVY = (
 OTHER_ENGINES = ("kpr.engine.spark", "kpr.engine.dask", "kpr.engine.duckdb", "pyspark", "dask")
 
 
-def _modules_after(code: str) -> set[str]:
-    """The modules loaded once ``code`` ran (it may exit through the CLI's main)."""
+def _after(
+    code: str, report: str = "sorted(sys.modules)", env: dict[str, str] | None = None
+) -> Any:
+    """``report`` (an expression) once ``code`` ran in a fresh interpreter with
+    ``env`` (``code`` may exit through the CLI's main)."""
     probe = (
-        "import json, sys\n"
+        "import json, os, sys\n"
         "try:\n"
         + "".join(f"    {line}\n" for line in code.splitlines())
         + "except SystemExit as exc:\n"
         "    assert exc.code in (0, None), exc.code\n"
-        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+        f"print(json.dumps({report}), file=sys.stderr)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = {**(os.environ if env is None else env), "PYTHONPATH": str(SRC)}
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules loaded once ``code`` ran."""
+    return set(_after(code))
 
 
 def _loaded(modules: set[str], name: str) -> bool:
@@ -174,22 +183,13 @@ def test_the_collector_is_off_only_while_the_command_imports(
 def _options_after(args: list[str], env: dict[str, str]) -> list[str]:
     """The allocator's options once the CLI's main ran in a fresh interpreter with
     ``env`` (polars not loaded before main)."""
-    probe = (
-        "import json, os, sys\n"
+    code = (
         "from kpr.cli.app import HUGE_PAGES, main\n"
         "assert 'polars' not in sys.modules\n"
-        "try:\n"
-        f"    main({args!r})\n"
-        "except SystemExit as exc:\n"
-        "    assert exc.code in (0, None), exc.code\n"
-        "assert 'polars' in sys.modules\n"
-        "print(json.dumps(os.environ.get(HUGE_PAGES[0])), file=sys.stderr)\n"
+        f"main({args!r})\n"
+        "assert 'polars' in sys.modules"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], env={**env, "PYTHONPATH": str(SRC)}, capture_output=True
-    )
-    assert done.returncode == 0, done.stderr
-    options = json.loads(done.stderr.decode().strip().splitlines()[-1])
+    options = _after(code, "os.environ.get(HUGE_PAGES[0])", env)
     return options.split(",") if options else []
 
 

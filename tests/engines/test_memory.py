@@ -189,7 +189,6 @@ def _pool(kind: str) -> Executor | None:
     st.sets(st.integers(0, 29)),
     st.sampled_from(["none", "thread", "now", "never"]),
     st.booleans(),
-    st.booleans(),
 )
 def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     u: list[int],
@@ -199,13 +198,12 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     outside: set[int],
     pool: str,
     ahead: bool,
-    late: bool,
 ) -> None:
     """Each way of counting |S| (a bincount, a table, a merge of sorted keys),
     in 8- and 4-byte keys, against a plain count; some rows left out (not in U),
     half the lookups by a pool (a thread, one that runs them at once, one that
-    never starts them), the table's bitmap made ahead or not, and U's keys given
-    or made by a call once the avatars' are counted."""
+    never starts them), the table's bitmap made ahead or not; U's keys made by a
+    call once the avatars' are counted."""
     left_out = np.array(sorted(i for i in outside if i < len(u)), dtype=np.intp)
     held = Counter(a)
     expected = sum(1 for i, key in enumerate(u) if held[key] == 1 and i not in outside)
@@ -219,8 +217,9 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
         rows = len(u) - len(left_out) + len(a)
         assert encoded.uses_bitmap(41, rows) == (path == "table")
         blank = encoded.blank_bitmap(41) if ahead else None
-        u_key = (lambda: keys[0]) if late else keys[0]
-        got = encoded.linked_count(u_key, keys[1], 41, _pool(pool), left_out, blank, len(u))
+        got = encoded.linked_count(
+            lambda: keys[0], len(u), keys[1], 41, _pool(pool), left_out, blank
+        )
         assert got == expected
 
 

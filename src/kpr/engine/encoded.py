@@ -292,6 +292,12 @@ def singles(ordered: Ints) -> np.ndarray:
     return single
 
 
+def sorted_once(keys: Ints) -> Ints:
+    """The keys that occur exactly once, sorted (one sort, then :func:`singles`)."""
+    ordered = np.sort(keys)
+    return ordered[singles(ordered)]
+
+
 def _once(key: Ints) -> np.ndarray:
     """Which entries of ``key`` occur exactly once (in the key's own order)."""
     _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
@@ -356,25 +362,24 @@ def once_lookup(
         return lambda keys: once[keys]
     if not uses_bitmap(radix, rows):
         return None
-    ordered = np.sort(a_key)
-    return _bitmap(ordered[singles(ordered)], radix, blank)
+    return _bitmap(sorted_once(a_key), radix, blank)
 
 
 def linked_count(
-    u_key: Ints | Callable[[], Ints],
+    u_keys: Callable[[], Ints],
+    u_rows: int,
     a_key: Ints,
     radix: int,
     pool: Executor | None = None,
     outside: Ints | None = None,
     blank: np.ndarray | None = None,
-    u_rows: int | None = None,
 ) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
-    in ``[0, radix)``); ``outside``: rows of ``u_key`` that are not in U, left out
-    (no copy of the others); ``blank``: the bitmap's memory made ahead
-    (:func:`blank_bitmap`, when :func:`uses_bitmap`). ``u_key`` may be a call that
-    makes U's keys (``u_rows`` of them): it is made once the avatars' keys held
-    once are found, so another thread can still be packing them meanwhile.
+    in ``[0, radix)``). ``u_keys`` makes U's keys (``u_rows`` of them); it is called
+    once the avatars' keys held once are found, so another thread can still be
+    packing them meanwhile. ``outside``: rows of U's keys that are not in U, left
+    out (no copy of the others); ``blank``: the bitmap's memory made ahead
+    (:func:`blank_bitmap`, when :func:`uses_bitmap`).
 
     U's profiles are looked up in :func:`once_lookup` (half of them by a thread of
     ``pool`` when it is free). Beyond its bitmap, B1 (the sorted avatar profiles
@@ -383,23 +388,16 @@ def linked_count(
     sorted runs is one merge): a run of one profile that starts with B1 holds the
     members of U linked through it."""
     left_out = np.zeros(0, dtype=np.intp) if outside is None else outside
-    if callable(u_key):
-        assert u_rows is not None
-        rows, keys_of_u = u_rows, u_key
-    else:
-        rows, keys_of_u = len(u_key), partial(np.asarray, u_key)
-    members = rows - len(left_out)
+    members = u_rows - len(left_out)
     if members == 0 or len(a_key) == 0:
         return 0
     lookup = once_lookup(a_key, radix, members + len(a_key), blank)
     if lookup is not None:  # U's keys looked up, not sorted
-        return found(lookup, keys_of_u(), left_out, pool)
-    u_key = keys_of_u()
+        return found(lookup, u_keys(), left_out, pool)
+    u_key = u_keys()
     u_key = np.delete(u_key, left_out) if len(left_out) else u_key
     u_sorted = Job(partial(np.sort, u_key), pool)
-    ordered = np.sort(a_key)
-    once = ordered[singles(ordered)]
-    del ordered
+    once = sorted_once(a_key)
     u_ordered = u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
     tail = merged[len(once) :]
@@ -650,11 +648,8 @@ class EncodedTables:
             once = np.bincount(key, minlength=radix)[key] == 1 if few else _once(key)
             rows = np.flatnonzero(once)
             return [self.columns[name].o[rows] for name in known]
-        if few:  # the keys held once, in order, without a sort
-            rest = np.flatnonzero(np.bincount(key, minlength=radix) == 1)
-        else:
-            ordered = np.sort(key)
-            rest = ordered[singles(ordered)]
+        # the keys held once, in order (with few keys, without a sort)
+        rest = np.flatnonzero(np.bincount(key, minlength=radix) == 1) if few else sorted_once(key)
         codes: list[Ints] = []
         for name in reversed(known):
             rest, code = np.divmod(rest, self.columns[name].radix)
@@ -704,7 +699,8 @@ class EncodedTables:
             a_digit = lookup[self.columns[name].a]
             keys, radix, _ = extend_keys(keys, radix, [u_digit, a_digit], digit_radix)
         assert keys is not None
-        linked = linked_count(keys[0], keys[1], radix)
+        u_key = keys[0]
+        linked = linked_count(lambda: u_key, len(u_key), keys[1], radix)
         size_u = len(d.u_digits[0])
         return SubsetCounts(tuple(known), Counts(self.n, self.m, size_u, linked), d.bins)
 

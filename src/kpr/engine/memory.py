@@ -785,7 +785,7 @@ class MemoryTables:
         if radix >= KEY_LIMIT:  # renumbered as it is packed, a column at a time
             o_key, a_key, radix, valid = _renumbered_keys(digits)
             a_key = a_key if valid.all() else a_key[valid]
-            return m, linked_count(o_key, a_key, radix, self.pool, self.outside)
+            return m, linked_count(lambda: o_key, len(o_key), a_key, radix, self.pool, self.outside)
         # the pool's thread first makes the bitmap's memory, then packs with this one;
         # the avatars' keys are sorted (4 bytes when they fit), U's are looked up
         blank = None
@@ -798,7 +798,7 @@ class MemoryTables:
         # U's keys are asked for (and packed here too) once the avatars' are counted
         u_rows = self.frame.height
         return m, linked_count(
-            packing.original, a_key, radix, self.pool, self.outside, bitmap, u_rows
+            packing.original, u_rows, a_key, radix, self.pool, self.outside, bitmap
         )
 
     def close(self) -> None:
