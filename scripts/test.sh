@@ -2,10 +2,25 @@
 # Set up a fresh machine and run every check: lint, types, tests.
 # Used as is by CI (.ci/run) and quoted at the top of the README; each step is
 # described in docs/development.md.
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
 # Each step's heading says when it starts, in seconds since this script started.
 step() { echo "== $* (at ${SECONDS} s)"; }
+# A failed check does not stop the others: every check runs, the failures are listed at
+# the end and the script exits 1 if there was any. `check NAME CMD…` returns CMD's status,
+# so a step's own set-up chains its tests with &&. The main environment is `setup`: if it
+# cannot be made, no check can run, so the script stops there.
+FAILED=()
+check() {
+  local name=$1
+  shift
+  "$@" && return 0
+  local rc=$?
+  FAILED+=("$name (exit $rc)")
+  echo "== FAILED: $name (exit $rc)" >&2
+  return $rc
+}
+setup() { "$@" || { echo "== set-up failed: $*" >&2; exit 1; }; }
 
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -24,22 +39,22 @@ if ! command -v java >/dev/null 2>&1; then
 fi
 
 step "python environment"
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip uv
+setup python3 -m venv .venv
+setup .venv/bin/python -m pip install -q --upgrade pip uv
 # uv resolves and installs what pip would, in a fraction of pip's time.
 UV=.venv/bin/uv
-"$UV" pip install -q --python .venv/bin/python -e '.[test,report,spark,dask,docs]'
+setup "$UV" pip install -q --python .venv/bin/python -e '.[test,report,spark,dask,docs]'
 # kpr's bytecode written once, as installing a wheel does: where PYTHONDONTWRITEBYTECODE
 # is set, every test that starts a kpr process would otherwise compile it again.
 .venv/bin/python -m compileall -q src >/dev/null
 
 step "ruff"
-.venv/bin/ruff check src tests tests_sdmetrics benchmarks scripts
-.venv/bin/ruff format --check src tests tests_sdmetrics
+check "ruff check" .venv/bin/ruff check src tests tests_sdmetrics benchmarks scripts
+check "ruff format" .venv/bin/ruff format --check src tests tests_sdmetrics
 step "mypy"
-.venv/bin/mypy
+check mypy .venv/bin/mypy
 step "docs (mkdocs build --strict: a warning is an error)"
-.venv/bin/mkdocs build --strict --quiet
+check "mkdocs build" .venv/bin/mkdocs build --strict --quiet
 # The suite runs on every core (pytest-xdist); arguments given to this script come after,
 # so `bash scripts/test.sh -n 0 -x` runs it in one process. `--dist worksteal`: a worker
 # that runs out of tests takes half of the other's queue, so the run does not end on one
@@ -48,15 +63,16 @@ step "docs (mkdocs build --strict: a warning is an error)"
 # `item._nodeid`, which pytest 9 no longer reads.)
 step "pytest"
 start=$SECONDS
-.venv/bin/python -m pytest -n auto --dist worksteal "$@"
+check pytest .venv/bin/python -m pytest -n auto --dist worksteal "$@"
 echo "== pytest: $((SECONDS - start)) s"
 
 # SDMetrics pins pandas < 3: the SDMetrics metric is tested in its own environment,
 # with the latest SDMetrics, as a user installs it (pip install 'kpr[sdmetrics]').
 step "sdmetrics (own environment)"
-python3 -m venv .venv-sdmetrics
-"$UV" pip install -q --python .venv-sdmetrics/bin/python --upgrade -e '.[sdmetrics]' pytest hypothesis
-.venv-sdmetrics/bin/python -m pytest -p no:cacheprovider tests_sdmetrics
+check "sdmetrics venv" python3 -m venv .venv-sdmetrics \
+  && check "sdmetrics install" "$UV" pip install -q --python .venv-sdmetrics/bin/python \
+    --upgrade -e '.[sdmetrics]' pytest hypothesis \
+  && check "pytest (sdmetrics)" .venv-sdmetrics/bin/python -m pytest -p no:cacheprovider tests_sdmetrics
 
 # The bounds in pyproject.toml must be true: the tests that touch the dependencies'
 # APIs (engines but Spark, inputs, metric, generator, report) also run with every
@@ -75,10 +91,10 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
 
   step "pytest at the lowest direct versions"
   start=$SECONDS
-  "$UV" venv -q --allow-existing --python .venv/bin/python .venv-lowest
-  "$UV" pip install -q --python .venv-lowest/bin/python --resolution lowest-direct \
-    -e '.[test,report,dask]'
-  .venv-lowest/bin/python -m pytest "${SLICE[@]}"
+  check "lowest venv" "$UV" venv -q --allow-existing --python .venv/bin/python .venv-lowest \
+    && check "lowest install" "$UV" pip install -q --python .venv-lowest/bin/python \
+      --resolution lowest-direct -e '.[test,report,dask]' \
+    && check "pytest (lowest versions)" .venv-lowest/bin/python -m pytest "${SLICE[@]}"
   echo "== lowest versions: $((SECONDS - start)) s"
 
   newest=$(sed -n 's/.*"Programming Language :: Python :: \(3\.[0-9]*\)".*/\1/p' pyproject.toml \
@@ -98,12 +114,18 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   if [ -n "$py" ]; then
     step "pytest on Python $newest ($py)"
     start=$SECONDS
-    "$UV" venv -q --allow-existing --python "$py" .venv-newest
-    "$UV" pip install -q --python .venv-newest/bin/python -e '.[test,report,dask]'
-    .venv-newest/bin/python -m pytest "${SLICE[@]}"
+    check "Python $newest venv" "$UV" venv -q --allow-existing --python "$py" .venv-newest \
+      && check "Python $newest install" "$UV" pip install -q \
+        --python .venv-newest/bin/python -e '.[test,report,dask]' \
+      && check "pytest (Python $newest)" .venv-newest/bin/python -m pytest "${SLICE[@]}"
     echo "== Python $newest: $((SECONDS - start)) s"
   else
     echo "== Python $newest (the newest pyproject claims) not found: not tested here" >&2
   fi
 fi
-step "done"
+if [ ${#FAILED[@]} -gt 0 ]; then
+  step "FAILED: ${#FAILED[@]} check(s)"
+  printf '   - %s\n' "${FAILED[@]}"
+  exit 1
+fi
+step "done: every check passed"
