@@ -27,12 +27,12 @@ SRC = ROOT / "src" / "kpr"
 RULES = {
     "errors": "",
     "version": "",
-    "labels": "",
     "notices": "",
     "progress": "",
     "demo": "",
     "checks": "errors",
     "metric": "errors",
+    "labels": "metric",
     "inputs": "errors metric",
     "engine": "errors metric inputs progress",
     "pairing": "errors inputs",

@@ -363,8 +363,8 @@ def test_digits_of_a_block_inside_the_classes_are_those_of_the_class_codes(
     digits."""
     import math
 
-    from kpr.engine.encoded import _SPECIALS, digit_shift, shifted_digits
-    from kpr.metric import binning
+    from kpr.engine.encoded import digit_shift, shifted_digits
+    from kpr.metric import classes
     from kpr.metric.binning import NumericBins
 
     bins = NumericBins(10, 0.5, 0.3, 0.0, 99.9, lo=0.0, width=10.0, code_min=0.0, code_max=9.0)
@@ -373,15 +373,15 @@ def test_digits_of_a_block_inside_the_classes_are_those_of_the_class_codes(
 
     def code(value: float) -> float:
         if math.isnan(value):
-            return binning.MISSING
+            return classes.MISSING
         if math.isinf(value):
-            return binning.POS_INF if value > 0 else binning.NEG_INF
+            return classes.POS_INF if value > 0 else classes.NEG_INF
         at = math.floor((value - 0.0) / 10.0)
-        return at if 0 <= at <= 9 else binning.OUTSIDE
+        return at if 0 <= at <= 9 else classes.OUTSIDE
 
     array = np.array(values)
     codes = np.array([code(v) for v in values], dtype=np.float64)
-    expected = np.where(codes >= 0, codes - plan[0], codes + _SPECIALS).astype(np.int64)
+    expected = np.where(codes >= 0, codes - plan[0], codes + classes.DIGIT_OFFSET).astype(np.int64)
     assert shifted_digits(array, bins, plan[0]).tolist() == expected.tolist()
     column = pl.Series(values, dtype=pl.Float64)
     digits = memory.LinkDigits(plan[1], array, column, bins, plan[0])

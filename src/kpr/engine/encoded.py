@@ -39,9 +39,10 @@ import polars as pl
 
 from kpr.engine.jobs import Job
 from kpr.engine.queries import clamp64
-from kpr.metric import binning
+from kpr.metric import binning, classes
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Deviations, Moments, NumericBins
+from kpr.metric.classes import DIGIT_OFFSET, push_digit, value_codes
 from kpr.metric.counts import Counts
 from kpr.metric.exact import Window, float_sums
 
@@ -54,10 +55,6 @@ _BINCOUNT_PER_ROW = 2  #: ... or up to this many per row counted
 #: to this many possible profiles ...
 _TABLE_KEYS = 1 << 27
 _TABLE_PER_ROW = 32  #: ... or up to this many per row counted (4 bytes a row)
-#: Specials are -1..-4: digit ``code + 4`` puts them in 0..3, before the classes.
-_SPECIALS = 4
-#: Float codes below this are exact integers, so offsets between them are exact.
-_EXACT_CODES = 2.0**52
 
 Ints = np.ndarray  # int64 codes or keys
 #: packed keys of the raw codes of a prefix of known variables: key, radix, renumbered
@@ -168,56 +165,21 @@ def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
 
 
 def value_classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
-    """Each value's code as ``kpr.engine.queries.code_frame`` computes it (float codes)."""
-    return _classes(values, bins, 0.0, 0.0)
-
-
-def _classes(values: np.ndarray, bins: NumericBins, shift: float, specials: float) -> np.ndarray:
-    """:func:`value_classes` with each class less ``shift`` and each special code
-    plus ``specials``, in few passes: the special codes are only looked for among
-    the values outside U's classes, and not at all when every present value is in
-    one of them (most blocks of rows: only missing values, NaN, are left)."""
-    if bins.code_min is None or bins.code_max is None:
-        out = np.full(len(values), float(binning.OUTSIDE) + specials)
-        rest = np.arange(len(values))
-    else:
-        with np.errstate(over="ignore", invalid="ignore"):
-            q = (values - bins.lo) / bins.width
-        np.floor(q, out=q)
-        if len(q) and bins.code_min <= np.fmin.reduce(q) and np.fmax.reduce(q) <= bins.code_max:
-            q -= shift  # exact: whole numbers below 2**52
-            q[np.isnan(q)] = binning.MISSING + specials
-            return q
-        inside = (q >= bins.code_min) & (q <= bins.code_max)
-        if shift:
-            q -= shift
-        out = np.where(inside, q, float(binning.OUTSIDE) + specials)
-        rest = np.flatnonzero(~inside)
-    odd = values[rest]
-    code = np.full(len(odd), float(binning.OUTSIDE))
-    code[odd == math.inf] = binning.POS_INF
-    code[odd == -math.inf] = binning.NEG_INF
-    code[np.isnan(odd)] = binning.MISSING
-    out[rest] = code + specials
-    return out
+    """Each value's code (float codes): ``kpr.metric.classes.value_codes``."""
+    return value_codes(values, bins)
 
 
 def digit_shift(bins: NumericBins) -> tuple[float, int] | None:
-    """How a numeric column's classes become small digits (``class - shift``, each
-    special code plus 4): the shift and the digits' radix; None when the classes
-    span too much for that (see :func:`class_digits`)."""
-    if bins.code_min is None or bins.code_max is None:
-        return 0.0, _SPECIALS
-    span = bins.code_max - bins.code_min
-    if span < _BINCOUNT_KEYS and bins.code_max < _EXACT_CODES:
-        return bins.code_min - _SPECIALS, int(span) + 1 + _SPECIALS
-    return None
+    """How a numeric column's classes become small digits
+    (``kpr.metric.classes.digit_shift``); None when they span too much for that
+    (see :func:`class_digits`)."""
+    return classes.digit_shift(bins, _BINCOUNT_KEYS)
 
 
 def shifted_digits(values: np.ndarray, bins: NumericBins, shift: float) -> Ints:
     """The digits of some float64 values of a numeric column (``shift``: from
     :func:`digit_shift`)."""
-    return _classes(values, bins, shift, _SPECIALS).astype(np.int64)
+    return value_codes(values, bins, shift, DIGIT_OFFSET).astype(np.int64)
 
 
 def class_digits(
@@ -230,7 +192,7 @@ def class_digits(
     if plan is not None:
         shift, radix = plan
         return shifted_digits(o_values, bins, shift), shifted_digits(a_values, bins, shift), radix
-    co, ca = value_classes(o_values, bins), value_classes(a_values, bins)
+    co, ca = value_codes(o_values, bins), value_codes(a_values, bins)
     uniq, inverse = np.unique(np.concatenate([co, ca]), return_inverse=True)
     return inverse[: len(co)], inverse[len(co) :], len(uniq)
 
@@ -253,11 +215,7 @@ def extend_keys(
         joint, radix = _renumber(np.concatenate(keys))
         bounds = np.cumsum([len(k) for k in keys])[:-1]
         keys = np.split(joint, bounds)
-    packed = []
-    for key, digit in zip(keys, digits, strict=True):
-        out = key * digit_radix
-        out += digit
-        packed.append(out)
+    packed = [push_digit(key, digit, digit_radix) for key, digit in zip(keys, digits, strict=True)]
     return packed, radix * digit_radix, renumbered
 
 

@@ -63,6 +63,7 @@ from kpr.engine.encoded import (
 from kpr.engine.jobs import Job
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Moments, NumericBins
+from kpr.metric.classes import push_digit
 
 _TEXT = (pl.String, pl.Categorical, pl.Enum)
 #: Bits of a row hash that index the small tables of :func:`_rows_holding` and
@@ -638,8 +639,7 @@ class PackedKeys:
                 digit = column.block(column.avatars if avatars else column.original, start, stop)
                 if valid is not None:
                     valid[start:stop] &= digit >= 0
-                np.multiply(key, column.radix, out=key, casting="unsafe")
-                np.add(key, digit, out=key, casting="unsafe")
+                push_digit(key, digit, column.radix, out=key)
 
 
 #: Rows packed at a time by :class:`PackedKeys`.

@@ -31,6 +31,7 @@ from kpr.engine.memory import MemoryTables
 from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.metric.attack import Kind
 from kpr.metric.binning import NumericBins
+from kpr.metric.classes import DIGIT_OFFSET, code_radix, push_digit
 
 #: Tables not kept in memory with more original rows than this have G built from
 #: row hashes (never a hash table of every distinct tuple) and their profiles
@@ -232,8 +233,9 @@ def packed_keys(
     """U's and the avatars' profiles, each packed into one exact int64 (column
     ``_H``; -1 for a U profile no avatar can hold), and the radix of the keys.
 
-    Each code becomes a digit of a mixed-radix number: numeric codes (special
-    codes included) shifted to start at 0, text values as their categorical
+    Each code becomes a digit of a mixed-radix number
+    (``kpr.metric.classes.push_digit``): numeric codes (special codes included)
+    shifted to start at 0 (``+ DIGIT_OFFSET``), text values as their categorical
     ids, booleans and integers as small offsets; missing is digit 0. The
     packing is injective, so the counts are exact. None when a column cannot be
     packed or the digits need more than 63 bits.
@@ -266,9 +268,7 @@ def packed_keys(
     digits: list[tuple[pl.Expr, int]] = []  # (digit, radix), digit in [0, radix) or -1
     for k in keys:
         if k in bins:
-            top = bins[k].code_max
-            radix = 4 + (0 if top is None else int(top) + 1)
-            digits.append((pl.col(k) + 4, radix))
+            digits.append((pl.col(k) + DIGIT_OFFSET, code_radix(bins[k])))
         elif k in flags:
             digits.append((pl.col(k).cast(pl.Int64) + 1, 3))
         elif k in text:
@@ -295,7 +295,7 @@ def packed_keys(
     valid: pl.Expr = pl.lit(True)
     for digit, radix in digits:
         d = digit.fill_null(0)
-        key = key * radix + d
+        key = push_digit(key, d, radix)
         valid = valid & (d >= 0) & (d < radix)
     packed = pl.when(valid).then(key).otherwise(-1).alias(_H)
     return u.select(packed), a.select(packed), total

@@ -32,16 +32,13 @@ import narwhals as nw
 from kpr.inputs.dates import days_expr
 from kpr.metric.attack import ROW, Attack, Kind
 from kpr.metric.binning import (
-    MISSING,
-    NEG_INF,
-    OUTSIDE,
-    POS_INF,
     Deviations,
     Moments,
     NumericBins,
     deviations,
     numeric_bins,
 )
+from kpr.metric.classes import class_expr, rank_expr
 from kpr.metric.counts import Counts
 from kpr.metric.exact import FloatSums, Window, float_sums
 from kpr.progress import Step
@@ -53,7 +50,6 @@ _AV = "__kpr_is_avatar__"
 _AROW = "__kpr_avatar_row__"
 _NAV = "__kpr_n_avatars__"
 _ROW = ROW
-_FLOOR_SAFE = 2.0**52
 
 
 def _code_name(name: str) -> str:
@@ -120,56 +116,6 @@ def _collect_row(frame: Frame) -> dict[str, Any]:
     return {k: v[0] for k, v in data.items()}
 
 
-def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
-    """``floor((x - lo) / width)`` where it matters: clipped just outside U's codes
-    first, so that engines whose floor returns a 64-bit integer (Spark) never
-    overflow on huge values."""
-    assert bins.code_min is not None and bins.code_max is not None
-    d = x - bins.lo
-    # True division by a column, never by a scalar: polars divides by a scalar as
-    # a multiplication by its reciprocal, which puts values sitting on a class
-    # edge in the class below (the spec forbids it). ``d * 0 + width`` is
-    # ``width`` for every finite ``d``. A finite ``x`` whose ``x - lo`` overflows
-    # has ``d = ±inf``, and the spec's IEEE rule gives it the class ``±inf``
-    # (``inf / width``, width > 0), which members of U may hold too: keep ``d``
-    # there rather than ``inf / (inf * 0 + width)``, which is NaN.
-    r = nw.when(d.is_finite()).then(d / (d * 0.0 + bins.width)).otherwise(d)
-    if bins.int_codes:
-        below, above = bins.clip
-        return r.clip(below, above).floor()
-    # codes beyond 2**62: every float beyond 2**52 is already an integer
-    return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
-
-
-def _classify(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
-    """The code: the class ``q`` when a member of U can hold it, else one of the
-    special classes (outside, missing, +inf, -inf)."""
-    # compared with the infinities, never with 0: NaN > 0 holds on polars (NaN is
-    # missing, a class of its own)
-    special = (
-        nw.when(x.is_finite())
-        .then(nw.lit(float(OUTSIDE), nw.Float64))
-        .otherwise(
-            nw.when(x == float("inf"))
-            .then(nw.lit(float(POS_INF), nw.Float64))
-            .otherwise(
-                nw.when(x == float("-inf"))
-                .then(nw.lit(float(NEG_INF), nw.Float64))
-                .otherwise(nw.lit(float(MISSING), nw.Float64))
-            )
-        )
-    )
-    if q is None:
-        expr = special
-    else:
-        assert bins.code_min is not None and bins.code_max is not None
-        # ``x`` finite first: an overflowed class is ``inf`` too, yet +inf itself
-        # is its own class
-        in_u = x.is_finite() & q.is_between(bins.code_min, bins.code_max)
-        expr = nw.when(in_u).then(q).otherwise(special)
-    return expr.cast(nw.Int64) if bins.int_codes else expr
-
-
 def _rank_name(name: str) -> str:
     return f"__kpr_rank__{name}"
 
@@ -182,9 +128,9 @@ def code_frame(
 ) -> Frame:
     """A table's binned profiles: one code column per known variable.
 
-    Each code is ``_classify(x, _rank(x))`` over ``x`` cast to float64, built in
-    steps (cast, rank, class) so each intermediate is computed once: fewer
-    expression nodes, less per-call work."""
+    Each code is ``class_expr(x, rank_expr(x))`` (``kpr.metric.classes``) over
+    ``x`` cast to float64, built in steps (cast, rank, class) so each
+    intermediate is computed once: fewer expression nodes, less per-call work."""
     numeric = [n for n, k in kinds.items() if k.binned]
     schema = frame.collect_schema()
     casts = [nw.col(n).cast(nw.Float64) for n in numeric if schema[n] != nw.Float64]
@@ -192,10 +138,12 @@ def code_frame(
         frame = frame.with_columns(casts)
     ranked = [n for n in numeric if bins[n].code_min is not None]
     if ranked:
-        frame = frame.with_columns(_rank(nw.col(n), bins[n]).alias(_rank_name(n)) for n in ranked)
+        frame = frame.with_columns(
+            rank_expr(nw.col(n), bins[n]).alias(_rank_name(n)) for n in ranked
+        )
     cols = [
         (
-            _classify(nw.col(n), nw.col(_rank_name(n)) if n in ranked else None, bins[n])
+            class_expr(nw.col(n), nw.col(_rank_name(n)) if n in ranked else None, bins[n])
             if k.binned
             else nw.col(n)
         ).alias(_code_name(n))

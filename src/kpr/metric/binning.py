@@ -4,26 +4,20 @@ Engines collect a few aggregates over U (the original records present once);
 everything derived from them (mean, std, ``lo``, ``width``, the range of codes
 that members of U can take) is computed here, in Python floats, so every engine
 and every row order gets bit-identical values. Engines receive the resulting
-:class:`NumericBins` and only translate ``floor((x - lo) / width)`` and the
-special classes below into their own expressions.
+:class:`NumericBins`; the rule that turns a value into a class with them, and its
+expression in each engine, is ``kpr.metric.classes``.
 
-This module imports nothing but the standard library (and ``kpr.metric.exact``).
+This module imports nothing but the standard library (and ``kpr.metric``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from kpr.metric.classes import rank
 from kpr.metric.exact import combine_limbs, limb_bits, limb_pairs
-
-# Special codes. In-range codes of members of U are integers >= 0 (because
-# ``lo <= min``), so negative codes never collide with them.
-OUTSIDE = -1  #: a finite value whose code no member of U can take
-MISSING = -2  #: null / NaN: matches only missing
-POS_INF = -3  #: +inf: matches only +inf
-NEG_INF = -4  #: -inf: matches only -inf
 
 #: Largest code magnitude that is cast to int64 exactly (else codes stay float64).
 _INT_SAFE = 2.0**62
@@ -96,14 +90,34 @@ class NumericBins:
     width: float
     code_min: float | None  #: smallest code a member of U takes (None: no finite value)
     code_max: float | None  #: largest code a member of U takes
+    #: the grid's origin moved down by ``offset * width`` (0 <= offset < 1): the
+    #: same rule on a moved grid (0: the spec's grid, from ``lo``)
+    offset: float = 0.0
+
+    @property
+    def origin(self) -> float:
+        """Where class 0 starts: ``lo``, less ``offset * width`` on a moved grid."""
+        return self.lo if self.offset == 0 else self.lo - self.offset * self.width
+
+    def moved(self, offset: float) -> NumericBins:
+        """The same statistics on the grid whose origin is moved down by ``offset *
+        width`` (codes of members of U stay >= 0)."""
+        if not 0 <= offset < 1:
+            raise ValueError(f"a grid offset is a fraction of the width in [0, 1), not {offset}")
+        moved = replace(self, offset=offset)
+        if self.minimum is None or self.maximum is None:
+            return moved
+        code_min = rank(self.minimum, moved.origin, self.width)
+        code_max = rank(self.maximum, moved.origin, self.width)
+        return replace(moved, code_min=code_min, code_max=code_max)
 
     @property
     def classes(self) -> int:
-        """Number of classes over ``[lo, max + std/10]`` (0 with no finite value)."""
+        """Number of classes over ``[origin, max + std/10]`` (0 with no finite value)."""
         if self.maximum is None or self.std is None:
             return 0
         top = self.maximum + self.std / 10.0
-        last = ffloor((top - self.lo) / self.width)
+        last = rank(top, self.origin, self.width)
         return int(last) + 1 if math.isfinite(last) else 0
 
     @property
@@ -149,13 +163,20 @@ def _sqrt(q: Fraction) -> float:
 
 
 def numeric_bins(
-    m: Moments, tolerance: float, *, date: bool = False, width: float | None = None
+    m: Moments,
+    tolerance: float,
+    *,
+    date: bool = False,
+    width: float | None = None,
+    offset: float = 0.0,
 ) -> NumericBins:
     """Apply the spec's rule: mean, std (ddof 1), ``width`` with its fall-backs, ``lo``.
 
     ``date``: the values are days since the epoch, which has no natural zero, so
     the width comes from the range (spec, "Dates and times"). ``width``: an
     absolute width given by the user, which replaces the computed one.
+    ``offset``: the grid's origin moved down by this fraction of the width
+    (:meth:`NumericBins.moved`).
     """
     if m.count == 0 or m.minimum is None or m.maximum is None:
         return NumericBins(0, None, None, None, None, 0.0, width or 1.0, None, None)
@@ -178,9 +199,8 @@ def numeric_bins(
     # + 0.0 leaves every float but -0.0 as it is: a minimum read as -0.0 on one engine
     # path and 0.0 on another gives the same lo, bit for bit
     lo += 0.0
-    code_min = ffloor((m.minimum - lo) / width)
-    code_max = ffloor((m.maximum - lo) / width)
-    return NumericBins(m.count, mean, std, m.minimum, m.maximum, lo, width, code_min, code_max)
+    bins = NumericBins(m.count, mean, std, m.minimum, m.maximum, lo, width, None, None)
+    return bins.moved(offset)
 
 
 def class_width(m: Moments, mean: float, tolerance: float, date: bool) -> float:
@@ -192,8 +212,3 @@ def class_width(m: Moments, mean: float, tolerance: float, date: bool) -> float:
         if not (math.isfinite(width) and width > 0):
             width = 1.0
     return width
-
-
-def ffloor(q: float) -> float:
-    """IEEE floor that keeps infinities (``math.floor`` raises on them)."""
-    return q if not math.isfinite(q) else float(math.floor(q))

@@ -18,6 +18,7 @@ its link: correct links cannot rise, whatever the pairing.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from kpr.engine.encoded import AttackDigits
 from kpr.metric.binning import NumericBins
+from kpr.metric.classes import pack_digits
 
 #: A deleted avatar's key: no profile.
 GONE = -1
@@ -33,12 +35,11 @@ _INT64_KEYS = 2**62
 
 
 def pack(digits: Sequence[np.ndarray], multipliers: Sequence[int], exact: bool) -> np.ndarray:
-    """``sum(digit * multiplier)``: int64, or Python integers when it could overflow."""
-    dtype: type | str = np.int64 if exact else object
-    key = np.zeros(len(digits[0]), dtype=dtype)
-    for digit, mult in zip(digits, multipliers, strict=True):
-        key = key + digit.astype(dtype) * (mult if exact else int(mult))
-    return key
+    """``sum(digit * multiplier)`` (``multipliers``: the products of the radices
+    after each digit), packed by ``kpr.metric.classes.pack_digits``: int64, or
+    Python integers when it could overflow."""
+    radices = [1, *(int(a) // int(b) for a, b in itertools.pairwise(multipliers))]
+    return pack_digits(digits, radices, np.int64 if exact else object)
 
 
 @dataclass

@@ -21,8 +21,8 @@ import polars as pl
 
 from kpr.checks import percentage
 from kpr.errors import InputError
-from kpr.labels import OVERFLOW_LABEL, SPECIAL_LABELS
 from kpr.metric.attack import Kind
+from kpr.metric.classes import class_label
 from kpr.render.page import (
     CSP,
     count_text,
@@ -43,7 +43,6 @@ from kpr.render.risk import (
     VariableRisk,
     advice,
     drivers,
-    interval_label,
 )
 from kpr.render.variables import group_label, risk_section, variable_risks
 from kpr.results.evaluation import REPORT_PAIRING, KprResult, format_rate
@@ -177,15 +176,15 @@ def _profile_cell(result: KprResult, name: str, value: object) -> str:
     info = result.variables[name]
     if value is None:
         return f'<span class="missing-value">{MISSING_LABEL}</span>'
-    if info.kind.binned and isinstance(value, float) and math.isinf(value):
-        return esc(OVERFLOW_LABEL)  # the class of values whose x - lo overflows
-    if info.kind.binned and isinstance(value, int):
-        if value < 0:
-            return esc(SPECIAL_LABELS.get(value, f"class {value}"))
-        if info.lo is not None and info.width is not None:
-            lower = info.lo + value * info.width
-            upper = info.lo + (value + 1) * info.width
-            return esc(interval_label(lower, upper, info.width, info.kind is Kind.DATE))
+    # an int code, or the float class inf of the values whose x - lo overflowed
+    code: float | None = None
+    if isinstance(value, int) or (isinstance(value, float) and math.isinf(value)):
+        code = value
+    if info.kind.binned and code is not None:
+        special = code < 0 or math.isinf(code)
+        if special or (info.lo is not None and info.width is not None):
+            lo, width = info.lo or 0.0, info.width or 1.0  # a special class has no bounds
+            return esc(class_label(code, lo, width, info.kind is Kind.DATE))
     return esc(value)
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from kpr.labels import interval_label
 from kpr.metric.attack import Kind
+from kpr.metric.classes import interval_label
 from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult
 

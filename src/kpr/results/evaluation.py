@@ -14,8 +14,8 @@ import narwhals as nw
 import polars as pl
 
 from kpr.engine import queries
-from kpr.labels import OVERFLOW_LABEL, SPECIAL_LABELS, class_label
 from kpr.metric.attack import Kind
+from kpr.metric.classes import label_of, special_labels
 from kpr.metric.counts import Counted, Counts, protection_rate
 from kpr.notices import warnings_json
 from kpr.results import json, views
@@ -199,7 +199,7 @@ class KprResult(Counted, Claims, json.JsonResult):
             date = kind is Kind.DATE
             column = queries.profile_column(name)
             present = frame[column].unique().drop_nulls().to_list()
-            mapping = {c: class_label(c, b.lo, b.width, date) for c in present}
+            mapping = {c: label_of(c, b, date) for c in present}
             labels.append(pl.col(column).replace_strict(mapping, return_dtype=pl.String))
         return frame.with_columns(labels) if labels else frame
 
@@ -225,14 +225,10 @@ class KprResult(Counted, Claims, json.JsonResult):
             code = pl.col("class")
             regular = (code >= 0) & (code < math.inf)  # +inf: x - lo overflowed
             # float codes (not int64) only when U's codes go beyond 2**62 or overflow
-            labels: dict[float, str] = {
-                (c if b.int_codes else float(c)): label for c, label in SPECIAL_LABELS.items()
-            }
-            if not b.int_codes:
-                labels[math.inf] = OVERFLOW_LABEL
+            labels = special_labels(b.int_codes)
             table = table.rename({name: "class"}).with_columns(
-                pl.when(regular).then(b.lo + code * b.width).alias("lower"),
-                pl.when(regular).then(b.lo + (code + 1) * b.width).alias("upper"),
+                pl.when(regular).then(b.origin + code * b.width).alias("lower"),
+                pl.when(regular).then(b.origin + (code + 1) * b.width).alias("upper"),
                 pl.col("class")
                 .replace_strict(labels, default=None, return_dtype=pl.String)
                 .alias("special"),
