@@ -189,3 +189,54 @@ def reference_tpr_at(
         for p in options:
             best = max(best, (pos_above + p * pos_at) / n_pos)
     return best
+
+
+OUTSIDE = ("outside",)
+
+
+def reference_profiles(
+    original: list[dict[str, Any]],
+    tables: list[list[dict[str, Any]]],
+    known: list[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+) -> list[Counter[tuple[Any, ...]]]:
+    """Each table's class profiles on ``known``, counted, with the classes of the
+    attack on ``known`` (lo and width over U of ``original``). A finite number whose
+    class no member of U holds is in one class, outside (as the engines code it:
+    such classes can never link anyone, and the membership attack reads the engines'
+    profiles)."""
+    result = reference_kpr(original, original, known, numeric, tolerance)
+    raw = [tuple(_raw(r[k]) for k in known) for r in original]
+    count = Counter(raw)
+    u = [original[i] for i, t in enumerate(raw) if count[t] == 1]
+    held = {
+        v: {c for c in (_code(r[v], result.bins[v]) for r in u) if isinstance(c, int)}
+        for v in known
+        if v in numeric
+    }
+
+    def code(v: str, x: Any) -> Any:
+        c = _code(x, result.bins[v])
+        if c is MISSING or isinstance(c, tuple):
+            return c
+        inside = held[v] and min(held[v]) <= c <= max(held[v])
+        return c if inside else OUTSIDE
+
+    def profile(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(code(k, row[k]) if k in numeric else _raw(row[k]) for k in known)
+
+    return [Counter(profile(r) for r in table) for table in tables]
+
+
+def reference_triples(
+    original: list[dict[str, Any]],
+    avatars: list[dict[str, Any]],
+    holdout: list[dict[str, Any]],
+    known: list[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+) -> Counter[tuple[int, int, int]]:
+    """How many class profiles hold each (original, avatars, holdout) count triple."""
+    o, a, h = reference_profiles(original, [original, avatars, holdout], known, numeric, tolerance)
+    return Counter((o[p], a[p], h[p]) for p in {*o, *a, *h})

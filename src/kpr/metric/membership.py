@@ -37,6 +37,25 @@ _CHUNK_CELLS = 4_000_000
 
 
 @dataclass(frozen=True)
+class ProfileCounts:
+    """Per class profile: its rows in the original, the avatars and the holdout, the
+    profiles sorted by these counts (an order that no row order can change; profiles
+    with equal counts are interchangeable in everything measured here)."""
+
+    original: Ints
+    avatars: Ints
+    holdout: Ints
+
+    @classmethod
+    def of(cls, original: Ints, avatars: Ints, holdout: Ints, profiles: Ints) -> ProfileCounts:
+        """From distinct count triples and the number of profiles holding each."""
+        o, a, h, k = (np.asarray(x, dtype=np.int64) for x in (original, avatars, holdout, profiles))
+        order = np.lexsort((h, a, o))
+        k = k[order]
+        return cls(np.repeat(o[order], k), np.repeat(a[order], k), np.repeat(h[order], k))
+
+
+@dataclass(frozen=True)
 class Draw:
     """Per profile: the members drawn from the original, the reference half R and the
     non-members of the holdout (R + non-members = the holdout's count)."""
@@ -224,4 +243,57 @@ def bootstrap(
         tpr=tuple(
             ends(t) if available(f, n_neg) else None for f, t in zip(fprs, tprs, strict=True)
         ),
+    )
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What the attack measures on one set of profile counts (see :func:`measure`)."""
+
+    n_original: int
+    n_avatars: int
+    n_holdout: int
+    reference_size: int
+    non_members: int  # and as many members
+    levels: Levels
+    auc: float
+    tpr: tuple[float | None, ...]  # at each of ``fprs``; None below the resolution
+    intervals: Bootstrap
+    members_in_avatars: int  # members whose class profile some avatar holds
+    non_members_in_avatars: int
+    fprs: tuple[Fraction, ...]
+
+
+def measure(
+    counts: ProfileCounts,
+    seed: int,
+    replicates: int = DEFAULT_REPLICATES,
+    fprs: Sequence[Fraction] = FPRS,
+    confidence: float = 0.95,
+) -> Figures:
+    """Draw the sets (``seed``), score every profile and measure the ROC figures with
+    their bootstrap intervals (``replicates``). The original must hold at least as
+    many rows as the non-members, and the holdout at least two."""
+    drawn = draw(counts.original, counts.holdout, seed)
+    m, size = int(counts.avatars.sum()), int(drawn.reference.sum())
+    lv = levels(counts.avatars, drawn.reference, drawn.members, drawn.non_members)
+    n_neg = int(drawn.non_members.sum())
+    held = counts.avatars > 0
+    _, _, boot_rng = streams(seed)
+    return Figures(
+        n_original=int(counts.original.sum()),
+        n_avatars=m,
+        n_holdout=int(counts.holdout.sum()),
+        reference_size=size,
+        non_members=n_neg,
+        levels=lv,
+        auc=float(auc(lv.members, lv.non_members)),
+        tpr=tuple(
+            float(tpr_at(lv.members, lv.non_members, f)) if available(f, n_neg) else None
+            for f in fprs
+        ),
+        intervals=bootstrap(lv, fprs, replicates, boot_rng, confidence),
+        members_in_avatars=int(drawn.members[held].sum()),
+        non_members_in_avatars=int(drawn.non_members[held].sum()),
+        fprs=tuple(fprs),
     )
