@@ -22,8 +22,14 @@ from tests.strategies import NUMERIC, SCHEMA, rows
 
 def triples(counts: ProfileCounts) -> Counter[tuple[int, int, int]]:
     return Counter(
-        zip(counts.original.tolist(), counts.avatars.tolist(), counts.holdout.tolist(), strict=True)
-    )
+        {
+            (o, a, h): k
+            for o, a, h, k in zip(
+                counts.original.tolist(), counts.avatars.tolist(), counts.holdout.tolist(),
+                counts.profiles.tolist(), strict=True,
+            )
+        }
+    )  # fmt: skip
 
 
 def frame(records: list[dict[str, Any]]) -> pl.DataFrame:

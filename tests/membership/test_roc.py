@@ -148,18 +148,37 @@ def test_the_score_is_the_spec_formula() -> None:
 
 
 def test_the_draw_splits_the_holdout_and_samples_the_original() -> None:
-    original = np.array([5, 0, 3, 10, 1], dtype=np.int64)
-    holdout = np.array([2, 4, 0, 3, 2], dtype=np.int64)  # 11 rows: R 6, non-members 5
-    first = M.draw(original, holdout, seed=7)
-    assert first.non_members.sum() == 5 == first.members.sum()
-    assert first.reference.sum() == 6
-    assert (first.reference + first.non_members == holdout).all()
-    assert (first.members <= original).all() and (first.non_members >= 0).all()
-    again = M.draw(original, holdout, seed=7)
+    # triples (original, avatars, holdout) x profiles; 9 holdout rows: R 5, non-members 4
+    counts = M.ProfileCounts.of(
+        np.array([5, 0, 3, 10, 1]), np.array([0, 2, 1, 0, 4]), np.array([2, 4, 0, 3, 0]),
+        np.array([1, 1, 2, 1, 3]),
+    )  # fmt: skip
+    first = M.draw(counts, seed=7)
+    assert first.non_members.sum() == 4 == first.members.sum()
+    assert first.reference.sum() == 5
+    # a unit per profile the holdout holds (3), one per other triple (2)
+    assert len(first.members) == 5
+    assert sorted(zip(first.avatars.tolist(), (first.reference + first.non_members).tolist(),
+                      strict=True)) == [(0, 2), (0, 3), (1, 0), (2, 4), (4, 0)]  # fmt: skip
+    assert (first.non_members >= 0).all() and (first.reference >= 0).all()
+    again = M.draw(counts, seed=7)
     assert first.members.tolist() == again.members.tolist()
     assert first.non_members.tolist() == again.non_members.tolist()
-    draws = {tuple(M.draw(original, holdout, seed=s).members) for s in range(20)}
+    draws = {tuple(M.draw(counts, seed=s).members) for s in range(20)}
     assert len(draws) > 1  # the seed decides
+
+
+def test_profile_counts_do_not_depend_on_the_order_of_the_triples() -> None:
+    o, a, h, k = (np.array(x) for x in ([1, 0, 1, 2], [0, 1, 0, 0], [1, 1, 1, 0], [2, 1, 3, 1]))
+    order = np.array([3, 1, 0, 2])
+    first, second = (
+        M.ProfileCounts.of(o, a, h, k),
+        M.ProfileCounts.of(*(x[order] for x in (o, a, h, k))),
+    )
+    for field in ("original", "avatars", "holdout", "profiles"):
+        assert getattr(first, field).tolist() == getattr(second, field).tolist()
+    assert first.profiles.tolist() == [1, 5, 1]  # the two (1, 0, 1) entries merged
+    assert first.rows(first.holdout) == 6
 
 
 def test_an_fpr_below_the_resolution_is_not_available() -> None:

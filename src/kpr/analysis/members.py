@@ -114,7 +114,7 @@ class Counted:
 
     def shared_sentence(self) -> str:
         """The shared rows against the original's own repeats, and what they do."""
-        size, n = int(self.counts.holdout.sum()), int(self.counts.original.sum())
+        size, n = self.counts.rows(self.counts.holdout), self.counts.rows(self.counts.original)
         own = 100 * self.original_repeats / n if n else 0.0
         share = 100 * self.shared_rows / size
         text = (

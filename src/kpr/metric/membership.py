@@ -38,30 +38,39 @@ _CHUNK_CELLS = 4_000_000
 
 @dataclass(frozen=True)
 class ProfileCounts:
-    """Per class profile: its rows in the original, the avatars and the holdout, the
-    profiles sorted by these counts (an order that no row order can change; profiles
-    with equal counts are interchangeable in everything measured here)."""
+    """The class profiles by their rows in the original, the avatars and the holdout:
+    each distinct count triple and the number of ``profiles`` holding it, sorted by
+    the triple (an order no row order can change). Profiles with one triple are
+    interchangeable in everything measured here."""
 
     original: Ints
     avatars: Ints
     holdout: Ints
+    profiles: Ints
 
     @classmethod
     def of(cls, original: Ints, avatars: Ints, holdout: Ints, profiles: Ints) -> ProfileCounts:
-        """From distinct count triples and the number of profiles holding each."""
+        """From count triples (in any order, repeated or not) and their profiles."""
         o, a, h, k = (np.asarray(x, dtype=np.int64) for x in (original, avatars, holdout, profiles))
-        order = np.lexsort((h, a, o))
-        k = k[order]
-        return cls(np.repeat(o[order], k), np.repeat(a[order], k), np.repeat(h[order], k))
+        triples, inverse = np.unique(np.stack([o, a, h], axis=1), axis=0, return_inverse=True)
+        k = np.bincount(inverse.reshape(-1), weights=k, minlength=len(triples)).astype(np.int64)
+        keep = k > 0
+        return cls(triples[keep, 0], triples[keep, 1], triples[keep, 2], k[keep])
+
+    def rows(self, side: Ints) -> int:
+        """The rows of one side (``original``, ``avatars`` or ``holdout``)."""
+        return int((side * self.profiles).sum())
 
 
 @dataclass(frozen=True)
 class Draw:
-    """Per profile: the members drawn from the original, the reference half R and the
-    non-members of the holdout (R + non-members = the holdout's count)."""
+    """Per unit (a profile the holdout holds, or every profile of one triple that the
+    holdout does not hold, taken together): its avatars' count s, the reference's r,
+    and the members and non-members drawn in it."""
 
-    members: Ints
+    avatars: Ints
     reference: Ints
+    members: Ints
     non_members: Ints
 
 
@@ -83,17 +92,22 @@ def split_sizes(holdout: int) -> tuple[int, int]:
     return holdout - non_members, non_members
 
 
-def draw(original: Ints, holdout: Ints, seed: int) -> Draw:
+def draw(counts: ProfileCounts, seed: int) -> Draw:
     """The holdout split in two halves and the members, each a sample without
-    replacement of rows given as counts per profile (multivariate hypergeometric:
-    what a uniform sample of the rows gives, profile by profile). ``original`` and
-    ``holdout`` must list the profiles in an order that does not depend on the rows
-    (``kpr.engine.membership`` sorts them by their counts)."""
+    replacement of rows, drawn on the counts (multivariate hypergeometric: the law of a
+    uniform sample of the rows, profile by profile). The profiles the holdout holds are
+    drawn one by one (their reference counts differ); the others only by triple, which
+    has the same law (a sample summed over profiles is a sample of their union) and
+    keeps the draw as small as the holdout."""
     split_rng, member_rng, _ = streams(seed)
+    held = counts.holdout > 0
+    k = np.where(held, counts.profiles, 1)  # a unit per profile held, else per triple
+    avatars, holdout = np.repeat(counts.avatars, k), np.repeat(counts.holdout, k)
+    original = np.repeat(np.where(held, counts.original, counts.original * counts.profiles), k)
     _, size = split_sizes(int(holdout.sum()))
     non_members = _sample(split_rng, holdout, size)
     members = _sample(member_rng, original, size)
-    return Draw(members, holdout - non_members, non_members)
+    return Draw(avatars, holdout - non_members, members, non_members)
 
 
 def _sample(rng: np.random.Generator, counts: Ints, size: int) -> Ints:
@@ -134,7 +148,9 @@ def levels(avatars: Ints, reference: Ints, members: Ints, non_members: Ints) -> 
     s, r, pos, neg = s[keep], r[keep], pos[keep], neg[keep]
     g = np.gcd(s + 1, r + 1)
     num, den = (s + 1) // g, (r + 1) // g
-    pairs, inverse = np.unique(np.stack([num, den], axis=1), axis=0, return_inverse=True)
+    base = int(den.max(initial=0)) + 1  # one integer per fraction: a fast 1-D unique
+    keys, inverse = np.unique(num * base + den, return_inverse=True)
+    pairs = np.stack([keys // base, keys % base], axis=1)
     inverse = inverse.reshape(-1)
     order = sorted(range(len(pairs)), key=lambda i: Fraction(int(pairs[i, 0]), int(pairs[i, 1])))
     order.reverse()
@@ -274,16 +290,16 @@ def measure(
     """Draw the sets (``seed``), score every profile and measure the ROC figures with
     their bootstrap intervals (``replicates``). The original must hold at least as
     many rows as the non-members, and the holdout at least two."""
-    drawn = draw(counts.original, counts.holdout, seed)
-    m, size = int(counts.avatars.sum()), int(drawn.reference.sum())
-    lv = levels(counts.avatars, drawn.reference, drawn.members, drawn.non_members)
+    drawn = draw(counts, seed)
+    m, size = counts.rows(counts.avatars), int(drawn.reference.sum())
+    lv = levels(drawn.avatars, drawn.reference, drawn.members, drawn.non_members)
     n_neg = int(drawn.non_members.sum())
-    held = counts.avatars > 0
+    held = drawn.avatars > 0
     _, _, boot_rng = streams(seed)
     return Figures(
-        n_original=int(counts.original.sum()),
+        n_original=counts.rows(counts.original),
         n_avatars=m,
-        n_holdout=int(counts.holdout.sum()),
+        n_holdout=counts.rows(counts.holdout),
         reference_size=size,
         non_members=n_neg,
         levels=lv,
