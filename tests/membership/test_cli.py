@@ -10,15 +10,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.cli.app import main
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
+from tests.cli.test_app import run
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from typing import Any, Unpack
 import narwhals as nw
 import polars as pl
 
-from kpr.analysis.baselines import shared_rows
+from kpr.analysis.baselines import _polars, shared_rows
 from kpr.checks import seed as check_seed
 from kpr.checks import whole_number
 from kpr.engine import queries
@@ -191,9 +191,7 @@ def _columns(known: str | Iterable[str] | None, original: Any) -> list[str]:
 
 
 def _rows(frame: queries.Frame) -> int:
-    native = frame.select(nw.len()).collect(backend="polars").to_native()
-    assert isinstance(native, pl.DataFrame)
-    return int(native.item())
+    return int(_polars(frame.select(nw.len())).item())
 
 
 def _check_holdout(size: int) -> None:
@@ -222,9 +220,3 @@ def _shared(inputs: Inputs, columns: list[str], size: int) -> tuple[int, int]:
             "held-out table"
         )
     return shared, repeats
-
-
-def _polars(frame: queries.Frame) -> pl.DataFrame:
-    native = frame.collect(backend="polars").to_native()
-    assert isinstance(native, pl.DataFrame)
-    return native
