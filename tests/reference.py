@@ -131,3 +131,112 @@ def reference_kpr(
     b1 = {p: j for j, p in enumerate(avatar_profiles) if seen[p] == 1}
     pairs = {i: b1[binned(original[i])] for i in u if binned(original[i]) in b1}
     return RefResult(n, len(avatars), len(u), len(pairs), 100 * (1 - len(pairs) / n), bins, pairs)
+
+
+# Membership (histogram DOMIAS on class profiles): the ROC figures brute force, from
+# one score per record, sharing nothing with kpr.metric.membership.
+
+
+def reference_auc(members: list[Fraction], non_members: list[Fraction]) -> Fraction:
+    """Every (member, non-member) pair: 1 when the member scores higher, 1/2 on a tie."""
+    won = sum(
+        (Fraction(1) if p > q else Fraction(1, 2) if p == q else Fraction(0))
+        for p in members
+        for q in non_members
+    )
+    return won / (len(members) * len(non_members))
+
+
+def reference_auc_by_orders(members: list[Fraction], non_members: list[Fraction]) -> Fraction:
+    """The strict AUC averaged over every order in which ties can be broken: every
+    permutation of the records, sorted (stably) by score, highest first."""
+    from itertools import permutations
+
+    records = [(s, True) for s in members] + [(s, False) for s in non_members]
+    total, count = Fraction(0), 0
+    for order in permutations(range(len(records))):
+        ranked = sorted(order, key=lambda i: -records[i][0])
+        seen_pos, won = 0, 0
+        for i in ranked:
+            if records[i][1]:
+                seen_pos += 1
+            else:
+                won += seen_pos
+        total += Fraction(won, len(members) * len(non_members))
+        count += 1
+    return total / count
+
+
+def reference_tpr_at(
+    members: list[Fraction], non_members: list[Fraction], fpr: Fraction
+) -> Fraction:
+    """The best expected TPR of the randomised thresholds whose expected FPR is ``fpr``:
+    flag every record scoring above t and each one scoring t with probability p. Every
+    threshold t (each score, and above them all) and the p it needs are tried."""
+    n_pos, n_neg = len(members), len(non_members)
+    best = Fraction(0)
+    for t in sorted({*members, *non_members}):
+        neg_above = sum(1 for q in non_members if q > t)
+        neg_at = sum(1 for q in non_members if q == t)
+        pos_above = sum(1 for p in members if p > t)
+        pos_at = sum(1 for p in members if p == t)
+        target = fpr * n_neg
+        if neg_at == 0:  # flagging all of t costs nothing
+            options = [Fraction(1)] if neg_above <= target else []
+        else:
+            p = (target - neg_above) / neg_at
+            options = [p] if 0 <= p <= 1 else []
+        for p in options:
+            best = max(best, (pos_above + p * pos_at) / n_pos)
+    return best
+
+
+OUTSIDE = ("outside",)
+
+
+def reference_profiles(
+    original: list[dict[str, Any]],
+    tables: list[list[dict[str, Any]]],
+    known: list[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+) -> list[Counter[tuple[Any, ...]]]:
+    """Each table's class profiles on ``known``, counted, with the classes of the
+    attack on ``known`` (lo and width over U of ``original``). A finite number whose
+    class no member of U holds is in one class, outside (as the engines code it:
+    such classes can never link anyone, and the membership attack reads the engines'
+    profiles)."""
+    result = reference_kpr(original, original, known, numeric, tolerance)
+    raw = [tuple(_raw(r[k]) for k in known) for r in original]
+    count = Counter(raw)
+    u = [original[i] for i, t in enumerate(raw) if count[t] == 1]
+    held = {
+        v: {c for c in (_code(r[v], result.bins[v]) for r in u) if isinstance(c, int)}
+        for v in known
+        if v in numeric
+    }
+
+    def code(v: str, x: Any) -> Any:
+        c = _code(x, result.bins[v])
+        if c is MISSING or isinstance(c, tuple):
+            return c
+        inside = held[v] and min(held[v]) <= c <= max(held[v])
+        return c if inside else OUTSIDE
+
+    def profile(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(code(k, row[k]) if k in numeric else _raw(row[k]) for k in known)
+
+    return [Counter(profile(r) for r in table) for table in tables]
+
+
+def reference_triples(
+    original: list[dict[str, Any]],
+    avatars: list[dict[str, Any]],
+    holdout: list[dict[str, Any]],
+    known: list[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+) -> Counter[tuple[int, int, int]]:
+    """How many class profiles hold each (original, avatars, holdout) count triple."""
+    o, a, h = reference_profiles(original, [original, avatars, holdout], known, numeric, tolerance)
+    return Counter((o[p], a[p], h[p]) for p in {*o, *a, *h})

@@ -171,3 +171,17 @@ def test_utility_json_follows_its_schema(
     undefined = kpr.utility(constant, constant).to_dict()  # r undefined for a constant
     validate("utility", undefined)
     assert undefined["pairs"][0]["score"] is None
+
+
+def test_membership_json_follows_its_schema(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _cli(["membership", files["original"], files["avatars"], "--holdout",
+                 files["control"], "--replicates", "50", "-q"], capsys)  # fmt: skip
+    validate("membership", data)
+    assert data["shared_rows"] == 10 and data["non_members"] == 105
+    assert [p["available"] for p in data["tpr_at_fpr"]] == [True, False]
+    assert {w["code"] for w in data["warnings"]} == {"holdout-shares-rows"}
+    data["auc"]["value"] = 1.5
+    with pytest.raises(ValidationError):
+        validate("membership", data)

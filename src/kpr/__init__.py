@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from kpr.version import __version__
 
 if TYPE_CHECKING:
+    from kpr.analysis.members import membership
     from kpr.api import evaluate
     from kpr.errors import InputError, KprError, MissingDependencyError
     from kpr.fidelity import utility
     from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
     from kpr.protection import protect
     from kpr.results.evaluation import KprResult, VariableInfo
+    from kpr.results.membership import MembershipResult
     from kpr.results.protect import ProtectResult
     from kpr.results.utility import UtilityResult
 
@@ -35,6 +37,8 @@ _LAZY = {
     "Kind": "kpr.metric.attack",
     "KprResult": "kpr.results.evaluation",
     "VariableInfo": "kpr.results.evaluation",
+    "membership": "kpr.analysis.members",
+    "MembershipResult": "kpr.results.membership",
     "protect": "kpr.protection",
     "ProtectResult": "kpr.results.protect",
     "utility": "kpr.fidelity",
@@ -47,12 +51,14 @@ __all__ = [
     "Kind",
     "KprError",
     "KprResult",
+    "MembershipResult",
     "MissingDependencyError",
     "ProtectResult",
     "UtilityResult",
     "VariableInfo",
     "__version__",
     "evaluate",
+    "membership",
     "protect",
     "utility",
 ]

@@ -71,6 +71,7 @@ def load(
     materialize: bool = False,
     row_id: str | None = None,
     control_known: Sequence[str] | None = None,
+    control_name: str = "control",
 ) -> Inputs:
     """Read the inputs (only the known columns of ``attack``) and agree on kinds
     and dtypes; ``read_options`` apply to files.
@@ -79,13 +80,14 @@ def load(
     which pays off when many attacks are evaluated on them. ``row_id``: see
     ``kpr.evaluate``. ``control`` (individuals not used to make the avatars) is
     read with the ``control_known`` variables (default: the attack's); each file
-    is then read once for every use (the pair, the control, the shared rows).
+    is then read once for every use (the pair, the control, the shared rows);
+    ``control_name`` names it in messages (``kpr.membership``'s holdout).
     """
     csv = read_options or ReadSettings()
     whole: tuple[pl.DataFrame | None, pl.DataFrame | None] = (None, None)
     if control is not None:  # every file once: the whole original and control, once
         original, original_whole = read_whole(original, csv, "original")
-        control, control_whole = read_whole(control, csv, "control")
+        control, control_whole = read_whole(control, csv, control_name)
         extra = [row_id] if row_id is not None and row_id not in attack.known else []
         avatars = _read_once(avatars, [*attack.known, *extra], csv, "avatars")
         whole = (original_whole, control_whole)
@@ -100,7 +102,7 @@ def load(
             kinds = {n: pair.kinds[n] for n in names}  # the original's: compared alike
             on_control = replace(attack.on(names), kinds=kinds)
             loaded_control = prepare(
-                control, avatars, on_control, csv, ("control", "avatars"), hooks=hooks_for
+                control, avatars, on_control, csv, (control_name, "avatars"), hooks=hooks_for
             )
             _materialize(loaded_control)
     except pl.exceptions.PolarsError as exc:

@@ -20,6 +20,7 @@ CODES = {
     "few-distinct-integers": "an integer known variable has at most ten distinct values",
     "identifying-variable": "a known variable is unique on more than 90 % of the rows",
     "control-shares-rows": "the control table repeats records of the original",
+    "holdout-shares-rows": "the holdout of a membership attack repeats records of the original",
     "other": "a warning without a code of its own",
 }
 

@@ -56,16 +56,19 @@ def _known_rows(prepared: Prepared, known: list[str]) -> pl.DataFrame:
     return _polars(prepared.original.select(known))
 
 
-def shared_rows(original: pl.DataFrame, control: pl.DataFrame) -> tuple[int, int]:
+def shared_rows(
+    original: pl.DataFrame, control: pl.DataFrame, role: str = "control"
+) -> tuple[int, int]:
     """Control rows equal to some original row, and original rows equal to another
     original row, on every column the tables share, compared by value and kind as the
     metric compares them (30 equals 30.0; missing equals missing). Refuses a control
-    that holds exactly the original's rows, however it is written."""
+    that holds exactly the original's rows, however it is written (``role``: the
+    table's name in the message, e.g. ``holdout``)."""
     left, right = comparable(original, control)
     if same_rows(left, right):
         raise InputError(
-            "the control table holds exactly the original's rows (compared by value, so "
-            "30 and 30.0 are equal): a control must be individuals NOT used to make the "
+            f"the {role} table holds exactly the original's rows (compared by value, so "
+            f"30 and 30.0 are equal): a {role} must be individuals NOT used to make the "
             "avatars; give a held-out table"
         )
     return rows_found(right, left), repeated_rows(left)

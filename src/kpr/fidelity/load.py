@@ -20,12 +20,11 @@ import polars as pl
 from kpr.engine.backends import hooks_for
 from kpr.errors import InputError, first_line
 from kpr.inputs.dates import US_PER_DAY
-from kpr.inputs.files import Loaded as LoadedFile
 from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, table_columns
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import reconcile
-from kpr.inputs.sides import Side, check_column_types, load_side
+from kpr.inputs.sides import Side, check_column_types, column_names, load_side
 from kpr.metric.attack import Kind, make_attack
 
 #: SDMetrics' Quality Report also scores ``ordinal`` columns (as categories).
@@ -46,26 +45,6 @@ def _is_path(obj: object) -> bool:
     return isinstance(obj, str | os.PathLike)
 
 
-def _names(obj: Any) -> list[str]:
-    """The column names of a frame of any library kpr reads, or of a file read already."""
-    if isinstance(obj, pl.LazyFrame):
-        return obj.collect_schema().names()
-    if isinstance(obj, LoadedFile):  # kpr.protect's original, read once for every use
-        return obj.frame.collect_schema().names()
-    if hasattr(obj, "column_names"):  # pyarrow
-        return [str(c) for c in obj.column_names]
-    module = type(obj).__module__.split(".")[0]
-    if module in ("pandas", "polars"):
-        return [str(c) for c in obj.columns]
-    try:
-        return list(nw.from_native(obj).lazy().collect_schema().names())
-    except TypeError:
-        raise InputError(
-            f"unsupported input of type {type(obj).__name__}; give a pandas or polars "
-            "DataFrame, a pyarrow Table, a DuckDB relation or a CSV/Parquet path"
-        ) from None
-
-
 def _side(
     obj: object, label: str, csv: ReadSettings, numeric: Callable[[str], bool]
 ) -> tuple[Side | None, list[str]]:
@@ -77,7 +56,7 @@ def _side(
         check_column_types(loaded.frame.collect_schema(), loaded.label)
         side = Side(loaded.frame, loaded.untyped, loaded.label)
         return side, loaded.frame.collect_schema().names()
-    return None, _names(obj)
+    return None, column_names(obj)
 
 
 def _undeclared(declared: Sequence[str]) -> Callable[[str], bool]:

@@ -41,6 +41,28 @@ class Side:
         return isinstance(self.frame, pl.LazyFrame)
 
 
+def column_names(obj: Any) -> list[str]:
+    """The column names of a frame of any library kpr reads, or of a file read already."""
+    if isinstance(obj, pl.LazyFrame):
+        return obj.collect_schema().names()
+    if isinstance(obj, Loaded):  # kpr.protect's original, read once for every use
+        return obj.frame.collect_schema().names()
+    if hasattr(obj, "column_names"):  # pyarrow
+        return [str(c) for c in obj.column_names]
+    module = type(obj).__module__.split(".")[0]
+    if module in ("pandas", "polars"):
+        return [str(c) for c in obj.columns]
+    try:
+        with warnings.catch_warnings():  # narwhals' notice that Dask moves to a plugin
+            warnings.filterwarnings("ignore", "Dask support", FutureWarning)
+            return list(nw.from_native(obj).lazy().collect_schema().names())
+    except TypeError:
+        raise InputError(
+            f"unsupported input of type {type(obj).__name__}; give a pandas or polars "
+            "DataFrame, a pyarrow Table, a DuckDB relation or a CSV/Parquet path"
+        ) from None
+
+
 def _is_path(obj: object) -> bool:
     return isinstance(obj, str | os.PathLike)
 

@@ -1,0 +1,214 @@
+"""The HTML page of a membership attack (``kpr membership --report``,
+``MembershipResult.to_html``): the AUC and the TPR at low FPR with their intervals,
+the ROC curve on a logarithmic FPR axis (where the low-FPR figures are read), and
+the score levels.
+
+Built from the shared pieces (:mod:`kpr.render.page`, :mod:`kpr.render.plots`), so it
+escapes, looks and opens offline like the other reports. Column names, warnings and
+file labels are the only user-derived text; each goes through ``esc``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kpr.render.page import (
+    count_text,
+    document,
+    esc,
+    footer,
+    names_html,
+    notebook_view,
+    require_matplotlib,
+    sources_line,
+    table_section,
+    warnings_section,
+)
+
+if TYPE_CHECKING:
+    from kpr.results.membership import MembershipResult
+
+HEADING = "kpr report · membership inference"
+
+DATA_NOTE = (
+    "This page contains no raw data: counts of people at each score, and the names of the "
+    "columns only, no individual's values."
+)
+
+
+def _pct(x: float | None, digits: int = 1) -> str:
+    return "&ndash;" if x is None else f"{100 * x:.{digits}f} %"
+
+
+def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
+    """The ROC curve (ties as straight segments) with the FPR on a log scale, from the
+    resolution to 1, the diagonal of a guess, and the reported FPRs marked."""
+    import numpy as np
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from kpr.render import plots
+
+    fpr, tpr = result.roc_curve()
+    floor = result.resolution / 2
+    # a straight segment stays straight on a log axis only when drawn in small steps
+    xs, ys = [float(fpr[0])], [float(tpr[0])]
+    for i in range(1, len(fpr)):
+        steps = np.linspace(0.0, 1.0, 64)[1:]
+        xs += list(fpr[i - 1] + steps * (fpr[i] - fpr[i - 1]))
+        ys += list(tpr[i - 1] + steps * (tpr[i] - tpr[i - 1]))
+    x = np.maximum(np.array(xs), floor)
+    with plots._drawing():
+        fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+        ax = fig.subplots()
+        ax.plot(x, ys, color=plots.VERMILLION, linewidth=1.6, label="DOMIAS on class profiles")
+        guess = np.geomspace(floor, 1.0, 50)
+        ax.plot(guess, guess, color=plots.GREY, linestyle="--", linewidth=1, label="A guess")
+        for point in result.tpr:
+            f = point.fpr.numerator / point.fpr.denominator
+            ax.axvline(f, color=plots.GREY, linewidth=0.6, linestyle=":")
+            if point.tpr is not None:
+                ax.plot([f], [point.tpr], "o", color=plots.BLUE, markersize=4)
+        ax.axvline(result.resolution, color=plots.BLUISH_GREEN, linewidth=1,
+                   label=f"Resolution (1/{count_text(result.non_members)})")  # fmt: skip
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:g} %"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(floor, 1.0)
+        ax.set_ylim(0.0, 1.0)
+        ax.set_xlabel("False positive rate (non-members flagged), log scale")
+        ax.set_ylabel("True positive rate (members flagged)")
+        ax.legend(loc="upper left", fontsize=8, frameon=False)
+        ax.set_title("ROC curve: what the attack finds at each false positive rate", loc="left")
+        label = (
+            f"ROC curve of the membership attack, AUC {result.auc:.3f}; the false positive "
+            "rate on a logarithmic axis from the resolution to 1, the diagonal of a guess "
+            "dashed."
+        )
+        return plots.to_inline_svg(fig, key, label)
+
+
+def _headline(result: MembershipResult, inputs: Sequence[tuple[str, str]]) -> str:
+    low, high = result.auc_interval
+    return f"""
+<section class="headline" aria-labelledby="auc-label">
+ <div class="headline-top">
+  <div>
+   <p class="rate-label" id="auc-label">AUC of the membership attack (0.5: a guess)</p>
+   <div class="rate" data-kpr-auc="{result.auc!r}">{result.auc:.3f}</div>
+  </div>
+  <p class="interval">{100 * result.confidence:g} % interval {low:.3f} to {high:.3f}</p>
+ </div>
+ <p class="meaning">{esc(result.meaning)}</p>
+ <p class="inputs">Class profiles on {names_html(result.columns)} ·
+  {count_text(result.n_original)} original rows, {count_text(result.n_avatars)} avatars,
+  {count_text(result.n_holdout)} holdout rows (reference {count_text(result.reference_size)},
+  non-members {count_text(result.non_members)}) · seed {result.seed},
+  {count_text(result.replicates)} bootstrap replicates</p>
+ {sources_line(list(inputs))}
+</section>"""
+
+
+def _tpr_table(result: MembershipResult) -> str:
+    rows = []
+    for p in result.tpr:
+        interval = (
+            "&ndash;" if p.interval is None else f"{_pct(p.interval[0])} to {_pct(p.interval[1])}"
+        )
+        value = _pct(p.tpr) if p.tpr is not None else f"not available: {esc(p.reason)}"
+        rows.append(
+            f'  <tr><td class="num">{_pct(p.fpr.numerator / p.fpr.denominator, 2)}</td>'
+            f'<td class="num">{p.flagged:,.1f}</td><td>{value}</td><td>{interval}</td></tr>'
+        )
+    before = (
+        f"\n <p>The resolution is 1/{count_text(result.non_members)} = "
+        f"{_pct(result.resolution, 3)}: no lower FPR can be read from this holdout. A guess "
+        "flags as many members as non-members.</p>"
+    )
+    return table_section(
+        "tpr", "True positive rate at a low false positive rate",
+        '<th class="num">FPR</th><th class="num">Non-members flagged</th><th>TPR</th>'
+        f"<th>{100 * result.confidence:g} % interval</th>",
+        rows, before,
+    )  # fmt: skip
+
+
+#: Score levels the page lists (the highest: where the low-FPR figures are read).
+TOP_SCORES = 30
+
+
+def _scores_table(result: MembershipResult) -> str:
+    table = result.score_table()
+    rows = [
+        f'  <tr><td class="num">{s:+.4f}</td><td class="num">{count_text(m)}</td>'
+        f'<td class="num">{count_text(n)}</td></tr>'
+        for s, m, n in table.head(TOP_SCORES).iter_rows()
+    ]
+    shown = f"the highest {TOP_SCORES} of {len(table):,}" if len(table) > TOP_SCORES else "all"
+    before = (
+        f"\n <p>Scores: {shown}. "
+        "Each score: log((s + 1)/(m + 1)) &minus; log((r + 1)/(|R| + 1)), s and r the "
+        "people of the avatars and of the reference holding the class profile. Records on "
+        "one score are a tie: they count one half against each other.</p>"
+    )
+    return table_section(
+        "scores", "Scores, highest first",
+        '<th class="num">Score</th><th class="num">Members</th><th class="num">Non-members</th>',
+        rows, before,
+    )  # fmt: skip
+
+
+def render_membership(
+    result: MembershipResult,
+    *,
+    inputs: Sequence[tuple[str, str]] = (),
+    now: datetime | None = None,
+) -> str:
+    """The membership page as one HTML document (needs matplotlib for the ROC curve)."""
+    require_matplotlib()
+    figure = f"""
+<section id="roc">
+ <h2>ROC curve</h2>
+ <figure class="kpr-plot">
+{roc_svg(result)}
+<figcaption>Every threshold on the score: the share of non-members flagged (log scale) and
+ of members flagged. Ties are crossed as straight segments (in random order).</figcaption>
+ </figure>
+</section>"""
+    body = "".join(
+        [
+            _headline(result, inputs),
+            _tpr_table(result),
+            figure,
+            _scores_table(result),
+            warnings_section(result.warnings),
+            footer(esc(DATA_NOTE), now or datetime.now(UTC)),
+        ]
+    )
+    return document(f"AUC {result.auc:.3f} — kpr membership", body, HEADING)
+
+
+def write_membership(
+    result: MembershipResult, path: str | os.PathLike[str], **options: object
+) -> Path:
+    """Check the target, render, then write atomically: a failure leaves no file."""
+    from kpr.render.page import write_document
+
+    return write_document(path, lambda: render_membership(result, **options))  # type: ignore[arg-type]
+
+
+def repr_membership(result: MembershipResult) -> str:
+    """Jupyter's view: the AUC, the TPR at each FPR, no plot."""
+    rows = [
+        [_pct(p.fpr.numerator / p.fpr.denominator, 2), _pct(p.tpr),
+         "&ndash;" if p.interval is None else f"{_pct(p.interval[0])} to {_pct(p.interval[1])}"]
+        for p in result.tpr
+    ]  # fmt: skip
+    headline_html = f'<span style="font-size:1.4em;font-weight:bold">AUC {result.auc:.3f}</span>'
+    return notebook_view(
+        headline_html, result.meaning, ["FPR", "TPR", "interval"], rows, result.warnings
+    )
