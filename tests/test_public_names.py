@@ -17,7 +17,7 @@ def test_public_functions_stay_callable_after_their_modules_are_imported() -> No
         "import kpr, kpr.fidelity.columns, kpr.protection, kpr.api\n"
         "import polars as pl\n"
         "t = pl.DataFrame({'a': [1, 2, 3, 4], 'b': ['x', 'y', 'x', 'y']})\n"
-        "for name in ('utility', 'protect', 'evaluate'):\n"
+        "for name in ('utility', 'protect', 'evaluate', 'inference'):\n"
         "    assert callable(getattr(kpr, name)), name\n"
         "assert kpr.utility(t, t).overall == 1.0\n"
     )

@@ -16,18 +16,22 @@ from typing import TYPE_CHECKING, Any
 from kpr.version import __version__
 
 if TYPE_CHECKING:
+    from kpr.analysis.inference import inference
     from kpr.api import evaluate
     from kpr.errors import InputError, KprError, MissingDependencyError
     from kpr.fidelity import utility
     from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
     from kpr.protection import protect
     from kpr.results.evaluation import KprResult, VariableInfo
+    from kpr.results.inference import InferenceResult
     from kpr.results.protect import ProtectResult
     from kpr.results.utility import UtilityResult
 
 #: Each public name and the module it comes from.
 _LAZY = {
     "evaluate": "kpr.api",
+    "inference": "kpr.analysis.inference",
+    "InferenceResult": "kpr.results.inference",
     "InputError": "kpr.errors",
     "KprError": "kpr.errors",
     "MissingDependencyError": "kpr.errors",
@@ -43,6 +47,7 @@ _LAZY = {
 
 __all__ = [
     "DEFAULT_TOLERANCE",
+    "InferenceResult",
     "InputError",
     "Kind",
     "KprError",
@@ -53,6 +58,7 @@ __all__ = [
     "VariableInfo",
     "__version__",
     "evaluate",
+    "inference",
     "protect",
     "utility",
 ]

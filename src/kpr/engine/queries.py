@@ -125,6 +125,16 @@ def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     first, so that engines whose floor returns a 64-bit integer (Spark) never
     overflow on huge values."""
     assert bins.code_min is not None and bins.code_max is not None
+    r = quotient(x, bins)
+    if bins.int_codes:
+        below, above = bins.clip
+        return r.clip(below, above).floor()
+    # codes beyond 2**62: every float beyond 2**52 is already an integer
+    return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
+
+
+def quotient(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+    """``(x - lo) / width`` as the spec computes it (IEEE float64)."""
     d = x - bins.lo
     # True division by a column, never by a scalar: polars divides by a scalar as
     # a multiplication by its reciprocal, which puts values sitting on a class
@@ -133,12 +143,19 @@ def _rank(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     # has ``d = ±inf``, and the spec's IEEE rule gives it the class ``±inf``
     # (``inf / width``, width > 0), which members of U may hold too: keep ``d``
     # there rather than ``inf / (inf * 0 + width)``, which is NaN.
-    r = nw.when(d.is_finite()).then(d / (d * 0.0 + bins.width)).otherwise(d)
-    if bins.int_codes:
-        below, above = bins.clip
-        return r.clip(below, above).floor()
-    # codes beyond 2**62: every float beyond 2**52 is already an integer
-    return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
+    return nw.when(d.is_finite()).then(d / (d * 0.0 + bins.width)).otherwise(d)
+
+
+def true_class(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+    """The class of ``x`` by the rule alone, in float64: ``floor((x - lo) / width)``,
+    ±inf for ±inf (and for a finite ``x`` whose ``x - lo`` overflows, as the spec's
+    IEEE rule says), missing for missing. Unlike :func:`code_frame`'s codes, values
+    outside U's range keep their own class (counting people outside U needs them);
+    the classes of the members of U are the same."""
+    r = quotient(x.cast(nw.Float64), bins)
+    # Spark's floor returns int64: taken only below 2**52 (every float beyond is whole)
+    whole = nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
+    return whole.cast(nw.Float64) + 0.0  # + 0.0: -0.0 and 0.0 are one class
 
 
 def _classify(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
