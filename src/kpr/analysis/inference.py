@@ -30,6 +30,7 @@ from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.metric.counts import require_rows
 from kpr.metric.inference import Cells, CellScores, InferenceCounts, cell_scores, totals
 from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.progress import Step
 from kpr.results.inference import (
     ControlMeasure,
     Group,
@@ -221,6 +222,7 @@ def inference(
     control_subsets: int = DEFAULT_SUBSETS,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    progress: Step | None = None,
     **read: Unpack[ReadKeywords],
 ) -> InferenceResult:
     """What an attacker who knows ``known`` infers about each ``secret`` column from
@@ -242,6 +244,8 @@ def inference(
         by DiS/DiSCO.
     tolerance, kinds, delimiter, encoding, na_values
         As in ``kpr.evaluate`` (``kinds`` may declare the secrets' kinds too).
+    progress
+        ``progress(label)``, called as the work advances.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 41, 52, 60], "sick": ["y", "n", "y", "n"]})
@@ -260,10 +264,13 @@ def inference(
         materialize=True, control_known=loaded.known,
     )  # fmt: skip
     pair = inputs.pair
+    step = progress or (lambda _: None)
     out = []
     for name in secrets:
+        step(f"counting the profiles and classes of {name}")
         result = secret_inference(pair, attack, name, denom)
         if inputs.control is not None:
+            step(f"{name}: the control, at the same size")
             compared = compare_with_control(
                 pair, inputs.control, attack, name, result.counts, denom_lim=denom,
                 subsets=control_subsets, seed=seed, confidence=confidence,

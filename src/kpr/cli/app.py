@@ -57,6 +57,7 @@ LAZY_COMMANDS = {
     "distance": "kpr.cli.avatar:distance_command",
     "protect": "kpr.cli.protect:protect_command",
     "utility": "kpr.cli.utility:utility_command",
+    "inference": "kpr.cli.inference:inference_command",
 }
 
 

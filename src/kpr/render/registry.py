@@ -1,11 +1,12 @@
 """Registers each result type's HTML views in ``kpr.results.views`` when imported
 (``views.RENDERERS`` names this module: the first page asked for loads it)."""
 
-from kpr.render import analysis, ksweep, protect, utility
+from kpr.render import analysis, inference, ksweep, protect, utility
 from kpr.render.html import render_report, repr_html, write_report
 from kpr.results import views
 from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult
+from kpr.results.inference import InferenceResult
 from kpr.results.ksweep import KSweepResult
 from kpr.results.ksweep_tune import TuneResult
 from kpr.results.protect import ProtectResult
@@ -27,4 +28,8 @@ views.register(TuneResult, views.Views(ksweep.render_tune, ksweep.write_tune, ks
 views.register(
     UtilityResult,
     views.Views(utility.render_utility, utility.write_utility, utility.repr_utility),
+)
+views.register(
+    InferenceResult,
+    views.Views(inference.render_inference, inference.write_inference, inference.repr_inference),
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -308,7 +308,6 @@ class InferenceResult(JsonResult):
     secrets: tuple[SecretInference, ...]
     control_n: int | None = None
     seed: int = 0
-    warnings: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def n(self) -> int:
@@ -347,7 +346,6 @@ class InferenceResult(JsonResult):
             "control_n": self.control_n,
             "seed": self.seed,
             "secrets": [s.to_dict() for s in self.secrets],
-            "warnings": list(self.warnings),
         }
 
     def to_html(self, path: str | os.PathLike[str] | None = None) -> str | Path:
