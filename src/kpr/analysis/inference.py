@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from kpr.analysis.baselines import DEFAULT_SUBSETS, check_control_options, random_subsets
+from kpr.analysis.cap_family import cap_family
 from kpr.checks import whole_number
 from kpr.engine.profiles import CLASS, PROFILE, ProfileCounts, cells, profile_counts
 from kpr.errors import InputError
@@ -222,6 +223,7 @@ def inference(
     control_subsets: int = DEFAULT_SUBSETS,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    sdmetrics: bool = True,
     progress: Step | None = None,
     **read: Unpack[ReadKeywords],
 ) -> InferenceResult:
@@ -244,6 +246,9 @@ def inference(
         by DiS/DiSCO.
     tolerance, kinds, delimiter, encoding, na_values
         As in ``kpr.evaluate`` (``kinds`` may declare the secrets' kinds too).
+    sdmetrics
+        Adds SDMetrics' CategoricalCAP, CategoricalZeroCAP and DisclosureProtection
+        (each as SDMetrics 0.32 computes it, or why it does not apply).
     progress
         ``progress(label)``, called as the work advances.
 
@@ -269,6 +274,9 @@ def inference(
     for name in secrets:
         step(f"counting the profiles and classes of {name}")
         result = secret_inference(pair, attack, name, denom)
+        if sdmetrics:
+            step(f"{name}: SDMetrics' CAP family")
+            result = replace(result, sdmetrics=cap_family(pair, attack, name))
         if inputs.control is not None:
             step(f"{name}: the control, at the same size")
             compared = compare_with_control(

@@ -18,7 +18,9 @@ a group of one row holds one value of ``t`` (its minimum), so U needs no join.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import narwhals as nw
@@ -79,15 +81,32 @@ def _class_name(name: str) -> str:
     return f"__kpr_class__{name}"
 
 
+def cut(x: nw.Expr, edges: Sequence[float]) -> nw.Expr:
+    """The class of ``x`` among right-closed bins with these inner edges: the number of
+    edges below it (missing, and -inf, which lies in no bin, are missing)."""
+    x = x.cast(nw.Float64)
+    code = functools.reduce(
+        operator.add, ((x > e).cast(nw.Int64) for e in edges), nw.lit(0, nw.Int64)
+    )
+    return nw.when(x.is_null() | (x == float("-inf"))).then(None).otherwise(code)
+
+
 def _classes(
-    frame: queries.Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
+    frame: queries.Frame,
+    kinds: Mapping[str, Kind],
+    bins: Mapping[str, NumericBins],
+    edges: Mapping[str, Sequence[float]],
 ) -> queries.Frame:
     """Each column's class: by the rule for a binned one (``queries.true_class``:
-    people outside U's range keep their own class), as it is for a categorical one."""
-    return frame.select(
-        (queries.true_class(nw.col(v), bins[v]) if k.binned else nw.col(v)).alias(_class_name(v))
-        for v, k in kinds.items()
-    )
+    people outside U's range keep their own class), by its ``edges`` when given
+    (:func:`cut`), as it is for a categorical one."""
+
+    def of(v: str, kind: Kind) -> nw.Expr:
+        if v in edges:
+            return cut(nw.col(v), edges[v])
+        return queries.true_class(nw.col(v), bins[v]) if kind.binned else nw.col(v)
+
+    return frame.select(of(v, k).alias(_class_name(v)) for v, k in kinds.items())
 
 
 def profile_counts(
@@ -96,11 +115,14 @@ def profile_counts(
     attack: Attack,
     kinds: Mapping[str, Kind],
     extra: str,
+    edges: Mapping[str, Sequence[float]] | None = None,
 ) -> ProfileCounts:
     """The count table of ``attack`` by profile x class of ``extra`` (see the module
     docstring). ``kinds`` gives the kind of every known variable and of ``extra``;
-    both frames hold those columns (the loaded, reconciled tables)."""
+    both frames hold those columns (the loaded, reconciled tables). ``edges`` cuts the
+    columns it names by fixed edges instead (:func:`cut`; give them as categorical)."""
     aliases = {**queries.internal_names(attack.known), extra: EXTRA}
+    cuts = {aliases[v]: e for v, e in (edges or {}).items()}
     internal = {a: kinds[v] for v, a in aliases.items()}
     o = queries.internal_frame(original, aliases, None)
     a = queries.internal_frame(avatars, aliases, None)
@@ -115,7 +137,7 @@ def profile_counts(
     parts = {"people": o, "unique": u, "avatars": a}
     counted = []
     for label, frame in parts.items():
-        coded = _classes(frame, internal, bins)
+        coded = _classes(frame, internal, bins, cuts)
         counted.append(
             coded.group_by(*codes, drop_null_keys=False)
             .agg(nw.len().alias(_N))

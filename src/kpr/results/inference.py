@@ -20,7 +20,7 @@ from kpr.metric.inference import InferenceCounts
 from kpr.metric.interval import DEFAULT_CONFIDENCE, share_difference_interval, z_value
 from kpr.results import views
 from kpr.results.control import excess_links
-from kpr.results.json import JsonResult
+from kpr.results.json import JsonResult, finite_or_none
 
 #: Groups (secret classes, profiles) of fewer people are counted but not shown by value.
 MIN_GROUP = 10
@@ -154,6 +154,43 @@ class ControlMeasure:
 
 
 @dataclass(frozen=True)
+class SdmetricsFigure:
+    """One of SDMetrics' CAP family as SDMetrics 0.32 computes it on the same inputs
+    (``value`` None: it does not apply, ``note`` says why; NaN: SDMetrics' own NaN)."""
+
+    metric: str
+    value: float | None
+    note: str = ""
+    cap_protection: float | None = None  # DisclosureProtection's breakdown
+    baseline_protection: float | None = None
+
+    def line(self) -> str:
+        if self.value is None:
+            return f"{self.metric}: does not apply ({self.note})"
+        text = (
+            f"{self.metric} {self.value:.6f}"
+            if math.isfinite(self.value)
+            else (f"{self.metric}: undefined ({self.note})")
+        )
+        if self.cap_protection is not None and self.baseline_protection is not None:
+            text += (
+                f" (CAP protection {self.cap_protection:.6f} over the baseline "
+                f"{self.baseline_protection:.6f})"
+            )
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "value": finite_or_none(self.value),
+            "applies": self.value is not None,
+            "note": self.note,
+            "cap_protection": finite_or_none(self.cap_protection),
+            "baseline_protection": finite_or_none(self.baseline_protection),
+        }
+
+
+@dataclass(frozen=True)
 class SecretInference:
     """The measures of one secret column (counts in people; percentages of n unless
     said otherwise)."""
@@ -168,6 +205,7 @@ class SecretInference:
     #: profiles with DiSCO people but fewer than MIN_GROUP people, not listed
     hidden_profiles: int = 0
     control: tuple[ControlMeasure, ...] = ()
+    sdmetrics: tuple[SdmetricsFigure, ...] = ()
 
     @property
     def ial(self) -> float:
@@ -256,6 +294,8 @@ class SecretInference:
             "avatars that are right, averaged over everyone)",
         ]
         lines += [f"  {m.sentence()}" for m in self.control]
+        if self.sdmetrics:
+            lines.append("  SDMetrics: " + "; ".join(f.line() for f in self.sdmetrics))
         shown = [g for g in self.classes if g.shown]
         if shown:
             top = max(shown, key=lambda g: (g.disco, g.right))
@@ -292,6 +332,7 @@ class SecretInference:
             "denom_lim": self.denom_lim,
             "expected_cap": self.expected_cap,
             "control": [m.to_dict() for m in self.control],
+            "sdmetrics": [f.to_dict() for f in self.sdmetrics],
             "by_class": [g.to_dict() for g in self.classes],
             "by_profile": [g.to_dict() for g in self.profiles],
             "hidden_profiles": self.hidden_profiles,
