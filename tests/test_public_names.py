@@ -15,9 +15,10 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 def test_public_functions_stay_callable_after_their_modules_are_imported() -> None:
     code = (
         "import kpr, kpr.fidelity.columns, kpr.protection, kpr.api, kpr.analysis.members\n"
+        "import kpr.analysis.inference\n"
         "import polars as pl\n"
         "t = pl.DataFrame({'a': [1, 2, 3, 4], 'b': ['x', 'y', 'x', 'y']})\n"
-        "for name in ('utility', 'protect', 'evaluate', 'membership'):\n"
+        "for name in ('utility', 'protect', 'evaluate', 'membership', 'inference'):\n"
         "    assert callable(getattr(kpr, name)), name\n"
         "assert kpr.utility(t, t).overall == 1.0\n"
     )

@@ -185,3 +185,19 @@ def test_membership_json_follows_its_schema(
     data["auc"]["value"] = 1.5
     with pytest.raises(ValidationError):
         validate("membership", data)
+
+
+def test_inference_json_follows_its_schema(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = files["original"], files["avatars"]
+    plain = _cli(["inference", o, a, "-k", "age,sex", "--secret", "kids,income", "-q"], capsys)
+    validate("inference", plain)
+    assert plain["control_n"] is None and [s["secret"] for s in plain["secrets"]] == [
+        "kids", "income",
+    ]  # fmt: skip
+    full = _cli(["inference", o, a, "-k", "age", "--secret", "sex", "--control",
+                 files["control"], "--control-subsets", "3", "--denom-lim", "2", "-q"],
+                capsys)  # fmt: skip
+    validate("inference", full)
+    assert full["secrets"][0]["denom_lim"] == 2 and len(full["secrets"][0]["control"]) == 3

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kpr.version import __version__
 
 if TYPE_CHECKING:
+    from kpr.analysis.inference import inference
     from kpr.analysis.members import membership
     from kpr.api import evaluate
     from kpr.errors import InputError, KprError, MissingDependencyError
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
     from kpr.protection import protect
     from kpr.results.evaluation import KprResult, VariableInfo
+    from kpr.results.inference import InferenceResult
     from kpr.results.membership import MembershipResult
     from kpr.results.protect import ProtectResult
     from kpr.results.utility import UtilityResult
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
 #: Each public name and the module it comes from.
 _LAZY = {
     "evaluate": "kpr.api",
+    "inference": "kpr.analysis.inference",
+    "InferenceResult": "kpr.results.inference",
     "InputError": "kpr.errors",
     "KprError": "kpr.errors",
     "MissingDependencyError": "kpr.errors",
@@ -47,6 +51,7 @@ _LAZY = {
 
 __all__ = [
     "DEFAULT_TOLERANCE",
+    "InferenceResult",
     "InputError",
     "Kind",
     "KprError",
@@ -58,6 +63,7 @@ __all__ = [
     "VariableInfo",
     "__version__",
     "evaluate",
+    "inference",
     "membership",
     "protect",
     "utility",

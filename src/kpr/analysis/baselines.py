@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -94,14 +95,19 @@ def subset_attacks(
     **opts: Any,
 ) -> tuple[AttackRate, ...]:
     """``count`` attacks, each on a random subset of ``size`` rows of the original
-    (drawn without replacement by one generator seeded with ``seed``)."""
+    (:func:`random_subsets`)."""
+    return tuple(run_attack(p, attack, **opts) for p in random_subsets(prepared, size, count, seed))
+
+
+def random_subsets(prepared: Prepared, size: int, count: int, seed: int) -> Iterator[Prepared]:
+    """``count`` copies of the inputs, each with a random subset of ``size`` rows of the
+    original (drawn without replacement by one generator seeded with ``seed``): the
+    size-fair control comparison's draws, for every measure compared with a control."""
     frame = _polars(prepared.original)
     rng = np.random.default_rng(seed)
-    out = []
     for _ in range(count):
         rows = np.sort(rng.choice(frame.height, size=size, replace=False))
-        out.append(run_attack(_subset(prepared, frame, rows), attack, **opts))
-    return tuple(out)
+        yield _subset(prepared, frame, rows)
 
 
 def check_control_options(subsets: object, seed: object) -> None:

@@ -58,6 +58,7 @@ LAZY_COMMANDS = {
     "protect": "kpr.cli.protect:protect_command",
     "utility": "kpr.cli.utility:utility_command",
     "membership": "kpr.cli.membership:membership_command",
+    "inference": "kpr.cli.inference:inference_command",
 }
 
 

@@ -152,6 +152,18 @@ def rank_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     import narwhals as nw
 
     assert bins.code_min is not None and bins.code_max is not None
+    r = _quotient_expr(x, bins)
+    if bins.int_codes:
+        below, above = bins.clip
+        return r.clip(below, above).floor()
+    # codes beyond 2**62: every float beyond 2**52 is already an integer
+    return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
+
+
+def _quotient_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+    """``(x - origin) / width`` as the spec computes it (IEEE float64)."""
+    import narwhals as nw
+
     d = x - bins.origin
     # True division by a column, never by a scalar: polars divides by a scalar as
     # a multiplication by its reciprocal, which puts values sitting on a class
@@ -160,12 +172,21 @@ def rank_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     # overflows has ``d = ±inf``, and the spec's IEEE rule gives it the class
     # ``±inf`` (``inf / width``, width > 0), which members of U may hold too:
     # keep ``d`` there rather than ``inf / (inf * 0 + width)``, which is NaN.
-    r = nw.when(d.is_finite()).then(d / (d * 0.0 + bins.width)).otherwise(d)
-    if bins.int_codes:
-        below, above = bins.clip
-        return r.clip(below, above).floor()
-    # codes beyond 2**62: every float beyond 2**52 is already an integer
-    return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
+    return nw.when(d.is_finite()).then(d / (d * 0.0 + bins.width)).otherwise(d)
+
+
+def true_class_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+    """The class of ``x`` by the rule alone, in float64: ``floor((x - origin) /
+    width)``, ±inf for ±inf (and for a finite ``x`` whose ``x - origin`` overflows,
+    the spec's IEEE rule), missing for missing. Unlike :func:`class_expr`, values
+    outside U's range keep their own class (measures over every person, inference,
+    need them); the classes of the members of U are the same."""
+    import narwhals as nw
+
+    r = _quotient_expr(x.cast(nw.Float64), bins)
+    # Spark's floor returns int64: taken only below 2**52 (every float beyond is whole)
+    whole = nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
+    return whole.cast(nw.Float64) + 0.0  # + 0.0: -0.0 and 0.0 are one class
 
 
 def class_expr(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:

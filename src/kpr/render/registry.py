@@ -1,11 +1,12 @@
 """Registers each result type's HTML views in ``kpr.results.views`` when imported
 (``views.RENDERERS`` names this module: the first page asked for loads it)."""
 
-from kpr.render import analysis, ksweep, membership, protect, utility
+from kpr.render import analysis, inference, ksweep, membership, protect, utility
 from kpr.render.html import render_report, repr_html, write_report
 from kpr.results import views
 from kpr.results.analysis import AnalysisResult
 from kpr.results.evaluation import KprResult
+from kpr.results.inference import InferenceResult
 from kpr.results.ksweep import KSweepResult
 from kpr.results.ksweep_tune import TuneResult
 from kpr.results.membership import MembershipResult
@@ -34,4 +35,8 @@ views.register(
     views.Views(
         membership.render_membership, membership.write_membership, membership.repr_membership
     ),
+)
+views.register(
+    InferenceResult,
+    views.Views(inference.render_inference, inference.write_inference, inference.repr_inference),
 )

@@ -1,0 +1,297 @@
+"""``kpr.inference``: what an attacker who knows some variables of a person infers
+about a secret column from the avatars (the spec's section "Inference").
+
+The inputs are read once (the known variables and the secrets); per secret, the
+engine counts the cells (profile, secret class) once (``kpr.engine.profiles``) and
+every measure is added up from them (``kpr.metric.inference``). With a control, the
+same counts on the control, and on the size-fair random subsets that
+``kpr.evaluate(control=...)`` draws (``baselines.random_subsets``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any, Unpack
+
+import narwhals as nw
+import numpy as np
+import polars as pl
+
+from kpr.analysis.baselines import DEFAULT_SUBSETS, check_control_options, random_subsets
+from kpr.analysis.cap_family import cap_family
+from kpr.checks import whole_number
+from kpr.engine.profiles import CLASS, PROFILE, ProfileCounts, cells, profile_counts
+from kpr.errors import InputError
+from kpr.inputs.reading import ReadKeywords, ReadSettings
+from kpr.inputs.reconcile import Prepared
+from kpr.measure import load, polars_error
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
+from kpr.metric.counts import require_rows
+from kpr.metric.inference import Cells, CellScores, InferenceCounts, cell_scores, totals
+from kpr.metric.interval import DEFAULT_CONFIDENCE
+from kpr.progress import Step
+from kpr.results.inference import (
+    ControlMeasure,
+    Group,
+    InferenceResult,
+    SecretInference,
+    class_name,
+)
+
+#: The profiles listed per secret (those with the most DiSCO people, MIN_GROUP or more).
+TOP_PROFILES = 10
+#: The measures compared with a control, as a share of n from the totals.
+COMPARED: dict[str, Callable[[InferenceCounts], float]] = {
+    "IAL": lambda c: c.share(c.right),
+    "DiSCO": lambda c: c.share(c.disco),
+    "expected CAP": lambda c: c.share(c.cap),
+}
+
+
+def check_secrets(known: tuple[str, ...], secret: str | Iterable[str]) -> tuple[str, ...]:
+    """The secret columns: named, once each, none of them known."""
+    names = [secret] if isinstance(secret, str) else list(secret)
+    if not names:
+        raise InputError("secret is empty: name at least one secret column, e.g. secret=['income']")
+    for name in names:
+        if not isinstance(name, str) or name == "":
+            raise InputError(f"secret columns must be non-empty column names, got {name!r}")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"secret names the same column twice: {', '.join(map(repr, dupes))}")
+    both = [n for n in names if n in known]
+    if both:
+        raise InputError(
+            f"{both[0]!r} is both known and secret: an attacker who knows it has nothing to "
+            "infer; drop it from the known variables or from the secrets"
+        )
+    return tuple(names)
+
+
+def check_denom_lim(value: object) -> int | None:
+    """synthpop's denominator limit: None (no limit) or a whole number >= 1."""
+    return None if value is None else whole_number(value, "denom_lim", 1)
+
+
+def count_secret(prepared: Prepared, attack: Attack, secret: str) -> ProfileCounts:
+    """The cells (profile, secret class) of one table, counted by its engine."""
+    kinds = {n: prepared.kinds[n] for n in (*attack.known, secret)}
+    try:
+        counts = profile_counts(prepared.original, prepared.avatars, attack, kinds, secret)
+    except pl.exceptions.PolarsError as exc:
+        raise polars_error(exc) from None
+    return counts
+
+
+def _first_values(table: pl.DataFrame, ids: str, column: str, size: int) -> list[Any]:
+    """The value of ``column`` for each id ``0..size-1`` of ``ids``."""
+    first = table.group_by(ids).agg(pl.col(column).first()).sort(ids)
+    out: list[Any] = [None] * size
+    for i, v in zip(first[ids].to_list(), first[column].to_list(), strict=True):
+        out[i] = v
+    return out
+
+
+def _groups(
+    c: Cells, scores: CellScores, per: Callable[[np.ndarray], np.ndarray], labels: list[str]
+) -> list[Group]:
+    people = per(c.people.astype(float))
+    linked = per(c.unique * scores.linked)
+    right = per(c.unique * scores.right)
+    disco = per(c.people * scores.disco)
+    cap = per(c.people * scores.cap)
+    return [
+        Group(labels[i], int(people[i]), int(linked[i]), int(right[i]), int(disco[i]),
+              float(cap[i]))
+        for i in range(len(labels))
+    ]  # fmt: skip
+
+
+def _breakdowns(
+    counts: ProfileCounts, c: Cells, scores: CellScores
+) -> tuple[tuple[Group, ...], tuple[Group, ...], int]:
+    """The groups by secret class (all) and by profile (the TOP_PROFILES with the most
+    DiSCO people among those of MIN_GROUP people or more), and the count of profiles
+    with DiSCO people that are too small to list."""
+    t, bins, kinds = counts.table, counts.bins, counts.kinds
+    values = _first_values(t, CLASS, counts.extra_key, c.classes)
+    extra = counts.extra
+    class_labels = [class_name(v, kinds[extra], bins.get(extra)) for v in values]
+    by_class = _groups(c, scores, c.per_class, class_labels)
+    keyed = [_first_values(t, PROFILE, k, c.profiles) for k in counts.keys]
+    profile_labels = [
+        ", ".join(
+            f"{v} {class_name(col[i], kinds[v], bins.get(v))}"
+            for v, col in zip(counts.known, keyed, strict=True)
+        )
+        for i in range(c.profiles)
+    ]
+    by_profile = _groups(c, scores, c.per_profile, profile_labels)
+    listed = sorted(
+        (g for g in by_profile if g.shown and g.disco > 0), key=lambda g: (-g.disco, -g.right)
+    )
+    hidden = sum(1 for g in by_profile if not g.shown and g.disco > 0)
+    return tuple(by_class), tuple(listed[:TOP_PROFILES]), hidden
+
+
+def _measure(
+    prepared: Prepared, attack: Attack, secret: str, denom_lim: int | None
+) -> InferenceCounts:
+    c = cells(count_secret(prepared, attack, secret))
+    return totals(c, cell_scores(c, denom_lim))
+
+
+def compare_with_control(
+    pair: Prepared,
+    control: Prepared,
+    attack: Attack,
+    secret: str,
+    original: InferenceCounts,
+    *,
+    denom_lim: int | None,
+    subsets: int,
+    seed: int,
+    confidence: float,
+) -> tuple[ControlMeasure, ...]:
+    """Each measure of :data:`COMPARED` on the original and the control at the smaller
+    side's size: the larger side through ``subsets`` random subsets of that size
+    (``baselines.random_subsets``, as the rate's control comparison draws them)."""
+    on_control = _measure(control, attack, secret, denom_lim)
+    if on_control.n == 0:
+        raise InputError(
+            "the control table has no rows: give individuals of the same population who "
+            "were not used to make the avatars"
+        )
+    size = min(original.n, on_control.n)
+    drawn: list[InferenceCounts] = []
+    side = None
+    if original.n > on_control.n:
+        side, drawn = (
+            "original",
+            [
+                _measure(p, attack, secret, denom_lim)
+                for p in random_subsets(pair, size, subsets, seed)
+            ],
+        )
+    elif on_control.n > original.n:
+        side, drawn = (
+            "control",
+            [
+                _measure(p, attack, secret, denom_lim)
+                for p in random_subsets(control, size, subsets, seed)
+            ],
+        )
+    out = []
+    for name, share in COMPARED.items():
+        shares = [share(d) for d in drawn]
+        mean = statistics.fmean(shares) if shares else 0.0
+        spread = statistics.stdev(shares) if len(shares) >= 2 else 0.0
+        o = mean if side == "original" else share(original)
+        k = mean if side == "control" else share(on_control)
+        out.append(ControlMeasure(name, o, k, size, len(drawn), spread, confidence))
+    return tuple(out)
+
+
+def secret_inference(
+    pair: Prepared, attack: Attack, secret: str, denom_lim: int | None = None
+) -> SecretInference:
+    """Every measure of one secret on the loaded pair, with its breakdowns."""
+    counts = count_secret(pair, attack, secret)
+    c = cells(counts)
+    scores = cell_scores(c, denom_lim)
+    result = totals(c, scores)
+    require_rows(result.n)
+    by_class, by_profile, hidden = _breakdowns(counts, c, scores)
+    return SecretInference(
+        secret, counts.kinds[secret], result, counts.bins.get(secret), denom_lim,
+        by_class, by_profile, hidden,
+    )  # fmt: skip
+
+
+def inference(
+    original: Any,
+    avatars: Any,
+    known: str | Iterable[str],
+    *,
+    secret: str | Iterable[str],
+    control: Any = None,
+    denom_lim: int | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    kinds: Mapping[str, str] | None = None,
+    control_subsets: int = DEFAULT_SUBSETS,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+    sdmetrics: bool = True,
+    progress: Step | None = None,
+    **read: Unpack[ReadKeywords],
+) -> InferenceResult:
+    """What an attacker who knows ``known`` infers about each ``secret`` column from
+    ``avatars``: inference after linking (IAL) and its precision beside the population
+    guess, DiSCO, Dorig, DiSDiO, the expected CAP, and which classes and profiles
+    disclose most. Inputs as in ``kpr.evaluate`` (frames of any library, DuckDB,
+    Spark, Dask, or CSV/Parquet paths).
+
+    Parameters
+    ----------
+    secret
+        The column(s) the attacker tries to learn; a numeric or date secret is compared
+        by class (the class rule, with its own ``lo`` and width over U).
+    control, control_subsets, seed
+        People not used to make the avatars: each measure is compared with theirs at
+        the same size (``control_subsets`` random subsets of the larger side, ``seed``).
+    denom_lim
+        synthpop's denominator limit: a profile with more avatars discloses nothing
+        by DiS/DiSCO.
+    tolerance, kinds, delimiter, encoding, na_values
+        As in ``kpr.evaluate`` (``kinds`` may declare the secrets' kinds too).
+    sdmetrics
+        Adds SDMetrics' CategoricalCAP, CategoricalZeroCAP and DisclosureProtection
+        (each as SDMetrics 0.32 computes it, or why it does not apply).
+    progress
+        ``progress(label)``, called as the work advances.
+
+    >>> import polars as pl, kpr
+    >>> o = pl.DataFrame({"age": [30, 41, 52, 60], "sick": ["y", "n", "y", "n"]})
+    >>> r = kpr.inference(o, o, known=["age"], secret="sick")
+    >>> r["sick"].counts.right, r["sick"].counts.linked
+    (4, 4)
+    """
+    attack = make_attack(known, tolerance)
+    secrets = check_secrets(attack.known, secret)
+    denom = check_denom_lim(denom_lim)
+    if control is not None:
+        check_control_options(control_subsets, seed)
+    loaded = make_attack([*attack.known, *secrets], tolerance, kinds)
+    inputs = load(
+        original, avatars, loaded, ReadSettings.of(read), control,
+        materialize=True, control_known=loaded.known,
+    )  # fmt: skip
+    pair = inputs.pair
+    step = progress or (lambda _: None)
+    out = []
+    for name in secrets:
+        step(f"counting the profiles and classes of {name}")
+        result = secret_inference(pair, attack, name, denom)
+        if sdmetrics:
+            step(f"{name}: SDMetrics' CAP family")
+            result = replace(result, sdmetrics=cap_family(pair, attack, name))
+        if inputs.control is not None:
+            step(f"{name}: the control, at the same size")
+            compared = compare_with_control(
+                pair, inputs.control, attack, name, result.counts, denom_lim=denom,
+                subsets=control_subsets, seed=seed, confidence=confidence,
+            )  # fmt: skip
+            result = replace(result, control=compared)
+        out.append(result)
+    control_n = None
+    if inputs.control is not None and out:
+        control_n = _rows(inputs.control)
+    return InferenceResult(attack.known, attack.tolerance, tuple(out), control_n, seed)
+
+
+def _rows(prepared: Prepared) -> int:
+    native = prepared.original.select(nw.len()).collect(backend="polars").to_native()
+    assert isinstance(native, pl.DataFrame)
+    return int(native.item())
