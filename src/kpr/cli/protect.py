@@ -140,7 +140,7 @@ def protect_command(
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
     fmt, report, quiet : what is printed and written.
     """
-    from kpr.avatar.files import check_output, write_table
+    from kpr.avatar.files import check_output
     from kpr.inputs.writers import write_csv
     from kpr.protection import protect
     from kpr.render.protect import protect_text
@@ -163,10 +163,9 @@ def protect_command(
         original, avatars, known_names, target=target, moves=moves, seed=seed, pairing=pairing,
         regenerate_k=regenerate_k, candidates=names, max_known=max_known if names else None,
         tolerance=tolerance, kinds=kinds or None, control=control,
-        distances=not no_distances, utility=not no_utility, **read.keywords(),
+        distances=not no_distances, utility=not no_utility, output=output, **read.keywords(),
     )  # fmt: skip
-    del quiet  # no progress bar: the optimiser's work is short beside the evaluations
-    write_table(table, output)
+    del quiet, table  # no progress bar: the optimiser's work is short beside the evaluations
     if changes_out is not None:
         assert result.changes is not None
         write_csv(result.changes, changes_out)

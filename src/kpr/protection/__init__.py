@@ -9,14 +9,18 @@ attack's profile counts (:mod:`kpr.protection.state`) and removes links one by o
 on the protected table and every invariant of the spec ("Protecting a release") is
 checked; a failed check is a bug and raises.
 
-Each input is read once (a file into memory, ``kpr.measure.read_whole``): the rates
-before and after, the new avatars, the control comparison, the distances and the
-fidelity are all computed from that one read, by ``kpr.measure.load`` and
-``evaluate_loaded`` as ``kpr.evaluate`` computes them.
+Each input is read once, through the inputs layer ``kpr.evaluate`` uses (the
+original by ``kpr.measure.read_whole`` or its known columns alone, the avatars every
+column as the file holds them, :mod:`kpr.protection.table`): the rates before and
+after, the new avatars, the control comparison, the distances and the fidelity are
+all computed from that one read, by ``kpr.measure.load`` and ``evaluate_loaded`` as
+``kpr.evaluate`` computes them. Only the known variables of the avatars are typed
+(as evaluate types them); every other cell is carried as it was read.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Unpack
@@ -26,6 +30,7 @@ import polars as pl
 
 from kpr.analysis.baselines import compare_control
 from kpr.analysis.sweep import check_candidates, encode, subsets
+from kpr.avatar.files import check_output
 from kpr.checks import percentage, whole_number
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
@@ -102,13 +107,22 @@ class _Loaded:
     """The inputs, each read once."""
 
     original: Any  #: the original as read: a file's rows in memory (``LoadedFile``), or a table
-    table: Any  #: the avatars, every column, in ``library``
+    table: Any  #: the avatars, every column, in ``library`` (a CSV's cells as read)
     library: str
+    source: tables.FileSource | None  #: an avatar CSV's dialect and missing markers
     kinds: dict[str, Kind]
     pair: Prepared  #: the original and the input avatars, loaded for the metric
     encoded: EncodedTables
     own: np.ndarray | None  #: the pairing: each original row's avatar row
     frame: pl.DataFrame | None = None  #: the original, every column typed (see _original_frame)
+
+    def for_metric(self, table: Any) -> Any:
+        """An avatar table (the input, extended or protected) as the metric reads it."""
+        return tables.for_metric(table, self.source, self.kinds)
+
+    def view(self, table: Any) -> Any:
+        """An avatar table as ``kpr.evaluate`` reads it: a CSV's markers missing."""
+        return tables.read_view(table, self.source)
 
 
 def _read_original(original: Any, known: list[str], csv: ReadSettings, whole: bool) -> Any:
@@ -133,8 +147,12 @@ def _pair(original: Any, table: Any, attack: Attack, csv: ReadSettings) -> Prepa
 def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> _Loaded:
     attack, csv = job.every, job.csv
     known = list(attack.known)
-    declared = [n for n, k in attack.kinds.items() if k is Kind.CATEGORICAL]
-    table, library = tables.full_table(avatars, csv, declared)
+    source = None
+    if tables.is_path(avatars):
+        table, source = tables.read_avatars(avatars, csv)
+        library = "polars"
+    else:
+        table, library = tables.full_table(avatars, csv)
     names = tables.columns_of(table, library)
     for name in known:
         if name not in names:
@@ -143,12 +161,12 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
                 f"their columns: {', '.join(map(repr, names[:20]))}"
             )
     original = _read_original(original, known, csv, whole)
-    prepared = _pair(original, table, attack, csv)
+    prepared = _pair(original, tables.for_metric(table, source, known), attack, csv)
     kinds_of = {n: prepared.kinds[n] for n in known}
     encoded = encode(prepared, known)
     m = tables.n_rows(table, library)
     own = None if pairing is None else read_pairing(pairing, encoded.n, m)  # read once
-    return _Loaded(original, table, library, kinds_of, prepared, encoded, own)
+    return _Loaded(original, table, library, source, kinds_of, prepared, encoded, own)
 
 
 def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
@@ -265,11 +283,19 @@ def _change_log(
     position = np.cumsum(kept) - 1
     parts = []
     for name, col in columns.items():
-        changed = np.flatnonzero((col.codes != col.input_codes) & kept)
+        touched = np.zeros(len(kept), dtype=bool)
+        touched[list(col.source)] = True
+        touched = (touched | (col.codes != col.input_codes)) & kept
+        rows = np.flatnonzero(touched)
+        old = original_pl[name].cast(pl.String).gather(rows)
+        new = protected_pl[name].cast(pl.String).gather(position[rows])
+        # a cell changed when its text did (a value may come back by two moves, as
+        # another row's text of the same number: "30.50" for "30.5")
+        differ = old.ne_missing(new).to_numpy() | (col.codes[rows] != col.input_codes[rows])
+        keep_rows = pl.Series(differ)
+        changed, old, new = rows[differ], old.filter(keep_rows), new.filter(keep_rows)
         if not len(changed):
             continue
-        old = original_pl[name].cast(pl.String).gather(changed)
-        new = protected_pl[name].cast(pl.String).gather(position[changed])
         frame = pl.DataFrame({
             "avatar_row": changed, "column": name,
             "move": [outcome.moves.get((int(r), name), "") for r in changed],
@@ -342,6 +368,7 @@ def protect(
     control: Any = None,
     distances: bool = True,
     utility: bool = True,
+    output: str | os.PathLike[str] | None = None,
     **read: Unpack[ReadKeywords],
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
@@ -369,6 +396,10 @@ def protect(
         The control comparison of the worst attack before and after; the exact copies
         and DCR before and after (a FAMD fit: turn it off for tables of millions of
         rows); the fidelity before and after (``kpr.utility``).
+    output
+        A .csv or .parquet path to write the protected table to. A CSV of avatars read
+        from a CSV keeps its dialect and every cell protect did not change as it was
+        read (missing markers, leading zeros, long ids); unchanged, it is the same bytes.
     tolerance, kinds, delimiter, encoding, na_values
         As in ``kpr.evaluate``.
 
@@ -379,6 +410,9 @@ def protect(
     >>> r.met, kpr.evaluate(o, protected, ["age", "sex"]).rate >= 80
     (True, True)
     """
+    inputs = [x for x in (original, avatars, pairing, control) if tables.is_path(x)]
+    if output is not None:
+        check_output(output, "output", inputs)
     target = percentage(target, "target", zero=False)
     allowed, seed, regenerate_k = _checked_moves(moves, seed, regenerate_k, pairing)
     tol = check_tolerance(tolerance)
@@ -393,8 +427,11 @@ def protect(
     _agree(states, before)
     columns, outcome, protected = _optimise(loaded, states, job, new_avatars, extended)
     kept_pairing = _kept_pairing(loaded, outcome.deleted)
-    after = _evaluations(_pair(loaded.original, protected, every, csv), job, kept_pairing)
+    after_pair = _pair(loaded.original, loaded.for_metric(protected), every, csv)
+    after = _evaluations(after_pair, job, kept_pairing)
     _verify(attacks, before, after, states, target, outcome, loaded, protected)
+    if output is not None:
+        tables.write_protected(protected, loaded.library, loaded.source, output)
     protected_pl = tables.to_polars(protected, loaded.library)
     changes = _change_log(loaded, protected_pl, columns, outcome, states)
     worst = min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))
@@ -402,8 +439,9 @@ def protect(
         job, loaded, protected, protected_pl, (before[worst], after[worst]), control, kinds
     )
     if distances:
-        around["distance_before"], around["distance_after"] = _distances(loaded, protected_pl, csv)
-    return protected, _result(job, loaded, columns, outcome, before, after, changes, around)
+        around["distance_before"], around["distance_after"] = _distances(loaded, protected, csv)
+    result = _result(job, loaded, columns, outcome, before, after, changes, around)
+    return loaded.view(protected), result
 
 
 @dataclass(frozen=True)
@@ -442,7 +480,7 @@ def _states(
         return states, None, None
     m = tables.n_rows(loaded.table, loaded.library)
     new_avatars, extended = _new_avatars(loaded, states, regenerate_k, job.seed, job.csv)
-    extended_pair = _pair(loaded.original, extended, job.every, job.csv)
+    extended_pair = _pair(loaded.original, loaded.for_metric(extended), job.every, job.csv)
     loaded.encoded = enc = encode(extended_pair, union)
     new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
     codes = {v: enc.columns[v].a[:m] for v in union}
@@ -488,7 +526,7 @@ def _around(
         attack = job.every.on(worst[0].known)
         around["control_before"], around["control_after"] = (
             compare_control(
-                load(loaded.original, table, attack, job.csv, control),
+                load(loaded.original, loaded.for_metric(table), attack, job.csv, control),
                 attack,
                 original_rate=_rate(result),  # as kpr.evaluate gives it
                 seed=job.seed,
@@ -639,20 +677,30 @@ def _new_avatars(
     return found, tables.appended(loaded.table, loaded.library, new)
 
 
-def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: ReadSettings) -> tuple[Any, Any]:
+def _distances(loaded: _Loaded, protected: Any, csv: ReadSettings) -> tuple[Any, Any]:
     """Exact copies and DCR of the avatars before and after, in one FAMD space
-    fitted on the originals (``kpr.avatar.distance``)."""
+    fitted on the originals (``kpr.avatar.distance``); the avatars' columns read
+    with the originals' types (a CSV's cells are carried as text)."""
     from kpr.avatar.distance import distance_metrics
     from kpr.avatar.projection import Projection
 
     o = _original_frame(loaded, csv)
-    before = tables.to_polars(loaded.table, loaded.library)
+    before, after = (
+        tables.to_polars(loaded.view(t), loaded.library) for t in (loaded.table, protected)
+    )
     shared = [c for c in o.columns if c in before.columns]
     o = o.select(shared)
+
+    def like_original(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.select(
+            pl.col(c).cast(o.schema[c], strict=False) if frame.schema[c] != o.schema[c]
+            else pl.col(c) for c in shared
+        )  # fmt: skip
+
     space = Projection.fit(o, 5, None)
     return (
-        distance_metrics(o, before.select(shared), projection=space),
-        distance_metrics(o, protected_pl.select(shared), projection=space),
+        distance_metrics(o, like_original(before), projection=space),
+        distance_metrics(o, like_original(after), projection=space),
     )
 
 
@@ -663,13 +711,17 @@ def _utility(
     Hellinger distance, and how far protect moved each pairwise association."""
     from kpr.fidelity import utility
 
+    original = tables.for_utility(loaded.original, None)
+
     def measure(avatars: Any) -> Any:
         return utility(
-            loaded.original, avatars, kinds=kinds, delimiter=csv.delimiter,
+            original, avatars, kinds=kinds, delimiter=csv.delimiter,
             encoding=csv.encoding, na_values=csv.na_values,
         )  # fmt: skip
 
-    before, after = measure(loaded.table), measure(protected)
+    before, after = (
+        measure(tables.for_utility(t, loaded.source)) for t in (loaded.table, protected)
+    )
     columns = before.columns.select("column", hellinger_before="hellinger").join(
         after.columns.select("column", hellinger_after="hellinger"), on="column", how="left"
     )
