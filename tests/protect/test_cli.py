@@ -96,7 +96,7 @@ def test_unreachable_target_exits_1_with_the_rate(
         (["--target", "0"], "--target must be a percentage in (0, 100]"),
         (["--target", "101"], "--target must be a percentage"),
         (["--target", "99", "--moves", "swap,teleport"], "unknown move 'teleport'"),
-        (["--target", "99", "--moves", "regenerate"], "'regenerate' needs pairing="),
+        (["--target", "99", "--moves", "regenerate"], "'regenerate' needs --pairing"),
         (["--target", "99", "-k", "weight"], "'weight' is not a column of the avatars"),
     ],
 )

@@ -5,6 +5,7 @@ Added to the ``kpr`` group by ``kpr.cli.app``.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -35,6 +36,19 @@ def _moves(text: str) -> tuple[str, ...]:
 
 MOVES_TYPE = Checked("moves", _moves)
 
+#: The API's words in ``kpr.protect``'s messages, and the command's for them.
+_API_WORDS = re.compile(
+    r"\b(known|candidates|max_known|keep|regenerate_k|pairing|max_attacks|control)="
+    r"|\b(max_known|regenerate_k|max_attacks)\b|^(candidates)\b"
+)
+
+
+def in_command_words(message: str) -> str:
+    """A message of ``kpr.protect`` in the command's words (``--known``, not ``known=``)."""
+    return _API_WORDS.sub(
+        lambda m: "--" + next(g for g in m.groups() if g).replace("_", "-"), message
+    )
+
 
 @click.command("protect", context_settings=CONTEXT)
 @tables()
@@ -47,6 +61,11 @@ MOVES_TYPE = Checked("moves", _moves)
     "target must hold against.",
 )  # fmt: skip
 @click.option("--max-known", type=click.IntRange(min=1), help="Largest subset of --candidates.")
+@click.option(
+    "--keep", multiple=True,
+    help="Columns protect never changes, comma-separated (a move that would change one of "
+    "their cells is not tried).",
+)  # fmt: skip
 @click.option(
     "--target", type=TARGET, required=True, metavar="PERCENT",
     help="The KPR every attack must reach after protection, in (0, 100], e.g. 99.",
@@ -100,6 +119,7 @@ def protect_command(
     known: tuple[str, ...],
     candidates: tuple[str, ...],
     max_known: int | None,
+    keep: tuple[str, ...],
     target: float,
     output: Path,
     changes_out: Path | None,
@@ -131,6 +151,7 @@ def protect_command(
     ----------
     original, avatars : the two tables' paths.
     known, candidates, max_known : one attack, or every subset of the candidates.
+    keep : columns no move may change.
     target : the rate every attack must reach.
     output, changes_out : the protected table and the change log to write.
     moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
@@ -159,12 +180,16 @@ def protect_command(
     check_writes(
         {"--output": output, "--changes-out": changes_out, "--report": report}, inputs, fmt
     )
-    table, result = protect(
-        original, avatars, known_names, target=target, moves=moves, seed=seed, pairing=pairing,
-        regenerate_k=regenerate_k, candidates=names, max_known=max_known if names else None,
-        tolerance=tolerance, kinds=kinds or None, control=control,
-        distances=not no_distances, utility=not no_utility, output=output, **read.keywords(),
-    )  # fmt: skip
+    try:
+        table, result = protect(
+            original, avatars, known_names, target=target, moves=moves, seed=seed,
+            pairing=pairing, regenerate_k=regenerate_k, keep=split_names(keep),
+            candidates=names, max_known=max_known if names else None, tolerance=tolerance,
+            kinds=kinds or None, control=control, distances=not no_distances,
+            utility=not no_utility, output=output, **read.keywords(),
+        )  # fmt: skip
+    except InputError as exc:
+        raise InputError(in_command_words(str(exc))) from None
     del quiet, table  # no progress bar: the optimiser's work is short beside the evaluations
     if changes_out is not None:
         assert result.changes is not None

@@ -160,6 +160,12 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
                 f"the known variable {name!r} is not a column of the avatars; "
                 f"their columns: {', '.join(map(repr, names[:20]))}"
             )
+    for name in job.keep:
+        if name not in names:
+            raise InputError(
+                f"keep= names {name!r}, which is not a column of the avatars; "
+                f"their columns: {', '.join(map(repr, names[:20]))}"
+            )
     original = _read_original(original, known, csv, whole)
     prepared = _pair(original, tables.for_metric(table, source, known), attack, csv)
     kinds_of = {n: prepared.kinds[n] for n in known}
@@ -169,7 +175,9 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
     return _Loaded(original, table, library, source, kinds_of, prepared, encoded, own)
 
 
-def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
+def _columns(
+    loaded: _Loaded, states: list[AttackState], keep: tuple[str, ...]
+) -> dict[str, Column]:
     out: dict[str, Column] = {}
     m = tables.n_rows(loaded.table, loaded.library)
     for name, kind in loaded.kinds.items():
@@ -184,7 +192,7 @@ def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
         out[name] = Column(
             name, kind, codes, enc.a_values if kind.binned else None, first,
             tables.can_blank(loaded.table, loaded.library, name),
-            min(widths) if widths else None,
+            min(widths) if widths else None, name in keep,
         )  # fmt: skip
     return out
 
@@ -361,6 +369,7 @@ def protect(
     seed: int = 0,
     pairing: Any = None,
     regenerate_k: int = DEFAULT_REGENERATE_K,
+    keep: str | Iterable[str] = (),
     candidates: str | Iterable[str] | None = None,
     max_known: int | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
@@ -387,6 +396,10 @@ def protect(
     moves, seed
         The changes allowed (any of ``swap``, ``shift``, ``regenerate``, ``suppress``,
         ``delete``; default swap and shift); ``seed`` makes every random choice.
+    keep
+        Columns protect never changes (a move that would change one of their cells is
+        not tried; *delete* still drops whole rows). When the target then cannot be
+        reached, the result says which kept columns held the links.
     pairing, regenerate_k
         ``regenerate`` is for kpr's own avatars of ``original`` and needs ``pairing``:
         a linking avatar is replaced, whole row, by a new avatar of its own individual
@@ -419,7 +432,7 @@ def protect(
     attacks = _attacks(known, candidates, max_known)
     every = make_attack(list(dict.fromkeys(v for a in attacks for v in a)), tol, kinds)
     csv = ReadSettings.of(read)
-    job = _Job(target, allowed, seed, attacks, every, csv, utility)
+    job = _Job(target, allowed, seed, attacks, every, csv, utility, _names(keep, "keep"))
     whole = control is not None or distances or utility or "regenerate" in allowed
     loaded = _load(original, avatars, job, pairing, whole)
     states, new_avatars, extended = _states(loaded, job, regenerate_k)
@@ -455,6 +468,7 @@ class _Job:
     every: Attack  # the union of the attacks' variables
     csv: ReadSettings
     utility: bool  # the fidelity before and after
+    keep: tuple[str, ...] = ()  # columns no move may change
 
     @property
     def union(self) -> list[str]:
@@ -479,7 +493,7 @@ def _states(
     if "regenerate" not in job.allowed:
         return states, None, None
     m = tables.n_rows(loaded.table, loaded.library)
-    new_avatars, extended = _new_avatars(loaded, states, regenerate_k, job.seed, job.csv)
+    new_avatars, extended = _new_avatars(loaded, states, regenerate_k, job)
     extended_pair = _pair(loaded.original, loaded.for_metric(extended), job.every, job.csv)
     loaded.encoded = enc = encode(extended_pair, union)
     new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
@@ -497,7 +511,7 @@ def _optimise(
     extended: Any,
 ) -> tuple[dict[str, Column], Outcome, Any]:
     """The greedy choice of moves, and the avatar table rewritten with them."""
-    columns = _columns(loaded, states)
+    columns = _columns(loaded, states, job.keep)
     n_columns = len(tables.columns_of(loaded.table, loaded.library))
     optimiser = Optimiser(
         columns, states, job.target, job.allowed, job.seed, n_columns, new_avatars
@@ -567,6 +581,7 @@ def _result(
         },
         trace=_thin(outcome.trace),
         unfixed=outcome.unfixed,
+        keep=job.keep,
         changes=changes,
         **around,
     )
@@ -585,6 +600,19 @@ def _checked_moves(
                 "own, as kpr avatarize writes it); give it or choose other moves"
             )
     return allowed, whole_number(seed, "seed", 0), regenerate_k
+
+
+def _names(value: str | Iterable[str], name: str) -> tuple[str, ...]:
+    """Column names given as one comma-separated text or as an iterable of texts."""
+    if isinstance(value, str):
+        return tuple(n.strip() for n in value.split(",") if n.strip())
+    if not isinstance(value, Iterable):
+        raise InputError(f"{name}= must be column names, got {value!r}")
+    names = list(value)
+    bad = [n for n in names if not isinstance(n, str) or not n]
+    if bad:
+        raise InputError(f"{name}= must be column names, got {bad[0]!r}")
+    return tuple(dict.fromkeys(names))
 
 
 def _agree(states: list[AttackState], before: list[KprResult]) -> None:
@@ -625,11 +653,7 @@ def _original_frame(loaded: _Loaded, csv: ReadSettings) -> pl.DataFrame:
 
 
 def _new_avatars(
-    loaded: _Loaded,
-    states: list[AttackState],
-    k: int,
-    seed: int,
-    csv: ReadSettings,
+    loaded: _Loaded, states: list[AttackState], k: int, job: _Job
 ) -> tuple[NewAvatars, Any]:
     """The regenerate move's new avatars: one per linking avatar that has an owner in
     the pairing, drawn from its owner's ``k`` nearest originals (``kpr.avatar``), and
@@ -638,7 +662,8 @@ def _new_avatars(
 
     before = tables.to_polars(loaded.table, loaded.library)
     m = before.height
-    o = _original_frame(loaded, csv)
+    o = _original_frame(loaded, job.csv)
+    seed, keep = job.seed, set(job.keep)
     missing = [c for c in before.columns if c not in o.columns]
     if missing:
         raise InputError(
@@ -667,12 +692,17 @@ def _new_avatars(
     others = [c for c in before.columns if c not in loaded.kinds]
     drawn_for = np.repeat(rows, _REDRAWS)
     differ = np.zeros(len(drawn_for), dtype=np.int64)
+    changes_kept = np.zeros(len(drawn_for), dtype=bool)
     for c in others:
-        differ += before[c].gather(drawn_for).ne_missing(new[c]).to_numpy().astype(np.int64)
+        ne = before[c].gather(drawn_for).ne_missing(new[c]).to_numpy()
+        differ += ne.astype(np.int64)
+        if c in keep:
+            changes_kept |= ne
     found = NewAvatars(
         {int(r): list(range(i * _REDRAWS, (i + 1) * _REDRAWS)) for i, r in enumerate(rows)},
         {},
         differ,
+        changes_kept,
     )
     return found, tables.appended(loaded.table, loaded.library, new)
 

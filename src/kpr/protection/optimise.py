@@ -49,6 +49,7 @@ class Column:
     first_row: np.ndarray  #: an input avatar row holding each code (-1: none)
     can_blank: bool  #: the column's type can hold a missing value
     bound: float | None = None  #: largest change of a shift: the smallest class width
+    kept: bool = False  #: named by ``keep``: no cell of it may change
     input_codes: np.ndarray = field(init=False)
     #: where each changed cell's value comes from: an input row, or -1 (blank)
     source: dict[int, int] = field(default_factory=dict)
@@ -75,6 +76,8 @@ class NewAvatars:
     rows: dict[int, list[int]]  #: avatar row -> i of each of its new avatars (drawn apart)
     codes: dict[str, np.ndarray]  #: value code of each new avatar, per known variable
     other_cells: np.ndarray  #: per new avatar: cells that differ outside the known variables
+    #: per new avatar: whether it differs in a kept column that is not a known variable
+    changes_kept: np.ndarray | None = None
 
 
 @dataclass
@@ -180,7 +183,7 @@ class Optimiser:
         out = []
         for name in state.known:
             col = self.columns[name]
-            if col.values is None or col.bound is None:
+            if col.values is None or col.bound is None or col.kept:
                 continue
             old = int(col.codes[row])
             x = float(col.values[old])
@@ -197,7 +200,7 @@ class Optimiser:
         out = []
         for name in state.known:
             col = self.columns[name]
-            if col.values is not None and col.bound is not None:
+            if col.values is not None and col.bound is not None and not col.kept:
                 out += self._joins(row, state, name, draws)
         return out
 
@@ -238,7 +241,9 @@ class Optimiser:
         for name in state.known:
             col = self.columns[name]
             old = int(col.codes[row])
-            if col.can_blank and old != 0 and self._digit_changes(state, name, old, 0):
+            if col.kept or not col.can_blank or old == 0:
+                continue
+            if self._digit_changes(state, name, old, 0):
                 out.append(Candidate("suppress", 1, {row: [(name, old, 0)]}))
         return out
 
@@ -250,12 +255,14 @@ class Optimiser:
             return []
         out = []
         for i in new.rows[row]:
+            if new.changes_kept is not None and new.changes_kept[i]:
+                continue
             changes = []
             for name, col in self.columns.items():
                 old, code = int(col.codes[row]), int(new.codes[name][i])
                 if old != code:
                     changes.append((name, old, code))
-            if changes:
+            if changes and not any(self.columns[name].kept for name, _, _ in changes):
                 cells = len(changes) + int(new.other_cells[i])
                 out.append(Candidate("regenerate", cells, {row: changes}, source=self.m + i))
         return out
@@ -264,6 +271,8 @@ class Optimiser:
         out = []
         for name in state.known:
             col = self.columns[name]
+            if col.kept:
+                continue
             mine = int(col.codes[row])
             for _ in range(draws):
                 other = self.rng.randrange(self.m)

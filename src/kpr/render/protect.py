@@ -83,6 +83,10 @@ def comparison(result: ProtectResult) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _kept(result: ProtectResult) -> str:
+    return f"; kept unchanged: {', '.join(result.keep)}" if result.keep else ""
+
+
 def _columns(result: ProtectResult) -> list[str]:
     out = []
     for name, cells in result.cells_changed.items():
@@ -103,7 +107,7 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
     """The protection as plain text."""
     lines = [
         f"Protection to a target of {format_rate(result.target)} "
-        f"(moves: {', '.join(result.moves)}; seed {result.seed})",
+        f"(moves: {', '.join(result.moves)}; seed {result.seed}{_kept(result)})",
         result.meaning,
         "",
         f"  {'':<64} {'before':>22} {'after':>22}",
@@ -159,9 +163,9 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
 {attacks}
  </table>
  <figure>{trace}</figure>
- <p>Moves allowed: {esc(", ".join(result.moves))}; seed {result.seed}. Every rate above
- comes from a fresh, full evaluation of the protected table. The guarantee holds for these
- attacks, not for every possible attacker.</p>
+ <p>Moves allowed: {esc(", ".join(result.moves))}; seed {result.seed}{esc(_kept(result))}.
+ Every rate above comes from a fresh, full evaluation of the protected table. The
+ guarantee holds for these attacks, not for every possible attacker.</p>
 </section>
 {page.footer(esc(DATA_NOTE), now or datetime.now(UTC))}"""
     title = f"Protection to {format_rate(result.target)} — kpr"

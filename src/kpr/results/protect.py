@@ -65,6 +65,7 @@ class ProtectResult(json.JsonResult, views.Page):
     shift_bounds: dict[str, float]
     trace: tuple[tuple[int, float], ...]
     unfixed: int = 0  #: linked profiles no admissible move could free
+    keep: tuple[str, ...] = ()  #: columns no move was allowed to change
     control_before: ControlComparison | None = None
     control_after: ControlComparison | None = None
     distance_before: DistanceMetrics | None = None
@@ -110,12 +111,26 @@ class ProtectResult(json.JsonResult, views.Page):
         if self.met:
             return None
         worst = self.worst_after
+        kept = self.kept_in_the_way
+        held = f" with {', '.join(map(repr, kept))} kept unchanged (keep)" if kept else ""
+        free = f"change fewer kept columns ({', '.join(map(repr, kept))}), " if kept else ""
         return (
             f"{self.unfixed:,} linked profile(s) had no admissible move among "
-            f"{', '.join(self.moves)}: each candidate would have linked another individual "
-            f"or moved a link to another avatar; the worst attack ({', '.join(worst.known)}) "
-            f"reached {format_rate(worst.after.rate)}. {self._more_moves}lower the target"
+            f"{', '.join(self.moves)}{held}: each candidate would have linked another "
+            f"individual or moved a link to another avatar; the worst attack "
+            f"({', '.join(worst.known)}) reached {format_rate(worst.after.rate)}. "
+            f"{free}{self._more_moves}lower the target"
         )
+
+    @property
+    def kept_in_the_way(self) -> tuple[str, ...]:
+        """The kept columns that are known variables of an attack left below the
+        target (every kept column when *regenerate*, which changes whole rows, was
+        allowed): the columns the moves could not touch."""
+        short = {v for a in self.attacks if a.after.rate < self.target for v in a.known}
+        if "regenerate" in self.moves:
+            return self.keep
+        return tuple(n for n in self.keep if n in short)
 
     @property
     def _more_moves(self) -> str:
@@ -159,6 +174,7 @@ class ProtectResult(json.JsonResult, views.Page):
             "meaning": self.meaning,
             "reason": self.reason,
             "moves": list(self.moves),
+            "keep": list(self.keep),
             "seed": self.seed,
             "n_avatars": self.n_avatars,
             "n_columns": self.n_columns,
