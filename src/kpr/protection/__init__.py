@@ -579,6 +579,8 @@ def _result(
         shift_bounds={
             n: c.bound for n, c in columns.items() if c.bound is not None and "shift" in job.allowed
         },
+        largest_change=_largest_change(columns, outcome.deleted),
+        tried=outcome.tried,
         trace=_thin(outcome.trace),
         unfixed=outcome.unfixed,
         keep=job.keep,
@@ -600,6 +602,22 @@ def _checked_moves(
                 "own, as kpr avatarize writes it); give it or choose other moves"
             )
     return allowed, whole_number(seed, "seed", 0), regenerate_k
+
+
+def _largest_change(columns: dict[str, Column], deleted: set[int]) -> dict[str, float]:
+    """Per numeric or date variable, the largest net change of a cell: its value
+    written against its value read, whatever moves it took on the way (0 when none
+    changed; a blanked cell has no change to measure)."""
+    out: dict[str, float] = {}
+    for name, col in columns.items():
+        if col.values is None:
+            continue
+        rows = np.flatnonzero(col.codes != col.input_codes)
+        rows = rows[~np.isin(rows, list(deleted))]
+        change = np.abs(col.values[col.codes[rows]] - col.values[col.input_codes[rows]])
+        change = change[np.isfinite(change)]
+        out[name] = float(change.max()) if len(change) else 0.0
+    return out
 
 
 def _names(value: str | Iterable[str], name: str) -> tuple[str, ...]:

@@ -89,6 +89,8 @@ class Outcome:
     trace: list[tuple[int, float]]  #: (cells changed so far, worst rate), one per move
     unfixed: int  #: linked profiles no admissible move could free
     regenerated: dict[int, int] = field(default_factory=dict)  #: row -> its source row
+    #: candidate moves tried, in vain, for the profiles left linked (last pass)
+    tried: int = 0
 
 
 class Optimiser:
@@ -113,6 +115,7 @@ class Optimiser:
         self.regenerated: dict[int, int] = {}
         self.cell_moves: dict[tuple[int, str], str] = {}
         self.cost = 0
+        self.tried = self.last_tried = 0  #: candidates tried in vain (see ``best``)
         self.trace = [(0, self.worst())]
         self.sorted_values = {
             name: c.values[1:] for name, c in columns.items() if c.values is not None
@@ -130,6 +133,7 @@ class Optimiser:
         unfixed: list[tuple[int, int]] = []
         # first every link one changed cell can remove, then the others with any move
         for draws, cap in ((_DRAWS, 1), (_DRAWS, None), (_DRAWS * _RETRY, None)):
+            self.tried = 0
             todo = [
                 (j, key)
                 for j, s in enumerate(self.states)
@@ -148,6 +152,7 @@ class Optimiser:
                 best = self.best(row, state, draws, cap)
                 if best is None:
                     unfixed.append((j, key))
+                    self.tried += self.last_tried
                     continue
                 self.apply(best)
                 if all(self.met(s) for s in self.states):
@@ -157,7 +162,8 @@ class Optimiser:
         return self.outcome(len(unfixed))
 
     def outcome(self, unfixed: int) -> Outcome:
-        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed, self.regenerated)
+        tried = self.tried if unfixed else 0
+        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed, self.regenerated, tried)
 
     # candidates ---------------------------------------------------------------
 
@@ -326,8 +332,11 @@ class Optimiser:
     def best(
         self, row: int, state: AttackState, draws: int, cap: int | None = None
     ) -> tuple[Candidate, list[list[tuple[int, int, int]]]] | None:
-        """The cheapest admissible move (at most ``cap`` cells), ties drawn at random."""
+        """The cheapest admissible move (at most ``cap`` cells), ties drawn at random;
+        ``last_tried`` counts the candidates looked at."""
+        self.last_tried = 0
         for tier in self.candidates(row, state, draws, cap):
+            self.last_tried += len(tier)
             ok = [(c, moved) for c in tier if (moved := self.admissible(c)) is not None]
             if ok:
                 least = min(_IMPACT[c.move] for c, _ in ok)

@@ -33,6 +33,11 @@ class AttackOutcome:
     def known(self) -> tuple[str, ...]:
         return self.before.known
 
+    @property
+    def name(self) -> str:
+        """The attack, as its known variables."""
+        return ", ".join(self.known)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "known": list(self.known),
@@ -49,8 +54,10 @@ class ProtectResult(json.JsonResult, views.Page):
     from a fresh, full evaluation), the cells that changed and the measured cost.
 
     ``trace`` holds (cells changed so far, worst rate) as the optimiser proceeds.
-    ``shift_bounds``: per variable, the largest change a shift may make (one class
-    width, the smallest over the attacks; days for dates).
+    ``shift_bounds``: per variable, the largest change one shift may make (one class
+    width, the smallest over the attacks; days for dates). ``largest_change``: per
+    numeric or date variable, the largest net change of a cell, value written against
+    value read (a cell moved twice may have gone further than one bound).
     """
 
     target: float
@@ -66,6 +73,8 @@ class ProtectResult(json.JsonResult, views.Page):
     trace: tuple[tuple[int, float], ...]
     unfixed: int = 0  #: linked profiles no admissible move could free
     keep: tuple[str, ...] = ()  #: columns no move was allowed to change
+    largest_change: dict[str, float] = field(default_factory=dict)
+    tried: int = 0  #: candidate moves tried in vain for the profiles left linked
     control_before: ControlComparison | None = None
     control_after: ControlComparison | None = None
     distance_before: DistanceMetrics | None = None
@@ -114,11 +123,17 @@ class ProtectResult(json.JsonResult, views.Page):
         kept = self.kept_in_the_way
         held = f" with {', '.join(map(repr, kept))} kept unchanged (keep)" if kept else ""
         free = f"change fewer kept columns ({', '.join(map(repr, kept))}), " if kept else ""
+        looked = (
+            f"none found among the {self.tried:,} candidates tried (drawn at random: another "
+            "seed may find one); each would have linked another individual or moved a link "
+            "to another avatar"
+            if self.tried
+            else "no candidate could be made"
+        )
         return (
-            f"{self.unfixed:,} linked profile(s) had no admissible move among "
-            f"{', '.join(self.moves)}{held}: each candidate would have linked another "
-            f"individual or moved a link to another avatar; the worst attack "
-            f"({', '.join(worst.known)}) reached {format_rate(worst.after.rate)}. "
+            f"{self.unfixed:,} linked profile(s) kept their link: an admissible move "
+            f"({', '.join(self.moves)}{held}) was looked for and {looked}. The worst attack "
+            f"({worst.name}) reached {format_rate(worst.after.rate)}. "
             f"{free}{self._more_moves}lower the target"
         )
 
@@ -155,12 +170,13 @@ class ProtectResult(json.JsonResult, views.Page):
         if not self.met:
             return f"The target of {format_rate(self.target)} was not reached: {self.reason}."
         deleted = f" and {self.rows_deleted:,} row(s) deleted" if self.rows_deleted else ""
+        which = "" if one else f"{worst.name}: "
         return (
-            f"Protected: {gives} at least {format_rate(self.target)} (worst "
-            f"{format_rate(worst.after.rate)}, was {format_rate(self.worst_before.before.rate)}),"
+            f"Protected: {gives} at least {format_rate(self.target)} (worst {which}"
+            f"{format_rate(worst.after.rate)}, was {format_rate(worst.before.rate)}),"
             f" verified by a fresh evaluation, at the cost of {self.cells_total:,} changed "
-            f"cell(s) ({self.cells_share:.3f} % of the table){deleted}; no individual was "
-            "newly linked and no link moved to another avatar."
+            f"cell(s) ({self.cells_share:.3f} % of the table){deleted}; for the attacks "
+            "given, no individual was newly linked and no link moved to another avatar."
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -188,9 +204,11 @@ class ProtectResult(json.JsonResult, views.Page):
                 "moves_used": dict(self.moves_used),
                 "rows_deleted": self.rows_deleted,
                 "shift_bounds": dict(self.shift_bounds),
+                "largest_net_change": dict(self.largest_change),
                 "utility": self.utility,
             },
             "unfixed_profiles": self.unfixed,
+            "candidates_tried": self.tried,
             "trace": [{"cells_changed": c, "worst_kpr": r} for c, r in self.trace],
             "control_before": optional(self.control_before),
             "control_after": optional(self.control_after),
