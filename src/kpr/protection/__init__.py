@@ -23,15 +23,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
 from kpr.analysis.baselines import compare_control
-from kpr.analysis.sweep import check_candidates, encode, subsets
+from kpr.analysis.sweep import encode
 from kpr.avatar.files import check_output
-from kpr.checks import percentage, whole_number
+from kpr.checks import percentage
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
 from kpr.inputs.files import Loaded as LoadedFile
@@ -42,7 +43,9 @@ from kpr.labels import class_label
 from kpr.measure import evaluate_loaded, load, read_whole
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, check_tolerance, make_attack
 from kpr.pairing import Unpaired, read_pairing
+from kpr.protection import arguments
 from kpr.protection import table as tables
+from kpr.protection.arguments import DEFAULT_MAX_ATTACKS, DEFAULT_REGENERATE_K, check_moves
 from kpr.protection.optimise import (
     DEFAULT_MOVES,
     Column,
@@ -56,10 +59,16 @@ from kpr.results.json import finite_or_none
 from kpr.results.protect import MOVES, AttackOutcome, ProtectResult
 from kpr.results.rates import AttackRate
 
-__all__ = ["DEFAULT_MOVES", "DEFAULT_REGENERATE_K", "MOVES", "ProtectionError", "protect"]
+__all__ = [
+    "DEFAULT_MAX_ATTACKS",
+    "DEFAULT_MOVES",
+    "DEFAULT_REGENERATE_K",
+    "MOVES",
+    "ProtectionError",
+    "check_moves",
+    "protect",
+]
 
-#: The regenerate move's k: twice the generator's usual 20.
-DEFAULT_REGENERATE_K = 40
 #: New avatars drawn per linking avatar (independent draws of the generator's weights).
 _REDRAWS = 4
 
@@ -69,37 +78,6 @@ _TRACE_POINTS = 200
 
 class ProtectionError(KprError, RuntimeError):
     """The fresh evaluation contradicts what protect computed: a bug, never a result."""
-
-
-def check_moves(moves: str | Iterable[str]) -> tuple[str, ...]:
-    """The named moves, known and not repeated, in the order of :data:`MOVES`."""
-    names = [m.strip() for m in moves.split(",")] if isinstance(moves, str) else list(moves)
-    if not names:
-        raise InputError(f"moves is empty: name at least one of {', '.join(MOVES)}")
-    for name in names:
-        if name not in MOVES:
-            raise InputError(f"unknown move {name!r}: choose among {', '.join(MOVES)}")
-    return tuple(m for m in MOVES if m in names)
-
-
-def _attacks(
-    known: str | Iterable[str] | None,
-    candidates: str | Iterable[str] | None,
-    max_known: object,
-) -> list[tuple[str, ...]]:
-    if (known is None) == (candidates is None):
-        raise InputError(
-            "give either known= (one attack) or candidates= with max_known= (every subset)"
-        )
-    if known is not None:
-        if max_known is not None:
-            raise InputError("max_known goes with candidates=, not with known=")
-        return [make_attack(known).known]
-    assert candidates is not None
-    if max_known is None:
-        raise InputError("candidates= needs max_known=: the largest number of known variables")
-    names, m = check_candidates(candidates, max_known, None)
-    return subsets(names, m)
 
 
 @dataclass
@@ -368,10 +346,11 @@ def protect(
     moves: str | Iterable[str] = DEFAULT_MOVES,
     seed: int = 0,
     pairing: Any = None,
-    regenerate_k: int = DEFAULT_REGENERATE_K,
+    regenerate_k: int | None = None,
     keep: str | Iterable[str] = (),
     candidates: str | Iterable[str] | None = None,
     max_known: int | None = None,
+    max_attacks: int | None = DEFAULT_MAX_ATTACKS,
     tolerance: float = DEFAULT_TOLERANCE,
     kinds: Mapping[str, str] | None = None,
     control: Any = None,
@@ -391,8 +370,10 @@ def protect(
 
     Parameters
     ----------
-    known, candidates, max_known
-        One attack (``known``) or every subset of up to ``max_known`` of ``candidates``.
+    known, candidates, max_known, max_attacks
+        One attack (``known``) or every subset of up to ``max_known`` of ``candidates``;
+        more than ``max_attacks`` subsets (default 5,000, as ``kpr.analyze``; None: no
+        cap) are refused before any work.
     moves, seed
         The changes allowed (any of ``swap``, ``shift``, ``regenerate``, ``suppress``,
         ``delete``; default swap and shift); ``seed`` makes every random choice.
@@ -403,8 +384,9 @@ def protect(
     pairing, regenerate_k
         ``regenerate`` is for kpr's own avatars of ``original`` and needs ``pairing``:
         a linking avatar is replaced, whole row, by a new avatar of its own individual
-        drawn from its ``regenerate_k`` nearest originals. No individual becomes
-        linked, no link moves to another avatar (so correct links cannot rise).
+        drawn from its ``regenerate_k`` nearest originals (default 40; given without
+        the move, refused). No individual becomes linked, no link moves to another
+        avatar (so correct links cannot rise).
     control, distances, utility
         The control comparison of the worst attack before and after; the exact copies
         and DCR before and after (a FAMD fit: turn it off for tables of millions of
@@ -423,19 +405,26 @@ def protect(
     >>> r.met, kpr.evaluate(o, protected, ["age", "sex"]).rate >= 80
     (True, True)
     """
-    inputs = [x for x in (original, avatars, pairing, control) if tables.is_path(x)]
+    arguments.output(output)
     if output is not None:
+        inputs = [x for x in (original, avatars, pairing, control) if tables.is_path(x)]
         check_output(output, "output", inputs)
-    target = percentage(target, "target", zero=False)
-    allowed, seed, regenerate_k = _checked_moves(moves, seed, regenerate_k, pairing)
-    tol = check_tolerance(tolerance)
-    attacks = _attacks(known, candidates, max_known)
-    every = make_attack(list(dict.fromkeys(v for a in attacks for v in a)), tol, kinds)
-    csv = ReadSettings.of(read)
-    job = _Job(target, allowed, seed, attacks, every, csv, utility, _names(keep, "keep"))
-    whole = control is not None or distances or utility or "regenerate" in allowed
+    arguments.flags(distances=distances, utility=utility)
+    arguments.reading(read)
+    job = _Job(
+        percentage(target, "target", zero=False),
+        arguments.Moves.of(moves, seed, regenerate_k, pairing),
+        arguments.attacks(known, candidates, max_known, max_attacks),
+        check_tolerance(tolerance),
+        arguments.kinds(kinds),
+        ReadSettings.of(read),
+        utility,
+        arguments.names(keep, "keep"),
+    )
+    attacks, every, csv, target = job.attacks, job.every, job.csv, job.target
+    whole = control is not None or distances or utility or "regenerate" in job.allowed
     loaded = _load(original, avatars, job, pairing, whole)
-    states, new_avatars, extended = _states(loaded, job, regenerate_k)
+    states, new_avatars, extended = _states(loaded, job, job.moves.regenerate_k)
     before = _evaluations(loaded.pair, job, loaded.own)
     _agree(states, before)
     columns, outcome, protected = _optimise(loaded, states, job, new_avatars, extended)
@@ -462,13 +451,27 @@ class _Job:
     """The checked settings of one protection."""
 
     target: float
-    allowed: tuple[str, ...]
-    seed: int
+    moves: arguments.Moves
     attacks: list[tuple[str, ...]]
-    every: Attack  # the union of the attacks' variables
+    tolerance: float
+    kinds: Mapping[str, str] | None
     csv: ReadSettings
     utility: bool  # the fidelity before and after
     keep: tuple[str, ...] = ()  # columns no move may change
+
+    @cached_property
+    def every(self) -> Attack:
+        """The union of the attacks' variables, as one attack."""
+        union = list(dict.fromkeys(v for a in self.attacks for v in a))
+        return make_attack(union, self.tolerance, self.kinds)
+
+    @property
+    def allowed(self) -> tuple[str, ...]:
+        return self.moves.allowed
+
+    @property
+    def seed(self) -> int:
+        return self.moves.seed
 
     @property
     def union(self) -> list[str]:
@@ -589,21 +592,6 @@ def _result(
     )
 
 
-def _checked_moves(
-    moves: str | Iterable[str], seed: object, regenerate_k: int, pairing: Any
-) -> tuple[tuple[str, ...], int, int]:
-    """The moves, the seed and (for ``regenerate``, which needs the pairing) its k."""
-    allowed = check_moves(moves)
-    if "regenerate" in allowed:
-        regenerate_k = whole_number(regenerate_k, "regenerate_k", 1)
-        if pairing is None:
-            raise InputError(
-                "the move 'regenerate' needs pairing= (which avatar row is each individual's "
-                "own, as kpr avatarize writes it); give it or choose other moves"
-            )
-    return allowed, whole_number(seed, "seed", 0), regenerate_k
-
-
 def _largest_change(columns: dict[str, Column], deleted: set[int]) -> dict[str, float]:
     """Per numeric or date variable, the largest net change of a cell: its value
     written against its value read, whatever moves it took on the way (0 when none
@@ -618,19 +606,6 @@ def _largest_change(columns: dict[str, Column], deleted: set[int]) -> dict[str, 
         change = change[np.isfinite(change)]
         out[name] = float(change.max()) if len(change) else 0.0
     return out
-
-
-def _names(value: str | Iterable[str], name: str) -> tuple[str, ...]:
-    """Column names given as one comma-separated text or as an iterable of texts."""
-    if isinstance(value, str):
-        return tuple(n.strip() for n in value.split(",") if n.strip())
-    if not isinstance(value, Iterable):
-        raise InputError(f"{name}= must be column names, got {value!r}")
-    names = list(value)
-    bad = [n for n in names if not isinstance(n, str) or not n]
-    if bad:
-        raise InputError(f"{name}= must be column names, got {bad[0]!r}")
-    return tuple(dict.fromkeys(names))
 
 
 def _agree(states: list[AttackState], before: list[KprResult]) -> None:
