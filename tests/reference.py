@@ -131,3 +131,37 @@ def reference_kpr(
     b1 = {p: j for j, p in enumerate(avatar_profiles) if seen[p] == 1}
     pairs = {i: b1[binned(original[i])] for i in u if binned(original[i]) in b1}
     return RefResult(n, len(avatars), len(u), len(pairs), 100 * (1 - len(pairs) / n), bins, pairs)
+
+
+def reference_window(
+    original: list[dict[str, Any]],
+    avatars: list[dict[str, Any]],
+    known: list[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+) -> set[int]:
+    """The original rows the window rule links, by its definition, in O(n * m): an
+    avatar approaches a member of U when every categorical value is equal (missing
+    equals missing) and every numeric one lies within one width (the spec's, over U)
+    of the member's, bounds included; a missing or infinite value approaches only the
+    same. A member is linked when exactly one avatar approaches."""
+    raw = [tuple(_raw(r[k]) for k in known) for r in original]
+    count = Counter(raw)
+    u = [i for i, t in enumerate(raw) if count[t] == 1]
+    width = {v: _bins([original[i][v] for i in u], tolerance).width for v in known if v in numeric}
+
+    def approaches(x: Any, y: Any, v: str) -> bool:
+        if v not in numeric:
+            return _raw(x) == _raw(y)
+        if _is_missing(x) or _is_missing(y):
+            return _is_missing(x) and _is_missing(y)
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return bool(x == y)
+        return abs(x - y) <= width[v]
+
+    linked = set()
+    for i in u:
+        near = sum(all(approaches(original[i][v], a[v], v) for v in known) for a in avatars)
+        if near == 1:
+            linked.add(i)
+    return linked

@@ -46,6 +46,7 @@ from kpr.pairing import Unpaired, read_pairing
 from kpr.protection import arguments
 from kpr.protection import table as tables
 from kpr.protection.arguments import DEFAULT_MAX_ATTACKS, DEFAULT_REGENERATE_K, check_moves
+from kpr.protection.collateral import collateral, linked_rows
 from kpr.protection.optimise import (
     DEFAULT_MOVES,
     Column,
@@ -179,10 +180,6 @@ def _rate(r: KprResult) -> AttackRate:
     return AttackRate(r.known, r.tolerance, "bins", r.counts)
 
 
-def _linked_rows(r: KprResult) -> set[int]:
-    return set(r.linked_frame(codes=True)["original_row"].to_list())
-
-
 def _kept_pairing(loaded: _Loaded, deleted: set[int]) -> Unpaired | None:
     """The pairing renumbered for the protected table: an individual whose avatar
     was deleted has none (-1)."""
@@ -222,7 +219,7 @@ def _verify(
             problems.append(f"{label}: kept count {s.linked} but evaluate finds {a.linked} linked")
         if not outcome.unfixed and a.rate < target:
             problems.append(f"{label}: rate {a.rate} below the target {target}")
-        new = _linked_rows(a) - _linked_rows(b)
+        new = linked_rows(a) - linked_rows(b)
         if new:
             problems.append(f"{label}: {len(new)} individual(s) newly linked, e.g. {min(new)}")
         if b.correct_links is not None and (a.correct_links or 0) > b.correct_links:
@@ -442,6 +439,7 @@ def protect(
     )
     if distances:
         around["distance_before"], around["distance_after"] = _distances(loaded, protected, csv)
+    around["collateral"] = collateral(loaded.pair, after_pair, [every.on(a) for a in attacks])
     result = _result(job, loaded, columns, outcome, before, after, changes, around)
     return loaded.view(protected), result
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from kpr.render import page
 from kpr.render.page import esc
 from kpr.results.evaluation import format_rate
-from kpr.results.protect import AttackOutcome, ProtectResult
+from kpr.results.protect import AttackOutcome, Collateral, ProtectResult
 
 HEADING = "kpr report · protecting a release"
 DATA_NOTE = (
@@ -100,6 +100,33 @@ def comparison(result: ProtectResult) -> list[tuple[str, str, str]]:
     return rows
 
 
+COLLATERAL_NOTE = (
+    "Measured by fresh evaluations, not guaranteed: protect holds the class rule at the "
+    "attack's tolerance. The window rule (kpr analyze --method window) has no class edges: "
+    "an avatar approaches when every numeric value is within one width."
+)
+
+
+def collateral_rows(result: ProtectResult) -> list[tuple[str, str, str, str]]:
+    """(rule, attack, before → after, newly linked), one row per rule: the attack
+    worst after protection under that rule, and the individuals newly linked under it,
+    summed over the attacks given."""
+    rules: dict[str, list[Collateral]] = {}
+    for c in result.collateral:
+        rules.setdefault(c.name, []).append(c)
+    several = len(result.attacks) > 1
+    rows = []
+    for name, measured in rules.items():
+        worst = min(measured, key=lambda c: (c.after.rate, len(c.known), c.known))
+        newly = sum(c.newly_linked for c in measured)
+        rows.append((
+            name, ", ".join(worst.known) + (" (worst after)" if several else ""),
+            f"{format_rate(worst.before.rate)} → {format_rate(worst.after.rate)}",
+            f"{newly:,}" + (f" (summed over {len(measured)} attacks)" if several else ""),
+        ))  # fmt: skip
+    return rows
+
+
 def _kept(result: ProtectResult) -> str:
     return f"; kept unchanged: {', '.join(result.keep)}" if result.keep else ""
 
@@ -133,6 +160,13 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
     ]
     lines += [f"  {f:<64} {b:>36} {a:>16}" for f, b, a in comparison(result)]
     lines += ["", NO_INTERVAL]
+    if result.collateral:
+        lines += ["", "Under rules protect does not hold, for the attacks given:"]
+        lines += [
+            f"  {rule:<30} {attack:<40} {rates:>22}  newly linked {newly}"
+            for rule, attack, rates, newly in collateral_rows(result)
+        ]
+        lines.append(f"  {COLLATERAL_NOTE}")
     if len(result.attacks) > 1:
         lines += ["", f"Attacks ({len(result.attacks)}), worst after first:"]
         for a in sorted(result.attacks, key=lambda x: x.after.rate)[:10]:
@@ -173,6 +207,7 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
 {rows}
  </table>
  <p>{esc(NO_INTERVAL)}</p>
+{_collateral_html(result)}
  <h3>Columns</h3>
  <ul>
 {columns}
@@ -190,6 +225,22 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
 {page.footer(esc(DATA_NOTE), now or datetime.now(UTC))}"""
     title = f"Protection to {format_rate(result.target)} — kpr"
     return page.document(title, body, HEADING)
+
+
+def _collateral_html(result: ProtectResult) -> str:
+    if not result.collateral:
+        return ""
+    rows = "\n".join(
+        f"  <tr><td>{esc(rule)}</td><td>{esc(attack)}</td><td>{esc(rates)}</td>"
+        f"<td>{esc(newly)}</td></tr>"
+        for rule, attack, rates, newly in collateral_rows(result)
+    )
+    return f""" <h3>Under rules protect does not hold, for the attacks given</h3>
+ <table>
+  <tr><th>rule</th><th>attack</th><th>KPR before → after</th><th>newly linked</th></tr>
+{rows}
+ </table>
+ <p>{esc(COLLATERAL_NOTE)}</p>"""
 
 
 def write_protect(result: ProtectResult, path: str | os.PathLike[str]) -> Path:

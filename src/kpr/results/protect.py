@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from kpr.metric.counts import Counts
 from kpr.results import json, views
 from kpr.results.control import ControlComparison
 from kpr.results.distance import DistanceMetrics
@@ -48,6 +49,40 @@ class AttackOutcome:
         }
 
 
+#: The rules each attack is measured under besides the one protect holds: the window
+#: rule at the attack's tolerance, and the class rule at these tolerances.
+COLLATERAL_TOLERANCES = (0.04, 0.06)
+
+
+@dataclass(frozen=True)
+class Collateral:
+    """One given attack under a rule protect did not optimise for, before and after:
+    measured by a fresh evaluation, not guaranteed."""
+
+    known: tuple[str, ...]
+    rule: str  #: "window" (``kpr analyze --method window``) or "class"
+    tolerance: float
+    before: Counts
+    after: Counts
+    newly_linked: int  #: individuals linked after and not before, under this rule
+
+    @property
+    def name(self) -> str:
+        return f"{self.rule} rule, tolerance {self.tolerance:g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "known": list(self.known),
+            "rule": self.rule,
+            "tolerance": self.tolerance,
+            "kpr_before": self.before.rate,
+            "kpr_after": self.after.rate,
+            "linked_before": self.before.linked,
+            "linked_after": self.after.linked,
+            "newly_linked": self.newly_linked,
+        }
+
+
 @dataclass(frozen=True)
 class ProtectResult(json.JsonResult, views.Page):
     """How a release was protected: every attack's rate before and after (each
@@ -75,6 +110,8 @@ class ProtectResult(json.JsonResult, views.Page):
     keep: tuple[str, ...] = ()  #: columns no move was allowed to change
     largest_change: dict[str, float] = field(default_factory=dict)
     tried: int = 0  #: candidate moves tried in vain for the profiles left linked
+    #: every given attack under the window rule and other tolerances, before and after
+    collateral: tuple[Collateral, ...] = ()
     control_before: ControlComparison | None = None
     control_after: ControlComparison | None = None
     distance_before: DistanceMetrics | None = None
@@ -210,6 +247,7 @@ class ProtectResult(json.JsonResult, views.Page):
             "unfixed_profiles": self.unfixed,
             "candidates_tried": self.tried,
             "trace": [{"cells_changed": c, "worst_kpr": r} for c, r in self.trace],
+            "collateral": [c.to_dict() for c in self.collateral],
             "control_before": optional(self.control_before),
             "control_after": optional(self.control_after),
             "distance_before": optional(self.distance_before),
