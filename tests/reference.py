@@ -100,6 +100,13 @@ def _code(x: Any, b: RefBins) -> Any:
     return q if math.isinf(q) else math.floor(q)
 
 
+def _unique(original: list[dict[str, Any]], known: list[str]) -> list[int]:
+    """U: the rows whose tuple of raw known values occurs once (missing equals missing)."""
+    raw = [tuple(_raw(r[k]) for k in known) for r in original]
+    count = Counter(raw)
+    return [i for i, t in enumerate(raw) if count[t] == 1]
+
+
 def reference_kpr(
     original: list[dict[str, Any]],
     avatars: list[dict[str, Any]],
@@ -114,9 +121,7 @@ def reference_kpr(
     on float data whose statistics an engine may round differently in the last
     bits (the spec allows it)."""
     n = len(original)
-    raw = [tuple(_raw(r[k]) for k in known) for r in original]
-    count = Counter(raw)
-    u = [i for i, t in enumerate(raw) if count[t] == 1]
+    u = _unique(original, known)
     bins = {
         v: _bins([original[i][v] for i in u], tolerance, v in dates) for v in known if v in numeric
     }
@@ -145,9 +150,7 @@ def reference_window(
     equals missing) and every numeric one lies within one width (the spec's, over U)
     of the member's, bounds included; a missing or infinite value approaches only the
     same. A member is linked when exactly one avatar approaches."""
-    raw = [tuple(_raw(r[k]) for k in known) for r in original]
-    count = Counter(raw)
-    u = [i for i, t in enumerate(raw) if count[t] == 1]
+    u = _unique(original, known)
     width = {v: _bins([original[i][v] for i in u], tolerance).width for v in known if v in numeric}
 
     def approaches(x: Any, y: Any, v: str) -> bool:

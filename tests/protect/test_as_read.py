@@ -66,25 +66,26 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
 
 def _protect(
     files: tuple[Path, Path], out: Path, target: str, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
+) -> str:
+    """Run the command; it succeeds, opening each input once. Its standard output."""
     o, a = files
     log = out.with_name("changes.csv")
-    code, stdout, _ = run_cli(
-        ["protect", str(o), str(a), "-k", ",".join(KNOWN), "--target", target,
-         "--na-value", "N", "-o", str(out), "--changes-out", str(log)],
-        capsys,
-    )  # fmt: skip
-    return code, stdout
+    with file_reads() as reads:
+        code, stdout, _ = run_cli(
+            ["protect", str(o), str(a), "-k", ",".join(KNOWN), "--target", target,
+             "--na-value", "N", "-o", str(out), "--changes-out", str(log)],
+            capsys,
+        )  # fmt: skip
+    assert code == 0, stdout
+    assert sorted(reads) == ["a.csv", "o.csv"]  # each input opened once
+    return stdout
 
 
 def test_an_unchanged_table_is_written_byte_for_byte(
     files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "p.csv"
-    with file_reads() as reads:
-        code, stdout = _protect(files, out, "1", capsys)
-    assert code == 0 and "nothing was changed" in stdout, stdout
-    assert sorted(reads) == ["a.csv", "o.csv"]  # each input opened once
+    assert "nothing was changed" in _protect(files, out, "1", capsys)
     assert out.read_bytes() == files[1].read_bytes()
 
 
@@ -92,10 +93,7 @@ def test_only_the_changed_cells_differ(
     files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "p.csv"
-    with file_reads() as reads:
-        code, stdout = _protect(files, out, "97", capsys)
-    assert code == 0 and "Protected" in stdout, stdout
-    assert sorted(reads) == ["a.csv", "o.csv"]
+    assert "Protected" in _protect(files, out, "97", capsys)
     before, after = _cells(files[1]), _cells(out)
     assert before[0] == after[0] and len(before) == len(after)
     differ = {

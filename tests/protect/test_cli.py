@@ -10,19 +10,10 @@ import pytest
 
 import kpr
 from tests.adversarial.conftest import assert_cli_refuses, run_cli
-from tests.protect.test_protect import KNOWN, tables
+from tests.protect.test_protect import KNOWN
 from tests.test_schema import validate
 
 K = ",".join(KNOWN)
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    original, avatars = tables(n=600, seed=21)
-    paths = {"original": tmp_path / "o.csv", "avatars": tmp_path / "a.csv"}
-    original.write_csv(paths["original"])
-    avatars.write_csv(paths["avatars"])
-    return paths
 
 
 def _args(files: dict[str, Path], out: Path, *more: str) -> list[str]:

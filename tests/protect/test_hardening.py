@@ -16,18 +16,9 @@ from tests.adversarial.conftest import assert_cli_refuses
 from tests.protect.test_protect import KNOWN, tables
 
 
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    original, avatars = tables(n=200, seed=5)
-    paths = {"o": tmp_path / "o.csv", "a": tmp_path / "a.csv"}
-    original.write_csv(paths["o"])
-    avatars.write_csv(paths["a"])
-    return paths
-
-
 def _argv(files: dict[str, Path], *more: str, avatars: Path | None = None) -> list[str]:
-    return ["protect", str(files["o"]), str(avatars or files["a"]), "--target", "99",
-            "-o", str(files["o"].with_name("p.csv")), "--no-distances", "--no-utility",
+    return ["protect", str(files["original"]), str(avatars or files["avatars"]), "--target", "99",
+            "-o", str(files["original"].with_name("p.csv")), "--no-distances", "--no-utility",
             *more]  # fmt: skip
 
 
@@ -41,27 +32,27 @@ def test_more_attacks_than_the_cap_are_refused_at_once(
     assert "--max-attacks 15" in line
     many = [f"v{i}" for i in range(14)]  # 16,383 attacks: refused before reading a file
     with pytest.raises(kpr.InputError, match="more than the cap of 5,000"):
-        kpr.protect(files["o"], files["a"], candidates=many, max_known=14, target=99)
-    assert not files["o"].with_name("p.csv").exists()
+        kpr.protect(files["original"], files["avatars"], candidates=many, max_known=14, target=99)
+    assert not files["original"].with_name("p.csv").exists()
 
 
 def test_empty_avatars_and_an_empty_known_column_as_evaluate_takes_them(
     files: dict[str, Path], tmp_path: Path
 ) -> None:
-    avatars = pl.read_csv(files["a"])
+    avatars = pl.read_csv(files["avatars"])
     empty, blank = tmp_path / "empty.csv", tmp_path / "blank.csv"
     avatars.head(0).write_csv(empty)
     avatars.with_columns(pl.lit(None, pl.Float64).alias("age")).write_csv(blank)
     for given in (empty, blank):
-        _, result = kpr.protect(files["o"], given, KNOWN, target=99, distances=False)
+        _, result = kpr.protect(files["original"], given, KNOWN, target=99, distances=False)
         assert result.already_met
-        assert result.worst_after.after.rate == kpr.evaluate(files["o"], given, KNOWN).rate
+        assert result.worst_after.after.rate == kpr.evaluate(files["original"], given, KNOWN).rate
 
 
 def test_the_bad_value_is_named(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    avatars = pl.read_csv(files["a"]).with_columns(pl.col("age").cast(pl.String))
+    avatars = pl.read_csv(files["avatars"]).with_columns(pl.col("age").cast(pl.String))
     avatars[7, "age"] = "abc"
     bad = tmp_path / "bad.csv"
     avatars.write_csv(bad)
@@ -120,7 +111,7 @@ def test_wrong_argument_types_raise_input_error(given: dict[str, Any], said: str
 
 def test_the_cap_is_lifted_with_none(files: dict[str, Path]) -> None:
     _, result = kpr.protect(
-        files["o"], files["a"], candidates=["age", "sex"], max_known=2, target=50,
+        files["original"], files["avatars"], candidates=["age", "sex"], max_known=2, target=50,
         max_attacks=None, distances=False, utility=False,
     )  # fmt: skip
     assert len(result.attacks) == 3
