@@ -100,6 +100,13 @@ def _code(x: Any, b: RefBins) -> Any:
     return q if math.isinf(q) else math.floor(q)
 
 
+def _unique(original: list[dict[str, Any]], known: list[str]) -> list[int]:
+    """U: the rows whose tuple of raw known values occurs once (missing equals missing)."""
+    raw = [tuple(_raw(r[k]) for k in known) for r in original]
+    count = Counter(raw)
+    return [i for i, t in enumerate(raw) if count[t] == 1]
+
+
 def reference_kpr(
     original: list[dict[str, Any]],
     avatars: list[dict[str, Any]],
@@ -114,9 +121,7 @@ def reference_kpr(
     on float data whose statistics an engine may round differently in the last
     bits (the spec allows it)."""
     n = len(original)
-    raw = [tuple(_raw(r[k]) for k in known) for r in original]
-    count = Counter(raw)
-    u = [i for i, t in enumerate(raw) if count[t] == 1]
+    u = _unique(original, known)
     bins = {
         v: _bins([original[i][v] for i in u], tolerance, v in dates) for v in known if v in numeric
     }
@@ -240,3 +245,35 @@ def reference_triples(
     """How many class profiles hold each (original, avatars, holdout) count triple."""
     o, a, h = reference_profiles(original, [original, avatars, holdout], known, numeric, tolerance)
     return Counter((o[p], a[p], h[p]) for p in {*o, *a, *h})
+
+
+def reference_window(
+    original: list[dict[str, Any]],
+    avatars: list[dict[str, Any]],
+    known: list[str],
+    numeric: set[str],
+    tolerance: float = 0.05,
+) -> set[int]:
+    """The original rows the window rule links, by its definition, in O(n * m): an
+    avatar approaches a member of U when every categorical value is equal (missing
+    equals missing) and every numeric one lies within one width (the spec's, over U)
+    of the member's, bounds included; a missing or infinite value approaches only the
+    same. A member is linked when exactly one avatar approaches."""
+    u = _unique(original, known)
+    width = {v: _bins([original[i][v] for i in u], tolerance).width for v in known if v in numeric}
+
+    def approaches(x: Any, y: Any, v: str) -> bool:
+        if v not in numeric:
+            return _raw(x) == _raw(y)
+        if _is_missing(x) or _is_missing(y):
+            return _is_missing(x) and _is_missing(y)
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return bool(x == y)
+        return abs(x - y) <= width[v]
+
+    linked = set()
+    for i in u:
+        near = sum(all(approaches(original[i][v], a[v], v) for v in known) for a in avatars)
+        if near == 1:
+            linked.add(i)
+    return linked

@@ -10,19 +10,10 @@ import pytest
 
 import kpr
 from tests.adversarial.conftest import assert_cli_refuses, run_cli
-from tests.protect.test_protect import KNOWN, tables
+from tests.protect.test_protect import KNOWN
 from tests.test_schema import validate
 
 K = ",".join(KNOWN)
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    original, avatars = tables(n=600, seed=21)
-    paths = {"original": tmp_path / "o.csv", "avatars": tmp_path / "a.csv"}
-    original.write_csv(paths["original"])
-    avatars.write_csv(paths["avatars"])
-    return paths
 
 
 def _args(files: dict[str, Path], out: Path, *more: str) -> list[str]:
@@ -96,7 +87,7 @@ def test_unreachable_target_exits_1_with_the_rate(
         (["--target", "0"], "--target must be a percentage in (0, 100]"),
         (["--target", "101"], "--target must be a percentage"),
         (["--target", "99", "--moves", "swap,teleport"], "unknown move 'teleport'"),
-        (["--target", "99", "--moves", "regenerate"], "'regenerate' needs pairing="),
+        (["--target", "99", "--moves", "regenerate"], "'regenerate' needs --pairing"),
         (["--target", "99", "-k", "weight"], "'weight' is not a column of the avatars"),
     ],
 )

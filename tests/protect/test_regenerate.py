@@ -123,7 +123,7 @@ def test_cli_regenerate_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 1 and "99.40 %" in stdout
     out.unlink()
     no_pairing = [x for x in args if x not in ("--pairing", str(paths["p"]))]
-    assert_cli_refuses([*no_pairing, "--target", "98"], capsys, "'regenerate' needs pairing=")
+    assert_cli_refuses([*no_pairing, "--target", "98"], capsys, "'regenerate' needs --pairing")
     assert not out.exists()
 
 

@@ -254,6 +254,15 @@ def half_widths(
 
 def window_counts(prepared: Prepared, known: Sequence[str], tolerance: float) -> Counts:
     """The counts of the window attack on loaded inputs (read into memory)."""
+    return window_approaches(prepared, known, tolerance)[0]
+
+
+def window_approaches(
+    prepared: Prepared, known: Sequence[str], tolerance: float
+) -> tuple[Counts, npt.NDArray[np.int8]]:
+    """The counts of the window attack, and for each member of U (in the original's
+    row order) how many avatars approach it, up to 2: 1 is a link (``kpr.protect``
+    compares them before and after, to count the individuals newly linked)."""
     # internal names only (``__kpr_k0__``...), so no user column meets ours
     aliases = queries.internal_names(known)
     known = list(aliases.values())
@@ -267,4 +276,4 @@ def window_counts(prepared: Prepared, known: Sequence[str], tolerance: float) ->
     widths = half_widths(u, numeric, tolerance, dates)
     counts = approach_counts(u, avatars, categorical, numeric, widths)
     linked = int(np.count_nonzero(counts == 1))
-    return Counts(original.height, avatars.height, u.height, linked)
+    return Counts(original.height, avatars.height, u.height, linked), counts

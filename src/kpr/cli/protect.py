@@ -5,11 +5,13 @@ Added to the ``kpr`` group by ``kpr.cli.app``.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import click
 
+from kpr.analysis.sweep import DEFAULT_MAX_ATTACKS
 from kpr.cli.common import CONTEXT, check_writes, emit, report_option
 from kpr.cli.options import (
     FORMAT,
@@ -22,6 +24,7 @@ from kpr.cli.options import (
     Checked,
     split_names,
     tables,
+    whole,
 )
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadSettings
@@ -35,6 +38,19 @@ def _moves(text: str) -> tuple[str, ...]:
 
 MOVES_TYPE = Checked("moves", _moves)
 
+#: The API's words in ``kpr.protect``'s messages, and the command's for them.
+_API_WORDS = re.compile(
+    r"\b(known|candidates|max_known|keep|regenerate_k|pairing|max_attacks|control|moves)="
+    r"|\b(max_known|regenerate_k|max_attacks)\b|^(candidates|known)\b"
+)
+
+
+def in_command_words(message: str) -> str:
+    """A message of ``kpr.protect`` in the command's words (``--known``, not ``known=``)."""
+    return _API_WORDS.sub(
+        lambda m: "--" + next(g for g in m.groups() if g).replace("_", "-"), message
+    )
+
 
 @click.command("protect", context_settings=CONTEXT)
 @tables()
@@ -47,6 +63,16 @@ MOVES_TYPE = Checked("moves", _moves)
     "target must hold against.",
 )  # fmt: skip
 @click.option("--max-known", type=click.IntRange(min=1), help="Largest subset of --candidates.")
+@click.option(
+    "--max-attacks", type=whole("--max-attacks", 1), default=DEFAULT_MAX_ATTACKS,
+    show_default=True, metavar="N",
+    help="Refuse, before any work, more attacks than this (--candidates with --max-known).",
+)  # fmt: skip
+@click.option(
+    "--keep", multiple=True,
+    help="Columns protect never changes, comma-separated (a move that would change one of "
+    "their cells is not tried).",
+)  # fmt: skip
 @click.option(
     "--target", type=TARGET, required=True, metavar="PERCENT",
     help="The KPR every attack must reach after protection, in (0, 100], e.g. 99.",
@@ -66,9 +92,9 @@ MOVES_TYPE = Checked("moves", _moves)
     "needs --pairing), suppress, delete.",
 )  # fmt: skip
 @click.option(
-    "--regenerate-k", type=click.IntRange(min=1), default=40, show_default=True,
-    help="k of the regenerate move: each new avatar mixes its individual's k nearest "
-    "originals (twice the generator's usual 20).",
+    "--regenerate-k", type=click.IntRange(min=1), metavar="K",
+    help="k of the regenerate move (only with it): each new avatar mixes its individual's "
+    "k nearest originals [default: 40, twice the generator's usual 20].",
 )  # fmt: skip
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True,
@@ -100,11 +126,13 @@ def protect_command(
     known: tuple[str, ...],
     candidates: tuple[str, ...],
     max_known: int | None,
+    max_attacks: int,
+    keep: tuple[str, ...],
     target: float,
     output: Path,
     changes_out: Path | None,
     moves: tuple[str, ...],
-    regenerate_k: int,
+    regenerate_k: int | None,
     seed: int,
     pairing: str | None,
     control: str | None,
@@ -130,7 +158,9 @@ def protect_command(
     Parameters
     ----------
     original, avatars : the two tables' paths.
-    known, candidates, max_known : one attack, or every subset of the candidates.
+    known, candidates, max_known, max_attacks : one attack, or every subset of the
+        candidates (refused above max_attacks).
+    keep : columns no move may change.
     target : the rate every attack must reach.
     output, changes_out : the protected table and the change log to write.
     moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
@@ -140,7 +170,7 @@ def protect_command(
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
     fmt, report, quiet : what is printed and written.
     """
-    from kpr.avatar.files import check_output, write_table
+    from kpr.avatar.files import check_output
     from kpr.inputs.writers import write_csv
     from kpr.protection import protect
     from kpr.render.protect import protect_text
@@ -151,7 +181,7 @@ def protect_command(
     names = split_names(candidates) or None
     if known_names is None and names is None:
         raise InputError("give --known (one attack) or --candidates with --max-known")
-    if names is not None and max_known is None:
+    if names is not None and known_names is None and max_known is None:
         max_known = min(3, len(names))
     started()
     inputs = [original, avatars, *(x for x in (pairing, control) if x)]
@@ -159,14 +189,17 @@ def protect_command(
     check_writes(
         {"--output": output, "--changes-out": changes_out, "--report": report}, inputs, fmt
     )
-    table, result = protect(
-        original, avatars, known_names, target=target, moves=moves, seed=seed, pairing=pairing,
-        regenerate_k=regenerate_k, candidates=names, max_known=max_known if names else None,
-        tolerance=tolerance, kinds=kinds or None, control=control,
-        distances=not no_distances, utility=not no_utility, **read.keywords(),
-    )  # fmt: skip
-    del quiet  # no progress bar: the optimiser's work is short beside the evaluations
-    write_table(table, output)
+    try:
+        table, result = protect(
+            original, avatars, known_names, target=target, moves=moves, seed=seed,
+            pairing=pairing, regenerate_k=regenerate_k, keep=split_names(keep),
+            candidates=names, max_known=max_known, max_attacks=max_attacks, tolerance=tolerance,
+            kinds=kinds or None, control=control, distances=not no_distances,
+            utility=not no_utility, output=output, **read.keywords(),
+        )  # fmt: skip
+    except InputError as exc:
+        raise InputError(in_command_words(str(exc))) from None
+    del quiet, table  # no progress bar: the optimiser's work is short beside the evaluations
     if changes_out is not None:
         assert result.changes is not None
         write_csv(result.changes, changes_out)

@@ -43,6 +43,17 @@ _SAMPLE_BYTES = 1 << 16
 _DELIMITERS = ",;\t|"
 
 
+@dataclass(frozen=True)
+class CsvDialect:
+    """How a CSV file is written, found while it is read: what a writer needs to
+    write the same rows back byte for byte (``kpr.protect`` rewrites a few cells)."""
+
+    encoding: str
+    delimiter: str
+    line_end: str  #: ``\n`` or ``\r\n``, as the header line ends
+    final_line_end: bool  #: the file ends with a line break
+
+
 @dataclass
 class Loaded:
     """A table read from a file: the known columns, plus whether they are untyped text."""
@@ -50,6 +61,7 @@ class Loaded:
     frame: pl.LazyFrame
     untyped: bool  # CSV: every column is text, kinds are inferred later
     label: str
+    dialect: CsvDialect | None = None  #: a CSV file's (None: Parquet)
 
 
 #: How ``read_table`` holds CSV columns of numbers: False, as text; True, as numbers
@@ -77,8 +89,28 @@ def read_table(
             if p != Path(path):  # a spooled pipe: read it before the copy goes
                 frame = frame.collect().lazy()
             return Loaded(frame, untyped=False, label=label)
-        table = _read_csv(p, columns, options, label, compact)
-        return Loaded(table.lazy(), untyped=True, label=label)
+        sniffed = sniff_csv(p, options.delimiter, options.encoding, label)
+        table = _read_csv(p, columns, options, label, compact, sniffed)
+        return Loaded(table.lazy(), untyped=True, label=label, dialect=_dialect(p, *sniffed[:2]))
+
+
+def _dialect(p: Path, encoding: str, delimiter: str) -> CsvDialect:
+    """The file's encoding, delimiter and line breaks (read while it is open once)."""
+    with _open_bytes(p) as fh:
+        sample = fh.read(_SAMPLE_BYTES)
+        final = sample[-1:] in (b"\n", b"\r") if len(sample) < _SAMPLE_BYTES else None
+        if final is None:
+            if _is_gzip(p):
+                last = b""
+                while block := fh.read(1 << 20):
+                    last = block[-1:]
+            else:
+                fh.seek(-1, os.SEEK_END)
+                last = fh.read(1)
+            final = last in (b"\n", b"\r")
+    newline = sample.find(b"\n")
+    line_end = "\r\n" if newline > 0 and sample[newline - 1 : newline] == b"\r" else "\n"
+    return CsvDialect(encoding, delimiter, line_end, final)
 
 
 @contextlib.contextmanager
@@ -271,9 +303,14 @@ _MAX_BLOCK_BYTES = 1 << 31
 
 
 def _read_csv(
-    p: Path, columns: Sequence[str] | None, options: ReadSettings, label: str, compact: Compact
+    p: Path,
+    columns: Sequence[str] | None,
+    options: ReadSettings,
+    label: str,
+    compact: Compact,
+    sniffed: tuple[str, str, list[str]],
 ) -> pl.DataFrame:
-    encoding, delimiter, header = sniff_csv(p, options.delimiter, options.encoding, label)
+    encoding, delimiter, header = sniffed
     wanted = header if columns is None else list(columns)
     columns = resolve_columns(header, wanted, label)
     try:
@@ -281,7 +318,7 @@ def _read_csv(
         if frame is None:
             frame = _read_arrow(p, columns, options, label, encoding, delimiter, compact)
     except _TextLost:  # a loose column held a value that is no number: read it again
-        return _read_csv(p, wanted, options, label, True)
+        return _read_csv(p, wanted, options, label, True, sniffed)
     return _renamed(frame.lazy(), columns, wanted).collect()
 
 
@@ -479,3 +516,20 @@ def _loose_floats(text: pl.Series, first: bool) -> pl.Series | None:
     if first and text.cast(pl.Int64, strict=False).null_count() == text.null_count():
         return None  # integers only, so far: as text, so that they may stay integers
     return typed
+
+
+def exact_numbers(frame: pl.DataFrame) -> pl.DataFrame:
+    """Each text column held as Int64 or Float64 when every value is the number that
+    prints back as its text (the ``compact`` rule of :func:`read_table`, on a table in
+    memory: ``kpr.protect``'s avatars once their missing markers are read as missing)."""
+    typed = []
+    for name, dtype in frame.schema.items():
+        text = frame[name]
+        if dtype != pl.String or text.null_count() == len(text):
+            continue
+        for candidate in (pl.Int64, pl.Float64):
+            got = _held(text, candidate)
+            if got is not None:
+                typed.append(got)
+                break
+    return frame.with_columns(typed) if typed else frame

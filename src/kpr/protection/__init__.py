@@ -9,24 +9,30 @@ attack's profile counts (:mod:`kpr.protection.state`) and removes links one by o
 on the protected table and every invariant of the spec ("Protecting a release") is
 checked; a failed check is a bug and raises.
 
-Each input is read once (a file into memory, ``kpr.measure.read_whole``): the rates
-before and after, the new avatars, the control comparison, the distances and the
-fidelity are all computed from that one read, by ``kpr.measure.load`` and
-``evaluate_loaded`` as ``kpr.evaluate`` computes them.
+Each input is read once, through the inputs layer ``kpr.evaluate`` uses (the
+original by ``kpr.measure.read_whole`` or its known columns alone, the avatars every
+column as the file holds them, :mod:`kpr.protection.table`): the rates before and
+after, the new avatars, the control comparison, the distances and the fidelity are
+all computed from that one read, by ``kpr.measure.load`` and ``evaluate_loaded`` as
+``kpr.evaluate`` computes them. Only the known variables of the avatars are typed
+(as evaluate types them); every other cell is carried as it was read.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
 from kpr.analysis.baselines import compare_control
-from kpr.analysis.sweep import check_candidates, encode, subsets
-from kpr.checks import percentage, whole_number
+from kpr.analysis.sweep import encode
+from kpr.avatar.files import check_output
+from kpr.checks import percentage
 from kpr.engine.encoded import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
 from kpr.inputs.files import Loaded as LoadedFile
@@ -37,7 +43,10 @@ from kpr.labels import class_label
 from kpr.measure import evaluate_loaded, load, read_whole
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, Kind, check_tolerance, make_attack
 from kpr.pairing import Unpaired, read_pairing
+from kpr.protection import arguments
 from kpr.protection import table as tables
+from kpr.protection.arguments import DEFAULT_MAX_ATTACKS, DEFAULT_REGENERATE_K, check_moves
+from kpr.protection.collateral import collateral, linked_rows
 from kpr.protection.optimise import (
     DEFAULT_MOVES,
     Column,
@@ -51,10 +60,16 @@ from kpr.results.json import finite_or_none
 from kpr.results.protect import MOVES, AttackOutcome, ProtectResult
 from kpr.results.rates import AttackRate
 
-__all__ = ["DEFAULT_MOVES", "DEFAULT_REGENERATE_K", "MOVES", "ProtectionError", "protect"]
+__all__ = [
+    "DEFAULT_MAX_ATTACKS",
+    "DEFAULT_MOVES",
+    "DEFAULT_REGENERATE_K",
+    "MOVES",
+    "ProtectionError",
+    "check_moves",
+    "protect",
+]
 
-#: The regenerate move's k: twice the generator's usual 20.
-DEFAULT_REGENERATE_K = 40
 #: New avatars drawn per linking avatar (independent draws of the generator's weights).
 _REDRAWS = 4
 
@@ -66,49 +81,27 @@ class ProtectionError(KprError, RuntimeError):
     """The fresh evaluation contradicts what protect computed: a bug, never a result."""
 
 
-def check_moves(moves: str | Iterable[str]) -> tuple[str, ...]:
-    """The named moves, known and not repeated, in the order of :data:`MOVES`."""
-    names = [m.strip() for m in moves.split(",")] if isinstance(moves, str) else list(moves)
-    if not names:
-        raise InputError(f"moves is empty: name at least one of {', '.join(MOVES)}")
-    for name in names:
-        if name not in MOVES:
-            raise InputError(f"unknown move {name!r}: choose among {', '.join(MOVES)}")
-    return tuple(m for m in MOVES if m in names)
-
-
-def _attacks(
-    known: str | Iterable[str] | None,
-    candidates: str | Iterable[str] | None,
-    max_known: object,
-) -> list[tuple[str, ...]]:
-    if (known is None) == (candidates is None):
-        raise InputError(
-            "give either known= (one attack) or candidates= with max_known= (every subset)"
-        )
-    if known is not None:
-        if max_known is not None:
-            raise InputError("max_known goes with candidates=, not with known=")
-        return [make_attack(known).known]
-    assert candidates is not None
-    if max_known is None:
-        raise InputError("candidates= needs max_known=: the largest number of known variables")
-    names, m = check_candidates(candidates, max_known, None)
-    return subsets(names, m)
-
-
 @dataclass
 class _Loaded:
     """The inputs, each read once."""
 
     original: Any  #: the original as read: a file's rows in memory (``LoadedFile``), or a table
-    table: Any  #: the avatars, every column, in ``library``
+    table: Any  #: the avatars, every column, in ``library`` (a CSV's cells as read)
     library: str
+    source: tables.FileSource | None  #: an avatar CSV's dialect and missing markers
     kinds: dict[str, Kind]
     pair: Prepared  #: the original and the input avatars, loaded for the metric
     encoded: EncodedTables
     own: np.ndarray | None  #: the pairing: each original row's avatar row
     frame: pl.DataFrame | None = None  #: the original, every column typed (see _original_frame)
+
+    def for_metric(self, table: Any) -> Any:
+        """An avatar table (the input, extended or protected) as the metric reads it."""
+        return tables.for_metric(table, self.source, self.kinds)
+
+    def view(self, table: Any) -> Any:
+        """An avatar table as ``kpr.evaluate`` reads it: a CSV's markers missing."""
+        return tables.read_view(table, self.source)
 
 
 def _read_original(original: Any, known: list[str], csv: ReadSettings, whole: bool) -> Any:
@@ -133,8 +126,12 @@ def _pair(original: Any, table: Any, attack: Attack, csv: ReadSettings) -> Prepa
 def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> _Loaded:
     attack, csv = job.every, job.csv
     known = list(attack.known)
-    declared = [n for n, k in attack.kinds.items() if k is Kind.CATEGORICAL]
-    table, library = tables.full_table(avatars, csv, declared)
+    source = None
+    if tables.is_path(avatars):
+        table, source = tables.read_avatars(avatars, csv)
+        library = "polars"
+    else:
+        table, library = tables.full_table(avatars, csv)
     names = tables.columns_of(table, library)
     for name in known:
         if name not in names:
@@ -142,16 +139,24 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
                 f"the known variable {name!r} is not a column of the avatars; "
                 f"their columns: {', '.join(map(repr, names[:20]))}"
             )
+    for name in job.keep:
+        if name not in names:
+            raise InputError(
+                f"keep= names {name!r}, which is not a column of the avatars; "
+                f"their columns: {', '.join(map(repr, names[:20]))}"
+            )
     original = _read_original(original, known, csv, whole)
-    prepared = _pair(original, table, attack, csv)
+    prepared = _pair(original, tables.for_metric(table, source, known), attack, csv)
     kinds_of = {n: prepared.kinds[n] for n in known}
     encoded = encode(prepared, known)
     m = tables.n_rows(table, library)
     own = None if pairing is None else read_pairing(pairing, encoded.n, m)  # read once
-    return _Loaded(original, table, library, kinds_of, prepared, encoded, own)
+    return _Loaded(original, table, library, source, kinds_of, prepared, encoded, own)
 
 
-def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
+def _columns(
+    loaded: _Loaded, states: list[AttackState], keep: tuple[str, ...]
+) -> dict[str, Column]:
     out: dict[str, Column] = {}
     m = tables.n_rows(loaded.table, loaded.library)
     for name, kind in loaded.kinds.items():
@@ -166,17 +171,13 @@ def _columns(loaded: _Loaded, states: list[AttackState]) -> dict[str, Column]:
         out[name] = Column(
             name, kind, codes, enc.a_values if kind.binned else None, first,
             tables.can_blank(loaded.table, loaded.library, name),
-            min(widths) if widths else None,
+            min(widths) if widths else None, name in keep,
         )  # fmt: skip
     return out
 
 
 def _rate(r: KprResult) -> AttackRate:
     return AttackRate(r.known, r.tolerance, "bins", r.counts)
-
-
-def _linked_rows(r: KprResult) -> set[int]:
-    return set(r.linked_frame(codes=True)["original_row"].to_list())
 
 
 def _kept_pairing(loaded: _Loaded, deleted: set[int]) -> Unpaired | None:
@@ -218,7 +219,7 @@ def _verify(
             problems.append(f"{label}: kept count {s.linked} but evaluate finds {a.linked} linked")
         if not outcome.unfixed and a.rate < target:
             problems.append(f"{label}: rate {a.rate} below the target {target}")
-        new = _linked_rows(a) - _linked_rows(b)
+        new = linked_rows(a) - linked_rows(b)
         if new:
             problems.append(f"{label}: {len(new)} individual(s) newly linked, e.g. {min(new)}")
         if b.correct_links is not None and (a.correct_links or 0) > b.correct_links:
@@ -265,11 +266,19 @@ def _change_log(
     position = np.cumsum(kept) - 1
     parts = []
     for name, col in columns.items():
-        changed = np.flatnonzero((col.codes != col.input_codes) & kept)
+        touched = np.zeros(len(kept), dtype=bool)
+        touched[list(col.source)] = True
+        touched = (touched | (col.codes != col.input_codes)) & kept
+        rows = np.flatnonzero(touched)
+        old = original_pl[name].cast(pl.String).gather(rows)
+        new = protected_pl[name].cast(pl.String).gather(position[rows])
+        # a cell changed when its text did (a value may come back by two moves, as
+        # another row's text of the same number: "30.50" for "30.5")
+        differ = old.ne_missing(new).to_numpy() | (col.codes[rows] != col.input_codes[rows])
+        keep_rows = pl.Series(differ)
+        changed, old, new = rows[differ], old.filter(keep_rows), new.filter(keep_rows)
         if not len(changed):
             continue
-        old = original_pl[name].cast(pl.String).gather(changed)
-        new = protected_pl[name].cast(pl.String).gather(position[changed])
         frame = pl.DataFrame({
             "avatar_row": changed, "column": name,
             "move": [outcome.moves.get((int(r), name), "") for r in changed],
@@ -334,14 +343,17 @@ def protect(
     moves: str | Iterable[str] = DEFAULT_MOVES,
     seed: int = 0,
     pairing: Any = None,
-    regenerate_k: int = DEFAULT_REGENERATE_K,
+    regenerate_k: int | None = None,
+    keep: str | Iterable[str] = (),
     candidates: str | Iterable[str] | None = None,
     max_known: int | None = None,
+    max_attacks: int | None = DEFAULT_MAX_ATTACKS,
     tolerance: float = DEFAULT_TOLERANCE,
     kinds: Mapping[str, str] | None = None,
     control: Any = None,
     distances: bool = True,
     utility: bool = True,
+    output: str | os.PathLike[str] | None = None,
     **read: Unpack[ReadKeywords],
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
@@ -355,20 +367,31 @@ def protect(
 
     Parameters
     ----------
-    known, candidates, max_known
-        One attack (``known``) or every subset of up to ``max_known`` of ``candidates``.
+    known, candidates, max_known, max_attacks
+        One attack (``known``) or every subset of up to ``max_known`` of ``candidates``;
+        more than ``max_attacks`` subsets (default 5,000, as ``kpr.analyze``; None: no
+        cap) are refused before any work.
     moves, seed
         The changes allowed (any of ``swap``, ``shift``, ``regenerate``, ``suppress``,
         ``delete``; default swap and shift); ``seed`` makes every random choice.
+    keep
+        Columns protect never changes (a move that would change one of their cells is
+        not tried; *delete* still drops whole rows). When the target then cannot be
+        reached, the result says which kept columns held the links.
     pairing, regenerate_k
         ``regenerate`` is for kpr's own avatars of ``original`` and needs ``pairing``:
         a linking avatar is replaced, whole row, by a new avatar of its own individual
-        drawn from its ``regenerate_k`` nearest originals. No individual becomes
-        linked, no link moves to another avatar (so correct links cannot rise).
+        drawn from its ``regenerate_k`` nearest originals (default 40; given without
+        the move, refused). No individual becomes linked, no link moves to another
+        avatar (so correct links cannot rise).
     control, distances, utility
         The control comparison of the worst attack before and after; the exact copies
         and DCR before and after (a FAMD fit: turn it off for tables of millions of
         rows); the fidelity before and after (``kpr.utility``).
+    output
+        A .csv or .parquet path to write the protected table to. A CSV of avatars read
+        from a CSV keeps its dialect and every cell protect did not change as it was
+        read (missing markers, leading zeros, long ids); unchanged, it is the same bytes.
     tolerance, kinds, delimiter, encoding, na_values
         As in ``kpr.evaluate``.
 
@@ -379,22 +402,35 @@ def protect(
     >>> r.met, kpr.evaluate(o, protected, ["age", "sex"]).rate >= 80
     (True, True)
     """
-    target = percentage(target, "target", zero=False)
-    allowed, seed, regenerate_k = _checked_moves(moves, seed, regenerate_k, pairing)
-    tol = check_tolerance(tolerance)
-    attacks = _attacks(known, candidates, max_known)
-    every = make_attack(list(dict.fromkeys(v for a in attacks for v in a)), tol, kinds)
-    csv = ReadSettings.of(read)
-    job = _Job(target, allowed, seed, attacks, every, csv, utility)
-    whole = control is not None or distances or utility or "regenerate" in allowed
+    arguments.output(output)
+    if output is not None:
+        inputs = [x for x in (original, avatars, pairing, control) if tables.is_path(x)]
+        check_output(output, "output", inputs)
+    arguments.flags(distances=distances, utility=utility)
+    arguments.reading(read)
+    job = _Job(
+        percentage(target, "target", zero=False),
+        arguments.Moves.of(moves, seed, regenerate_k, pairing),
+        arguments.attacks(known, candidates, max_known, max_attacks),
+        check_tolerance(tolerance),
+        arguments.kinds(kinds),
+        ReadSettings.of(read),
+        utility,
+        arguments.names(keep, "keep"),
+    )
+    attacks, every, csv, target = job.attacks, job.every, job.csv, job.target
+    whole = control is not None or distances or utility or "regenerate" in job.allowed
     loaded = _load(original, avatars, job, pairing, whole)
-    states, new_avatars, extended = _states(loaded, job, regenerate_k)
+    states, new_avatars, extended = _states(loaded, job, job.moves.regenerate_k)
     before = _evaluations(loaded.pair, job, loaded.own)
     _agree(states, before)
     columns, outcome, protected = _optimise(loaded, states, job, new_avatars, extended)
     kept_pairing = _kept_pairing(loaded, outcome.deleted)
-    after = _evaluations(_pair(loaded.original, protected, every, csv), job, kept_pairing)
+    after_pair = _pair(loaded.original, loaded.for_metric(protected), every, csv)
+    after = _evaluations(after_pair, job, kept_pairing)
     _verify(attacks, before, after, states, target, outcome, loaded, protected)
+    if output is not None:
+        tables.write_protected(protected, loaded.library, loaded.source, output)
     protected_pl = tables.to_polars(protected, loaded.library)
     changes = _change_log(loaded, protected_pl, columns, outcome, states)
     worst = min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))
@@ -402,8 +438,10 @@ def protect(
         job, loaded, protected, protected_pl, (before[worst], after[worst]), control, kinds
     )
     if distances:
-        around["distance_before"], around["distance_after"] = _distances(loaded, protected_pl, csv)
-    return protected, _result(job, loaded, columns, outcome, before, after, changes, around)
+        around["distance_before"], around["distance_after"] = _distances(loaded, protected, csv)
+    around["collateral"] = collateral(loaded.pair, after_pair, [every.on(a) for a in attacks])
+    result = _result(job, loaded, columns, outcome, before, after, changes, around)
+    return loaded.view(protected), result
 
 
 @dataclass(frozen=True)
@@ -411,12 +449,27 @@ class _Job:
     """The checked settings of one protection."""
 
     target: float
-    allowed: tuple[str, ...]
-    seed: int
+    moves: arguments.Moves
     attacks: list[tuple[str, ...]]
-    every: Attack  # the union of the attacks' variables
+    tolerance: float
+    kinds: Mapping[str, str] | None
     csv: ReadSettings
     utility: bool  # the fidelity before and after
+    keep: tuple[str, ...] = ()  # columns no move may change
+
+    @cached_property
+    def every(self) -> Attack:
+        """The union of the attacks' variables, as one attack."""
+        union = list(dict.fromkeys(v for a in self.attacks for v in a))
+        return make_attack(union, self.tolerance, self.kinds)
+
+    @property
+    def allowed(self) -> tuple[str, ...]:
+        return self.moves.allowed
+
+    @property
+    def seed(self) -> int:
+        return self.moves.seed
 
     @property
     def union(self) -> list[str]:
@@ -441,8 +494,8 @@ def _states(
     if "regenerate" not in job.allowed:
         return states, None, None
     m = tables.n_rows(loaded.table, loaded.library)
-    new_avatars, extended = _new_avatars(loaded, states, regenerate_k, job.seed, job.csv)
-    extended_pair = _pair(loaded.original, extended, job.every, job.csv)
+    new_avatars, extended = _new_avatars(loaded, states, regenerate_k, job)
+    extended_pair = _pair(loaded.original, loaded.for_metric(extended), job.every, job.csv)
     loaded.encoded = enc = encode(extended_pair, union)
     new_avatars.codes = {v: enc.columns[v].a[m:] for v in union}
     codes = {v: enc.columns[v].a[:m] for v in union}
@@ -459,7 +512,7 @@ def _optimise(
     extended: Any,
 ) -> tuple[dict[str, Column], Outcome, Any]:
     """The greedy choice of moves, and the avatar table rewritten with them."""
-    columns = _columns(loaded, states)
+    columns = _columns(loaded, states, job.keep)
     n_columns = len(tables.columns_of(loaded.table, loaded.library))
     optimiser = Optimiser(
         columns, states, job.target, job.allowed, job.seed, n_columns, new_avatars
@@ -488,7 +541,7 @@ def _around(
         attack = job.every.on(worst[0].known)
         around["control_before"], around["control_after"] = (
             compare_control(
-                load(loaded.original, table, attack, job.csv, control),
+                load(loaded.original, loaded.for_metric(table), attack, job.csv, control),
                 attack,
                 original_rate=_rate(result),  # as kpr.evaluate gives it
                 seed=job.seed,
@@ -527,26 +580,30 @@ def _result(
         shift_bounds={
             n: c.bound for n, c in columns.items() if c.bound is not None and "shift" in job.allowed
         },
+        largest_change=_largest_change(columns, outcome.deleted),
+        tried=outcome.tried,
         trace=_thin(outcome.trace),
         unfixed=outcome.unfixed,
+        keep=job.keep,
         changes=changes,
         **around,
     )
 
 
-def _checked_moves(
-    moves: str | Iterable[str], seed: object, regenerate_k: int, pairing: Any
-) -> tuple[tuple[str, ...], int, int]:
-    """The moves, the seed and (for ``regenerate``, which needs the pairing) its k."""
-    allowed = check_moves(moves)
-    if "regenerate" in allowed:
-        regenerate_k = whole_number(regenerate_k, "regenerate_k", 1)
-        if pairing is None:
-            raise InputError(
-                "the move 'regenerate' needs pairing= (which avatar row is each individual's "
-                "own, as kpr avatarize writes it); give it or choose other moves"
-            )
-    return allowed, whole_number(seed, "seed", 0), regenerate_k
+def _largest_change(columns: dict[str, Column], deleted: set[int]) -> dict[str, float]:
+    """Per numeric or date variable, the largest net change of a cell: its value
+    written against its value read, whatever moves it took on the way (0 when none
+    changed; a blanked cell has no change to measure)."""
+    out: dict[str, float] = {}
+    for name, col in columns.items():
+        if col.values is None:
+            continue
+        rows = np.flatnonzero(col.codes != col.input_codes)
+        rows = rows[~np.isin(rows, list(deleted))]
+        change = np.abs(col.values[col.codes[rows]] - col.values[col.input_codes[rows]])
+        change = change[np.isfinite(change)]
+        out[name] = float(change.max()) if len(change) else 0.0
+    return out
 
 
 def _agree(states: list[AttackState], before: list[KprResult]) -> None:
@@ -587,11 +644,7 @@ def _original_frame(loaded: _Loaded, csv: ReadSettings) -> pl.DataFrame:
 
 
 def _new_avatars(
-    loaded: _Loaded,
-    states: list[AttackState],
-    k: int,
-    seed: int,
-    csv: ReadSettings,
+    loaded: _Loaded, states: list[AttackState], k: int, job: _Job
 ) -> tuple[NewAvatars, Any]:
     """The regenerate move's new avatars: one per linking avatar that has an owner in
     the pairing, drawn from its owner's ``k`` nearest originals (``kpr.avatar``), and
@@ -600,7 +653,8 @@ def _new_avatars(
 
     before = tables.to_polars(loaded.table, loaded.library)
     m = before.height
-    o = _original_frame(loaded, csv)
+    o = _original_frame(loaded, job.csv)
+    seed, keep = job.seed, set(job.keep)
     missing = [c for c in before.columns if c not in o.columns]
     if missing:
         raise InputError(
@@ -629,30 +683,45 @@ def _new_avatars(
     others = [c for c in before.columns if c not in loaded.kinds]
     drawn_for = np.repeat(rows, _REDRAWS)
     differ = np.zeros(len(drawn_for), dtype=np.int64)
+    changes_kept = np.zeros(len(drawn_for), dtype=bool)
     for c in others:
-        differ += before[c].gather(drawn_for).ne_missing(new[c]).to_numpy().astype(np.int64)
+        ne = before[c].gather(drawn_for).ne_missing(new[c]).to_numpy()
+        differ += ne.astype(np.int64)
+        if c in keep:
+            changes_kept |= ne
     found = NewAvatars(
         {int(r): list(range(i * _REDRAWS, (i + 1) * _REDRAWS)) for i, r in enumerate(rows)},
         {},
         differ,
+        changes_kept,
     )
     return found, tables.appended(loaded.table, loaded.library, new)
 
 
-def _distances(loaded: _Loaded, protected_pl: pl.DataFrame, csv: ReadSettings) -> tuple[Any, Any]:
+def _distances(loaded: _Loaded, protected: Any, csv: ReadSettings) -> tuple[Any, Any]:
     """Exact copies and DCR of the avatars before and after, in one FAMD space
-    fitted on the originals (``kpr.avatar.distance``)."""
+    fitted on the originals (``kpr.avatar.distance``); the avatars' columns read
+    with the originals' types (a CSV's cells are carried as text)."""
     from kpr.avatar.distance import distance_metrics
     from kpr.avatar.projection import Projection
 
     o = _original_frame(loaded, csv)
-    before = tables.to_polars(loaded.table, loaded.library)
+    before, after = (
+        tables.to_polars(loaded.view(t), loaded.library) for t in (loaded.table, protected)
+    )
     shared = [c for c in o.columns if c in before.columns]
     o = o.select(shared)
+
+    def like_original(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.select(
+            pl.col(c).cast(o.schema[c], strict=False) if frame.schema[c] != o.schema[c]
+            else pl.col(c) for c in shared
+        )  # fmt: skip
+
     space = Projection.fit(o, 5, None)
     return (
-        distance_metrics(o, before.select(shared), projection=space),
-        distance_metrics(o, protected_pl.select(shared), projection=space),
+        distance_metrics(o, like_original(before), projection=space),
+        distance_metrics(o, like_original(after), projection=space),
     )
 
 
@@ -663,13 +732,17 @@ def _utility(
     Hellinger distance, and how far protect moved each pairwise association."""
     from kpr.fidelity import utility
 
+    original = tables.for_utility(loaded.original, None)
+
     def measure(avatars: Any) -> Any:
         return utility(
-            loaded.original, avatars, kinds=kinds, delimiter=csv.delimiter,
+            original, avatars, kinds=kinds, delimiter=csv.delimiter,
             encoding=csv.encoding, na_values=csv.na_values,
         )  # fmt: skip
 
-    before, after = measure(loaded.table), measure(protected)
+    before, after = (
+        measure(tables.for_utility(t, loaded.source)) for t in (loaded.table, protected)
+    )
     columns = before.columns.select("column", hellinger_before="hellinger").join(
         after.columns.select("column", hellinger_after="hellinger"), on="column", how="left"
     )

@@ -49,6 +49,7 @@ class Column:
     first_row: np.ndarray  #: an input avatar row holding each code (-1: none)
     can_blank: bool  #: the column's type can hold a missing value
     bound: float | None = None  #: largest change of a shift: the smallest class width
+    kept: bool = False  #: named by ``keep``: no cell of it may change
     input_codes: np.ndarray = field(init=False)
     #: where each changed cell's value comes from: an input row, or -1 (blank)
     source: dict[int, int] = field(default_factory=dict)
@@ -75,6 +76,8 @@ class NewAvatars:
     rows: dict[int, list[int]]  #: avatar row -> i of each of its new avatars (drawn apart)
     codes: dict[str, np.ndarray]  #: value code of each new avatar, per known variable
     other_cells: np.ndarray  #: per new avatar: cells that differ outside the known variables
+    #: per new avatar: whether it differs in a kept column that is not a known variable
+    changes_kept: np.ndarray | None = None
 
 
 @dataclass
@@ -86,6 +89,8 @@ class Outcome:
     trace: list[tuple[int, float]]  #: (cells changed so far, worst rate), one per move
     unfixed: int  #: linked profiles no admissible move could free
     regenerated: dict[int, int] = field(default_factory=dict)  #: row -> its source row
+    #: candidate moves tried, in vain, for the profiles left linked (last pass)
+    tried: int = 0
 
 
 class Optimiser:
@@ -110,6 +115,7 @@ class Optimiser:
         self.regenerated: dict[int, int] = {}
         self.cell_moves: dict[tuple[int, str], str] = {}
         self.cost = 0
+        self.tried = self.last_tried = 0  #: candidates tried in vain (see ``best``)
         self.trace = [(0, self.worst())]
         self.sorted_values = {
             name: c.values[1:] for name, c in columns.items() if c.values is not None
@@ -127,6 +133,7 @@ class Optimiser:
         unfixed: list[tuple[int, int]] = []
         # first every link one changed cell can remove, then the others with any move
         for draws, cap in ((_DRAWS, 1), (_DRAWS, None), (_DRAWS * _RETRY, None)):
+            self.tried = 0
             todo = [
                 (j, key)
                 for j, s in enumerate(self.states)
@@ -145,6 +152,7 @@ class Optimiser:
                 best = self.best(row, state, draws, cap)
                 if best is None:
                     unfixed.append((j, key))
+                    self.tried += self.last_tried
                     continue
                 self.apply(best)
                 if all(self.met(s) for s in self.states):
@@ -154,7 +162,8 @@ class Optimiser:
         return self.outcome(len(unfixed))
 
     def outcome(self, unfixed: int) -> Outcome:
-        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed, self.regenerated)
+        tried = self.tried if unfixed else 0
+        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed, self.regenerated, tried)
 
     # candidates ---------------------------------------------------------------
 
@@ -180,7 +189,7 @@ class Optimiser:
         out = []
         for name in state.known:
             col = self.columns[name]
-            if col.values is None or col.bound is None:
+            if col.values is None or col.bound is None or col.kept:
                 continue
             old = int(col.codes[row])
             x = float(col.values[old])
@@ -197,7 +206,7 @@ class Optimiser:
         out = []
         for name in state.known:
             col = self.columns[name]
-            if col.values is not None and col.bound is not None:
+            if col.values is not None and col.bound is not None and not col.kept:
                 out += self._joins(row, state, name, draws)
         return out
 
@@ -238,7 +247,9 @@ class Optimiser:
         for name in state.known:
             col = self.columns[name]
             old = int(col.codes[row])
-            if col.can_blank and old != 0 and self._digit_changes(state, name, old, 0):
+            if col.kept or not col.can_blank or old == 0:
+                continue
+            if self._digit_changes(state, name, old, 0):
                 out.append(Candidate("suppress", 1, {row: [(name, old, 0)]}))
         return out
 
@@ -250,12 +261,14 @@ class Optimiser:
             return []
         out = []
         for i in new.rows[row]:
+            if new.changes_kept is not None and new.changes_kept[i]:
+                continue
             changes = []
             for name, col in self.columns.items():
                 old, code = int(col.codes[row]), int(new.codes[name][i])
                 if old != code:
                     changes.append((name, old, code))
-            if changes:
+            if changes and not any(self.columns[name].kept for name, _, _ in changes):
                 cells = len(changes) + int(new.other_cells[i])
                 out.append(Candidate("regenerate", cells, {row: changes}, source=self.m + i))
         return out
@@ -264,6 +277,8 @@ class Optimiser:
         out = []
         for name in state.known:
             col = self.columns[name]
+            if col.kept:
+                continue
             mine = int(col.codes[row])
             for _ in range(draws):
                 other = self.rng.randrange(self.m)
@@ -317,8 +332,11 @@ class Optimiser:
     def best(
         self, row: int, state: AttackState, draws: int, cap: int | None = None
     ) -> tuple[Candidate, list[list[tuple[int, int, int]]]] | None:
-        """The cheapest admissible move (at most ``cap`` cells), ties drawn at random."""
+        """The cheapest admissible move (at most ``cap`` cells), ties drawn at random;
+        ``last_tried`` counts the candidates looked at."""
+        self.last_tried = 0
         for tier in self.candidates(row, state, draws, cap):
+            self.last_tried += len(tier)
             ok = [(c, moved) for c in tier if (moved := self.admissible(c)) is not None]
             if ok:
                 least = min(_IMPACT[c.move] for c, _ in ok)

@@ -1,5 +1,12 @@
 """The avatar table protect rewrites, in the input's own library.
 
+A file is read once, every column as the file holds it (``kpr.inputs.files``): a
+CSV's cells as their text (a number only where it prints back as the same text), its
+missing markers (``N``, ``?``) as text too, so that every cell protect does not
+change is written back as it was read, in the file's own dialect (:func:`write_csv_like`).
+The metric and the API see the same cells with the markers read as missing
+(:func:`read_view`). Columns that are not known variables are never typed.
+
 A change is a cell taking the value another input row holds in the same column
 (a swap, a shift), a new avatar's value (regenerate: the new avatars are appended
 to the input, see ``appended``) or a blank (suppress); a deletion drops rows. Each is applied
@@ -9,17 +16,21 @@ dtype (categories, time zones, widths).
 
 from __future__ import annotations
 
+import io
 import os
 import warnings
 from collections.abc import Collection
+from dataclasses import dataclass, replace
 from typing import Any
 
 import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.errors import InputError
+from kpr.errors import InputError, first_line
+from kpr.inputs.files import CsvDialect, Loaded, exact_numbers, read_table
 from kpr.inputs.reading import ReadSettings
+from kpr.inputs.writers import write_atomic
 
 Library = str  # "polars", "pandas" or "pyarrow"
 
@@ -36,14 +47,79 @@ def is_path(obj: object) -> bool:
     return isinstance(obj, str | os.PathLike)
 
 
-def full_table(obj: Any, csv: ReadSettings, categorical: Collection[str] = ()) -> tuple[Any, str]:
+@dataclass(frozen=True)
+class FileSource:
+    """Where a CSV's avatars came from: how to write them back, and which of their
+    texts mean missing."""
+
+    label: str
+    dialect: CsvDialect
+    markers: tuple[str, ...]  #: texts read as missing besides an empty field
+
+
+def read_avatars(path: Any, csv: ReadSettings) -> tuple[pl.DataFrame, FileSource | None]:
+    """Every column of an avatar file, read once, as the file holds it: a CSV's
+    markers kept as text (see the module's docstring); a Parquet file as it is."""
+    empty_is_missing = "" in csv.na_values
+    raw = replace(csv, na_values=("",) if empty_is_missing else ())
+    loaded = read_table(path, None, raw, "avatars", compact=True)
+    try:
+        frame = loaded.frame.collect()
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(f"{loaded.label}: could not read the data ({first_line(exc)})") from None
+    if loaded.dialect is None:
+        return frame, None
+    markers = tuple(m for m in csv.na_values if m != "")
+    return frame, FileSource(loaded.label, loaded.dialect, markers)
+
+
+def read_view(frame: pl.DataFrame, source: FileSource | None) -> pl.DataFrame:
+    """The avatars as ``kpr.evaluate`` reads the file: markers missing, a column of
+    numbers that print back as their text held as numbers (others stay text)."""
+    if source is None:
+        return frame
+    texts = [n for n, t in frame.schema.items() if t == pl.String]
+    if source.markers and texts:
+        frame = frame.with_columns(
+            pl.when(pl.col(n).is_in(source.markers)).then(None).otherwise(pl.col(n)).alias(n)
+            for n in texts
+        )
+    return exact_numbers(frame)
+
+
+def for_metric(frame: pl.DataFrame, source: FileSource | None, known: Collection[str]) -> Any:
+    """What ``kpr.measure.load`` reads for the avatars: a file's known columns as
+    untyped text, typed by the rule evaluate applies to a CSV; other tables as they are."""
+    return frame if source is None else as_file(frame.select(list(known)), source)
+
+
+def write_csv_like(frame: pl.DataFrame, path: str | os.PathLike[str], source: FileSource) -> None:
+    """The avatars in their file's own dialect (encoding, delimiter, line breaks, a
+    final line break or none), each cell as read: a table protect did not change is
+    written back byte for byte, when the file quoted only the fields that need it."""
+    d = source.dialect
+    text = frame.with_columns(
+        pl.col(n).cast(pl.String).replace("", None) for n in frame.columns
+    )  # a number held as a number prints back as its text (the compact rule)
+    buffer = io.BytesIO()
+    text.write_csv(
+        buffer, separator=d.delimiter, line_terminator=d.line_end, quote_style="necessary",
+        null_value="",
+    )  # fmt: skip
+    data = buffer.getvalue()
+    if not d.final_line_end and data.endswith(d.line_end.encode()):
+        data = data[: -len(d.line_end)]
+    if d.encoding.replace("_", "-").lower() not in ("utf-8", "utf8"):
+        data = data.decode("utf-8").encode(d.encoding)
+    write_atomic(path, lambda p: p.write_bytes(data))
+
+
+def full_table(obj: Any, csv: ReadSettings) -> tuple[Any, str]:
     """Every column of an input, as a table protect can rewrite, and its library:
     pandas and pyarrow stay as they are; files, polars and other engines
     (DuckDB, Spark, Dask, collected into memory) become polars."""
     if is_path(obj):
-        from kpr.avatar.files import read_original
-
-        return read_original(obj, categorical=categorical, csv=csv, role="avatars"), "polars"
+        return read_avatars(obj, csv)[0], "polars"
     if isinstance(obj, pl.DataFrame):
         return obj, "polars"
     if isinstance(obj, pl.LazyFrame):
@@ -87,13 +163,31 @@ def can_blank(table: Any, library: str, name: str) -> bool:
 
 def to_polars(table: Any, library: str) -> pl.DataFrame:
     if library == "pandas":
-        return pl.from_pandas(table)
+        return _from_pandas(table)
     if library == "pyarrow":
         out = pl.from_arrow(table)
         assert isinstance(out, pl.DataFrame)
         return out
     assert isinstance(table, pl.DataFrame)
     return table
+
+
+def _from_pandas(table: Any) -> pl.DataFrame:
+    """A pandas table in polars; a column of mixed Python values (``1`` and ``"x"``),
+    which Arrow refuses, as their text: protect compares and logs such a column, it
+    never computes on it."""
+    try:
+        return pl.from_pandas(table)
+    except (TypeError, ValueError, pl.exceptions.PolarsError):  # pyarrow's errors subclass these
+        pass
+    columns: dict[str, pl.Series] = {}
+    for name in table.columns:
+        try:
+            columns[str(name)] = pl.Series(str(name), pl.from_pandas(table[name]))
+        except (TypeError, ValueError, pl.exceptions.PolarsError):
+            texts = [None if v is None or v != v else str(v) for v in table[name].tolist()]
+            columns[str(name)] = pl.Series(str(name), texts, dtype=pl.String)
+    return pl.DataFrame(columns)
 
 
 def appended(table: Any, library: str, extra: pl.DataFrame) -> Any:
@@ -160,3 +254,33 @@ def rebuild(
     import pyarrow as pa
 
     return out.filter(pa.array(keep))
+
+
+def as_file(frame: pl.DataFrame, source: FileSource) -> Loaded:
+    """A file's avatars as the inputs layer hands a file read once to the metric and
+    to ``kpr.utility``: untyped text, markers missing, typed by their CSV rule."""
+    view = read_view(frame, source)
+    return Loaded(view.lazy(), untyped=True, label=source.label, dialect=source.dialect)
+
+
+def for_utility(table: Any, source: FileSource | None) -> Any:
+    """What ``kpr.utility`` reads for an input: a file's every column (see
+    :func:`as_file`); a pandas table in polars, a column of mixed values as text
+    (:func:`to_polars`); other tables as they are."""
+    if source is not None:
+        return as_file(table, source)
+    return to_polars(table, "pandas") if library(table) == "pandas" else table
+
+
+def write_protected(
+    table: Any, library: str, source: FileSource | None, path: str | os.PathLike[str]
+) -> None:
+    """The protected avatars to a .csv or .parquet file: a CSV read from a CSV in its
+    own dialect, cells as read (:func:`write_csv_like`); otherwise as ``kpr avatarize``
+    writes a table (a spreadsheet-safe CSV, or Parquet with the table's types)."""
+    from kpr.avatar.files import output_format, write_table
+
+    if source is not None and output_format(path) == "csv":
+        write_csv_like(table, path, source)
+        return
+    write_table(to_polars(read_view(table, source), library), path)

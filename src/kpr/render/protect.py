@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from kpr.render import page
 from kpr.render.page import esc
 from kpr.results.evaluation import format_rate
-from kpr.results.protect import ProtectResult
+from kpr.results.protect import AttackOutcome, Collateral, ProtectResult
 
 HEADING = "kpr report · protecting a release"
 DATA_NOTE = (
@@ -28,27 +27,45 @@ def _num(x: float | None, digits: int = 4) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def comparison(result: ProtectResult) -> list[tuple[str, str, str]]:
-    """(figure, before, after) rows: privacy first, then the cost."""
-    wb, wa = result.worst_before, result.worst_after
+#: Why the rate after protection has no interval beside it.
+NO_INTERVAL = (
+    "The rate after protection has no sampling interval: it was optimised to reach the "
+    "target on these same individuals. The control's rate (--control), measured on "
+    "individuals protect never saw, is the independent check."
+)
 
-    def rate(a: Any) -> str:
-        low, high = a.interval
-        return f"{format_rate(a.rate)} ({low:.2f} to {high:.2f})"
 
+def _attack_rows(a: AttackOutcome, tag: str) -> list[tuple[str, str, str]]:
+    """One attack's rate, links and correct links, before and after (the same attack)."""
+    low, high = a.before.interval
     rows = [
-        ("KPR of the worst attack (95 % interval)", rate(wb.before), rate(wa.after)),
-        ("linked individuals, worst attack", f"{wb.before.linked:,}", f"{wa.after.linked:,}"),
-    ]
-    if wa.correct_before is not None:
-        rows.append(
-            ("correct links, worst attack", f"{wa.correct_before:,}", f"{wa.correct_after:,}")
-        )
+        (f"KPR, {tag}", f"{format_rate(a.before.rate)} (95 % interval {low:.2f} to {high:.2f})",
+         format_rate(a.after.rate)),
+        (f"linked individuals, {tag}", f"{a.before.linked:,}", f"{a.after.linked:,}"),
+    ]  # fmt: skip
+    if a.correct_before is not None:
+        rows.append((f"correct links, {tag}", f"{a.correct_before:,}", f"{a.correct_after:,}"))
+    return rows
+
+
+def comparison(result: ProtectResult) -> list[tuple[str, str, str]]:
+    """(figure, before, after) rows: privacy first, then the cost. Each privacy row
+    is one attack's, before and after, named: the worst after protection, and the
+    worst before when that is another attack."""
+    wb, wa = result.worst_before, result.worst_after
+    several = len(result.attacks) > 1
+    rows = _attack_rows(wa, f"{wa.name} (worst after)" if several else wa.name)
+    if wb.known != wa.known:
+        rows += _attack_rows(wb, f"{wb.name} (worst before)")
     cb, ca = result.control_before, result.control_after
     if cb is not None and ca is not None:
-        rows.append(
-            ("control minus original (points)", f"{cb.difference:+.2f}", f"{ca.difference:+.2f}")
-        )
+        name = ", ".join(cb.original.known)
+        rows += [
+            (f"KPR of the control (individuals not used), {name}",
+             format_rate(cb.control.rate), format_rate(ca.control.rate)),
+            (f"control minus original (points), {name}", f"{cb.difference:+.2f}",
+             f"{ca.difference:+.2f}"),
+        ]  # fmt: skip
     db, da = result.distance_before, result.distance_after
     if db is not None and da is not None:
         rows += [
@@ -83,12 +100,45 @@ def comparison(result: ProtectResult) -> list[tuple[str, str, str]]:
     return rows
 
 
+COLLATERAL_NOTE = (
+    "Measured by fresh evaluations, not guaranteed: protect holds the class rule at the "
+    "attack's tolerance. The window rule (kpr analyze --method window) has no class edges: "
+    "an avatar approaches when every numeric value is within one width."
+)
+
+
+def collateral_rows(result: ProtectResult) -> list[tuple[str, str, str, str]]:
+    """(rule, attack, before → after, newly linked), one row per rule: the attack
+    worst after protection under that rule, and the individuals newly linked under it,
+    summed over the attacks given."""
+    rules: dict[str, list[Collateral]] = {}
+    for c in result.collateral:
+        rules.setdefault(c.name, []).append(c)
+    several = len(result.attacks) > 1
+    rows = []
+    for name, measured in rules.items():
+        worst = min(measured, key=lambda c: (c.after.rate, len(c.known), c.known))
+        newly = sum(c.newly_linked for c in measured)
+        rows.append((
+            name, ", ".join(worst.known) + (" (worst after)" if several else ""),
+            f"{format_rate(worst.before.rate)} → {format_rate(worst.after.rate)}",
+            f"{newly:,}" + (f" (summed over {len(measured)} attacks)" if several else ""),
+        ))  # fmt: skip
+    return rows
+
+
+def _kept(result: ProtectResult) -> str:
+    return f"; kept unchanged: {', '.join(result.keep)}" if result.keep else ""
+
+
 def _columns(result: ProtectResult) -> list[str]:
     out = []
     for name, cells in result.cells_changed.items():
+        net = result.largest_change.get(name)
+        moved = f"; largest net change of a cell {net:.6g}" if net is not None and cells else ""
         bound = result.shift_bounds.get(name)
-        shift = f"; a shift moves it by at most {bound:.6g}" if bound is not None else ""
-        out.append(f"{name}: {cells:,} cell(s) changed{shift}")
+        shift = f" (one shift: at most {bound:.6g})" if bound is not None and moved else ""
+        out.append(f"{name}: {cells:,} cell(s) changed{moved}{shift}")
     if result.utility is not None:
         for row in result.utility["columns"]:
             if row["column"] in result.cells_changed or result.rows_deleted:
@@ -103,18 +153,25 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
     """The protection as plain text."""
     lines = [
         f"Protection to a target of {format_rate(result.target)} "
-        f"(moves: {', '.join(result.moves)}; seed {result.seed})",
+        f"(moves: {', '.join(result.moves)}; seed {result.seed}{_kept(result)})",
         result.meaning,
         "",
-        f"  {'':<64} {'before':>22} {'after':>22}",
+        f"  {'':<64} {'before':>36} {'after':>16}",
     ]
-    lines += [f"  {f:<64} {b:>22} {a:>22}" for f, b, a in comparison(result)]
+    lines += [f"  {f:<64} {b:>36} {a:>16}" for f, b, a in comparison(result)]
+    lines += ["", NO_INTERVAL]
+    if result.collateral:
+        lines += ["", "Under rules protect does not hold, for the attacks given:"]
+        lines += [
+            f"  {rule:<30} {attack:<40} {rates:>22}  newly linked {newly}"
+            for rule, attack, rates, newly in collateral_rows(result)
+        ]
+        lines.append(f"  {COLLATERAL_NOTE}")
     if len(result.attacks) > 1:
         lines += ["", f"Attacks ({len(result.attacks)}), worst after first:"]
         for a in sorted(result.attacks, key=lambda x: x.after.rate)[:10]:
             lines.append(
-                f"  {format_rate(a.before.rate):>9} → {format_rate(a.after.rate):>9}  "
-                f"{', '.join(a.known)}"
+                f"  {format_rate(a.before.rate):>9} → {format_rate(a.after.rate):>9}  {a.name}"
             )
     lines += ["", "Per column:"] + [f"  {x}" for x in _columns(result)]
     if result.utility is None:
@@ -149,6 +206,8 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
   <tr><th></th><th>before</th><th>after</th></tr>
 {rows}
  </table>
+ <p>{esc(NO_INTERVAL)}</p>
+{_collateral_html(result)}
  <h3>Columns</h3>
  <ul>
 {columns}
@@ -159,13 +218,29 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
 {attacks}
  </table>
  <figure>{trace}</figure>
- <p>Moves allowed: {esc(", ".join(result.moves))}; seed {result.seed}. Every rate above
- comes from a fresh, full evaluation of the protected table. The guarantee holds for these
- attacks, not for every possible attacker.</p>
+ <p>Moves allowed: {esc(", ".join(result.moves))}; seed {result.seed}{esc(_kept(result))}.
+ Every rate above comes from a fresh, full evaluation of the protected table. The
+ guarantee holds for these attacks, not for every possible attacker.</p>
 </section>
 {page.footer(esc(DATA_NOTE), now or datetime.now(UTC))}"""
     title = f"Protection to {format_rate(result.target)} — kpr"
     return page.document(title, body, HEADING)
+
+
+def _collateral_html(result: ProtectResult) -> str:
+    if not result.collateral:
+        return ""
+    rows = "\n".join(
+        f"  <tr><td>{esc(rule)}</td><td>{esc(attack)}</td><td>{esc(rates)}</td>"
+        f"<td>{esc(newly)}</td></tr>"
+        for rule, attack, rates, newly in collateral_rows(result)
+    )
+    return f""" <h3>Under rules protect does not hold, for the attacks given</h3>
+ <table>
+  <tr><th>rule</th><th>attack</th><th>KPR before → after</th><th>newly linked</th></tr>
+{rows}
+ </table>
+ <p>{esc(COLLATERAL_NOTE)}</p>"""
 
 
 def write_protect(result: ProtectResult, path: str | os.PathLike[str]) -> Path:

@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from kpr.metric.counts import Counts
 from kpr.results import json, views
 from kpr.results.control import ControlComparison
 from kpr.results.distance import DistanceMetrics
@@ -33,6 +34,11 @@ class AttackOutcome:
     def known(self) -> tuple[str, ...]:
         return self.before.known
 
+    @property
+    def name(self) -> str:
+        """The attack, as its known variables."""
+        return ", ".join(self.known)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "known": list(self.known),
@@ -43,14 +49,50 @@ class AttackOutcome:
         }
 
 
+#: The rules each attack is measured under besides the one protect holds: the window
+#: rule at the attack's tolerance, and the class rule at these tolerances.
+COLLATERAL_TOLERANCES = (0.04, 0.06)
+
+
+@dataclass(frozen=True)
+class Collateral:
+    """One given attack under a rule protect did not optimise for, before and after:
+    measured by a fresh evaluation, not guaranteed."""
+
+    known: tuple[str, ...]
+    rule: str  #: "window" (``kpr analyze --method window``) or "class"
+    tolerance: float
+    before: Counts
+    after: Counts
+    newly_linked: int  #: individuals linked after and not before, under this rule
+
+    @property
+    def name(self) -> str:
+        return f"{self.rule} rule, tolerance {self.tolerance:g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "known": list(self.known),
+            "rule": self.rule,
+            "tolerance": self.tolerance,
+            "kpr_before": self.before.rate,
+            "kpr_after": self.after.rate,
+            "linked_before": self.before.linked,
+            "linked_after": self.after.linked,
+            "newly_linked": self.newly_linked,
+        }
+
+
 @dataclass(frozen=True)
 class ProtectResult(json.JsonResult, views.Page):
     """How a release was protected: every attack's rate before and after (each
     from a fresh, full evaluation), the cells that changed and the measured cost.
 
     ``trace`` holds (cells changed so far, worst rate) as the optimiser proceeds.
-    ``shift_bounds``: per variable, the largest change a shift may make (one class
-    width, the smallest over the attacks; days for dates).
+    ``shift_bounds``: per variable, the largest change one shift may make (one class
+    width, the smallest over the attacks; days for dates). ``largest_change``: per
+    numeric or date variable, the largest net change of a cell, value written against
+    value read (a cell moved twice may have gone further than one bound).
     """
 
     target: float
@@ -65,6 +107,11 @@ class ProtectResult(json.JsonResult, views.Page):
     shift_bounds: dict[str, float]
     trace: tuple[tuple[int, float], ...]
     unfixed: int = 0  #: linked profiles no admissible move could free
+    keep: tuple[str, ...] = ()  #: columns no move was allowed to change
+    largest_change: dict[str, float] = field(default_factory=dict)
+    tried: int = 0  #: candidate moves tried in vain for the profiles left linked
+    #: every given attack under the window rule and other tolerances, before and after
+    collateral: tuple[Collateral, ...] = ()
     control_before: ControlComparison | None = None
     control_after: ControlComparison | None = None
     distance_before: DistanceMetrics | None = None
@@ -110,12 +157,32 @@ class ProtectResult(json.JsonResult, views.Page):
         if self.met:
             return None
         worst = self.worst_after
-        return (
-            f"{self.unfixed:,} linked profile(s) had no admissible move among "
-            f"{', '.join(self.moves)}: each candidate would have linked another individual "
-            f"or moved a link to another avatar; the worst attack ({', '.join(worst.known)}) "
-            f"reached {format_rate(worst.after.rate)}. {self._more_moves}lower the target"
+        kept = self.kept_in_the_way
+        held = f" with {', '.join(map(repr, kept))} kept unchanged (keep)" if kept else ""
+        free = f"change fewer kept columns ({', '.join(map(repr, kept))}), " if kept else ""
+        looked = (
+            f"none found among the {self.tried:,} candidates tried (drawn at random: another "
+            "seed may find one); each would have linked another individual or moved a link "
+            "to another avatar"
+            if self.tried
+            else "no candidate could be made"
         )
+        return (
+            f"{self.unfixed:,} linked profile(s) kept their link: an admissible move "
+            f"({', '.join(self.moves)}{held}) was looked for and {looked}. The worst attack "
+            f"({worst.name}) reached {format_rate(worst.after.rate)}. "
+            f"{free}{self._more_moves}lower the target"
+        )
+
+    @property
+    def kept_in_the_way(self) -> tuple[str, ...]:
+        """The kept columns that are known variables of an attack left below the
+        target (every kept column when *regenerate*, which changes whole rows, was
+        allowed): the columns the moves could not touch."""
+        short = {v for a in self.attacks if a.after.rate < self.target for v in a.known}
+        if "regenerate" in self.moves:
+            return self.keep
+        return tuple(n for n in self.keep if n in short)
 
     @property
     def _more_moves(self) -> str:
@@ -140,12 +207,13 @@ class ProtectResult(json.JsonResult, views.Page):
         if not self.met:
             return f"The target of {format_rate(self.target)} was not reached: {self.reason}."
         deleted = f" and {self.rows_deleted:,} row(s) deleted" if self.rows_deleted else ""
+        which = "" if one else f"{worst.name}: "
         return (
-            f"Protected: {gives} at least {format_rate(self.target)} (worst "
-            f"{format_rate(worst.after.rate)}, was {format_rate(self.worst_before.before.rate)}),"
+            f"Protected: {gives} at least {format_rate(self.target)} (worst {which}"
+            f"{format_rate(worst.after.rate)}, was {format_rate(worst.before.rate)}),"
             f" verified by a fresh evaluation, at the cost of {self.cells_total:,} changed "
-            f"cell(s) ({self.cells_share:.3f} % of the table){deleted}; no individual was "
-            "newly linked and no link moved to another avatar."
+            f"cell(s) ({self.cells_share:.3f} % of the table){deleted}; for the attacks "
+            "given, no individual was newly linked and no link moved to another avatar."
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,6 +227,7 @@ class ProtectResult(json.JsonResult, views.Page):
             "meaning": self.meaning,
             "reason": self.reason,
             "moves": list(self.moves),
+            "keep": list(self.keep),
             "seed": self.seed,
             "n_avatars": self.n_avatars,
             "n_columns": self.n_columns,
@@ -172,10 +241,13 @@ class ProtectResult(json.JsonResult, views.Page):
                 "moves_used": dict(self.moves_used),
                 "rows_deleted": self.rows_deleted,
                 "shift_bounds": dict(self.shift_bounds),
+                "largest_net_change": dict(self.largest_change),
                 "utility": self.utility,
             },
             "unfixed_profiles": self.unfixed,
+            "candidates_tried": self.tried,
             "trace": [{"cells_changed": c, "worst_kpr": r} for c, r in self.trace],
+            "collateral": [c.to_dict() for c in self.collateral],
             "control_before": optional(self.control_before),
             "control_after": optional(self.control_after),
             "distance_before": optional(self.distance_before),
