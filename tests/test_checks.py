@@ -29,7 +29,7 @@ def test_other_values_are_refused_with_the_name(value: object) -> None:
 def test_zero_is_refused_where_a_positive_percentage_is_asked() -> None:
     with pytest.raises(InputError, match=r"target must be a percentage in \(0, 100\]"):
         percentage(0, "target", zero=False)
-    assert percentage(0.001, "target", zero=False) == 0.001
+    assert percentage(1, "target", zero=False) == 1.0
 
 
 @pytest.mark.parametrize("text", ["high", "", "nan", "1e400"])

@@ -13,7 +13,11 @@ from kpr.errors import InputError
 
 def percentage(value: object, name: str, *, zero: bool = True, shown: object = None) -> float:
     """A percentage in [0, 100] (or (0, 100] when ``zero`` is False); ``name`` and
-    ``shown`` (the value as the user gave it, by default ``value``) go into the message."""
+    ``shown`` (the value as the user gave it, by default ``value``) go into the message.
+
+    Every caller asks for a rate's percentage (a gate, a target), so a value strictly
+    between 0 and 1 is refused: it is a fraction written as SDMetrics' 0-1 scores are
+    (0.99 for 99 %), and read as a percentage it makes a gate that never closes."""
     low_ok = (lambda x: x >= 0.0) if zero else (lambda x: x > 0.0)
     interval = "[0, 100]" if zero else "(0, 100]"
     given = value if shown is None else shown
@@ -22,6 +26,11 @@ def percentage(value: object, name: str, *, zero: bool = True, shown: object = N
     x = float(value)
     if not (math.isfinite(x) and low_ok(x) and x <= 100.0):
         raise InputError(f"{name} must be a percentage in {interval}, such as 95; got {given!r}")
+    if 0.0 < x < 1.0:
+        raise InputError(
+            f"{name} is a percentage and {given!r} looks like a fraction: "
+            f"did you mean {round(x * 100.0, 10):g}?"
+        )
     return x
 
 
