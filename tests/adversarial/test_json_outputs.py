@@ -57,6 +57,10 @@ RUNS: list[tuple[str, list[str], str]] = [
     ("utility", ["{o}", "{a}"], "utility"),
     ("utility", ["{o}", "{c}", "-c", "age,sex,visit,kids", "--categorical", "kids",
                  "--metadata", "{m}"], "utility"),
+    ("membership", ["{o}", "{a}", "--holdout", "{c}"], "membership"),
+    ("membership", ["{o}", "{a}", "--holdout", "{c}", "-k", "age,sex,kids", "--seed", "2",
+                    "--replicates", "30", "--categorical", "kids", "--tolerance", "0.1"],
+     "membership"),
 ]  # fmt: skip
 
 

@@ -202,3 +202,14 @@ def test_the_result_writes_json_and_html(tmp_path: Any) -> None:
     written = result.to_html(tmp_path / "m.html")
     assert written.read_text(encoding="utf-8").count("<svg") == 1
     assert "AUC" in result._repr_html_()
+
+
+def test_empty_original_is_refused_and_empty_avatars_measured() -> None:
+    people = pl.DataFrame({"age": [20 + i % 60 for i in range(300)],
+                           "town": [f"t{i % 7}" for i in range(300)]})  # fmt: skip
+    original, holdout = people[:200], people[200:]
+    with pytest.raises(kpr.InputError, match="the original table has no rows"):
+        kpr.membership(original[:0], original, holdout=holdout)
+    none = kpr.membership(original, original[:0], holdout=holdout, replicates=20)
+    assert none.n_avatars == 0 and none.member_share_in_avatars == 0.0
+    assert none.to_dict()["in_avatars"]["non_members"] == 0
