@@ -19,13 +19,14 @@ from tests.adversarial.conftest import run_cli
 from tests.file_reads import file_reads
 
 KNOWN = ["age", "height", "sex", "region"]
-HEADER = ["age", "height", "sex", "region", "zip", "account", "mixed", "note"]
+HEADER = ["age", "height", "sex", "region", "zip", "account", "mixed", "note", "vide é"]
 
 
 def _rows(n: int, seed: int, noise: int) -> list[list[str]]:
     """Rows as a data owner's export writes them: ``N`` for a missing age, heights
     written with a trailing zero now and then, zip codes with leading zeros, 20-digit
-    account numbers, a column of numbers and words, notes with commas and ``?``."""
+    account numbers, a column of numbers and words, notes with commas and ``?``, and
+    an empty column whose name has a space and an accent."""
     rng = random.Random(seed)
     rows = []
     for i in range(n):
@@ -38,7 +39,7 @@ def _rows(n: int, seed: int, noise: int) -> list[list[str]]:
             f"{rng.randint(0, 999):05d}",
             str(10_000_000_000_000_000_000 + rng.randrange(10**19)),
             rng.choice(["12", "abc", "3.5", ""]),
-            rng.choice(["x, y", "?", "", 'say "hi"', "plain"]),
+            rng.choice(["x, y", "?", "", 'say "hi"', "plain"]), "",
         ])  # fmt: skip
     return rows
 

@@ -27,6 +27,19 @@ def test_kept_columns_are_never_changed() -> None:
     assert result.to_dict()["keep"] == ["sex", "region"]
 
 
+def test_a_kept_name_with_a_space_and_an_accent() -> None:
+    original, avatars = tables(n=400, seed=6)
+    renamed = {"region": "région d'origine"}
+    original, avatars = original.rename(renamed), avatars.rename(renamed)
+    known = ["age", "height", "sex", "région d'origine"]
+    protected, result = kpr.protect(
+        original, avatars, known, target=95, keep="région d'origine", distances=False,
+        utility=False,
+    )  # fmt: skip
+    assert result.met and result.keep == ("région d'origine",)
+    assert protected["région d'origine"].equals(avatars["région d'origine"])
+
+
 def test_regenerate_leaves_a_kept_column_that_is_not_known() -> None:
     original, avatars, pairing = own_avatars(n=300)
     protected, result = kpr.protect(

@@ -308,8 +308,11 @@ def _read_csv(
     options: ReadSettings,
     label: str,
     compact: Compact,
-    sniffed: tuple[str, str, list[str]],
+    sniffed: tuple[str, str, list[str]] | None = None,
 ) -> pl.DataFrame:
+    """``columns`` of a CSV file; ``sniffed``: its encoding, delimiter and header when
+    the caller found them already (:func:`sniff_csv`)."""
+    sniffed = sniffed or sniff_csv(p, options.delimiter, options.encoding, label)
     encoding, delimiter, header = sniffed
     wanted = header if columns is None else list(columns)
     columns = resolve_columns(header, wanted, label)
