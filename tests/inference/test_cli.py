@@ -149,3 +149,18 @@ def test_an_all_missing_secret_is_one_class() -> None:
     s = kpr.inference(o, o, ["age"], secret="pay")["pay"]
     assert (s.counts.linked, s.counts.right, s.counts.disco) == (2, 2, 4)
     assert [g.label for g in s.classes] == ["missing"]
+
+
+def test_evaluate_with_secret_prints_the_inference_block(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = str(files["original"]), str(files["avatars"])
+    code, out, err = run_cli(
+        ["evaluate", o, a, "-k", ",".join(KNOWN), "--secret", "income", "--categorical", "zip"],
+        capsys,
+    )
+    assert code == 0, err
+    alone = kpr.inference(o, a, KNOWN, secret="income", kinds={"zip": "categorical"})
+    assert "What the attacker infers" in out and alone["income"].sentence() in out
+    code, _, err = run_cli(["evaluate", o, a, "-k", "sex", "--secret", "sex"], capsys)
+    assert code == 2 and "both known and secret" in err
