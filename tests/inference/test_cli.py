@@ -118,7 +118,7 @@ def test_cli_text_json_and_report(
     [
         (["-k", "sex", "--secret", "sex"], "both known and secret"),
         (["-k", "sex", "--secret", "nope"], "no column 'nope'"),
-        (["-k", "sex", "--secret", "income,income"], "same column twice"),
+        (["-k", "sex", "--secret", "income,income"], "same secret column twice"),
         (["-k", "sex", "--secret", "income", "--denom-lim", "0"], "--denom-lim"),
     ],
 )

@@ -27,7 +27,7 @@ from kpr.errors import InputError
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.measure import load, polars_error
-from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, column_names, make_attack
 from kpr.metric.counts import require_rows
 from kpr.metric.inference import Cells, CellScores, InferenceCounts, cell_scores, totals
 from kpr.metric.interval import DEFAULT_CONFIDENCE
@@ -52,15 +52,7 @@ COMPARED: dict[str, Callable[[InferenceCounts], float]] = {
 
 def check_secrets(known: tuple[str, ...], secret: str | Iterable[str]) -> tuple[str, ...]:
     """The secret columns: named, once each, none of them known."""
-    names = [secret] if isinstance(secret, str) else list(secret)
-    if not names:
-        raise InputError("secret is empty: name at least one secret column, e.g. secret=['income']")
-    for name in names:
-        if not isinstance(name, str) or name == "":
-            raise InputError(f"secret columns must be non-empty column names, got {name!r}")
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InputError(f"secret names the same column twice: {', '.join(map(repr, dupes))}")
+    names = column_names(secret, "secret", "secret column", "income")
     both = [n for n in names if n in known]
     if both:
         raise InputError(
