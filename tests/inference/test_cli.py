@@ -164,3 +164,23 @@ def test_evaluate_with_secret_prints_the_inference_block(
     assert "What the attacker infers" in out and alone["income"].sentence() in out
     code, _, err = run_cli(["evaluate", o, a, "-k", "sex", "--secret", "sex"], capsys)
     assert code == 2 and "both known and secret" in err
+
+
+def test_dates_and_booleans_are_secrets_too_and_the_notebook_view_escapes() -> None:
+    import datetime as dt
+
+    o = pl.DataFrame(
+        {
+            "<i>age</i>": [30, 41, 52, 60, 30, 41],
+            "d": [dt.date(2020, 1, 1), dt.date(2020, 3, 1), None, dt.date(2021, 1, 1),
+                  dt.date(2020, 1, 2), dt.date(2020, 3, 1)],
+            "b": [True, False, None, True, True, False],
+        }
+    )  # fmt: skip
+    r = kpr.inference(o, o, ["<i>age</i>"], secret=["d", "b"])
+    assert r["d"].kind is kpr.Kind.DATE and r["d"].classes[0].label == "[2020-01-01, 2020-01-02)"
+    assert [g.label for g in r["b"].classes] == ["False", "True", "missing"]
+    dp = {f.metric: f for f in r["d"].sdmetrics}["DisclosureProtection"]
+    assert dp.value is None and "dates" in dp.note
+    page = r._repr_html_()
+    assert "<i>age</i>" not in page and "&lt;i&gt;age&lt;/i&gt;" in page
