@@ -184,3 +184,11 @@ def test_dates_and_booleans_are_secrets_too_and_the_notebook_view_escapes() -> N
     assert dp.value is None and "dates" in dp.note
     page = r._repr_html_()
     assert "<i>age</i>" not in page and "&lt;i&gt;age&lt;/i&gt;" in page
+
+
+def test_a_control_holding_the_original_s_rows_is_refused(files: dict[str, Path]) -> None:
+    o = pl.read_csv(files["original"])
+    assert_input_error(
+        lambda: kpr.inference(o, files["avatars"], KNOWN, secret="income", control=o.reverse()),
+        "exactly the original's rows",
+    )
