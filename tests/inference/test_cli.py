@@ -5,6 +5,7 @@ what it shows, and every bad input is one line (exit 2)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +193,14 @@ def test_a_control_holding_the_original_s_rows_is_refused(files: dict[str, Path]
         lambda: kpr.inference(o, files["avatars"], KNOWN, secret="income", control=o.reverse()),
         "exactly the original's rows",
     )
+
+
+def test_no_avatar_links_nobody_and_says_so() -> None:
+    o = pl.DataFrame({"age": [30, 41, 52], "pay": ["a", "b", "a"]})
+    s = kpr.inference(o, o.clear(), ["age"], secret="pay")["pay"]
+    assert (s.counts.linked, s.counts.disco, s.expected_cap) == (0, 0, 0.0)
+    assert s.sentence().startswith("pay: nobody is linked")
+    figures = {f.metric: f.value for f in s.sdmetrics}
+    cap = figures["CategoricalCAP"]
+    assert cap is not None and math.isnan(cap)  # SDMetrics' NaN: no key matched
+    assert figures["CategoricalZeroCAP"] == 1.0
