@@ -278,8 +278,11 @@ def evaluate(
 
     requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
     names, secrets = split_names(known), split_names(secret)
-    if secrets and widths.widths:
-        raise click.UsageError("--secret takes the classes from U: drop --width, or --secret")
+    if secrets and (widths.widths or widths.metadata):
+        raise click.UsageError(
+            "--secret takes its classes from U and its kinds from --categorical, --numeric "
+            "and --date: drop --width and --metadata, or --secret"
+        )
     out.check((original, avatars))
     engine.check(pairing, control.path)
     inferred = None
