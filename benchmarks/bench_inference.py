@@ -14,6 +14,7 @@ vary), written as Parquet to ``--out``; ``kpr evaluate --control`` and ``kpr inf
 
     python benchmarks/bench_inference.py --splits 40
     python benchmarks/bench_inference.py --splits 0 --rows 1_000_000 --out /tmp/bench
+    python benchmarks/bench_inference.py --anonymeter demo   # where anonymeter is installed
 """
 
 from __future__ import annotations
@@ -105,6 +106,32 @@ def speed(table: pl.DataFrame, rows: int, out: Path, repeat: int) -> None:
     )
 
 
+def anonymeter(folder: Path, n_attacks: int) -> None:
+    """Anonymeter's InferenceEvaluator on the demo files of ``kpr demo --write folder``
+    (original, avatars, holdout as the control; the four known variables of the
+    docs' example, secret income), timed; run where anonymeter is installed."""
+    import pandas as pd
+    from anonymeter.evaluators import InferenceEvaluator
+
+    aux = ["age", "sex", "race", "marital_status"]
+    cols = [*aux, SECRET]
+    o, a, c = (pd.read_csv(folder / f)[cols] for f in ("original.csv", "avatars.csv",
+                                                        "holdout.csv"))  # fmt: skip
+    start = time.perf_counter()
+    ev = InferenceEvaluator(
+        ori=o, syn=a, control=c, aux_cols=aux, secret=SECRET, n_attacks=n_attacks
+    )
+    ev.evaluate(n_jobs=1)
+    r = ev.results()
+    risk = r.risk()
+    print(
+        f"Anonymeter InferenceEvaluator, {n_attacks} attacks: {time.perf_counter() - start:.1f} s;"
+        f" attack rate {r.attack_rate[0]:.4f} ± {r.attack_rate[1]:.4f}, baseline "
+        f"{r.baseline_rate[0]:.4f}, control {r.control_rate[0]:.4f}; risk {risk.value:.4f} "
+        f"[{risk.ci[0]:.4f}, {risk.ci[1]:.4f}]"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=40)
@@ -113,7 +140,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=0, help="rows per side for the timing")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/data"))
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--anonymeter", type=Path, help="a folder of kpr demo --write")
+    parser.add_argument("--attacks", type=int, default=500, help="Anonymeter's n_attacks")
     args = parser.parse_args()
+    if args.anonymeter:
+        anonymeter(args.anonymeter, args.attacks)
+        return
     table = pl.read_parquet(ADULT)
     if args.splits:
         placebo(table, args.splits, args.train, args.subsets)
