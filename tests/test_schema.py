@@ -201,3 +201,13 @@ def test_inference_json_follows_its_schema(
                 capsys)  # fmt: skip
     validate("inference", full)
     assert full["secrets"][0]["denom_lim"] == 2 and len(full["secrets"][0]["control"]) == 3
+
+
+def test_evaluate_with_secrets_adds_the_inference_block(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = files["original"], files["avatars"]
+    data = _cli(["evaluate", o, a, "-k", "age,sex", "--secret", "kids", "-q"], capsys)
+    validate("evaluate", data)
+    assert data["inference"]["linked"] == data["linked"]
+    assert data["inference"]["secrets"][0]["secret"] == "kids"

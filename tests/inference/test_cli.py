@@ -5,6 +5,7 @@ what it shows, and every bad input is one line (exit 2)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +119,7 @@ def test_cli_text_json_and_report(
     [
         (["-k", "sex", "--secret", "sex"], "both known and secret"),
         (["-k", "sex", "--secret", "nope"], "no column 'nope'"),
-        (["-k", "sex", "--secret", "income,income"], "same column twice"),
+        (["-k", "sex", "--secret", "income,income"], "same secret column twice"),
         (["-k", "sex", "--secret", "income", "--denom-lim", "0"], "--denom-lim"),
     ],
 )
@@ -149,3 +150,59 @@ def test_an_all_missing_secret_is_one_class() -> None:
     s = kpr.inference(o, o, ["age"], secret="pay")["pay"]
     assert (s.counts.linked, s.counts.right, s.counts.disco) == (2, 2, 4)
     assert [g.label for g in s.classes] == ["missing"]
+
+
+def test_evaluate_with_secret_prints_the_inference_block(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    o, a = str(files["original"]), str(files["avatars"])
+    code, out, err = run_cli(
+        ["evaluate", o, a, "-k", ",".join(KNOWN), "--secret", "income", "--categorical", "zip"],
+        capsys,
+    )
+    assert code == 0, err
+    alone = kpr.inference(o, a, KNOWN, secret="income", kinds={"zip": "categorical"})
+    assert "What the attacker infers" in out and alone["income"].sentence() in out
+    code, _, err = run_cli(["evaluate", o, a, "-k", "sex", "--secret", "sex"], capsys)
+    assert code == 2 and "both known and secret" in err
+    code, _, err = run_cli(["evaluate", o, a, "-k", "sex", "-s", "zip", "--width", "zip=2"], capsys)
+    assert code == 2 and "drop --width and --metadata" in err
+
+
+def test_dates_and_booleans_are_secrets_too_and_the_notebook_view_escapes() -> None:
+    import datetime as dt
+
+    o = pl.DataFrame(
+        {
+            "<i>age</i>": [30, 41, 52, 60, 30, 41],
+            "d": [dt.date(2020, 1, 1), dt.date(2020, 3, 1), None, dt.date(2021, 1, 1),
+                  dt.date(2020, 1, 2), dt.date(2020, 3, 1)],
+            "b": [True, False, None, True, True, False],
+        }
+    )  # fmt: skip
+    r = kpr.inference(o, o, ["<i>age</i>"], secret=["d", "b"])
+    assert r["d"].kind is kpr.Kind.DATE and r["d"].classes[0].label == "[2020-01-01, 2020-01-02)"
+    assert [g.label for g in r["b"].classes] == ["False", "True", "missing"]
+    dp = {f.metric: f for f in r["d"].sdmetrics}["DisclosureProtection"]
+    assert dp.value is None and "dates" in dp.note
+    page = r._repr_html_()
+    assert "<i>age</i>" not in page and "&lt;i&gt;age&lt;/i&gt;" in page
+
+
+def test_a_control_holding_the_original_s_rows_is_refused(files: dict[str, Path]) -> None:
+    o = pl.read_csv(files["original"])
+    assert_input_error(
+        lambda: kpr.inference(o, files["avatars"], KNOWN, secret="income", control=o.reverse()),
+        "exactly the original's rows",
+    )
+
+
+def test_no_avatar_links_nobody_and_says_so() -> None:
+    o = pl.DataFrame({"age": [30, 41, 52], "pay": ["a", "b", "a"]})
+    s = kpr.inference(o, o.clear(), ["age"], secret="pay")["pay"]
+    assert (s.counts.linked, s.counts.disco, s.expected_cap) == (0, 0, 0.0)
+    assert s.sentence().startswith("pay: nobody is linked")
+    figures = {f.metric: f.value for f in s.sdmetrics}
+    cap = figures["CategoricalCAP"]
+    assert cap is not None and math.isnan(cap)  # SDMetrics' NaN: no key matched
+    assert figures["CategoricalZeroCAP"] == 1.0

@@ -19,7 +19,12 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.analysis.baselines import DEFAULT_SUBSETS, check_control_options, random_subsets
+from kpr.analysis.baselines import (
+    DEFAULT_SUBSETS,
+    check_control_options,
+    random_subsets,
+    shared_rows,
+)
 from kpr.analysis.cap_family import cap_family
 from kpr.checks import whole_number
 from kpr.engine.profiles import CLASS, PROFILE, ProfileCounts, cells, profile_counts
@@ -27,7 +32,7 @@ from kpr.errors import InputError
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.measure import load, polars_error
-from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
+from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, column_names, make_attack
 from kpr.metric.counts import require_rows
 from kpr.metric.inference import Cells, CellScores, InferenceCounts, cell_scores, totals
 from kpr.metric.interval import DEFAULT_CONFIDENCE
@@ -52,15 +57,7 @@ COMPARED: dict[str, Callable[[InferenceCounts], float]] = {
 
 def check_secrets(known: tuple[str, ...], secret: str | Iterable[str]) -> tuple[str, ...]:
     """The secret columns: named, once each, none of them known."""
-    names = [secret] if isinstance(secret, str) else list(secret)
-    if not names:
-        raise InputError("secret is empty: name at least one secret column, e.g. secret=['income']")
-    for name in names:
-        if not isinstance(name, str) or name == "":
-            raise InputError(f"secret columns must be non-empty column names, got {name!r}")
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InputError(f"secret names the same column twice: {', '.join(map(repr, dupes))}")
+    names = column_names(secret, "secret", "secret column", "income")
     both = [n for n in names if n in known]
     if both:
         raise InputError(
@@ -165,31 +162,19 @@ def compare_with_control(
             "were not used to make the avatars"
         )
     size = min(original.n, on_control.n)
-    drawn: list[InferenceCounts] = []
-    side = None
-    if original.n > on_control.n:
-        side, drawn = (
-            "original",
-            [
-                _measure(p, attack, secret, denom_lim)
-                for p in random_subsets(pair, size, subsets, seed)
-            ],
-        )
-    elif on_control.n > original.n:
-        side, drawn = (
-            "control",
-            [
-                _measure(p, attack, secret, denom_lim)
-                for p in random_subsets(control, size, subsets, seed)
-            ],
-        )
+    side: Prepared | None = None  # the larger side, drawn down to the smaller one's size
+    if original.n != on_control.n:
+        side = pair if original.n > on_control.n else control
+    drawn = [] if side is None else [
+        _measure(p, attack, secret, denom_lim) for p in random_subsets(side, size, subsets, seed)
+    ]  # fmt: skip
     out = []
     for name, share in COMPARED.items():
         shares = [share(d) for d in drawn]
         mean = statistics.fmean(shares) if shares else 0.0
         spread = statistics.stdev(shares) if len(shares) >= 2 else 0.0
-        o = mean if side == "original" else share(original)
-        k = mean if side == "control" else share(on_control)
+        o = mean if side is pair else share(original)
+        k = mean if side is control else share(on_control)
         out.append(ControlMeasure(name, o, k, size, len(drawn), spread, confidence))
     return tuple(out)
 
@@ -269,6 +254,9 @@ def inference(
         materialize=True, control_known=loaded.known,
     )  # fmt: skip
     pair = inputs.pair
+    whole_o, whole_c = inputs.whole
+    if whole_o is not None and whole_c is not None:
+        shared_rows(whole_o, whole_c)  # refuses a control holding exactly the original's rows
     step = progress or (lambda _: None)
     out = []
     for name in secrets:

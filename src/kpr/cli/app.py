@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from kpr.inputs.reading import ReadSettings
     from kpr.progress import Step
     from kpr.results.evaluation import KprResult
+    from kpr.results.inference import InferenceResult
 
 #: The commands defined in other modules, as ``name: "module:attribute"``. A module
 #: is imported only when its command runs (or ``--help`` lists them), so each
@@ -171,9 +172,14 @@ ENGINE = bundle(
 
 
 def emit_evaluation(
-    result: KprResult, out: Outputs, inputs: tuple[str, str], kpr_avatars: bool = False
+    result: KprResult,
+    out: Outputs,
+    inputs: tuple[str, str],
+    kpr_avatars: bool = False,
+    inference: InferenceResult | None = None,
 ) -> None:
-    """Print the result, write the requested files, apply the release gate."""
+    """Print the result (with ``inference``'s block when ``--secret`` asked for it),
+    write the requested files, apply the release gate."""
     from kpr.inputs.writers import write_csv
     from kpr.results import json
 
@@ -193,12 +199,17 @@ def emit_evaluation(
         if threshold is not None:
             data["fail_under"] = threshold
             data["passed"] = result.rate >= threshold
+        if inference is not None:
+            data["inference"] = inference.to_dict()
         return json.dumps(data)
 
-    emit(
-        out.fmt, payload, lambda: text.text_summary(result, threshold, kpr_avatars),
-        out.report, (out.linked_out,),
-    )  # fmt: skip
+    def summary() -> str:
+        lines = text.text_summary(result, threshold, kpr_avatars)
+        if inference is not None:
+            lines += "\n\nWhat the attacker infers\n" + "\n".join(inference.summary_lines())
+        return lines
+
+    emit(out.fmt, payload, summary, out.report, (out.linked_out,))
     if threshold is not None and result.rate < threshold:
         sys.exit(1)
 
@@ -221,6 +232,11 @@ def emit_evaluation(
 @CONTROL
 @PAIRING
 @KPR_AVATARS
+@click.option(
+    "--secret", "-s", multiple=True,
+    help="Secret columns: adds what the attacker infers about them (as kpr inference does), "
+    "comma-separated (repeatable).",
+)  # fmt: skip
 @OUTPUTS
 def evaluate(
     original: str,
@@ -234,6 +250,7 @@ def evaluate(
     control: Control,
     pairing: str | None,
     kpr_avatars: bool,
+    secret: tuple[str, ...],
     out: Outputs,
 ) -> None:
     """Compute the Knowledge Protection Rate of AVATARS against ORIGINAL (CSV or Parquet).
@@ -253,6 +270,7 @@ def evaluate(
     engine : ``--engine``, ``--spark-master``, ``--dask-scheduler``, ``--row-id``.
     control : ``--control``, ``--control-subsets``, ``--seed`` (:class:`Control`).
     pairing, kpr_avatars : ``--pairing``, ``--kpr-avatars``.
+    secret : ``--secret``: adds ``kpr inference``'s block.
     out : what is printed and written, and the release gate (:class:`Outputs`).
     """
     from kpr.api import evaluate as evaluate_tables
@@ -260,17 +278,34 @@ def evaluate(
     from . import text
 
     requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
-    names = split_names(known)
+    names, secrets = split_names(known), split_names(secret)
+    if secrets and (widths.widths or widths.metadata):
+        raise click.UsageError(
+            "--secret takes its classes from U and its kinds from --categorical, --numeric "
+            "and --date: drop --width and --metadata, or --secret"
+        )
     out.check((original, avatars))
     engine.check(pairing, control.path)
+    inferred = None
     with text.progress(stderr, out.quiet) as step:
-        inputs = engine.tables(original, avatars, names, read, out.linked_out is not None, step)
+        read_names = [*names, *(s for s in secrets if s not in names)]
+        inputs = engine.tables(
+            original, avatars, read_names, read, out.linked_out is not None, step
+        )
         result = evaluate_tables(
-            *inputs, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
+            *inputs, known=names, tolerance=tolerance,
+            kinds={n: k for n, k in kinds.items() if n not in secrets}, **widths.keywords(),
             **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
             **control.keywords(),
         )  # fmt: skip
-    emit_evaluation(result, out, (original, avatars), kpr_avatars)
+        if secrets:
+            from kpr.analysis.inference import inference
+
+            inferred = inference(
+                *inputs, names, secret=secrets, tolerance=tolerance, kinds=kinds,
+                progress=step, **control.keywords(), **read.keywords(),
+            )  # fmt: skip
+    emit_evaluation(result, out, (original, avatars), kpr_avatars, inferred)
 
 
 @cli.command(context_settings=CONTEXT)

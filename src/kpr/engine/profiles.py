@@ -157,12 +157,11 @@ def profile_counts(
         .with_columns(nw.col(c).cast(nw.Int64) for c in COUNTS)
     )
     table = _numbered(_collect(stacked), codes[:-1], codes[-1])
-    by_user = {v: aliases[v] for v in aliases}
     return ProfileCounts(
         table=table,
         keys=tuple(codes[:-1]),
         extra_key=codes[-1],
-        bins={v: bins[a] for v, a in by_user.items() if a in bins},
+        bins={v: bins[a] for v, a in aliases.items() if a in bins},
         kinds=dict(kinds),
         known=tuple(attack.known),
         extra=extra,

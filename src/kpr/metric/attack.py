@@ -100,6 +100,21 @@ def check_widths(widths: Mapping[str, object] | None, names: Iterable[str]) -> d
     return out
 
 
+def column_names(given: str | Iterable[str], what: str, one: str, example: str) -> list[str]:
+    """Column names given as one name or several (``what``: the parameter, ``one``: what
+    one of them is): at least one, each a non-empty text, none twice."""
+    names = [given] if isinstance(given, str) else list(given)
+    if not names:
+        raise InputError(f"{what} is empty: name at least one {one}, e.g. {what}=['{example}']")
+    for name in names:
+        if not isinstance(name, str) or name == "":
+            raise InputError(f"{what} must name each {one} by a non-empty text, got {name!r}")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"{what} names the same {one} twice: {', '.join(map(repr, dupes))}")
+    return names
+
+
 def make_attack(
     known: str | Iterable[str],
     tolerance: object = DEFAULT_TOLERANCE,
@@ -107,15 +122,7 @@ def make_attack(
     widths: Mapping[str, object] | None = None,
 ) -> Attack:
     """Validate and normalise the parameters of an evaluation."""
-    names = [known] if isinstance(known, str) else list(known)
-    if not names:
-        raise InputError("known is empty: name at least one known variable, e.g. known=['age']")
-    for name in names:
-        if not isinstance(name, str) or name == "":
-            raise InputError(f"known variables must be non-empty column names, got {name!r}")
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InputError(f"known names the same variable twice: {', '.join(map(repr, dupes))}")
+    names = column_names(known, "known", "known variable", "age")
     declared: dict[str, Kind] = {}
     for name, kind in (kinds or {}).items():
         _check_known(name, names, "a kind is declared")

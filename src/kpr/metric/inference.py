@@ -168,6 +168,10 @@ class InferenceCounts:
         """``value`` people as a share of n (0 for an empty table)."""
         return value / self.n if self.n else 0.0
 
+    def percent(self, value: float) -> float:
+        """``value`` people as a percentage of n."""
+        return 100.0 * self.share(value)
+
 
 def totals(cells: Cells, scores: CellScores) -> InferenceCounts:
     """The measures' totals from the per-cell scores."""

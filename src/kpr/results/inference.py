@@ -210,7 +210,7 @@ class SecretInference:
     @property
     def ial(self) -> float:
         """Inference after linking: linked people whose avatar is right, % of n."""
-        return 100.0 * self.counts.share(self.counts.right)
+        return self.counts.percent(self.counts.right)
 
     @property
     def precision(self) -> float | None:
@@ -225,7 +225,7 @@ class SecretInference:
     @property
     def guess(self) -> float:
         """The population guess's expected right among everyone, % of n."""
-        return 100.0 * self.counts.share(self.counts.guess_all)
+        return self.counts.percent(self.counts.guess_all)
 
     @property
     def link_adds(self) -> float | None:
@@ -235,19 +235,20 @@ class SecretInference:
 
     @property
     def disco(self) -> float:
-        return 100.0 * self.counts.share(self.counts.disco)
+        """DiSCO, % of n (and DiS, Dorig, DiSDiO below)."""
+        return self.counts.percent(self.counts.disco)
 
     @property
     def dis(self) -> float:
-        return 100.0 * self.counts.share(self.counts.dis)
+        return self.counts.percent(self.counts.dis)
 
     @property
     def dorig(self) -> float:
-        return 100.0 * self.counts.share(self.counts.dorig)
+        return self.counts.percent(self.counts.dorig)
 
     @property
     def disdio(self) -> float:
-        return 100.0 * self.counts.share(self.counts.disdio)
+        return self.counts.percent(self.counts.disdio)
 
     @property
     def expected_cap(self) -> float:
