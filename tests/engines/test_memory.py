@@ -92,16 +92,23 @@ def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch
     st.sampled_from([1, 2, 3, 20]),
     st.sampled_from([1, 3, 1 << 16]),
     st.sampled_from([1, 2, 1 << 16]),
+    st.sampled_from([0, 2_000]),  # an enum of the texts, or hash windows
 )
 def test_text_ids_are_exact(
-    original: list[str | None], avatars: list[str | None], bits: int, block: int, seed: int
+    original: list[str | None],
+    avatars: list[str | None],
+    bits: int,
+    block: int,
+    seed: int,
+    few: int,
 ) -> None:
     """Equal texts get equal ids and different texts different ones (0 for missing),
-    whether the hash windows collide (a few bits) or not, whatever the blocks
+    whether the hash windows collide (a few bits) or not, or an enum numbers
+    them (``few_texts`` 0), whatever the blocks
     of rows compared at a time and the first rows numbered first; an avatar text
     gets the original's id of the same text, or -1 when the original does not
     hold it."""
-    tuning = Tuning(table_bits=bits, check_block=block, seed_rows=seed)
+    tuning = Tuning(table_bits=bits, check_block=block, seed_rows=seed, few_texts=few)
     ids = memory.TextIds(pl.Series(original, dtype=pl.String), tuning)
     encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
     rows = ids.rows().tolist()  # counted a block of rows at a time

@@ -65,9 +65,6 @@ from kpr.metric.binning import Moments, NumericBins
 from kpr.metric.classes import push_digit
 
 _TEXT = (pl.String, pl.Categorical, pl.Enum)
-#: A text column with more distinct values than this is numbered by an enum of its
-#: texts instead (its hash windows would collide too often).
-_FEW_TEXTS = 2_000
 
 
 def _numbers(dtype: pl.DataType) -> bool:
@@ -246,7 +243,7 @@ def _numbered(
 ) -> tuple[Ints, Ints, Ints] | None:
     """Ids from 1 of the window values of the present rows: the table from window
     value to id (-1: none), each row's id, and a row holding each id's value; None
-    for more than ``_FEW_TEXTS`` values. The first rows' values are numbered
+    for more than ``tuning.few_texts`` values. The first rows' values are numbered
     first, then those of the rows still without an id (few: most values are in the
     first rows), with no scatter of every row into the table."""
     lookup = np.full(1 << tuning.table_bits, -1, dtype=np.int16)  # 2 bytes a row for ids
@@ -260,7 +257,7 @@ def _numbered(
             return lookup, ids, rows
         if len(unknown):
             held, first = np.unique(window[unknown], return_index=True)
-            if len(rows) + len(held) > _FEW_TEXTS:
+            if len(rows) + len(held) > tuning.few_texts:
                 return None
             lookup[held] = np.arange(len(rows) + 1, len(rows) + len(held) + 1)
             rows = np.concatenate([rows, unknown[first]])
@@ -321,7 +318,7 @@ class SortedColumn:
     rows: Ints
 
     @classmethod
-    def of(cls, column: pl.Series) -> SortedColumn:
+    def of(cls, column: pl.Series, tuning: Tuning = DEFAULT_TUNING) -> SortedColumn:
         """Missing and NaN are each one value; -0.0 equals 0.0 (as in a group-by).
         Floats come with NaN for missing (one copy, which the link reuses as its
         float values); integers with their smallest value (a float would lose
@@ -343,7 +340,9 @@ class SortedColumn:
             values = column.fill_null(low).to_numpy() if missing else column.to_numpy()
             absent = column.is_null().to_numpy() if missing else None
             if len(column):
-                counted = _counted(values, int(cast(int, low)), int(cast(int, high)), missing)
+                counted = _counted(
+                    values, int(cast(int, low)), int(cast(int, high)), missing, tuning.count_span
+                )
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
             if absent is None:
@@ -402,15 +401,15 @@ def _once(size: int) -> Ints:
 
 
 def _counted(
-    values: np.ndarray, low: int, high: int, filled: int
+    values: np.ndarray, low: int, high: int, filled: int, span: int
 ) -> tuple[np.ndarray, Ints] | None:
     """The distinct values and their rows of integers from ``low`` to ``high``
     (``filled`` missing rows hold ``low``) by one ``np.bincount`` when the range is
     small (ages, counts, codes), with no sort and no copy of a column of values
     from 0; None otherwise."""
-    if high - low > max(_BINCOUNT_SPAN, len(values)):
+    if high - low > max(span, len(values)):
         return None
-    if low >= 0 and high <= 2 * max(_BINCOUNT_SPAN, len(values)):
+    if low >= 0 and high <= 2 * max(span, len(values)):
         counts = np.bincount(values.astype(np.intp, copy=False), minlength=high + 1)[low:]
     else:
         counts = np.bincount((values - low).astype(np.intp, copy=False), minlength=high - low + 1)
@@ -419,10 +418,6 @@ def _counted(
     distinct = held.astype(values.dtype)
     distinct += values.dtype.type(low)  # in the column's type: uint64 reaches 2**64 - 1
     return distinct, counts[held]
-
-
-#: An integer column spanning up to this many values (or one per row) is counted.
-_BINCOUNT_SPAN = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -468,7 +463,7 @@ def read_column(column: pl.Series, tuning: Tuning) -> SortedColumn | TextIds | N
     """What the scan and the link need of one column, before U is known: a number
     column sorted, a text column's ids; None for other types."""
     if _numbers(column.dtype):
-        return SortedColumn.of(column)
+        return SortedColumn.of(column, tuning)
     if isinstance(column.dtype, _TEXT):
         return TextIds(column, tuning)
     return None
@@ -566,7 +561,9 @@ def column_digits(
     if scan.distinct is None:
         return None
     return LinkDigits(
-        len(scan.distinct) + 1, _value_digits(o, scan.distinct), _value_digits(a, scan.distinct)
+        len(scan.distinct) + 1,
+        _value_digits(o, scan.distinct, tuning.table_span),
+        _value_digits(a, scan.distinct, tuning.table_span),
     )
 
 
@@ -640,14 +637,14 @@ class PackedKeys:
                 push_digit(key, digit, column.radix, out=key)
 
 
-def _value_digits(column: pl.Series, distinct: np.ndarray) -> Ints:
+def _value_digits(column: pl.Series, distinct: np.ndarray, table_span: int) -> Ints:
     """An integer column's values as their positions in the original's sorted
     distinct values, from 1 (0 missing, -1 a value the original does not hold)."""
     if len(distinct) == 0:
         return np.where(column.is_null().to_numpy(), 0, -1)
     values = column.fill_null(distinct[0]).to_numpy()
     low, high = int(distinct[0]), int(distinct[-1])
-    if high - low < _TABLE_SPAN:  # a table of the range: no search
+    if high - low < table_span:  # a table of the range: no search
         table = np.full(high - low + 1, -1, dtype=np.int64)
         table[(distinct - low).astype(np.int64)] = np.arange(1, len(distinct) + 1)
         inside = (values >= low) & (values <= high)
@@ -659,10 +656,6 @@ def _value_digits(column: pl.Series, distinct: np.ndarray) -> Ints:
     if column.null_count():
         digits[column.is_null().to_numpy()] = 0
     return digits
-
-
-#: An integer column whose values span less than this is numbered by a table.
-_TABLE_SPAN = 1 << 22
 
 
 def _renumbered_keys(
@@ -724,7 +717,7 @@ class MemoryTables:
         }
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
-            sorted_columns.append(SortedColumn.of(self.frame[v]))
+            sorted_columns.append(SortedColumn.of(self.frame[v], tuning))
             self.read[v] = Job.done(sorted_columns[-1])
         text_ids = partial(self._text_ids, texts)
         self.outside, sizes = shared_groups(self.frame, known, sorted_columns, text_ids, tuning)

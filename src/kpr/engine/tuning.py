@@ -59,6 +59,14 @@ class Tuning:
     # The in-memory engine's sizes (``kpr.engine.memory``):
     #: bits of a hash that index its small tables (a million entries: a few MiB)
     table_bits: int = 20
+    #: a text column with more distinct values is numbered by an enum of its texts
+    #: (its hash windows would collide too often)
+    few_texts: int = 2_000
+    #: an integer column spanning up to this many values (or one per row) is counted
+    #: by one ``np.bincount``, not sorted
+    count_span: int = 1 << 16
+    #: an integer column spanning less than this is numbered by a table, not searched
+    table_span: int = 1 << 22
     #: rows of a text column compared with their representatives' texts at a time
     check_block: int = 1 << 16
     #: rows whose texts are numbered first (most texts are in the first rows)
