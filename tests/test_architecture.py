@@ -40,7 +40,7 @@ RULES = {
     "diagnostics": "errors metric inputs notices results",
     "measure": "errors metric inputs engine pairing results diagnostics progress",
     "analysis": "errors checks metric inputs engine notices results measure progress",
-    "api": "errors metric inputs results measure analysis progress",
+    "api": "errors metric inputs engine results measure analysis progress",
     "fidelity": "errors metric inputs engine results progress",
     "avatar": "errors checks metric inputs pairing results measure analysis fidelity progress",
     "protection": "errors checks labels metric inputs engine pairing results measure "

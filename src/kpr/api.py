@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
 from kpr.analysis.baselines import check_control_options, evaluate_inputs
+from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
 from kpr.inputs.reading import ReadKeywords, ReadSettings
@@ -39,6 +40,7 @@ def evaluate(
     control: Any = None,
     control_subsets: int = 20,
     seed: int = 0,
+    tuning: Tuning = DEFAULT_TUNING,
     **read: Unpack[ReadKeywords],
 ) -> KprResult:
     """Knowledge Protection Rate of ``avatars`` against ``original``: pandas or
@@ -71,6 +73,10 @@ def evaluate(
         Individuals not used to make the avatars: adds the size-fair control
         comparison (``control_subsets`` random subsets of the larger side, drawn
         with ``seed``; see ``kpr.analysis.ControlComparison``).
+    tuning
+        The thresholds that choose the engine's counting path
+        (``kpr.engine.tuning.Tuning``; every path gives the same counts, the
+        default is the quickest for each size; tests force each path with it).
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -79,6 +85,11 @@ def evaluate(
     60.0
     """
     attack = _checked_attack(known, tolerance, kinds, widths, metadata, table)
+    if not isinstance(tuning, Tuning):
+        raise InputError(
+            f"tuning must be a kpr.engine.tuning.Tuning, not {type(tuning).__name__}; "
+            "leave it out for the default"
+        )
     if control is not None:  # checked before any work
         check_control_options(control_subsets, seed)
         if attack.widths:
@@ -91,8 +102,9 @@ def evaluate(
     csv = ReadSettings.of(read)
     inputs = load(original, avatars, attack, csv, control, row_id=row_id)
     return evaluate_inputs(
-        inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed
-    )
+        inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed,
+        tuning=tuning,
+    )  # fmt: skip
 
 
 def _checked_attack(

@@ -20,6 +20,7 @@ import polars as pl
 from kpr.diagnostics import identifier_warnings, warnings_for
 from kpr.engine import queries
 from kpr.engine.backends import hooks_for
+from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError, first_line
 from kpr.inputs.files import Loaded, read_all, read_table
 from kpr.inputs.reading import ReadSettings
@@ -171,9 +172,11 @@ def evaluate_loaded(
     *,
     progress: Step | None = None,
     pairing: Any = None,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> KprResult:
     """Run one attack on a loaded pair (``load(...).pair``). ``pairing`` (see
-    ``kpr.evaluate``) adds the count of correct links."""
+    ``kpr.evaluate``) adds the count of correct links; ``tuning``: the thresholds
+    choosing the engine's counting path (``kpr.engine.tuning``)."""
     check_loaded(prepared, attack)
     kinds = {n: prepared.kinds[n] for n in attack.known}  # every kind, decided on loading
     attack = replace(attack, kinds=kinds)
@@ -185,7 +188,7 @@ def evaluate_loaded(
             attack,
             attack.kinds,
             row=row,
-            hooks=hooks_for(prepared.original),
+            hooks=hooks_for(prepared.original, tuning),
             progress=progress or queries._noop,
         )
         require_rows(run.counts.n)

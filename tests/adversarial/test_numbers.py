@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.engine import polars as polars_engine
+from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
 
 from .conftest import assert_input_error, assert_reference, rows
 
@@ -114,32 +114,37 @@ def test_int64_extremes_are_numbers_without_wrapping() -> None:
     assert_reference(kpr.evaluate(o, a, known=["i"]), rows(o), rows(a), ["i"], {"i"})
 
 
+def _tuning(hashed: bool) -> Tuning:
+    """The path of polars above 20M rows (G from hashes, packed profiles), forced."""
+    return Tuning.forcing(TablePath.HASHED) if hashed else DEFAULT_TUNING
+
+
 @pytest.mark.parametrize("hashed", [False, True], ids=["grouped", "hashed-packed"])
 def test_int64_extremes_as_categories_in_the_packed_path(
-    hashed: bool, monkeypatch: pytest.MonkeyPatch
+    hashed: bool,
 ) -> None:
-    if hashed:
-        monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
-        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
+    tuning = _tuning(hashed)
     lo, hi = -(2**63), 2**63 - 1
     o = pl.DataFrame({"c": [lo, hi, 0, lo + 1], "s": ["a", "b", "a", "b"]})
     a = pl.DataFrame({"c": [lo, hi, hi, lo + 1, None], "s": ["a", "b", "b", "b", "a"]})
-    r = kpr.evaluate(o.lazy(), a.lazy(), known=["c", "s"], kinds={"c": "categorical"})
+    r = kpr.evaluate(
+        o.lazy(), a.lazy(), known=["c", "s"], kinds={"c": "categorical"}, tuning=tuning
+    )
     assert_reference(r, rows(o), rows(a), ["c", "s"], set())
     assert r.linked == 2  # lo and lo + 1: hi occurs twice among the avatars
 
 
 @pytest.mark.parametrize("hashed", [False, True], ids=["grouped", "hashed-packed"])
 def test_an_original_outside_the_avatars_int64_range_never_wraps_onto_them(
-    hashed: bool, monkeypatch: pytest.MonkeyPatch
+    hashed: bool,
 ) -> None:
-    if hashed:  # main packed 2**63 - 1 into the digit of a missing value: 1 linked
-        monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
-        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
+    tuning = _tuning(hashed)  # hashed: main packed 2**63 - 1 into the digit of a missing value
     lo, hi = -(2**63), 2**63 - 1
     o = pl.DataFrame({"c": [hi, 5], "s": ["a", "b"]})
     a = pl.DataFrame({"c": [None, lo, lo + 1], "s": ["a", "b", "c"]})
-    r = kpr.evaluate(o.lazy(), a.lazy(), known=["c", "s"], kinds={"c": "categorical"})
+    r = kpr.evaluate(
+        o.lazy(), a.lazy(), known=["c", "s"], kinds={"c": "categorical"}, tuning=tuning
+    )
     assert_reference(r, rows(o), rows(a), ["c", "s"], set())
     assert r.linked == 0
 
@@ -199,15 +204,10 @@ def test_small_integers_against_floats_compare_as_numbers() -> None:
     ["__kpr_row__", "__kpr_hash__", "__kpr_n__", "__kpr_k0__", "__kpr_code____kpr_k0__", "c"],
 )
 @pytest.mark.parametrize("hashed", [False, True], ids=["grouped", "hashed"])
-def test_user_columns_named_like_internal_columns(
-    name: str, hashed: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if hashed:
-        monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
-        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
+def test_user_columns_named_like_internal_columns(name: str, hashed: bool) -> None:
     o = pl.DataFrame({name: [1, 2, 3, 4, 5], "x": ["a", "b", "c", "c", "d"]})
     a = pl.DataFrame({name: [1, 2, 3, 9, 9], "x": ["a", "b", "c", "d", "d"]})
-    r = kpr.evaluate(o, a, known=[name, "x"])
+    r = kpr.evaluate(o, a, known=[name, "x"], tuning=_tuning(hashed))
     assert_reference(r, rows(o), rows(a), [name, "x"], {name})
     pairs = r.linked_individuals()
     assert pairs.columns == ["original_row", "avatar_row", name, "x"]

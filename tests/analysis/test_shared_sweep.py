@@ -7,6 +7,7 @@ comparison is bit for bit, for any float values."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 import kpr
 from kpr.analysis import sweep
 from kpr.analysis.sweep import subsets
-from kpr.engine import encoded
 from kpr.engine.encoded import EncodedTables, sweep_counts
+from kpr.engine.tuning import DEFAULT_TUNING, KeyCount, Tuning
 from kpr.measure import load
 from kpr.metric.attack import make_attack
 from tests.reference import reference_kpr
@@ -27,10 +28,17 @@ from tests.strategies import SCHEMA, Case, cases
 from ._data import tables
 
 
-def _shared(original: Any, avatars: Any, names: list[str], size: int, **kw: Any) -> list[Any]:
+def _shared(
+    original: Any,
+    avatars: Any,
+    names: list[str],
+    size: int,
+    tuning: Tuning = DEFAULT_TUNING,
+    **kw: Any,
+) -> list[Any]:
     prepared = load(original, avatars, make_attack(names), materialize=True).pair
     frames = [f.select(names).to_native().collect() for f in (prepared.original, prepared.avatars)]
-    coded = EncodedTables(*frames, {n: prepared.kinds[n] for n in names})
+    coded = EncodedTables(*frames, {n: prepared.kinds[n] for n in names}, tuning)
     return sweep_counts(coded, subsets(names, size), kw.pop("tolerance", 0.05), **kw)
 
 
@@ -90,19 +98,19 @@ def test_missing_signed_zero_negative_and_huge_values() -> None:
 
 
 @pytest.mark.parametrize("workers", [1, 3])
-def test_keys_renumbered_before_overflow_and_counted_by_sorting(
-    monkeypatch: pytest.MonkeyPatch, workers: int
+@pytest.mark.parametrize("path", [KeyCount.BITMAP, KeyCount.SORT])
+def test_keys_renumbered_before_overflow_and_counted_other_ways(
+    workers: int, path: KeyCount
 ) -> None:
-    """The other paths (dense renumbering, links counted by sorting) on small data."""
-    monkeypatch.setattr(encoded, "KEY_LIMIT", 64)
-    monkeypatch.setattr(encoded, "_BINCOUNT_KEYS", 0)
-    monkeypatch.setattr(encoded, "_BINCOUNT_PER_ROW", 0)
+    """The other paths (dense renumbering, links counted by a bitmap or by sorting,
+    values numbered by sorts) on small data."""
+    tuning = replace(Tuning.forcing(path), key_limit=64)
     original, avatars = _outliers()
     _assert_each_subset_equals_evaluate(original, avatars, ["x", "neg", "cat", "big"], 4, 0.1,
-                                        workers=workers)  # fmt: skip
+                                        workers=workers, tuning=tuning)  # fmt: skip
     original, avatars = tables()
     _assert_each_subset_equals_evaluate(original, avatars, ["age", "height", "region"], 3,
-                                        workers=workers)  # fmt: skip
+                                        workers=workers, tuning=tuning)  # fmt: skip
 
 
 def test_the_worked_example() -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import shutil
 import warnings
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 import pytest
 
-from kpr.engine import polars as polars_engine
 from kpr.engine.spark import spark_session
+from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
 
 ENGINES = [
     "polars",
@@ -30,7 +31,17 @@ ENGINES = [
     "dask",
 ]
 
-Convert = Callable[[pl.DataFrame], Any]
+
+@dataclass(frozen=True)
+class Convert:
+    """One engine's input made from a polars table (called), and the thresholds
+    that choose its counting path (``kpr.evaluate(..., tuning=engine.tuning)``)."""
+
+    convert: Callable[[pl.DataFrame], Any]
+    tuning: Tuning = DEFAULT_TUNING
+
+    def __call__(self, frame: pl.DataFrame) -> Any:
+        return self.convert(frame)
 
 
 @pytest.fixture(scope="session")
@@ -79,33 +90,31 @@ def _to_dask(frame: pl.DataFrame) -> Any:
         return dd.from_pandas(frame.to_pandas(), npartitions=2)
 
 
-def _duckdb_convert() -> Convert:
+def _duckdb_convert() -> Callable[[pl.DataFrame], Any]:
     duckdb = pytest.importorskip("duckdb")
     con = duckdb.connect()
     return lambda f: con.from_arrow(f.to_arrow())
 
 
 @pytest.fixture(params=ENGINES)
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Convert:
+def engine(request: pytest.FixtureRequest) -> Convert:
     """A function turning a polars DataFrame into this engine's input."""
     name = request.param
     if name == "polars":
-        return lambda f: f
+        return Convert(lambda f: f)
     if name == "polars-lazy":
-        return lambda f: f.lazy()
+        return Convert(lambda f: f.lazy())
     if name == "polars-hashed":  # the path of polars above 20M rows, forced on small tables
-        monkeypatch.setattr(polars_engine, "HASHED_ROWS", 0)
-        monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 0)
-        return lambda f: f.lazy()
+        return Convert(lambda f: f.lazy(), Tuning.forcing(TablePath.HASHED))
     if name == "pandas":
-        return lambda f: f.to_pandas()
+        return Convert(lambda f: f.to_pandas())
     if name == "pyarrow":
-        return lambda f: f.to_arrow()
+        return Convert(lambda f: f.to_arrow())
     if name == "duckdb":
-        return _duckdb_convert()
+        return Convert(_duckdb_convert())
     if name == "spark":
         session = request.getfixturevalue("spark")
-        return lambda f: _to_spark(session, f)
+        return Convert(lambda f: _to_spark(session, f))
     if name == "dask":
-        return _to_dask
+        return Convert(_to_dask)
     raise AssertionError(name)

@@ -209,14 +209,19 @@ def test_every_engine_gives_the_reference_answer(engine: Convert, name: str) -> 
     case = CASES[name]
     o, a = case.frames()
     result = kpr.evaluate(
-        engine(o), engine(a), case.known, tolerance=case.tolerance, kinds=case.kinds
+        engine(o),
+        engine(a),
+        case.known,
+        tolerance=case.tolerance,
+        kinds=case.kinds,
+        tuning=engine.tuning,
     )
     assert_same(result, _reference(case))
 
 
 def test_worked_example_is_sixty_percent(engine: Convert) -> None:
     o, a = CASES["worked-example"].frames()
-    result = kpr.evaluate(engine(o), engine(a), ["age", "sex"])
+    result = kpr.evaluate(engine(o), engine(a), ["age", "sex"], tuning=engine.tuning)
     assert result.rate == 60.0
     assert (result.n, result.unique_originals, result.linked) == (5, 3, 2)
     age = result.variables["age"]
@@ -226,7 +231,7 @@ def test_worked_example_is_sixty_percent(engine: Convert) -> None:
 
 def test_missing_counts_and_classes_agree(engine: Convert) -> None:
     o, a = CASES["missing-values"].frames()
-    result = kpr.evaluate(engine(o), engine(a), ["age", "h", "sex"])
+    result = kpr.evaluate(engine(o), engine(a), ["age", "h", "sex"], tuning=engine.tuning)
     assert {n: v.missing for n, v in result.variables.items()} == {"age": 4, "h": 5, "sex": 5}
     table = result.class_table("h")  # by_class() gives the input's library
     assert table["originals"].sum() == 9

@@ -37,7 +37,7 @@ def _reference(original: pl.DataFrame, avatars: pl.DataFrame, known: list[str]) 
 
 def test_an_overflowing_class_of_u_links_on_every_engine(engine: Convert) -> None:
     o, a = pl.DataFrame({"v": ORIGINAL}), pl.DataFrame({"v": AVATARS})
-    r = kpr.evaluate(engine(o), engine(a), known=["v"])
+    r = kpr.evaluate(engine(o), engine(a), known=["v"], tuning=engine.tuning)
     ref = _reference(o, a, ["v"])
     assert (r.unique_originals, r.linked) == (ref.unique_originals, ref.linked) == (3, 3)
     assert ref.pairs == {0: 3, 1: 0, 2: 0}  # was 1 linked: class +inf read as "outside"

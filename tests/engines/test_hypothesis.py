@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import kpr
-from kpr.engine import polars as polars_engine
 from kpr.engine.spark import SparkHooks
+from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
 from tests.strategies import Case, assert_matches_reference, cases
 
 from .conftest import _to_dask, _to_spark
@@ -23,11 +23,12 @@ SETTINGS: dict[str, Any] = {
 }
 
 
-def _check(case: Case, convert: Any) -> None:
+def _check(case: Case, convert: Any, tuning: Tuning = DEFAULT_TUNING) -> None:
     original, avatars = case.frames()
     got = kpr.evaluate(
-        convert(original), convert(avatars), known=case.known, tolerance=case.tolerance
-    )
+        convert(original), convert(avatars), known=case.known, tolerance=case.tolerance,
+        tuning=tuning,
+    )  # fmt: skip
     assert_matches_reference(got, case)
 
 
@@ -45,12 +46,7 @@ def test_duckdb_matches_polars_and_the_reference(case: Case) -> None:
 def test_polars_hashed_path_matches_the_reference(case: Case) -> None:
     """The path of polars above 20M rows (G rebuilt from row hashes by each query,
     packed profiles sorted), forced on small tables."""
-    saved = polars_engine.HASHED_ROWS, polars_engine.PERSIST_ROWS
-    polars_engine.HASHED_ROWS = polars_engine.PERSIST_ROWS = 0
-    try:
-        _check(case, lambda f: f.lazy())
-    finally:
-        polars_engine.HASHED_ROWS, polars_engine.PERSIST_ROWS = saved
+    _check(case, lambda f: f.lazy(), Tuning.forcing(TablePath.HASHED))
 
 
 # Each Dask run costs seconds (graph optimisation), and the query plan it runs is the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import replace
 
 import narwhals as nw
 import numpy as np
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from kpr.engine import encoded, memory, queries
 from kpr.engine.jobs import Job
 from kpr.engine.polars import PolarsHooks
+from kpr.engine.tuning import KeyCount, TablePath, Tuning
 from kpr.metric.attack import make_attack
 from tests.engines.test_scan import KINDS, tables
 
@@ -61,13 +63,14 @@ def test_group_sizes_are_those_of_a_group_by(
     expected = frame.select(pl.len().over(["f", "t", "i"])).to_series().to_list()
     assert sizes(frame.height, memory.shared_groups(frame, ["f", "t", "i"])) == expected
     numbers = [memory.SortedColumn.of(frame[c]) for c in ("f", "i")]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(memory, "_TABLE_BITS", bits)
-        found = memory.shared_groups(frame, ["f", "t", "i"], numbers)
-        assert sizes(frame.height, found) == expected
-        texts = memory.TextIds(frame["t"])  # the rows hashed with their texts' ids
-        with_ids = memory.shared_groups(frame, ["f", "t", "i"], numbers, lambda: {"t": texts.ids})
-        assert sizes(frame.height, with_ids) == expected
+    tuning = Tuning(table_bits=bits)
+    found = memory.shared_groups(frame, ["f", "t", "i"], numbers, tuning=tuning)
+    assert sizes(frame.height, found) == expected
+    texts = memory.TextIds(frame["t"], tuning)  # the rows hashed with their texts' ids
+    with_ids = memory.shared_groups(
+        frame, ["f", "t", "i"], numbers, lambda: {"t": texts.ids}, tuning
+    )
+    assert sizes(frame.height, with_ids) == expected
 
 
 def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,22 +92,26 @@ def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch
     st.sampled_from([1, 2, 3, 20]),
     st.sampled_from([1, 3, 1 << 16]),
     st.sampled_from([1, 2, 1 << 16]),
+    st.sampled_from([0, 2_000]),  # an enum of the texts, or hash windows
 )
 def test_text_ids_are_exact(
-    original: list[str | None], avatars: list[str | None], bits: int, block: int, seed: int
+    original: list[str | None],
+    avatars: list[str | None],
+    bits: int,
+    block: int,
+    seed: int,
+    few: int,
 ) -> None:
     """Equal texts get equal ids and different texts different ones (0 for missing),
-    whether the hash windows collide (a few bits) or not, whatever the blocks
+    whether the hash windows collide (a few bits) or not, or an enum numbers
+    them (``few_texts`` 0), whatever the blocks
     of rows compared at a time and the first rows numbered first; an avatar text
     gets the original's id of the same text, or -1 when the original does not
     hold it."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(memory, "_TABLE_BITS", bits)
-        patch.setattr(memory, "_CHECK_BLOCK", block)
-        patch.setattr(memory, "_SEED_ROWS", seed)
-        ids = memory.TextIds(pl.Series(original, dtype=pl.String))
-        encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
-        rows = ids.rows().tolist()  # counted a block of rows at a time
+    tuning = Tuning(table_bits=bits, check_block=block, seed_rows=seed, few_texts=few)
+    ids = memory.TextIds(pl.Series(original, dtype=pl.String), tuning)
+    encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
+    rows = ids.rows().tolist()  # counted a block of rows at a time
     of = {}
     for text, i in zip(original, ids.ids.tolist(), strict=True):
         assert (i == 0) == (text is None)
@@ -134,16 +141,16 @@ def test_text_ids_of_categorical_columns_compare_texts() -> None:
 @given(
     tables(),
     tables(),
-    st.sampled_from([(20, 1 << 16, 2**62, 2**32, 1), (1, 2, 1, 2**32, 3), (20, 3, 2**62, 1, 2)]),
+    st.sampled_from([(20, 1 << 16, 2**32, 1, 2**62), (1, 2, 2**32, 3, 1), (20, 3, 1, 2, 2**62)]),
     st.sampled_from([None, 1e-9]),
-    st.sampled_from(["bincount", "table", "merge"]),
+    st.sampled_from(list(KeyCount)),
 )
 def test_the_link_in_memory_is_the_lazy_link(
     original: pl.DataFrame,
     avatars: pl.DataFrame,
     memory_settings: tuple[int, int, int, int, int],
     width: float | None,
-    path: str,
+    path: KeyCount,
 ) -> None:
     """Two different tables: the counts in memory are those of the lazy queries,
     whatever the text windows, the blocks, the renumbering of keys, the keys'
@@ -153,16 +160,11 @@ def test_the_link_in_memory_is_the_lazy_link(
     widths = {} if width is None else {"f": width, "i": width}
     attack = make_attack(list(KINDS), 0.05, widths=widths)
     lazy = [nw.from_native(t.lazy()) for t in (original, avatars)]
-    names = ("_TABLE_BITS", "_PACK_BLOCK", "KEY_LIMIT", "_KEYS32", "_WORKERS")
-    limits = {"bincount": (1 << 20, 1 << 20), "table": (0, 1 << 24), "merge": (0, 0)}[path]
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in zip(names, memory_settings, strict=True):
-            patch.setattr(memory, name, value)
-        patch.setattr(encoded, "_BINCOUNT_KEYS", limits[0])
-        patch.setattr(encoded, "_BINCOUNT_PER_ROW", 0)
-        patch.setattr(encoded, "_TABLE_KEYS", limits[1])
-        patch.setattr(encoded, "_TABLE_PER_ROW", 0)
-        got = queries.run(*lazy, attack, KINDS, row=None, hooks=PolarsHooks())
+    names = ("table_bits", "pack_block", "keys32", "workers", "key_limit")
+    tuning = replace(
+        Tuning.forcing(TablePath.MEMORY, path), **dict(zip(names, memory_settings, strict=True))
+    )
+    got = queries.run(*lazy, attack, KINDS, row=None, hooks=PolarsHooks(tuning))
     expected = queries.run(*lazy, attack, KINDS, row=None, hooks=queries.Hooks())
     assert got.counts == expected.counts
     assert got.bins == expected.bins
@@ -184,7 +186,7 @@ def _pool(kind: str) -> Executor | None:
 @given(
     st.lists(st.integers(0, 40), max_size=30),
     st.lists(st.integers(0, 40), max_size=30),
-    st.sampled_from(["bincount", "table", "merge"]),
+    st.sampled_from(list(KeyCount)),
     st.sampled_from([np.int64, np.uint32]),
     st.sets(st.integers(0, 29)),
     st.sampled_from(["none", "thread", "now", "never"]),
@@ -193,7 +195,7 @@ def _pool(kind: str) -> Executor | None:
 def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     u: list[int],
     a: list[int],
-    path: str,
+    path: KeyCount,
     dtype: type[np.integer],
     outside: set[int],
     pool: str,
@@ -207,20 +209,16 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     left_out = np.array(sorted(i for i in outside if i < len(u)), dtype=np.intp)
     held = Counter(a)
     expected = sum(1 for i, key in enumerate(u) if held[key] == 1 and i not in outside)
-    limits = {"bincount": (64, 64), "table": (0, 64), "merge": (0, 0)}[path]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(encoded, "_BINCOUNT_KEYS", limits[0])
-        patch.setattr(encoded, "_BINCOUNT_PER_ROW", 0)
-        patch.setattr(encoded, "_TABLE_KEYS", limits[1])
-        patch.setattr(encoded, "_TABLE_PER_ROW", 0)
-        keys = np.array(u, dtype=dtype), np.array(a, dtype=dtype)
-        rows = len(u) - len(left_out) + len(a)
-        assert encoded.uses_bitmap(41, rows) == (path == "table")
-        blank = encoded.blank_bitmap(41) if ahead else None
-        got = encoded.linked_count(
-            lambda: keys[0], len(u), keys[1], 41, _pool(pool), left_out, blank
-        )
-        assert got == expected
+    tuning = Tuning.forcing(path)
+    keys = np.array(u, dtype=dtype), np.array(a, dtype=dtype)
+    rows = len(u) - len(left_out) + len(a)
+    assert tuning.key_count(41, rows) is path
+    assert encoded.uses_bitmap(41, rows, tuning) == (path is KeyCount.BITMAP)
+    blank = encoded.blank_bitmap(41) if ahead else None
+    got = encoded.linked_count(
+        lambda: keys[0], len(u), keys[1], 41, _pool(pool), left_out, blank, tuning
+    )
+    assert got == expected
 
 
 @settings(max_examples=60)
@@ -245,15 +243,13 @@ def test_keys_packed_by_blocks_shared_with_a_pool_are_the_mixed_radix_numbers(
     o = np.array(original, dtype=np.int64).reshape(-1, 2)
     a = np.array(avatars, dtype=np.int64).reshape(-1, 2)
     columns = [memory.LinkDigits(3, o[:, 0], a[:, 0]), memory.LinkDigits(5, o[:, 1], a[:, 1])]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(memory, "_PACK_BLOCK", block)
-        packing = memory.PackedKeys(columns, np.uint32, _pool(pool))
-        if first == "avatars":
-            a_key, valid = packing.avatars()
-            o_key = packing.original()
-        else:
-            o_key = packing.original()
-            a_key, valid = packing.avatars()
+    packing = memory.PackedKeys(columns, np.uint32, _pool(pool), block)
+    if first == "avatars":
+        a_key, valid = packing.avatars()
+        o_key = packing.original()
+    else:
+        o_key = packing.original()
+        a_key, valid = packing.avatars()
     assert o_key.tolist() == (o[:, 0] * 5 + o[:, 1]).tolist()
     assert valid.tolist() == ((a[:, 0] >= 0) & (a[:, 1] >= 0)).tolist()
     assert a_key.dtype == np.uint32

@@ -49,7 +49,9 @@ def _expected() -> pl.DataFrame:
 
 def test_row_ids_give_the_polars_links_on_every_engine(engine: Convert) -> None:
     original, avatars = _tables()
-    result = kpr.evaluate(engine(original), engine(avatars), KNOWN, row_id="id")
+    result = kpr.evaluate(
+        engine(original), engine(avatars), KNOWN, row_id="id", tuning=engine.tuning
+    )
     got = result.linked_frame()
     assert got.height == result.linked
     assert got.sort("original_row").to_dicts() == _expected().to_dicts()
@@ -57,7 +59,9 @@ def test_row_ids_give_the_polars_links_on_every_engine(engine: Convert) -> None:
 
 def test_row_id_may_also_be_a_known_variable(engine: Convert) -> None:
     original, avatars = _tables()
-    result = kpr.evaluate(engine(original), engine(avatars), ["id", "sex"], row_id="id")
+    result = kpr.evaluate(
+        engine(original), engine(avatars), ["id", "sex"], row_id="id", tuning=engine.tuning
+    )
     direct = kpr.evaluate(original, avatars, ["id", "sex"])
     assert result.linked == direct.linked
     assert result.linked_frame()["original_row"].to_list() == [
@@ -67,7 +71,7 @@ def test_row_id_may_also_be_a_known_variable(engine: Convert) -> None:
 
 def test_without_row_ids_spark_dask_duckdb_say_how(engine: Convert) -> None:
     original, avatars = _tables()
-    result = kpr.evaluate(engine(original), engine(avatars), KNOWN)
+    result = kpr.evaluate(engine(original), engine(avatars), KNOWN, tuning=engine.tuning)
     if result._detail is not None and result._detail.run.row is not None:
         assert result.linked_frame().height == result.linked  # polars-backed
         return

@@ -11,12 +11,12 @@ from typing import Any
 
 import narwhals as nw
 import polars as pl
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpr.engine import queries
 from kpr.engine.polars import PolarsHooks
+from kpr.engine.tuning import Tuning
 from kpr.metric.attack import Kind, make_attack
 
 SPECIAL = st.sampled_from([0.0, -0.0, math.nan, math.inf, -math.inf, 5e-324, 1e308, -1e308])
@@ -72,20 +72,16 @@ def test_the_scan_gives_what_the_two_passes_give(
     """The tables counted in memory (a sort of each number column, text ids, packed
     profiles) and the queries of the tables not kept in memory (G from row
     hashes or grouped) give what the two passes give."""
-    from kpr.engine import memory
-    from kpr.engine import polars as polars_engine
-
-    hooks = PolarsHooks(hashed_rows=0 if frame.height % 2 else 10**9)  # both ways to build G
-    saved = (memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT), polars_engine.PERSIST_ROWS
-    memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT = memory_settings
-    if frame.height % 4 == 1:  # G not kept: the two passes, values and keys counted by sorts
-        polars_engine.PERSIST_ROWS = 0
-    try:
-        scanned = _run(frame, hooks)
-    finally:
-        (memory._TABLE_BITS, memory._PACK_BLOCK, memory.KEY_LIMIT), polars_engine.PERSIST_ROWS = (
-            saved
-        )
+    bits, block, key_limit = memory_settings
+    tuning = Tuning(
+        # G not kept (1 in 4): the two passes, values and keys counted by sorts
+        memory_rows=0 if frame.height % 4 == 1 else Tuning().memory_rows,
+        hashed_rows=0 if frame.height % 2 else 10**9,  # both ways to build G
+        table_bits=bits,
+        pack_block=block,
+        key_limit=key_limit,
+    )
+    scanned = _run(frame, PolarsHooks(tuning))
     passes = _run(frame, queries.Hooks())
     assert scanned.unique_rows is not None and passes.unique_rows is None
     assert scanned.counts == passes.counts
@@ -100,15 +96,12 @@ def test_the_scan_gives_what_the_two_passes_give(
     assert scanned.unique_rows == unique
 
 
-def test_large_frames_keep_the_two_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_large_frames_keep_the_two_passes() -> None:
     """Above the in-memory threshold G is recomputed by each query: no scan; the
     identifying-variable counts come from one column at a time."""
-    from kpr.engine import polars as polars_engine
-
-    monkeypatch.setattr(polars_engine, "PERSIST_ROWS", 2)
     frame = pl.DataFrame({"f": [1.0, 2.0, 3.5], "i": [1, 2, 3], "u": [1, 2, 3], "c": list("abc")})
     frame = frame.with_columns(pl.col("u").cast(pl.UInt64))
-    run = _run(frame, PolarsHooks(hashed_rows=0))
+    run = _run(frame, PolarsHooks(Tuning(memory_rows=2, hashed_rows=0)))
     assert run.unique_rows == {"f": 3, "i": 3, "u": 3, "c": 3}  # counted by sorts
     assert run.bins["f"].mean == _run(frame, queries.Hooks()).bins["f"].mean == 6.5 / 3
 

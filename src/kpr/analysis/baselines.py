@@ -24,6 +24,7 @@ import polars as pl
 from kpr.analysis.attacks import run_attack
 from kpr.checks import seed as check_seed
 from kpr.checks import subsets as check_subsets
+from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
 from kpr.inputs.reconcile import Prepared
 from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
@@ -172,10 +173,11 @@ def evaluate_inputs(
     subsets: int = DEFAULT_SUBSETS,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> KprResult:
     """``kpr.evaluate`` on loaded inputs: the attack on the pair and, when the inputs
     hold a control, the result built with its comparison and warning."""
-    result = evaluate_loaded(inputs.pair, attack, progress=progress, pairing=pairing)
+    result = evaluate_loaded(inputs.pair, attack, progress=progress, pairing=pairing, tuning=tuning)
     if inputs.control is None:
         return result
     comparison = compare_control(

@@ -16,15 +16,17 @@ what differs for it, as a subclass of ``queries.Hooks`` that overrides just that
 from __future__ import annotations
 
 from kpr.engine.queries import Frame, Hooks
+from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 
 
-def hooks_for(frame: Frame) -> Hooks:
-    """The hooks of the backend a prepared frame runs on."""
+def hooks_for(frame: Frame, tuning: Tuning = DEFAULT_TUNING) -> Hooks:
+    """The hooks of the backend a prepared frame runs on (``tuning``: the thresholds
+    choosing polars' counting path)."""
     impl = frame.implementation
     if impl.is_polars():
         from kpr.engine.polars import PolarsHooks
 
-        return PolarsHooks()
+        return PolarsHooks(tuning)
     if impl.is_pyspark():
         from kpr.engine.spark import SparkHooks
 

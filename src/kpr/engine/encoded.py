@@ -39,22 +39,13 @@ import polars as pl
 
 from kpr.engine.jobs import Job
 from kpr.engine.queries import clamp64
+from kpr.engine.tuning import DEFAULT_TUNING, KeyCount, Tuning
 from kpr.metric import binning, classes
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Deviations, Moments, NumericBins
 from kpr.metric.classes import DIGIT_OFFSET, push_digit, value_codes
 from kpr.metric.counts import Counts
 from kpr.metric.exact import Window, float_sums
-
-#: A packed key is re-numbered densely before its radix would pass this.
-KEY_LIMIT = 2**62
-#: Counting by ``np.bincount`` (no sort, no hash) up to this many possible keys.
-_BINCOUNT_KEYS = 1 << 20
-_BINCOUNT_PER_ROW = 2  #: ... or up to this many per row counted
-#: :func:`linked_count` looks U's profiles up in a bitmap of every possible one up
-#: to this many possible profiles ...
-_TABLE_KEYS = 1 << 27
-_TABLE_PER_ROW = 32  #: ... or up to this many per row counted (4 bytes a row)
 
 Ints = np.ndarray  # int64 codes or keys
 #: packed keys of the raw codes of a prefix of known variables: key, radix, renumbered
@@ -104,12 +95,12 @@ class _Column:
     o_ints: Ints | None = None  #: ``o_values`` as exact int64 (integer columns)
 
 
-def _unique(values: np.ndarray) -> tuple[np.ndarray, Ints]:
+def _unique(values: np.ndarray, tuning: Tuning) -> tuple[np.ndarray, Ints]:
     """``np.unique(values, return_inverse=True)``; integers of a small range
     (categorical codes, ages, counts) by a count instead of a sort."""
     if values.dtype.kind in "iu" and len(values):
         low, high = int(values.min()), int(values.max())
-        if high - low <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * len(values)):
+        if tuning.few_keys(high - low, len(values)):
             offsets = (values - low).astype(np.int64)
             seen = np.bincount(offsets, minlength=high - low + 1) > 0
             rank = np.cumsum(seen) - 1
@@ -118,25 +109,25 @@ def _unique(values: np.ndarray) -> tuple[np.ndarray, Ints]:
     return np.unique(values, return_inverse=True)
 
 
-def _dense(series: pl.Series) -> tuple[Ints, np.ndarray, int]:
+def _dense(series: pl.Series, tuning: Tuning) -> tuple[Ints, np.ndarray, int]:
     """Dense codes of a column's values (null = 0, values 1, 2, ... in sorted
     order), the sorted distinct values, and how many codes there are."""
     present = series.is_not_null().to_numpy()
     values = series.drop_nulls()
     if isinstance(values.dtype, pl.String | pl.Categorical | pl.Enum):
         values = values.cast(pl.Categorical).to_physical()  # a hash, no sort of text
-    distinct, inverse = _unique(values.to_numpy())
+    distinct, inverse = _unique(values.to_numpy(), tuning)
     codes = np.zeros(len(series), dtype=np.int64)
     codes[present] = inverse + 1
     return codes, distinct, len(distinct) + 1
 
 
-def _values(series: pl.Series) -> tuple[Ints, int, np.ndarray, Ints | None]:
+def _values(series: pl.Series, tuning: Tuning) -> tuple[Ints, int, np.ndarray, Ints | None]:
     """A numeric column's codes, their number, the float value behind each code
     (NaN for missing), and for integer columns summed exactly by every engine
     (``kpr.engine.queries.exact_integers``) the exact int64 values: equal values
     share a code, -0.0 and 0.0 included."""
-    codes, distinct, radix = _dense(series)
+    codes, distinct, radix = _dense(series, tuning)
     raw = pl.Series(distinct).cast(series.dtype)
     values = np.full(radix, np.nan)
     values[1:] = raw.cast(pl.Float64).to_numpy()
@@ -154,13 +145,13 @@ def _comparable(series: pl.Series) -> pl.Series:
     return series
 
 
-def _encode_column(o: pl.Series, a: pl.Series, kind: Kind) -> _Column:
+def _encode_column(o: pl.Series, a: pl.Series, kind: Kind, tuning: Tuning) -> _Column:
     if kind.binned:  # numeric, or a date as float days
-        o_codes, o_radix, o_values, o_ints = _values(o)
-        a_codes, _, a_values, _ = _values(a)
+        o_codes, o_radix, o_values, o_ints = _values(o, tuning)
+        a_codes, _, a_values, _ = _values(a, tuning)
         return _Column(kind, o_codes, a_codes, o_radix, o_values, a_values, o_ints)
     o, a = _comparable(o), _comparable(a)
-    codes, _, radix = _dense(pl.concat([o, a if a.dtype == o.dtype else a.cast(o.dtype)]))
+    codes, _, radix = _dense(pl.concat([o, a if a.dtype == o.dtype else a.cast(o.dtype)]), tuning)
     return _Column(kind, codes[: len(o)], codes[len(o) :], radix)
 
 
@@ -169,11 +160,11 @@ def value_classes(values: np.ndarray, bins: NumericBins) -> np.ndarray:
     return value_codes(values, bins)
 
 
-def digit_shift(bins: NumericBins) -> tuple[float, int] | None:
+def digit_shift(bins: NumericBins, tuning: Tuning = DEFAULT_TUNING) -> tuple[float, int] | None:
     """How a numeric column's classes become small digits
-    (``kpr.metric.classes.digit_shift``); None when they span too much for that
-    (see :func:`class_digits`)."""
-    return classes.digit_shift(bins, _BINCOUNT_KEYS)
+    (``kpr.metric.classes.digit_shift``); None when they span more classes than
+    ``np.bincount`` counts (see :func:`class_digits`)."""
+    return classes.digit_shift(bins, tuning.bincount_keys)
 
 
 def shifted_digits(values: np.ndarray, bins: NumericBins, shift: float) -> Ints:
@@ -183,12 +174,12 @@ def shifted_digits(values: np.ndarray, bins: NumericBins, shift: float) -> Ints:
 
 
 def class_digits(
-    o_values: np.ndarray, a_values: np.ndarray, bins: NumericBins
+    o_values: np.ndarray, a_values: np.ndarray, bins: NumericBins, tuning: Tuning
 ) -> tuple[Ints, Ints, int]:
     """The classes of two arrays of a numeric column's values (the original's and
     the avatars') as small integers shared by both, and their radix: shifted
     (:func:`digit_shift`), or numbered densely when they span too much."""
-    plan = digit_shift(bins)
+    plan = digit_shift(bins, tuning)
     if plan is not None:
         shift, radix = plan
         return shifted_digits(o_values, bins, shift), shifted_digits(a_values, bins, shift), radix
@@ -203,14 +194,14 @@ def _renumber(key: Ints) -> tuple[Ints, int]:
 
 
 def extend_keys(
-    keys: list[Ints] | None, radix: int, digits: list[Ints], digit_radix: int
+    keys: list[Ints] | None, radix: int, digits: list[Ints], digit_radix: int, key_limit: int
 ) -> tuple[list[Ints], int, bool]:
     """``key * digit_radix + digit`` for several arrays packed alike (new arrays;
     no keys yet: the digits), renumbered densely (jointly) first when the
-    product could overflow (then True)."""
+    product could pass ``key_limit`` (then True)."""
     if keys is None:
         return [np.asarray(d, dtype=np.int64) for d in digits], digit_radix, False
-    renumbered = radix * digit_radix >= KEY_LIMIT
+    renumbered = radix * digit_radix >= key_limit
     if renumbered:
         joint, radix = _renumber(np.concatenate(keys))
         bounds = np.cumsum([len(k) for k in keys])[:-1]
@@ -262,11 +253,6 @@ def _once(key: Ints) -> np.ndarray:
     return counts[inverse] == 1
 
 
-def _few_keys(radix: int, rows: int) -> bool:
-    """Whether keys below ``radix`` are counted by ``np.bincount`` rather than sorted."""
-    return radix <= max(_BINCOUNT_KEYS, _BINCOUNT_PER_ROW * rows)
-
-
 def blank_bitmap(size: int) -> np.ndarray:
     """A bitmap of ``size`` bits, all 0, its memory already touched: made ahead by
     another thread, which then takes the kernel's page faults (a few
@@ -276,10 +262,10 @@ def blank_bitmap(size: int) -> np.ndarray:
     return bitmap
 
 
-def uses_bitmap(radix: int, rows: int) -> bool:
+def uses_bitmap(radix: int, rows: int, tuning: Tuning = DEFAULT_TUNING) -> bool:
     """Whether :func:`linked_count` looks ``rows`` keys (U's and the avatars') below
     ``radix`` up in a bitmap."""
-    return not _few_keys(radix, rows) and radix <= max(_TABLE_KEYS, _TABLE_PER_ROW * rows)
+    return tuning.key_count(radix, rows) is KeyCount.BITMAP
 
 
 def _bitmap(
@@ -307,7 +293,7 @@ def _bitmap(
 
 
 def once_lookup(
-    a_key: Ints, radix: int, rows: int, blank: np.ndarray | None = None
+    a_key: Ints, radix: int, rows: int, blank: np.ndarray | None, tuning: Tuning
 ) -> Callable[[Ints], np.ndarray] | None:
     """Which keys (in ``[0, radix)``) the avatars' keys hold exactly once, as a
     lookup of some keys (1 or 0 each); ``rows``, U's members and the avatars'
@@ -315,10 +301,11 @@ def once_lookup(
     a few bytes per row, a bitmap of every possible profile (``blank``: its memory
     made ahead, :func:`blank_bitmap`) with the bits of the sorted avatar profiles
     present once (B1) set. None beyond: :func:`linked_count` merges sorted keys."""
-    if _few_keys(radix, rows):
+    way = tuning.key_count(radix, rows)
+    if way is KeyCount.BINCOUNT:
         once = np.bincount(a_key, minlength=radix) == 1
         return lambda keys: once[keys]
-    if not uses_bitmap(radix, rows):
+    if way is KeyCount.SORT:
         return None
     return _bitmap(sorted_once(a_key), radix, blank)
 
@@ -331,6 +318,7 @@ def linked_count(
     pool: Executor | None = None,
     outside: Ints | None = None,
     blank: np.ndarray | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
     in ``[0, radix)``). ``u_keys`` makes U's keys (``u_rows`` of them); it is called
@@ -349,7 +337,7 @@ def linked_count(
     members = u_rows - len(left_out)
     if members == 0 or len(a_key) == 0:
         return 0
-    lookup = once_lookup(a_key, radix, members + len(a_key), blank)
+    lookup = once_lookup(a_key, radix, members + len(a_key), blank, tuning)
     if lookup is not None:  # U's keys looked up, not sorted
         return found(lookup, u_keys(), left_out, pool)
     u_key = u_keys()
@@ -571,11 +559,16 @@ class EncodedTables:
     """Both tables' candidate columns, encoded once for any number of attacks."""
 
     def __init__(
-        self, original: pl.DataFrame, avatars: pl.DataFrame, kinds: Mapping[str, Kind]
+        self,
+        original: pl.DataFrame,
+        avatars: pl.DataFrame,
+        kinds: Mapping[str, Kind],
+        tuning: Tuning = DEFAULT_TUNING,
     ) -> None:
         self.n, self.m = original.height, avatars.height
+        self.tuning = tuning
         self.columns = {
-            name: _encode_column(original[name], avatars[name], kind)
+            name: _encode_column(original[name], avatars[name], kind, tuning)
             for name, kind in kinds.items()
         }
 
@@ -596,12 +589,12 @@ class EncodedTables:
         for i in range(start, len(known)):
             col = self.columns[known[i]]
             [key], radix, again = extend_keys(
-                None if key is None else [key], radix, [col.o], col.radix
+                None if key is None else [key], radix, [col.o], col.radix, self.tuning.key_limit
             )
             renumbered = renumbered or again
             cache[tuple(known[: i + 1])] = (key, radix, renumbered)
         assert key is not None
-        few = _few_keys(radix, len(key))
+        few = self.tuning.few_keys(radix, len(key))
         if renumbered:
             once = np.bincount(key, minlength=radix)[key] == 1 if few else _once(key)
             rows = np.flatnonzero(once)
@@ -634,7 +627,9 @@ class EncodedTables:
                 moments = weighted_moments(col.o_values, col.o_ints, counts)
                 bins[name] = binning.numeric_bins(moments, tolerance, date=date)
                 assert col.a_values is not None
-                do, da, digit_radix = class_digits(col.o_values, col.a_values, bins[name])
+                do, da, digit_radix = class_digits(
+                    col.o_values, col.a_values, bins[name], self.tuning
+                )
                 u_digits.append(do[codes])
                 lookups.append(da)
             else:
@@ -655,10 +650,12 @@ class EncodedTables:
             known, d.u_digits, d.lookups, d.radices, strict=True
         ):
             a_digit = lookup[self.columns[name].a]
-            keys, radix, _ = extend_keys(keys, radix, [u_digit, a_digit], digit_radix)
+            keys, radix, _ = extend_keys(
+                keys, radix, [u_digit, a_digit], digit_radix, self.tuning.key_limit
+            )
         assert keys is not None
         u_key = keys[0]
-        linked = linked_count(lambda: u_key, len(u_key), keys[1], radix)
+        linked = linked_count(lambda: u_key, len(u_key), keys[1], radix, tuning=self.tuning)
         size_u = len(d.u_digits[0])
         return SubsetCounts(tuple(known), Counts(self.n, self.m, size_u, linked), d.bins)
 

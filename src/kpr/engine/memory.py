@@ -34,7 +34,6 @@ scanned by a polars group-by, and its link falls back to the lazy queries.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,7 +45,6 @@ import polars as pl
 
 from kpr.engine import queries
 from kpr.engine.encoded import (
-    KEY_LIMIT,
     Ints,
     blank_bitmap,
     class_digits,
@@ -61,17 +59,12 @@ from kpr.engine.encoded import (
     weighted_moments,
 )
 from kpr.engine.jobs import Job
+from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Moments, NumericBins
 from kpr.metric.classes import push_digit
 
 _TEXT = (pl.String, pl.Categorical, pl.Enum)
-#: Bits of a row hash that index the small tables of :func:`_rows_holding` and
-#: :class:`TextIds` (a million entries: a few MiB, filled in milliseconds).
-_TABLE_BITS = 20
-#: A text column with more distinct values than this is numbered by an enum of its
-#: texts instead (its hash windows would collide too often).
-_FEW_TEXTS = 2_000
 
 
 def _numbers(dtype: pl.DataType) -> bool:
@@ -84,6 +77,7 @@ def shared_groups(
     keys: Sequence[str],
     sorted_columns: Sequence[SortedColumn] = (),
     text_ids: Callable[[], Mapping[str, Ints]] = dict,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> tuple[Ints, Ints]:
     """The rows whose known values another row holds too (the rows of G's groups
     of more than one, in order) and their groups' sizes; every other row is a
@@ -97,18 +91,18 @@ def shared_groups(
     texts costs far more)."""
     best = max(sorted_columns, key=lambda c: c.singles, default=None)
     if best is None or 2 * best.singles < frame.height:
-        return _hashed_groups(frame, keys)
-    rows = best.shared_rows()
+        return _hashed_groups(frame, keys, tuning.table_bits)
+    rows = best.shared_rows(tuning.table_bits)
     if len(rows) == 0:
         return rows, np.zeros(0, dtype=np.int64)
     ids = text_ids()
     taken = frame.select(v for v in keys if v not in ids)[rows]  # one take of the rest
     taken = taken.with_columns(pl.Series(v, ids[v][rows]) for v in keys if v in ids)
-    at, sizes = _hashed_groups(taken, keys)
+    at, sizes = _hashed_groups(taken, keys, tuning.table_bits)
     return rows[at], sizes
 
 
-def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[Ints, Ints]:
+def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str], bits: int) -> tuple[Ints, Ints]:
     """:func:`shared_groups` of every row, from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
     ordered = np.sort(hashes)
@@ -117,7 +111,7 @@ def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str]) -> tuple[Ints, Ints
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
     shared = ordered[1:][same]
     shared = shared[run_starts(shared)]
-    rows = _rows_holding(hashes, shared, _low_bits)
+    rows = _rows_holding(hashes, shared, _low_bits, bits)
     grouped = frame[rows].select(pl.len().over(list(keys)).cast(pl.Int64))
     sizes = grouped.to_series().to_numpy()
     more = sizes > 1  # rows that share only a hash are groups of one
@@ -132,8 +126,8 @@ def _with_sizes(frame: pl.DataFrame, rows: Ints, sizes: Ints) -> pl.DataFrame:
     return frame.with_columns(pl.Series(queries._N, column))
 
 
-def _slots(values: np.ndarray) -> Ints:
-    """Each number's slot in a table of ``2**_TABLE_BITS`` entries: the top bits
+def _slots(values: np.ndarray, table_bits: int) -> Ints:
+    """Each number's slot in a table of ``2**table_bits`` entries: the top bits
     of its 64-bit pattern times a large odd constant (Fibonacci hashing), equal
     numbers alike (-0.0 as 0.0)."""
     if values.dtype.kind == "f":
@@ -141,7 +135,7 @@ def _slots(values: np.ndarray) -> Ints:
     else:
         bits = values.astype(np.int64, copy=False).view(np.uint64)
     bits = bits * np.uint64(0x9E3779B97F4A7C15)
-    bits >>= np.uint64(64 - _TABLE_BITS)
+    bits >>= np.uint64(64 - table_bits)
     return bits.view(np.int64)
 
 
@@ -151,24 +145,24 @@ def _row_hashes(frame: pl.DataFrame, keys: Sequence[str]) -> pl.Series:
 
 
 def _rows_holding(
-    values: np.ndarray, shared: np.ndarray, slots: Callable[[np.ndarray], Ints]
+    values: np.ndarray, shared: np.ndarray, slots: Callable[[np.ndarray, int], Ints], bits: int
 ) -> Ints:
     """The rows whose value is one of ``shared`` (sorted, unique): a table of
     their ``slots`` finds the few candidates, a binary search confirms them (a
     search of every row would cost a random lookup each)."""
     if len(shared) == 0:
         return np.zeros(0, dtype=np.intp)
-    table = np.zeros(1 << _TABLE_BITS, dtype=bool)
-    table[slots(shared)] = True
-    candidates = np.flatnonzero(table[slots(values)])
+    table = np.zeros(1 << bits, dtype=bool)
+    table[slots(shared, bits)] = True
+    candidates = np.flatnonzero(table[slots(values, bits)])
     found = values[candidates]
     at = np.minimum(np.searchsorted(shared, found), len(shared) - 1)
     return candidates[shared[at] == found]
 
 
-def _low_bits(hashes: np.ndarray) -> Ints:
+def _low_bits(hashes: np.ndarray, bits: int) -> Ints:
     """A hash's slot: its low bits."""
-    return (hashes & np.uint64((1 << _TABLE_BITS) - 1)).astype(np.intp)
+    return (hashes & np.uint64((1 << bits) - 1)).astype(np.intp)
 
 
 class TextIds:
@@ -183,8 +177,9 @@ class TextIds:
     after three, and for many distinct texts, an enum of the texts numbers
     them."""
 
-    def __init__(self, column: pl.Series) -> None:
+    def __init__(self, column: pl.Series, tuning: Tuning = DEFAULT_TUNING) -> None:
         column = _as_text(column)
+        self.tuning = tuning
         self.shift = -1
         self.lookup = np.zeros(0, dtype=np.int16)  # window value -> id, -1 for none
         self.enum = pl.Enum([])  # with ``shift`` -1: the texts, numbered from 1
@@ -197,14 +192,14 @@ class TextIds:
         if column.null_count() == len(column):  # only missing values: no text is held
             return np.zeros(len(column), dtype=np.int64), 1
         for shift in _WINDOWS:
-            numbered = _numbered(_window(hashes, shift), null)
+            numbered = _numbered(_window(hashes, shift, self.tuning.table_bits), null, self.tuning)
             if numbered is None:  # too many texts for a small table
                 break
             lookup, ids, rows = numbered
             if null is not None:
                 ids[null] = 0
             representatives = column.gather(rows)
-            if len(_strangers(column, representatives, ids)) == 0:
+            if len(_strangers(column, representatives, ids, self.tuning.check_block)) == 0:
                 self.shift, self.lookup, self.representatives = shift, lookup, representatives
                 return ids, len(rows) + 1
         # an enum of the column's distinct texts: its ids, from 1
@@ -221,8 +216,9 @@ class TextIds:
         if self.ids.dtype.itemsize == 8:
             return np.bincount(self.ids, minlength=self.radix)
         rows = np.zeros(self.radix, dtype=np.int64)
-        for start in range(0, len(self.ids), _CHECK_BLOCK):
-            rows += np.bincount(self.ids[start : start + _CHECK_BLOCK], minlength=self.radix)
+        block = self.tuning.check_block
+        for start in range(0, len(self.ids), block):
+            rows += np.bincount(self.ids[start : start + block], minlength=self.radix)
         return rows
 
     def encode(self, other: pl.Series) -> Ints:
@@ -231,8 +227,8 @@ class TextIds:
         if self.shift < 0:
             ids = _enum_ids(other, self.enum)
         else:
-            ids = self.lookup[_window(other.hash().to_numpy(), self.shift)]
-            ids[_strangers(other, self.representatives, ids)] = -1
+            ids = self.lookup[_window(other.hash().to_numpy(), self.shift, self.tuning.table_bits)]
+            ids[_strangers(other, self.representatives, ids, self.tuning.check_block)] = -1
         if other.null_count():
             ids[other.is_null().to_numpy()] = 0
         return ids
@@ -242,15 +238,17 @@ class TextIds:
 _WINDOWS = (0, 22, 44)
 
 
-def _numbered(window: Ints, null: np.ndarray | None) -> tuple[Ints, Ints, Ints] | None:
+def _numbered(
+    window: Ints, null: np.ndarray | None, tuning: Tuning
+) -> tuple[Ints, Ints, Ints] | None:
     """Ids from 1 of the window values of the present rows: the table from window
     value to id (-1: none), each row's id, and a row holding each id's value; None
-    for more than ``_FEW_TEXTS`` values. The first rows' values are numbered
+    for more than ``tuning.few_texts`` values. The first rows' values are numbered
     first, then those of the rows still without an id (few: most values are in the
     first rows), with no scatter of every row into the table."""
-    lookup = np.full(1 << _TABLE_BITS, -1, dtype=np.int16)  # 2 bytes a row for ids
+    lookup = np.full(1 << tuning.table_bits, -1, dtype=np.int16)  # 2 bytes a row for ids
     rows = np.zeros(0, dtype=np.intp)
-    unknown = np.arange(min(len(window), _SEED_ROWS))
+    unknown = np.arange(min(len(window), tuning.seed_rows))
     ids = None
     while True:
         if null is not None:
@@ -259,7 +257,7 @@ def _numbered(window: Ints, null: np.ndarray | None) -> tuple[Ints, Ints, Ints] 
             return lookup, ids, rows
         if len(unknown):
             held, first = np.unique(window[unknown], return_index=True)
-            if len(rows) + len(held) > _FEW_TEXTS:
+            if len(rows) + len(held) > tuning.few_texts:
                 return None
             lookup[held] = np.arange(len(rows) + 1, len(rows) + len(held) + 1)
             rows = np.concatenate([rows, unknown[first]])
@@ -267,26 +265,22 @@ def _numbered(window: Ints, null: np.ndarray | None) -> tuple[Ints, Ints, Ints] 
         unknown = np.flatnonzero(ids < 0)
 
 
-#: Rows whose values :func:`_numbered` numbers first.
-_SEED_ROWS = 1 << 16
-
-
-def _window(hashes: np.ndarray, shift: int) -> Ints:
-    """Bits ``shift`` to ``shift + _TABLE_BITS`` of each hash (as int64 indices)."""
-    mask = np.uint64((1 << _TABLE_BITS) - 1)
+def _window(hashes: np.ndarray, shift: int, bits: int) -> Ints:
+    """Bits ``shift`` to ``shift + bits`` of each hash (as int64 indices)."""
+    mask = np.uint64((1 << bits) - 1)
     window = hashes >> np.uint64(shift) if shift else hashes.copy()
     window &= mask
     return window.view(np.int64)
 
 
-def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints:
+def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints, block: int) -> Ints:
     """The present rows of id 1 or more whose text is not their id's, compared a
     block of rows at a time (small arrays, no table-long copy of the texts)."""
     if len(representatives) == 0:
         return np.zeros(0, dtype=np.intp)
     found = []
-    for start in range(0, len(column), _CHECK_BLOCK):
-        stop = min(start + _CHECK_BLOCK, len(column))
+    for start in range(0, len(column), block):
+        stop = min(start + block, len(column))
         index = np.maximum(ids[start:stop], 1).astype(np.uint32)
         index -= 1  # a row's representative: none for missing (id 0), compared and left out
         theirs = representatives[index]  # a native take (gather() runs a query)
@@ -295,10 +289,6 @@ def _strangers(column: pl.Series, representatives: pl.Series, ids: Ints) -> Ints
             rows = differ.fill_null(False).to_numpy() & (ids[start:stop] > 0)
             found.append(np.flatnonzero(rows) + start)
     return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
-
-
-#: Rows of a text column compared with their representatives' texts at a time.
-_CHECK_BLOCK = 1 << 16
 
 
 def _enum_ids(column: pl.Series, enum: pl.Enum) -> Ints:
@@ -328,7 +318,7 @@ class SortedColumn:
     rows: Ints
 
     @classmethod
-    def of(cls, column: pl.Series) -> SortedColumn:
+    def of(cls, column: pl.Series, tuning: Tuning = DEFAULT_TUNING) -> SortedColumn:
         """Missing and NaN are each one value; -0.0 equals 0.0 (as in a group-by).
         Floats come with NaN for missing (one copy, which the link reuses as its
         float values); integers with their smallest value (a float would lose
@@ -350,7 +340,9 @@ class SortedColumn:
             values = column.fill_null(low).to_numpy() if missing else column.to_numpy()
             absent = column.is_null().to_numpy() if missing else None
             if len(column):
-                counted = _counted(values, int(cast(int, low)), int(cast(int, high)), missing)
+                counted = _counted(
+                    values, int(cast(int, low)), int(cast(int, high)), missing, tuning.count_span
+                )
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
             if absent is None:
@@ -375,10 +367,10 @@ class SortedColumn:
         """The rows holding a value no other row holds."""
         return self.singles + (self.missing == 1) + (self.nan == 1)
 
-    def shared_rows(self) -> Ints:
+    def shared_rows(self, table_bits: int) -> Ints:
         """The rows holding a value another row holds too (:func:`_rows_holding`,
         by :func:`_slots`), or none (missing, NaN), in order."""
-        rows = _rows_holding(self.values, self.distinct[self.rows > 1], _slots)
+        rows = _rows_holding(self.values, self.distinct[self.rows > 1], _slots, table_bits)
         if self.absent is None:
             return rows
         marked = self.absent.copy()
@@ -409,15 +401,15 @@ def _once(size: int) -> Ints:
 
 
 def _counted(
-    values: np.ndarray, low: int, high: int, filled: int
+    values: np.ndarray, low: int, high: int, filled: int, span: int
 ) -> tuple[np.ndarray, Ints] | None:
     """The distinct values and their rows of integers from ``low`` to ``high``
     (``filled`` missing rows hold ``low``) by one ``np.bincount`` when the range is
     small (ages, counts, codes), with no sort and no copy of a column of values
     from 0; None otherwise."""
-    if high - low > max(_BINCOUNT_SPAN, len(values)):
+    if high - low > max(span, len(values)):
         return None
-    if low >= 0 and high <= 2 * max(_BINCOUNT_SPAN, len(values)):
+    if low >= 0 and high <= 2 * max(span, len(values)):
         counts = np.bincount(values.astype(np.intp, copy=False), minlength=high + 1)[low:]
     else:
         counts = np.bincount((values - low).astype(np.intp, copy=False), minlength=high - low + 1)
@@ -426,10 +418,6 @@ def _counted(
     distinct = held.astype(values.dtype)
     distinct += values.dtype.type(low)  # in the column's type: uint64 reaches 2**64 - 1
     return distinct, counts[held]
-
-
-#: An integer column spanning up to this many values (or one per row) is counted.
-_BINCOUNT_SPAN = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -471,13 +459,13 @@ def column_scan(
     return ColumnScan(moments, profile, read.unique(), distinct)
 
 
-def read_column(column: pl.Series) -> SortedColumn | TextIds | None:
+def read_column(column: pl.Series, tuning: Tuning) -> SortedColumn | TextIds | None:
     """What the scan and the link need of one column, before U is known: a number
     column sorted, a text column's ids; None for other types."""
     if _numbers(column.dtype):
-        return SortedColumn.of(column)
+        return SortedColumn.of(column, tuning)
     if isinstance(column.dtype, _TEXT):
-        return TextIds(column)
+        return TextIds(column, tuning)
     return None
 
 
@@ -543,6 +531,7 @@ def column_digits(
     read: SortedColumn | TextIds | None,
     scan: ColumnScan,
     a_read: np.ndarray | None,
+    tuning: Tuning,
 ) -> LinkDigits | None:
     """One known variable's :class:`LinkDigits` (``a_read``: what
     :func:`read_avatars` made of the avatars' column); None: this column has no
@@ -553,9 +542,9 @@ def column_digits(
     if bins is not None:  # numeric or date: its classes
         if not bins.int_codes:
             return None
-        plan = digit_shift(bins)
+        plan = digit_shift(bins, tuning)
         if plan is None:
-            do, da, radix = class_digits(_floats(o, read), _floats(a, None), bins)
+            do, da, radix = class_digits(_floats(o, read), _floats(a, None), bins, tuning)
             return LinkDigits(radix, do, da)
         shift, radix = plan
         # turned into digits a block at a time: the original's values and the
@@ -572,7 +561,9 @@ def column_digits(
     if scan.distinct is None:
         return None
     return LinkDigits(
-        len(scan.distinct) + 1, _value_digits(o, scan.distinct), _value_digits(a, scan.distinct)
+        len(scan.distinct) + 1,
+        _value_digits(o, scan.distinct, tuning.table_span),
+        _value_digits(a, scan.distinct, tuning.table_span),
     )
 
 
@@ -607,14 +598,18 @@ class PackedKeys:
     the avatars' keys while the pool's thread is still packing U's."""
 
     def __init__(
-        self, columns: Sequence[LinkDigits], a_dtype: type[np.integer], pool: Executor | None
+        self,
+        columns: Sequence[LinkDigits],
+        a_dtype: type[np.integer],
+        pool: Executor | None,
+        block: int = DEFAULT_TUNING.pack_block,
     ) -> None:
         n, m = len(columns[0].original), len(columns[0].avatars)
-        self.columns = columns
+        self.columns, self.block = columns, block
         self.o_key, self.a_key = np.empty(n, dtype=np.int64), np.empty(m, dtype=a_dtype)
         self.valid = np.ones(m, dtype=bool)
-        self.a_blocks = partial(self._pack, True, iter(range(0, m, _PACK_BLOCK)))
-        self.o_blocks = partial(self._pack, False, iter(range(0, n, _PACK_BLOCK)))
+        self.a_blocks = partial(self._pack, True, iter(range(0, m, block)))
+        self.o_blocks = partial(self._pack, False, iter(range(0, n, block)))
         self.jobs = Job(self.a_blocks, pool), Job(self.o_blocks, pool)
 
     def avatars(self) -> tuple[Ints, np.ndarray]:
@@ -632,7 +627,7 @@ class PackedKeys:
     def _pack(self, avatars: bool, starts: Iterator[int]) -> None:
         keys, valid = (self.a_key, self.valid) if avatars else (self.o_key, None)
         for start in starts:  # next() on the shared iterator is atomic
-            stop = min(start + _PACK_BLOCK, len(keys))
+            stop = min(start + self.block, len(keys))
             key = keys[start:stop]
             key[:] = 0
             for column in self.columns:
@@ -642,18 +637,14 @@ class PackedKeys:
                 push_digit(key, digit, column.radix, out=key)
 
 
-#: Rows packed at a time by :class:`PackedKeys`.
-_PACK_BLOCK = 1 << 16
-
-
-def _value_digits(column: pl.Series, distinct: np.ndarray) -> Ints:
+def _value_digits(column: pl.Series, distinct: np.ndarray, table_span: int) -> Ints:
     """An integer column's values as their positions in the original's sorted
     distinct values, from 1 (0 missing, -1 a value the original does not hold)."""
     if len(distinct) == 0:
         return np.where(column.is_null().to_numpy(), 0, -1)
     values = column.fill_null(distinct[0]).to_numpy()
     low, high = int(distinct[0]), int(distinct[-1])
-    if high - low < _TABLE_SPAN:  # a table of the range: no search
+    if high - low < table_span:  # a table of the range: no search
         table = np.full(high - low + 1, -1, dtype=np.int64)
         table[(distinct - low).astype(np.int64)] = np.arange(1, len(distinct) + 1)
         inside = (values >= low) & (values <= high)
@@ -667,12 +658,10 @@ def _value_digits(column: pl.Series, distinct: np.ndarray) -> Ints:
     return digits
 
 
-#: An integer column whose values span less than this is numbered by a table.
-_TABLE_SPAN = 1 << 22
-
-
-def _renumbered_keys(digits: Sequence[LinkDigits]) -> tuple[Ints, Ints, int, np.ndarray]:
-    """Both tables' packed keys when the product of the radices passes 2**62
+def _renumbered_keys(
+    digits: Sequence[LinkDigits], key_limit: int
+) -> tuple[Ints, Ints, int, np.ndarray]:
+    """Both tables' packed keys when the product of the radices passes ``key_limit``
     (``kpr.engine.encoded.extend_keys`` renumbers them densely on the way)."""
     keys: list[Ints] | None = None
     radix = 1
@@ -681,18 +670,9 @@ def _renumbered_keys(digits: Sequence[LinkDigits]) -> tuple[Ints, Ints, int, np.
     for column in digits:
         do, da = column.block(column.original, 0, n), column.block(column.avatars, 0, m)
         valid &= da >= 0
-        keys, radix, _ = extend_keys(keys, radix, [do, np.maximum(da, 0)], column.radix)
+        keys, radix, _ = extend_keys(keys, radix, [do, np.maximum(da, 0)], column.radix, key_limit)
     assert keys is not None
     return keys[0], keys[1], radix, valid
-
-
-#: Profiles are packed into 4-byte keys (sorted twice as fast) below this radix.
-_KEYS32 = 2**32
-
-#: Threads of one evaluation beside the calling one, which works too (numpy and
-#: polars release the GIL on large arrays): one per other core, up to 4. On 2 cores
-#: a second worker only contends with polars' own threads (measured 6 % slower).
-_WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))
 
 
 def _avatars_query(avatars: pl.LazyFrame, kinds: Mapping[str, Kind]) -> pl.LazyFrame:
@@ -716,26 +696,31 @@ class MemoryTables:
     by side."""
 
     def __init__(
-        self, original: pl.LazyFrame, avatars: pl.LazyFrame, kinds: Mapping[str, Kind]
+        self,
+        original: pl.LazyFrame,
+        avatars: pl.LazyFrame,
+        kinds: Mapping[str, Kind],
+        tuning: Tuning,
     ) -> None:
         known = list(kinds)
-        self.pool = ThreadPoolExecutor(_WORKERS)
+        self.tuning = tuning
+        self.pool = ThreadPoolExecutor(tuning.workers)
         self.avatars = Job(_avatars_query(avatars, kinds).collect, self.pool)
         self.frame = original.collect()
         numbers = [v for v in known if _numbers(self.frame[v].dtype)]
         texts = [v for v in known if v not in numbers]
         self.read: dict[str, Job[SortedColumn | TextIds | None]] = {
-            v: Job(partial(read_column, self.frame[v]), self.pool) for v in texts
+            v: Job(partial(read_column, self.frame[v], tuning), self.pool) for v in texts
         }
         self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
             v: Job(partial(self._read_avatars, v), self.pool) for v in texts
         }
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
-            sorted_columns.append(SortedColumn.of(self.frame[v]))
+            sorted_columns.append(SortedColumn.of(self.frame[v], tuning))
             self.read[v] = Job.done(sorted_columns[-1])
         text_ids = partial(self._text_ids, texts)
-        self.outside, sizes = shared_groups(self.frame, known, sorted_columns, text_ids)
+        self.outside, sizes = shared_groups(self.frame, known, sorted_columns, text_ids, tuning)
         self.groups = pl.defer(  # G's sizes as a column, only if a command asks for U's rows
             partial(_with_sizes, self.frame, self.outside, sizes),
             schema={**self.frame.schema, queries._N: pl.Int64},
@@ -772,8 +757,9 @@ class MemoryTables:
         def made(v: str, scan: ColumnScan) -> LinkDigits | None:
             a_read = self.read_avatars[v].result() if v in self.read_avatars else None
             return column_digits(
-                self.frame[v], avatars[v], bins.get(v), self.read[v].result(), scan, a_read
-            )
+                self.frame[v], avatars[v], bins.get(v), self.read[v].result(), scan, a_read,
+                self.tuning,
+            )  # fmt: skip
 
         jobs = [Job(partial(made, v, scan), self.pool) for v, scan in self.scans.items()]
         columns = [job.result() for job in jobs]
@@ -782,23 +768,27 @@ class MemoryTables:
         digits = [c for c in columns if c is not None]
         radix = math.prod(c.radix for c in digits)
         m, members = avatars.height, self.frame.height - len(self.outside)
-        if radix >= KEY_LIMIT:  # renumbered as it is packed, a column at a time
-            o_key, a_key, radix, valid = _renumbered_keys(digits)
+        tuning = self.tuning
+        if radix >= tuning.key_limit:  # renumbered as it is packed, a column at a time
+            o_key, a_key, radix, valid = _renumbered_keys(digits, tuning.key_limit)
             a_key = a_key if valid.all() else a_key[valid]
-            return m, linked_count(lambda: o_key, len(o_key), a_key, radix, self.pool, self.outside)
+            return m, linked_count(
+                lambda: o_key, len(o_key), a_key, radix, self.pool, self.outside, tuning=tuning
+            )
         # the pool's thread first makes the bitmap's memory, then packs with this one;
         # the avatars' keys are sorted (4 bytes when they fit), U's are looked up
         blank = None
-        if uses_bitmap(radix, members + m):
+        if uses_bitmap(radix, members + m, tuning):
             blank = Job(partial(blank_bitmap, radix), self.pool)
-        packing = PackedKeys(digits, np.uint32 if radix <= _KEYS32 else np.int64, self.pool)
+        a_dtype = np.uint32 if radix <= tuning.keys32 else np.int64
+        packing = PackedKeys(digits, a_dtype, self.pool, tuning.pack_block)
         a_key, valid = packing.avatars()
         a_key = a_key if valid.all() else a_key[valid]
         bitmap = None if blank is None else blank.result()
         # U's keys are asked for (and packed here too) once the avatars' are counted
         u_rows = self.frame.height
         return m, linked_count(
-            packing.original, u_rows, a_key, radix, self.pool, self.outside, bitmap
+            packing.original, u_rows, a_key, radix, self.pool, self.outside, bitmap, tuning
         )
 
     def close(self) -> None:

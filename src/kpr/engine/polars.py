@@ -1,6 +1,8 @@
 """The polars backend (and pandas and pyarrow inputs, which are read into polars).
 
-- Up to ``PERSIST_ROWS`` original rows, both tables are read once into memory and
+The path is chosen by ``Tuning.table_path`` (``kpr.engine.tuning``):
+
+- Up to ``memory_rows`` original rows, both tables are read once into memory and
   counted with numpy (``kpr.engine.memory``): each row's group size from one hash
   of its known values, one sort (numbers) or one id per value (texts) per known
   variable for the statistics, the column profile and the identifying-variable
@@ -11,7 +13,7 @@
   each query from the rows' hashes, sorted once (8 bytes a row); the
   identifying-variable counts take one column at a time, sorted; the packed
   profiles of the avatars and of U are sorted and looked up in blocks
-  (``sorted_link``). (Up to ``HASHED_ROWS`` rows, which only tests reach there,
+  (``sorted_link``). (Up to ``hashed_rows`` rows, which only tests reach there,
   plain group-bys and joins: the lazy queries DuckDB runs.)
 """
 
@@ -29,17 +31,10 @@ from kpr.engine import queries
 from kpr.engine.encoded import singles
 from kpr.engine.memory import MemoryTables
 from kpr.engine.queries import Frame, Hooks, Scan
+from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
 from kpr.metric.attack import Kind
 from kpr.metric.binning import NumericBins
 from kpr.metric.classes import DIGIT_OFFSET, code_radix, push_digit
-
-#: Tables not kept in memory with more original rows than this have G built from
-#: row hashes (never a hash table of every distinct tuple) and their profiles
-#: packed into one integer for steps 4-5 (the only way at 100M rows).
-HASHED_ROWS = 25_000
-#: Up to this many original rows, polars reads both tables into memory once
-#: (``kpr.engine.memory``).
-PERSIST_ROWS = 20_000_000
 
 _H = "__kpr_hash__"
 _TEXT_TYPES = (pl.String, pl.Categorical, pl.Enum)
@@ -52,21 +47,22 @@ def _polars(frame: Frame) -> pl.LazyFrame:
 
 
 class PolarsHooks(Hooks):
-    """Inputs up to ``PERSIST_ROWS`` rows: both tables in memory, counted with
-    numpy (``kpr.engine.memory``). Larger ones: hashed G (above ``hashed_rows``),
-    rebuilt by each query, and packed profiles."""
+    """Each table counted on the path ``tuning`` chooses for its size
+    (``TablePath``): in memory, counted with numpy (``kpr.engine.memory``); else
+    lazy queries, with G from row hashes, rebuilt by each query, and packed
+    profiles (``HASHED``) or by group-bys and joins (``GROUPED``)."""
 
-    def __init__(self, hashed_rows: int | None = None) -> None:
-        self.hashed_rows = HASHED_ROWS if hashed_rows is None else hashed_rows
+    def __init__(self, tuning: Tuning = DEFAULT_TUNING) -> None:
+        self.tuning = tuning
         self.hashed = False
         self.memory: MemoryTables | None = None
 
     def start(self, original: Frame, avatars: Frame, kinds: Mapping[str, Kind]) -> None:
         lf = _polars(original)
-        n = lf.select(pl.len()).collect().item()
-        if n <= PERSIST_ROWS:
-            self.memory = MemoryTables(lf, _polars(avatars), kinds)
-        self.hashed = n > self.hashed_rows
+        path = self.tuning.table_path(lf.select(pl.len()).collect().item())
+        if path is TablePath.MEMORY:
+            self.memory = MemoryTables(lf, _polars(avatars), kinds, self.tuning)
+        self.hashed = path is TablePath.HASHED
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         if self.memory is not None:  # every row with its group's size (U: the rows of size 1)

@@ -1,0 +1,129 @@
+"""How the engine chooses its counting path: the thresholds, in one frozen
+:class:`Tuning` passed in (``DEFAULT_TUNING`` unless a caller gives another),
+and the functions that turn them into a named path.
+
+Every path gives the same counts (``tests/engines/test_conformance.py`` runs the
+reference cases on each); the thresholds only choose the quickest for a size.
+A test forces a path by passing ``Tuning.forcing(path)``, never by patching a
+module's constants.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+
+class TablePath(Enum):
+    """How polars input (and pandas, pyarrow) is counted."""
+
+    #: both tables read into memory once, counted with numpy (``kpr.engine.memory``)
+    MEMORY = "memory"
+    #: lazy queries, G by a group-by, the link by joins (the queries DuckDB runs)
+    GROUPED = "grouped"
+    #: lazy streaming queries, G from row hashes, the link on packed profiles sorted
+    HASHED = "hashed"
+
+
+class KeyCount(Enum):
+    """How packed integer keys (profiles) are counted (``kpr.engine.encoded``)."""
+
+    #: ``np.bincount`` over every possible key: few possible keys
+    BINCOUNT = "bincount"
+    #: a bitmap of every possible key: up to a few bytes per row
+    BITMAP = "bitmap"
+    #: sorts: many possible keys
+    SORT = "sort"
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The thresholds that choose the counting path, and the sizes of its blocks
+    and tables (none changes a count)."""
+
+    #: up to this many original rows, polars input is counted in memory
+    memory_rows: int = 20_000_000
+    #: above this many original rows (and not in memory), G is built from row hashes
+    hashed_rows: int = 25_000
+    #: a packed key is re-numbered densely before its radix would pass this
+    key_limit: int = 2**62
+    #: keys counted by ``np.bincount`` up to this many possible keys ...
+    bincount_keys: int = 1 << 20
+    #: ... or up to this many possible keys per row counted
+    bincount_per_row: int = 2
+    #: keys looked up in a bitmap up to this many possible keys ...
+    bitmap_keys: int = 1 << 27
+    #: ... or up to this many per row counted (4 bytes a row)
+    bitmap_per_row: int = 32
+    # The in-memory engine's sizes (``kpr.engine.memory``):
+    #: bits of a hash that index its small tables (a million entries: a few MiB)
+    table_bits: int = 20
+    #: a text column with more distinct values is numbered by an enum of its texts
+    #: (its hash windows would collide too often)
+    few_texts: int = 2_000
+    #: an integer column spanning up to this many values (or one per row) is counted
+    #: by one ``np.bincount``, not sorted
+    count_span: int = 1 << 16
+    #: an integer column spanning less than this is numbered by a table, not searched
+    table_span: int = 1 << 22
+    #: rows of a text column compared with their representatives' texts at a time
+    check_block: int = 1 << 16
+    #: rows whose texts are numbered first (most texts are in the first rows)
+    seed_rows: int = 1 << 16
+    #: rows whose profiles are packed at a time (arrays that stay in the cache)
+    pack_block: int = 1 << 16
+    #: profiles are packed into 4-byte keys (sorted twice as fast) below this radix
+    keys32: int = 2**32
+    #: threads of one evaluation beside the calling one, which works too: one per
+    #: other core, up to 4 (on 2 cores a second one only contends with polars' own
+    #: threads, measured 6 % slower)
+    workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
+
+    @classmethod
+    def forcing(cls, *paths: TablePath | KeyCount) -> Tuning:
+        """Thresholds that take ``paths`` on any table (for tests: every path on small
+        data); the others stay at their defaults."""
+        tuning = cls()
+        for path in paths:
+            tuning = replace(tuning, **_FORCING[path])
+        return tuning
+
+    def table_path(self, rows: int) -> TablePath:
+        """The path of polars input with ``rows`` original rows."""
+        if rows <= self.memory_rows:
+            return TablePath.MEMORY
+        return TablePath.HASHED if rows > self.hashed_rows else TablePath.GROUPED
+
+    def few_keys(self, radix: int, rows: int) -> bool:
+        """Whether ``rows`` keys below ``radix`` are few enough to count by ``np.bincount``."""
+        return radix <= max(self.bincount_keys, self.bincount_per_row * rows)
+
+    def key_count(self, radix: int, rows: int) -> KeyCount:
+        """How ``rows`` keys below ``radix`` are counted."""
+        if self.few_keys(radix, rows):
+            return KeyCount.BINCOUNT
+        if radix <= max(self.bitmap_keys, self.bitmap_per_row * rows):
+            return KeyCount.BITMAP
+        return KeyCount.SORT
+
+
+#: The thresholds that force each path. An empty original stays in memory (nothing
+#: to count); few possible keys are counted by ``np.bincount`` by default, and more
+#: than a few per row are never (its array would take that much memory).
+_FORCING: dict[TablePath | KeyCount, dict[str, int]] = {
+    TablePath.MEMORY: {"memory_rows": 2**63},
+    TablePath.GROUPED: {"memory_rows": 0, "hashed_rows": 2**63},
+    TablePath.HASHED: {"memory_rows": 0, "hashed_rows": 0},
+    KeyCount.BINCOUNT: {},
+    KeyCount.BITMAP: {"bincount_keys": 0, "bincount_per_row": 0},
+    KeyCount.SORT: {
+        "bincount_keys": 0,
+        "bincount_per_row": 0,
+        "bitmap_keys": 0,
+        "bitmap_per_row": 0,
+    },
+}
+
+#: The thresholds every caller gets unless it passes others.
+DEFAULT_TUNING = Tuning()

@@ -1,0 +1,100 @@
+"""Every counting path gives the reference's answer (``tests/reference.py``) on the
+same cases (``test_engines.CASES``): each path polars input may take
+(``TablePath``), each way packed keys are counted (``KeyCount``), with keys
+renumbered on the way or not, and the sweep that encodes candidates once.
+
+A new counting path is added to ``PATHS`` (or ``SWEEP_PATHS``): it then runs every
+case. Paths are chosen by the ``Tuning`` passed in, never by patching a module."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import kpr
+from kpr.engine.encoded import EncodedTables
+from kpr.engine.tuning import KeyCount, TablePath, Tuning
+from kpr.measure import load
+from kpr.metric.attack import make_attack
+
+from .test_engines import CASES, _reference, assert_same
+
+#: A key limit that makes every attack of two or more variables renumber its keys.
+_RENUMBERED = 8
+
+PATHS = {
+    **{f"memory-{k.value}": Tuning.forcing(TablePath.MEMORY, k) for k in KeyCount},
+    **{
+        f"memory-{k.value}-renumbered": replace(
+            Tuning.forcing(TablePath.MEMORY, k), key_limit=_RENUMBERED
+        )
+        for k in KeyCount
+    },
+    # integers sorted and searched (never counted or tabled), texts numbered by an enum
+    "memory-sorts-and-enums": replace(
+        Tuning.forcing(TablePath.MEMORY), few_texts=0, count_span=0, table_span=0
+    ),
+    "grouped": Tuning.forcing(TablePath.GROUPED),
+    "hashed": Tuning.forcing(TablePath.HASHED),
+}
+SWEEP_PATHS = {
+    **{f"sweep-{k.value}": Tuning.forcing(k) for k in KeyCount},
+    **{f"sweep-{k.value}-renumbered": replace(Tuning.forcing(k), key_limit=_RENUMBERED)
+       for k in KeyCount},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_counting_path_gives_the_reference_answer(path: str, name: str) -> None:
+    case = CASES[name]
+    o, a = case.frames()
+    result = kpr.evaluate(
+        o.lazy(), a.lazy(), case.known, tolerance=case.tolerance, kinds=case.kinds,
+        tuning=PATHS[path],
+    )  # fmt: skip
+    assert_same(result, _reference(case))
+
+
+@pytest.mark.parametrize("path", list(SWEEP_PATHS))
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_sweep_path_gives_the_reference_counts(path: str, name: str) -> None:
+    case = CASES[name]
+    o, a = case.frames()
+    attack = make_attack(case.known, case.tolerance, case.kinds)
+    prepared = load(o, a, attack, materialize=True).pair
+    frames = [
+        f.select(case.known).to_native().collect() for f in (prepared.original, prepared.avatars)
+    ]
+    kinds = {v: prepared.kinds[v] for v in case.known}
+    got = EncodedTables(*frames, kinds, SWEEP_PATHS[path]).attack(case.known, case.tolerance)
+    expected = _reference(case)
+    assert (got.counts.n, got.counts.n_avatars) == (expected.n, expected.n_avatars)
+    assert (got.counts.unique_originals, got.counts.linked) == (
+        expected.unique_originals,
+        expected.linked,
+    )
+    for v, b in expected.bins.items():
+        assert (got.bins[v].lo, got.bins[v].width) == (b.lo, b.width), v
+
+
+def test_the_path_is_a_named_value_chosen_by_size() -> None:
+    tuning = Tuning()
+    assert tuning.table_path(10) is TablePath.MEMORY
+    assert tuning.table_path(tuning.memory_rows + 1) is TablePath.HASHED
+    assert Tuning(memory_rows=0).table_path(10) is TablePath.GROUPED
+    assert tuning.key_count(100, 10) is KeyCount.BINCOUNT
+    assert tuning.key_count(2**25, 10) is KeyCount.BITMAP
+    assert tuning.key_count(2**40, 10) is KeyCount.SORT
+    for path in (*TablePath, *KeyCount):
+        forced = Tuning.forcing(path)
+        assert path in (forced.table_path(5), forced.key_count(64, 5))
+    assert Tuning.forcing(TablePath.HASHED).table_path(0) is TablePath.MEMORY  # nothing to count
+
+
+def test_a_tuning_of_another_type_is_one_clear_error() -> None:
+    o, a = CASES["worked-example"].frames()
+    wrong = r"tuning must be a kpr\.engine\.tuning\.Tuning, not dict"
+    with pytest.raises(kpr.InputError, match=wrong):
+        kpr.evaluate(o, a, ["age", "sex"], tuning={"memory_rows": 0})  # type: ignore[arg-type]
