@@ -9,9 +9,10 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import kpr
-from tests.inference.helpers import SecretCase, assert_matches
+from tests.inference.helpers import SecretCase, assert_matches, run, secret_cases
 from tests.strategies import Case
 
 from .conftest import Convert
@@ -65,3 +66,13 @@ def test_files_give_the_same_figures(tmp_path: Path, suffix: str) -> None:
     expected = kpr.inference(o, a, known=sc.case.known, secret="score")
     assert got.to_dict() == expected.to_dict()
     assert_matches(got["score"], sc)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(secret_cases())
+def test_duckdb_gives_the_reference_on_random_tables(sc: SecretCase) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    got = run(sc, lambda f: con.from_arrow(f.to_arrow()))
+    assert_matches(got, sc)
+    assert got.to_dict() == run(sc).to_dict()

@@ -32,7 +32,8 @@ def class_name(value: Any, kind: Kind, bins: NumericBins | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "missing"
     if kind is Kind.CATEGORICAL or bins is None:
-        return str(value)
+        # -0.0 equals 0.0: one class, written one way whatever the engine returns
+        return str(value + 0.0 if isinstance(value, float) else value)
     code = float(value)
     if math.isinf(code):
         return "+inf" if code > 0 else "-inf"
