@@ -61,6 +61,10 @@ RUNS: list[tuple[str, list[str], str]] = [
     ("membership", ["{o}", "{a}", "--holdout", "{c}", "-k", "age,sex,kids", "--seed", "2",
                     "--replicates", "30", "--categorical", "kids", "--tolerance", "0.1"],
      "membership"),
+    ("inference", ["{o}", "{a}", "-k", "age,sex", "--secret", "kids"], "inference"),
+    ("inference", ["{o}", "{a}", "-k", "age,sex", "--secret", "income,kids", "--control", "{c}",
+                   "--control-subsets", "2", "--seed", "1", "--denom-lim", "3",
+                   "--categorical", "kids"], "inference"),
 ]  # fmt: skip
 
 

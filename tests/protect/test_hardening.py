@@ -68,7 +68,7 @@ def test_the_bad_value_is_named(
          "--regenerate-k (5) goes with the move 'regenerate'; add it to --moves"),
         (["-k", "age", "-c", "sex"],
          "give either --known (one attack) or --candidates with --max-known"),
-        (["-k", "age,age"], "--known names the same variable twice: 'age'"),
+        (["-k", "age,age"], "--known names the same known variable twice: 'age'"),
         (["-c", "age,sex", "--max-known", "5"],
          "--max-known must be between 1 and the number of candidates (2), got 5"),
     ],
