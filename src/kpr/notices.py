@@ -20,6 +20,8 @@ CODES = {
     "few-distinct-integers": "an integer known variable has at most ten distinct values",
     "identifying-variable": "a known variable is unique on more than 90 % of the rows",
     "control-shares-rows": "the control table repeats records of the original",
+    "missing-marker": "a known column holds a common missing-value marker read as a value",
+    "unequal-sizes": "the avatar table is more than 5 % larger or smaller than the original",
     "other": "a warning without a code of its own",
 }
 

@@ -261,7 +261,7 @@ def evaluate(
     names = split_names(known)
     out.check((original, avatars))
     engine.check(pairing, control.path)
-    with text.progress(stderr, out.quiet) as step:
+    with text.progress(stderr, out.quiet, held=True) as step:
         inputs = engine.tables(original, avatars, names, read, out.linked_out is not None, step)
         result = evaluate_tables(
             *inputs, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
@@ -301,14 +301,14 @@ def demo(write: Path | None, out: Outputs) -> None:
 
         if out.given():
             raise click.UsageError("--write only writes the demo files: give no other option")
-        with text.progress(stderr, out.quiet) as step:
+        with text.progress(stderr, out.quiet, held=True) as step:
             step(f"writing the demo files to {write}")
             summary = write_demo(write)
         click.echo(summary)
         return
     original, avatars = demo_paths()
     out.check((original, avatars))
-    with text.progress(stderr, out.quiet) as step:
+    with text.progress(stderr, out.quiet, held=True) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)
     labels = (f"{original.name} (bundled demo)", f"{avatars.name} (bundled demo)")
     emit_evaluation(result, out, labels)
