@@ -11,6 +11,8 @@ The convention (every page follows it):
   (made once per session: ``demo_folder`` in conftest.py), a fresh copy per page.
 - A block directly preceded by the line ``<!-- no-run -->`` is not run (installation,
   very long runs).
+- The progress lines a command writes on stderr when it is no terminal (``kpr: [ 0.4 s]
+  ...``) are left out: on a terminal they are a spinner that leaves nothing.
 """
 
 from __future__ import annotations
@@ -119,7 +121,17 @@ def _environment() -> dict[str, str]:
 SHELL = re.compile(r"[;&|<>$`*?(){}]")
 
 
+#: A progress line of a command whose stderr is no terminal (``kpr.cli.text.StepLog``).
+PROGRESS = re.compile(r"^kpr: \[ *\d+\.\d s\] .*\n?", re.M)
+
+
 def run_command(command: str, folder: Path, env: dict[str, str]) -> tuple[int, str]:
+    """:func:`run_plainly`, without the progress lines a terminal would not keep."""
+    code, shown = run_plainly(command, folder, env)
+    return code, PROGRESS.sub("", shown)
+
+
+def run_plainly(command: str, folder: Path, env: dict[str, str]) -> tuple[int, str]:
     """Run a console line in ``folder``: its exit code and what it printed (stdout, then
     stderr). A plain ``kpr ...`` line runs in this process (no interpreter start-up:
     the examples stay quick); anything else runs in bash."""

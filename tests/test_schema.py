@@ -168,7 +168,8 @@ def test_utility_json_follows_its_schema(
     assert [c["column"] for c in data["columns"]] == ["age", "sex", "income", "kids"]
     assert len(data["pairs"]) == 6
     constant = pl.DataFrame({"a": [1.0] * 5, "b": [1, 2, 3, 4, 5], "c": list("xxyyz")})
-    undefined = kpr.utility(constant, constant).to_dict()  # r undefined for a constant
+    numbers = {"a": "numeric", "b": "numeric"}  # else categories, as avatarize has them
+    undefined = kpr.utility(constant, constant, kinds=numbers).to_dict()  # r undefined
     validate("utility", undefined)
     assert undefined["pairs"][0]["score"] is None
 

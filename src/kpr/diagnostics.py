@@ -6,9 +6,11 @@ Each warning is a :class:`kpr.notices.Notice`: text with a stable code.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 
 from kpr.inputs.kinds import looks_like_codes
+from kpr.inputs.markers import MarkerCount
 from kpr.metric.attack import Kind
 from kpr.notices import Notice
 from kpr.results.evaluation import VariableInfo
@@ -22,6 +24,9 @@ MIN_UNIQUE_FOR_RANGE = 20
 #: A known variable whose value is unique on more than this share of the rows
 #: singles individuals out on its own.
 IDENTIFIER_SHARE = 0.9
+#: A marker in a text column is named from this share of its rows on (0.5 %: 1 row in
+#: 200); in a column holding numbers otherwise, from one row.
+MARKER_SHARE = 200
 
 
 def identifier_warnings(unique_rows: Mapping[str, int], n: int) -> list[str]:
@@ -97,4 +102,35 @@ def warnings_for(
                     f"if it codes categories, declare it categorical (--categorical {name})",
                 )
             )
+    return out
+
+
+def marker_warnings(counts: Mapping[str, MarkerCount]) -> list[str]:
+    """A missing-value marker (``?``, ``NA``, ...) read as a value: in a column that
+    holds numbers otherwise (wherever found), or in at least 0.5 % of a text column's
+    rows; the message names it with the ``--na-value`` to pass."""
+    out: list[str] = []
+    for name, count in counts.items():
+        numeric = count.otherwise_numeric
+        found = {m: c for m, c in count.found.items() if numeric or c * MARKER_SHARE >= count.rows}
+        if not found:
+            continue
+        where = ", ".join(
+            f"{m!r} in {c:,} row{'s' * (c != 1)} ({100.0 * c / count.rows:.1f} %)"
+            for m, c in found.items()
+        )
+        flags = " ".join(f"--na-value {shlex.quote(m)}" for m in found)
+        fix = f"pass {flags} (na_values={[*found]!r} in Python, for files)"
+        if numeric:
+            text = (
+                f"{name!r} holds numbers and {where}: it is read as text, so it is compared "
+                f"as a category, each number as a word; if that marks a missing value, {fix} "
+                "and it is read as numbers"
+            )
+        else:
+            text = (
+                f"{name!r} holds {where}, compared as a value of its own: if that marks a "
+                f"missing value, {fix}; missing values then match only missing values"
+            )
+        out.append(Notice("missing-marker", text))
     return out

@@ -17,18 +17,19 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.diagnostics import identifier_warnings, warnings_for
+from kpr.diagnostics import identifier_warnings, marker_warnings, warnings_for
 from kpr.engine import queries
 from kpr.engine.backends import hooks_for
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError, first_line
 from kpr.inputs.files import Loaded, read_all, read_table
+from kpr.inputs.markers import MarkerCount, marker_counts
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared, prepare
 from kpr.metric.attack import Attack, Kind
 from kpr.metric.counts import require_rows
 from kpr.pairing import correct_links
-from kpr.progress import Step
+from kpr.progress import INPUTS_CHECKED, Step
 from kpr.results.evaluation import Detail, KprResult, VariableInfo
 
 
@@ -166,6 +167,17 @@ def unique_value_rows(prepared: Prepared, names: Iterable[str]) -> dict[str, int
     return {n: prepared.unique_values[n] for n in names}
 
 
+def markers_of(prepared: Prepared, names: Iterable[str]) -> dict[str, MarkerCount]:
+    """Per known text variable, the missing-value markers of the original (one query
+    for the variables not yet counted; kept on ``prepared`` for the next attacks)."""
+    names = list(names)
+    todo = [n for n in names if n not in prepared.markers]
+    if todo:
+        counts = marker_counts(prepared.original, todo)
+        prepared.markers.update({n: counts.get(n, MarkerCount({}, 0, 0, 0)) for n in todo})
+    return {n: prepared.markers[n] for n in names if prepared.markers[n].found}
+
+
 def evaluate_loaded(
     prepared: Prepared,
     attack: Attack,
@@ -206,6 +218,8 @@ def evaluate_loaded(
     result = _result(prepared, attack, kinds, run, run.profile)
     if pairing is not None:
         result.correct_links = _correct_links(result, prepared, pairing)
+    if progress is not None:
+        progress(INPUTS_CHECKED)
     return result
 
 
@@ -288,6 +302,7 @@ def _result(
         warnings=[
             *warnings_for(variables, c.n, c.n_avatars, c.unique_originals),
             *identifier_warnings(unique_value_rows(prepared, attack.known), c.n),
+            *marker_warnings(markers_of(prepared, attack.known)),
         ],
         _detail=Detail(prepared.original, run, kinds, prepared.library),
     )

@@ -21,6 +21,8 @@ CODES = {
     "identifying-variable": "a known variable is unique on more than 90 % of the rows",
     "control-shares-rows": "the control table repeats records of the original",
     "holdout-shares-rows": "the holdout of a membership attack repeats records of the original",
+    "missing-marker": "a known column holds a common missing-value marker read as a value",
+    "unequal-sizes": "the avatar table is more than 5 % larger or smaller than the original",
     "other": "a warning without a code of its own",
 }
 

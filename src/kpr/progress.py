@@ -11,3 +11,8 @@ Progress = Callable[[int, int, str], None]
 
 #: ``step(label)``: the step under way, when there is no count (an evaluation's phases).
 Step = Callable[[str], None]
+
+#: The step an evaluation names once its inputs are read and checked (the tables, their
+#: rows, the pairing): a log of the steps holds its lines until then, so that a bad
+#: input gets its one error line alone.
+INPUTS_CHECKED = "the inputs are read and checked"

@@ -33,7 +33,7 @@ def files(tmp_path: Path) -> tuple[str, str]:
 
 
 def test_text_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(["evaluate", *files, "--known", "age,sex"], capsys)
+    code, out, err = run(["evaluate", *files, "--known", "age,sex", "-q"], capsys)
     assert code == 0 and err == ""
     assert "Knowledge Protection Rate: 60.00 %" in out
     assert "For 60.00 % of the original individuals" in out

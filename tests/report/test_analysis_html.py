@@ -333,7 +333,7 @@ def never_analyze(*_args: object, **_kwargs: object) -> None:
 
 def test_cli_demo_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "x.html"
-    code, out, err = run(["analyze", "--demo", *FAST, "--report", str(target)], capsys)
+    code, out, err = run(["analyze", "--demo", *FAST, "--report", str(target), "-q"], capsys)
     assert (code, err) == (0, "")
     assert target.exists()
     assert f"HTML report written to {target}" in out

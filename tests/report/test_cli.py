@@ -73,7 +73,7 @@ def test_evaluate_report_with_values(
 ) -> None:
     o, a = hostile_files
     target = tmp_path / "r.html"
-    argv = ["evaluate", str(o), str(a), "-k", "city,age", "--report", str(target)]
+    argv = ["evaluate", str(o), str(a), "-k", "city,age", "--report", str(target), "-q"]
     code, _, err = run([*argv, "--show-values"], capsys)
     assert (code, err) == (0, "")
     document = target.read_text(encoding="utf-8")
@@ -132,7 +132,7 @@ def test_linked_out_neutralises_formulas(
     frame.write_csv(o)
     frame.write_csv(a)
     code, _, err = run(
-        ["evaluate", str(o), str(a), "-k", "label", "--linked-out", str(out)], capsys
+        ["evaluate", str(o), str(a), "-k", "label", "--linked-out", str(out), "-q"], capsys
     )
     assert (code, err) == (0, "")
     with out.open(newline="", encoding="utf-8") as f:

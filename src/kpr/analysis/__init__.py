@@ -23,6 +23,8 @@ from kpr.analysis.baselines import (
     compare_control,
     control_warnings,
     original_published,
+    size_check,
+    size_warnings,
 )
 from kpr.analysis.sweep import (
     DEFAULT_MAX_ATTACKS,
@@ -48,6 +50,7 @@ from kpr.progress import Progress
 from kpr.results.analysis import AnalysisResult, Contribution, SweepResult
 from kpr.results.control import ControlComparison
 from kpr.results.rates import METHODS, AttackRate, Method
+from kpr.results.sizes import sizes_differ
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -211,7 +214,11 @@ def analyze(
     published, comparison = _baselines(
         inputs, attack, main, correct, step, opts, subsets=control_subsets, seed=seed
     )
-    warnings += control_warnings(comparison)
+    if sizes_differ(main.n, main.n_avatars):
+        step.total += 1
+        step("the rate at equal size")
+    sizes = size_check(inputs.pair, attack, main.counts, seed, **opts)
+    warnings += [*control_warnings(comparison), *size_warnings(sizes)]
     curve = tolerance_curve(inputs.pair, attack, curve_tols, known_rates=[main], step=step, **opts)
     result_sweep = None if cands is None else sweep_loaded(
         inputs.pair, loaded.on(cands), max_known, progress=progress, offset=step.done,
@@ -221,5 +228,5 @@ def analyze(
         progress(step.total, step.total, "done")
     return AnalysisResult(
         attack=main, original_published=published, tolerance_curve=curve, control=comparison,
-        sweep=result_sweep, warnings=warnings, correct_links=correct,
+        sweep=result_sweep, warnings=warnings, correct_links=correct, sizes=sizes,
     )  # fmt: skip

@@ -30,12 +30,14 @@ from kpr.inputs.reconcile import Prepared
 from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
 from kpr.measure import Inputs, evaluate_loaded
 from kpr.metric.attack import Attack
+from kpr.metric.counts import Counts
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.notices import Notice
 from kpr.progress import Step
 from kpr.results.control import ControlComparison
 from kpr.results.evaluation import KprResult
 from kpr.results.rates import AttackRate, Method
+from kpr.results.sizes import SIZE_SUBSETS, SizeCheck, sizes_differ
 
 
 def original_published(prepared: Prepared) -> Prepared:
@@ -76,14 +78,21 @@ def shared_rows(
     return rows_found(right, left), repeated_rows(left)
 
 
-def _subset(prepared: Prepared, frame: pl.DataFrame, rows: np.ndarray) -> Prepared:
-    """The same inputs with only ``rows`` (positions) of the original table."""
+Side = Literal["original", "avatars"]
+
+
+def _subset(
+    prepared: Prepared, frames: dict[Side, pl.DataFrame], side: Side, rows: np.ndarray
+) -> Prepared:
+    """The same inputs with only ``rows`` (positions) of the ``side`` table."""
+    tables = {**frames, side: frames[side][rows]}
     return replace(
         prepared,
-        original=nw.from_native(frame[rows].lazy()),
-        avatars=nw.from_native(_polars(prepared.avatars).lazy()),
+        original=nw.from_native(tables["original"].lazy()),
+        avatars=nw.from_native(tables["avatars"].lazy()),
         kinds=dict(prepared.kinds),
         unique_values={},  # counted again on the subset
+        markers={},
     )
 
 
@@ -93,22 +102,30 @@ def subset_attacks(
     count: int,
     seed: int,
     attack: Attack,
+    side: Side = "original",
     **opts: Any,
 ) -> tuple[AttackRate, ...]:
-    """``count`` attacks, each on a random subset of ``size`` rows of the original
-    (:func:`random_subsets`)."""
-    return tuple(run_attack(p, attack, **opts) for p in random_subsets(prepared, size, count, seed))
+    """``count`` attacks, each on a random subset of ``size`` rows of the ``side``
+    table (:func:`random_subsets`)."""
+    return tuple(
+        run_attack(p, attack, **opts) for p in random_subsets(prepared, size, count, seed, side)
+    )
 
 
-def random_subsets(prepared: Prepared, size: int, count: int, seed: int) -> Iterator[Prepared]:
+def random_subsets(
+    prepared: Prepared, size: int, count: int, seed: int, side: Side = "original"
+) -> Iterator[Prepared]:
     """``count`` copies of the inputs, each with a random subset of ``size`` rows of the
-    original (drawn without replacement by one generator seeded with ``seed``): the
-    size-fair control comparison's draws, for every measure compared with a control."""
-    frame = _polars(prepared.original)
+    ``side`` table (drawn without replacement by one generator seeded with ``seed``):
+    the size-fair draws of the control comparison and of the rate at equal size, for
+    every measure compared at another size."""
+    frames: dict[Side, pl.DataFrame] = {
+        "original": _polars(prepared.original), "avatars": _polars(prepared.avatars)
+    }  # fmt: skip
     rng = np.random.default_rng(seed)
     for _ in range(count):
-        rows = np.sort(rng.choice(frame.height, size=size, replace=False))
-        yield _subset(prepared, frame, rows)
+        rows = np.sort(rng.choice(frames[side].height, size=size, replace=False))
+        yield _subset(prepared, frames, side, rows)
 
 
 def check_control_options(subsets: object, seed: object) -> None:
@@ -178,6 +195,7 @@ def evaluate_inputs(
     """``kpr.evaluate`` on loaded inputs: the attack on the pair and, when the inputs
     hold a control, the result built with its comparison and warning."""
     result = evaluate_loaded(inputs.pair, attack, progress=progress, pairing=pairing, tuning=tuning)
+    result = with_sizes(result, inputs.pair, attack, seed, progress)
     if inputs.control is None:
         return result
     comparison = compare_control(
@@ -186,6 +204,39 @@ def evaluate_inputs(
     )  # fmt: skip
     warnings = [*result.warnings, *control_warnings(comparison)]
     return replace(result, control=comparison, warnings=warnings)
+
+
+def size_check(
+    prepared: Prepared, attack: Attack, counts: Counts, seed: int, **opts: Any
+) -> SizeCheck | None:
+    """The rate at equal size when the sizes differ by more than 5 %, else None: the
+    same attack on random subsets of the larger side at the smaller side's size, each
+    its own attack (a larger avatar table finds other matches by chance alone)."""
+    n, m = counts.n, counts.n_avatars
+    if not sizes_differ(n, m):
+        return None
+    side: Side = "original" if n > m else "avatars"
+    drawn = subset_attacks(prepared, min(n, m), SIZE_SUBSETS, seed, attack, side=side, **opts)
+    return SizeCheck(n, m, counts.rate, side, tuple(r.rate for r in drawn), seed)
+
+
+def size_warnings(check: SizeCheck | None) -> list[str]:
+    """The warning of sizes that differ (code ``unequal-sizes``), with the rate at
+    equal size."""
+    return [] if check is None else [Notice("unequal-sizes", check.sentence)]
+
+
+def with_sizes(
+    result: KprResult, prepared: Prepared, attack: Attack, seed: int, progress: Step | None
+) -> KprResult:
+    """The result with the rate at equal size and its warning when the tables' sizes
+    differ by more than 5 %."""
+    if progress is not None and sizes_differ(result.n, result.n_avatars):
+        progress("the rate at equal size")
+    check = size_check(prepared, attack, result.counts, seed)
+    if check is None:
+        return result
+    return replace(result, sizes=check, warnings=[*result.warnings, *size_warnings(check)])
 
 
 def control_warnings(comparison: ControlComparison | None) -> list[str]:

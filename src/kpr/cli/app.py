@@ -287,7 +287,7 @@ def evaluate(
     out.check((original, avatars))
     engine.check(pairing, control.path)
     inferred = None
-    with text.progress(stderr, out.quiet) as step:
+    with text.progress(stderr, out.quiet, held=True) as step:
         read_names = [*names, *(s for s in secrets if s not in names)]
         inputs = engine.tables(
             original, avatars, read_names, read, out.linked_out is not None, step
@@ -338,14 +338,14 @@ def demo(write: Path | None, out: Outputs) -> None:
 
         if out.given():
             raise click.UsageError("--write only writes the demo files: give no other option")
-        with text.progress(stderr, out.quiet) as step:
+        with text.progress(stderr, out.quiet, held=True) as step:
             step(f"writing the demo files to {write}")
             summary = write_demo(write)
         click.echo(summary)
         return
     original, avatars = demo_paths()
     out.check((original, avatars))
-    with text.progress(stderr, out.quiet) as step:
+    with text.progress(stderr, out.quiet, held=True) as step:
         result = evaluate_tables(original, avatars, known=DEMO_KNOWN, progress=step)
     labels = (f"{original.name} (bundled demo)", f"{avatars.name} (bundled demo)")
     emit_evaluation(result, out, labels)

@@ -203,7 +203,7 @@ def avatarize_command(
     outputs = {"--output": output, "--pairing-out": pairing_out, "--roles-out": roles_out}
     check_files(outputs, [original])
     settings = generator.with_run(k, seed)
-    with render.progress(stderr, quiet) as step:
+    with render.progress(stderr, quiet, held=True) as step:
         step(f"reading {original}")
         frame = read_original(original, categorical=list(settings.categorical), csv=read)
         frame = drop_columns(frame, list(settings.drop), original)
@@ -297,7 +297,7 @@ def distance_command(
       kpr distance patients.csv synthetic.csv --holdout holdout.csv
     """
     cats = split_names(categorical)
-    with render.progress(stderr, quiet) as step:
+    with render.progress(stderr, quiet, held=True) as step:
         step(f"reading {original}")
         frame = read_original(original, categorical=cats, csv=read)
         other = read_like(

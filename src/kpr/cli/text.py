@@ -6,14 +6,17 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import sys
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from kpr.metric.attack import Kind
-from kpr.progress import Progress, Step
+from kpr.progress import INPUTS_CHECKED, Progress, Step
 from kpr.render.risk import advice, analysis_advice, variable_risk
 from kpr.results import analysis as explain
 from kpr.results.analysis import AnalysisResult
+from kpr.results.control import no_control
 from kpr.results.evaluation import KprResult, format_rate, meaning
 from kpr.results.rates import AttackRate
 
@@ -46,6 +49,8 @@ def text_summary(
     lines += [result.claims_for("--pairing"), ""]
     if result.control is not None:
         lines += ["Control", *(f"  {x}" for x in result.control.summary_lines()), ""]
+    else:
+        lines += [no_control("--control"), ""]
     lines += [
         f"Known variables (tolerance {result.tolerance:g}):",
     ]
@@ -109,10 +114,7 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
     ]
     c = result.control
     if c is None:
-        lines.append(
-            "  control: none given (--control: individuals of the same population not used "
-            "to train the synthesizer)"
-        )
+        lines.append(f"  {no_control('--control')}")
     else:
         lines += [f"  {x}" for x in c.summary_lines()]
     if result.tolerance_curve:
@@ -189,6 +191,7 @@ def utility_text(result: UtilityResult, top: int = TOP_PAIRS) -> str:
     ]
     if result.skipped:
         lines.append(f"  Not scored (ids or personal information): {', '.join(result.skipped)}")
+    lines.append(f"  {result.kinds_used}")
     width = max([len("column"), *(len(c) for c in cols["column"])])
     lines += [
         "",
@@ -240,13 +243,62 @@ def started() -> None:
     gc.enable()
 
 
+class StepLog:
+    """Progress for a log (stderr is not a terminal): one line per step, written when
+    the step ends, with its time and the time since the command's work began. A step
+    that fails is never written, so a bad input, found while its step runs or before
+    any, gets its one error line alone."""
+
+    def __init__(self, held: bool = False) -> None:
+        self.began = time.monotonic()
+        self.pending: tuple[str, float] | None = None
+        #: lines of steps ended before the inputs were checked, when ``held``
+        self.held: list[str] | None = [] if held else None
+
+    def step(self, label: str) -> None:
+        """``label`` begins: the step before it ended. :data:`INPUTS_CHECKED` releases
+        the lines held until then."""
+        self.end()
+        if label == INPUTS_CHECKED:
+            for line in self.held or ():
+                print(line, file=sys.stderr, flush=True)
+            self.held = None
+            return
+        self.pending = (label, time.monotonic())
+
+    def count(self, done: int, total: int, label: str) -> None:
+        """``done`` of ``total`` steps ended; ``label`` is under way unless all are done."""
+        self.end()
+        if done < total:
+            self.pending = (f"{label} ({done + 1}/{total})", time.monotonic())
+
+    def end(self) -> None:
+        """The step under way ended: its line."""
+        if self.pending is not None:
+            label, since = self.pending
+            now = time.monotonic()
+            line = f"kpr: [{now - self.began:7.1f} s] {label} ({now - since:.1f} s)"
+            if self.held is None:
+                print(line, file=sys.stderr, flush=True)
+            else:
+                self.held.append(line)
+            self.pending = None
+
+
 @contextlib.contextmanager
-def progress(console: Console | LazyConsole, quiet: bool) -> Iterator[Step]:
-    """A spinner naming the step under way; silent when stderr is not a terminal.
-    Entered once the command's imports are done (:func:`started`)."""
+def progress(console: Console | LazyConsole, quiet: bool, held: bool = False) -> Iterator[Step]:
+    """A spinner naming the step under way, or on a log (stderr not a terminal) a line
+    per step ended (:class:`StepLog`; ``held``: none before the evaluation names
+    :data:`INPUTS_CHECKED`); nothing with ``quiet``. Entered once the command's
+    imports are done (:func:`started`)."""
     started()
-    if quiet or not is_terminal(console):
+    if quiet:
         yield lambda _step: None
+        return
+    if not is_terminal(console):
+        log = StepLog(held)
+        yield log.step
+        log.step(INPUTS_CHECKED)  # not reached when the work failed: nothing more written
         return
     from rich.markup import escape
 
@@ -256,11 +308,17 @@ def progress(console: Console | LazyConsole, quiet: bool) -> Iterator[Step]:
 
 @contextlib.contextmanager
 def progress_bar(console: Console | LazyConsole, quiet: bool) -> Iterator[Progress | None]:
-    """A bar naming the attack under way; silent when stderr is not a terminal.
-    Entered once the command's imports are done (:func:`started`)."""
+    """A bar naming the attack under way, or on a log a line per step ended
+    (:class:`StepLog`); nothing with ``quiet``. Entered once the command's imports are
+    done (:func:`started`)."""
     started()
-    if quiet or not is_terminal(console):
+    if quiet:
         yield None
+        return
+    if not is_terminal(console):
+        log = StepLog()
+        yield log.count
+        log.end()
         return
     from rich.markup import escape
     from rich.progress import (

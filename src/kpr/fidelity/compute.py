@@ -121,4 +121,5 @@ def utility(
         n_original=loaded.original.height,
         n_synthetic=loaded.synthetic.height,
         skipped=loaded.skipped,
+        codes=loaded.codes,
     )

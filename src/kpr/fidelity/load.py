@@ -21,6 +21,7 @@ from kpr.engine.backends import hooks_for
 from kpr.errors import InputError, first_line
 from kpr.inputs.dates import US_PER_DAY
 from kpr.inputs.files import read_table, resolve_columns
+from kpr.inputs.kinds import looks_like_codes
 from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, table_columns
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import reconcile
@@ -39,6 +40,9 @@ class Loaded:
     synthetic: pl.DataFrame
     kinds: dict[str, Kind]
     skipped: tuple[str, ...]  # columns the metadata gives a sdtype SDMetrics does not score
+    #: numeric columns with at most 10 distinct values in the original, scored as
+    #: categories as ``kpr avatarize`` treats them (none declared by kinds or metadata)
+    codes: tuple[str, ...] = ()
 
 
 def _is_path(obj: object) -> bool:
@@ -187,7 +191,28 @@ def load_tables(
     if dated:
         left = _dates_as_ns(left, dated)
         right = _dates_as_ns(right, dated)
-    return Loaded(left, right, dict(prepared.kinds), tuple(sorted(skipped)))
+    codes = avatarize_codes(left, prepared.kinds, declared)
+    used: dict[str, Kind] = {**prepared.kinds, **dict.fromkeys(codes, Kind.CATEGORICAL)}
+    return Loaded(left, right, used, tuple(sorted(skipped)), codes)
+
+
+def avatarize_codes(
+    original: pl.DataFrame, kinds: Mapping[str, Kind], declared: Mapping[str, str]
+) -> tuple[str, ...]:
+    """The numeric columns ``kpr avatarize`` treats as categories: at most 10 distinct
+    present values in the original (``kpr.inputs.kinds.looks_like_codes``), no kind
+    declared. Scored as categories too, so a table is measured as it was generated."""
+    out = []
+    for name, kind in kinds.items():
+        if kind is not Kind.NUMERIC or name in declared:
+            continue
+        values = original[name]
+        if values.dtype.is_float():
+            values = values.fill_nan(None)
+        distinct = values.drop_nulls().n_unique()
+        if distinct and looks_like_codes(distinct):
+            out.append(name)
+    return tuple(out)
 
 
 def _dates_as_ns(frame: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:

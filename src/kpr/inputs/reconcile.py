@@ -31,6 +31,7 @@ from kpr.inputs.csv_text import (
     text_to_number,
 )
 from kpr.inputs.kinds import ColumnFacts, TypeClass, decide_kind, not_numeric, type_class
+from kpr.inputs.markers import MarkerCount
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.sides import Side, load_side
 from kpr.metric.attack import ROW, Attack, Kind
@@ -63,6 +64,9 @@ class Prepared:
     row_id: str | None = None
     #: numeric known variables that hold durations (a width in time units suits them)
     durations: frozenset[str] = frozenset()
+    #: per known text variable, the missing-value markers the original holds (filled
+    #: on demand, :func:`kpr.inputs.markers.marker_counts`)
+    markers: dict[str, MarkerCount] = field(default_factory=dict)
 
 
 def _example(side: Side, name: str) -> str:

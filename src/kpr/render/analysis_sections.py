@@ -121,7 +121,9 @@ def baselines_section(result: AnalysisResult, svg: str) -> str:
         control_text = (
             "No control table was given (<code>--control</code>, or <code>control=</code> in "
             "Python): the same attack on individuals the synthesis never saw would show how "
-            "much of the risk the synthesis itself creates."
+            "much of the risk the synthesis itself creates. Without it, the rate measures the "
+            "risk of synthesis only if the original is the generator's training set (for "
+            "another sample of the population it counts chance matches)."
         )
     else:
         low, high = c.difference_interval

@@ -45,7 +45,8 @@ from kpr.render.risk import (
     drivers,
 )
 from kpr.render.variables import group_label, risk_section, variable_risks
-from kpr.results.evaluation import REPORT_PAIRING, KprResult, format_rate
+from kpr.results.control import no_control
+from kpr.results.evaluation import REPORT_CONTROL, REPORT_PAIRING, KprResult, format_rate
 
 #: How many linked individuals the report lists.
 LINKED_ROWS = 20
@@ -125,7 +126,7 @@ def _counts(result: KprResult) -> str:
         f'<span class="explain">{explain}</span></li>'
         for value, what, explain in cards
     )
-    control = ""
+    control = f'\n <p class="no-control">{esc(no_control(REPORT_CONTROL))}</p>'
     if result.control is not None:
         lines = "".join(f"  <li>{esc(x)}</li>\n" for x in result.control.summary_lines())
         control = f'\n <h3>Against a control</h3>\n <ul class="control">\n{lines} </ul>'

@@ -109,6 +109,7 @@ def _headline(result: UtilityResult, inputs: Sequence[tuple[str, str]]) -> str:
   </div>
  </div>
  <p class="meaning">{esc(result.meaning)}</p>
+ <p class="kinds">{esc(result.kinds_used)}</p>
  <p class="inputs">Column shapes {_num(result.column_shapes)} · column pair trends
   {_num(result.column_pair_trends)} · mean Hellinger distance {_num(result.mean_hellinger)}
   · correlation difference {_num(result.correlation_difference, 1)} % (Octopize's targets

@@ -15,6 +15,7 @@ from kpr.results import json, views
 from kpr.results.control import ControlComparison
 from kpr.results.evaluation import Claims, format_rate
 from kpr.results.rates import AttackRate, Method
+from kpr.results.sizes import SizeCheck
 
 EXPLAIN_INTERVAL = (
     "The {conf:g} % interval (Wilson score) treats each of the n original individuals as a "
@@ -114,6 +115,8 @@ class AnalysisResult(Claims, json.JsonResult):
     warnings: list[str] = field(default_factory=list)
     #: linked individuals whose unique avatar is their own (with a pairing)
     correct_links: int | None = None
+    #: the rate at equal size, when the tables' sizes differ by more than 5 %, else None
+    sizes: SizeCheck | None = None
 
     def _claimed(self) -> Counts:
         return self.attack.counts
@@ -202,5 +205,6 @@ class AnalysisResult(Claims, json.JsonResult):
             },
             "sweep": None if self.sweep is None else self.sweep.to_dict(),
             **self.claims_dict(),
+            "sizes": None if self.sizes is None else self.sizes.to_dict(),
             "warnings": warnings_json(self.warnings),
         }

@@ -25,6 +25,19 @@ EXPLAIN_CONTROL = (
     "difference at the same size, control minus original, measures the risk the synthesis "
     "adds for the people it was trained on."
 )
+
+
+def no_control(option: str) -> str:
+    """What a rate means without a control, in one line; ``option`` names how the reader
+    gives one (``--control`` on the command line)."""
+    return (
+        "No control given: the rate counts every match, whatever made it. It measures the "
+        "risk of synthesis only if the original is the generator's training set (for "
+        f"another sample of the population it counts chance matches); {option}, individuals "
+        "not used to make the avatars, separates the two."
+    )
+
+
 EXPLAIN_SUBSETS = (
     " The rate depends on the table's size, so the {side} is compared through {count} random "
     "subsets of that size, each its own attack, averaged; the interval includes their spread."

@@ -22,6 +22,7 @@ from kpr.results import json, views
 
 if TYPE_CHECKING:
     from kpr.results.control import ControlComparison
+    from kpr.results.sizes import SizeCheck
 
 __all__ = ["Detail", "KprResult", "VariableInfo", "protection_rate"]
 
@@ -36,6 +37,8 @@ def meaning(rate: float) -> str:
 
 #: How a report (made from Python or the command line) names the pairing.
 REPORT_PAIRING = "--pairing, or pairing= in Python"
+#: How a report names the control.
+REPORT_CONTROL = "--control (control= in Python)"
 
 
 def claims_sentence(linked: int, correct: int | None, n: int, pairing: str = "pairing=") -> str:
@@ -166,6 +169,8 @@ class KprResult(Counted, Claims, json.JsonResult):
     correct_links: int | None = None
     #: the size-fair control comparison (``control=``), else None
     control: ControlComparison | None = None
+    #: the rate at equal size, when the tables' sizes differ by more than 5 %, else None
+    sizes: SizeCheck | None = None
     _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -263,6 +268,7 @@ class KprResult(Counted, Claims, json.JsonResult):
             "variables": {name: v.to_dict() for name, v in self.variables.items()},
             **self.claims_dict(),
             "control": None if self.control is None else self.control.to_dict(),
+            "sizes": None if self.sizes is None else self.sizes.to_dict(),
             "warnings": warnings_json(self.warnings),
         }
 

@@ -72,6 +72,9 @@ class UtilityResult:
     n_original: int
     n_synthetic: int
     skipped: tuple[str, ...] = field(default=())
+    #: numeric columns with at most 10 distinct values, scored as categories as
+    #: ``kpr avatarize`` treats them (``kinds=`` / ``--numeric`` scores one as a number)
+    codes: tuple[str, ...] = field(default=())
 
     def column_table(self) -> pl.DataFrame:
         """The per-column scores (a copy to compare before/after, e.g. by ``column``)."""
@@ -111,6 +114,21 @@ class UtilityResult:
         return self.pairs.filter(pl.col("score").is_not_nan()).sort("score").head(n)
 
     @property
+    def kinds_used(self) -> str:
+        """The kinds the scores used, in one sentence (and why some numbers are categories)."""
+        by_kind: dict[str, list[str]] = {}
+        for name, kind in self.columns.select("column", "kind").iter_rows():
+            by_kind.setdefault(kind, []).append(name)
+        text = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in by_kind.items())
+        if self.codes:
+            text += (
+                f". Scored as categories as kpr avatarize treats them (numbers with at most "
+                f"10 distinct values): {', '.join(self.codes)}; declare one numeric "
+                "(--numeric, kinds= in Python) to score it as a number"
+            )
+        return f"Kinds used: {text}."
+
+    @property
     def meaning(self) -> str:
         """One sentence explaining the figures."""
         trends = _fmt(self.column_pair_trends)
@@ -147,6 +165,7 @@ class UtilityResult:
             "n_original": self.n_original,
             "n_synthetic": self.n_synthetic,
             "skipped": list(self.skipped),
+            "codes_as_categories": list(self.codes),
             "columns": _records(self.columns),
             "pairs": _records(self.pairs),
             "meaning": self.meaning,
