@@ -1,6 +1,6 @@
 """The rate at equal size: an avatar table much larger (or smaller) than the original
 changes the rate by chance alone, so kpr says so and gives the rate with the larger
-side cut to the smaller's size (computed in :mod:`kpr.analysis.sizes`)."""
+side cut to the smaller's size (computed by :func:`kpr.analysis.baselines.size_check`)."""
 
 from __future__ import annotations
 
