@@ -100,7 +100,7 @@ def inference_command(
     fmt = "json" if as_json else fmt
     inputs = [original, synthetic, *([control.path] if control.path else [])]
     check_writes({"--report": report}, inputs, fmt)
-    with text.progress(stderr, quiet) as progress:
+    with text.progress(stderr, quiet, held=True) as progress:
         result = inference(
             original, synthetic, split_names(known), secret=split_names(secret),
             denom_lim=denom_lim, tolerance=tolerance, kinds=kinds, progress=progress,

@@ -141,7 +141,7 @@ def membership_command(
     from kpr.results import json
 
     check_writes({"--report": report}, (original, synthetic, holdout), fmt)
-    with text.progress(stderr, quiet) as progress:
+    with text.progress(stderr, quiet, held=True) as progress:
         result = membership(
             original, synthetic,
             holdout=holdout,

@@ -35,7 +35,9 @@ class MarkerCount:
 
 
 def _count(flag: Any, label: str) -> Any:
-    return flag.cast(nw.Int64).sum().alias(label)
+    # a comparison with a missing value is missing: counted as False (Dask's Arrow-backed
+    # pandas cannot cast a missing boolean to an integer)
+    return flag.fill_null(False).cast(nw.Int64).sum().alias(label)
 
 
 def marker_counts(frame: nw.LazyFrame[Any], names: Iterable[str]) -> dict[str, MarkerCount]:
