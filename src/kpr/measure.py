@@ -19,7 +19,8 @@ import polars as pl
 
 from kpr.diagnostics import identifier_warnings, marker_warnings, warnings_for
 from kpr.engine import queries
-from kpr.engine.backends import hooks_for
+from kpr.engine.backends import counting_for
+from kpr.engine.parsing import parsing_for
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError, first_line
 from kpr.inputs.files import Loaded, read_all, read_table
@@ -94,7 +95,7 @@ def load(
         avatars = _read_once(avatars, [*attack.known, *extra], csv, "avatars")
         whole = (original_whole, control_whole)
     try:
-        pair = prepare(original, avatars, attack, csv, ("original", "avatars"), row_id, hooks_for)
+        pair = prepare(original, avatars, attack, csv, ("original", "avatars"), row_id, parsing_for)
         pair.library = library_of(original)
         if materialize:
             _materialize(pair)
@@ -104,7 +105,7 @@ def load(
             kinds = {n: pair.kinds[n] for n in names}  # the original's: compared alike
             on_control = replace(attack.on(names), kinds=kinds)
             loaded_control = prepare(
-                control, avatars, on_control, csv, (control_name, "avatars"), hooks=hooks_for
+                control, avatars, on_control, csv, (control_name, "avatars"), parsing=parsing_for
             )
             _materialize(loaded_control)
     except pl.exceptions.PolarsError as exc:
@@ -200,7 +201,7 @@ def evaluate_loaded(
             attack,
             attack.kinds,
             row=row,
-            hooks=hooks_for(prepared.original, tuning),
+            counting=counting_for(prepared.original, tuning),
             progress=progress or queries._noop,
         )
         require_rows(run.counts.n)

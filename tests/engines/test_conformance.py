@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import narwhals as nw
+import polars as pl
 import pytest
 
 import kpr
+from kpr.engine.backends import counting_for
 from kpr.engine.encoded import EncodedTables
 from kpr.engine.tuning import KeyCount, TablePath, Tuning
 from kpr.measure import load
@@ -98,3 +101,24 @@ def test_a_tuning_of_another_type_is_one_clear_error() -> None:
     wrong = r"tuning must be a kpr\.engine\.tuning\.Tuning, not dict"
     with pytest.raises(kpr.InputError, match=wrong):
         kpr.evaluate(o, a, ["age", "sex"], tuning={"memory_rows": 0})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+def test_every_counting_path_counts_the_cells_of_a_brute_force_count(path: str) -> None:
+    """``Counting.cells`` (the counts the inference and membership measures take),
+    missing == missing, against a count of the rows' tuples by hand."""
+    left = {"a": [1, 1, None, 2, None, 1], "b": ["x", "x", "y", None, "y", "z"]}
+    right = {"a": [None, 1, 3], "b": ["y", "x", None]}
+    parts = {
+        "left": nw.from_native(pl.LazyFrame(left)),
+        "right": nw.from_native(pl.LazyFrame(right)),
+    }
+    counting = counting_for(parts["left"], PATHS[path])
+    table = counting.cells(parts, ["a", "b"]).collect(backend="polars").to_native()
+    got = {(r["a"], r["b"]): (r["left"], r["right"]) for r in table.iter_rows(named=True)}
+    expected: dict[tuple[object, object], list[int]] = {}
+    for side, data in enumerate((left, right)):
+        for row in zip(data["a"], data["b"], strict=True):
+            expected.setdefault(row, [0, 0])[side] += 1
+    assert got == {k: tuple(v) for k, v in expected.items()}
+    assert table.schema["left"] == table.schema["right"] == pl.Int64

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from kpr.engine import encoded, memory, queries
 from kpr.engine.jobs import Job
-from kpr.engine.polars import PolarsHooks
+from kpr.engine.polars import polars_counting
 from kpr.engine.tuning import KeyCount, TablePath, Tuning
 from kpr.metric.attack import make_attack
 from tests.engines.test_scan import KINDS, tables
@@ -164,8 +164,8 @@ def test_the_link_in_memory_is_the_lazy_link(
     tuning = replace(
         Tuning.forcing(TablePath.MEMORY, path), **dict(zip(names, memory_settings, strict=True))
     )
-    got = queries.run(*lazy, attack, KINDS, row=None, hooks=PolarsHooks(tuning))
-    expected = queries.run(*lazy, attack, KINDS, row=None, hooks=queries.Hooks())
+    got = queries.run(*lazy, attack, KINDS, row=None, counting=polars_counting(lazy[0], tuning))
+    expected = queries.run(*lazy, attack, KINDS, row=None, counting=queries.LazyCounting())
     assert got.counts == expected.counts
     assert got.bins == expected.bins
 

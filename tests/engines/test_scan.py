@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpr.engine import queries
-from kpr.engine.polars import PolarsHooks
+from kpr.engine.polars import polars_counting
 from kpr.engine.tuning import Tuning
 from kpr.metric.attack import Kind, make_attack
 
@@ -43,10 +43,12 @@ def tables(draw: Any) -> pl.DataFrame:
 KINDS = {"f": Kind.NUMERIC, "i": Kind.NUMERIC, "u": Kind.NUMERIC, "c": Kind.CATEGORICAL}
 
 
-def _run(frame: pl.DataFrame, hooks: queries.Hooks) -> queries.EngineRun:
+def _run(frame: pl.DataFrame, tuning: Tuning | None) -> queries.EngineRun:
+    """One run on the path ``tuning`` chooses (None: the lazy queries as they are)."""
     lazy = nw.from_native(frame.lazy())
     attack = make_attack(list(KINDS), 0.05)
-    return queries.run(lazy, lazy, attack, KINDS, row=None, hooks=hooks)
+    counting = queries.LazyCounting() if tuning is None else polars_counting(lazy, tuning)
+    return queries.run(lazy, lazy, attack, KINDS, row=None, counting=counting)
 
 
 def _same(a: float | None, b: float | None) -> bool:
@@ -81,8 +83,8 @@ def test_the_scan_gives_what_the_two_passes_give(
         pack_block=block,
         key_limit=key_limit,
     )
-    scanned = _run(frame, PolarsHooks(tuning))
-    passes = _run(frame, queries.Hooks())
+    scanned = _run(frame, tuning)
+    passes = _run(frame, None)
     assert scanned.unique_rows is not None and passes.unique_rows is None
     assert scanned.counts == passes.counts
     assert scanned.profile == passes.profile
@@ -101,9 +103,9 @@ def test_large_frames_keep_the_two_passes() -> None:
     identifying-variable counts come from one column at a time."""
     frame = pl.DataFrame({"f": [1.0, 2.0, 3.5], "i": [1, 2, 3], "u": [1, 2, 3], "c": list("abc")})
     frame = frame.with_columns(pl.col("u").cast(pl.UInt64))
-    run = _run(frame, PolarsHooks(Tuning(memory_rows=2, hashed_rows=0)))
+    run = _run(frame, Tuning(memory_rows=2, hashed_rows=0))
     assert run.unique_rows == {"f": 3, "i": 3, "u": 3, "c": 3}  # counted by sorts
-    assert run.bins["f"].mean == _run(frame, queries.Hooks()).bins["f"].mean == 6.5 / 3
+    assert run.bins["f"].mean == _run(frame, None).bins["f"].mean == 6.5 / 3
 
 
 class _Now(Executor):

@@ -1,6 +1,6 @@
 """The reconciler (``kpr.inputs.reconcile``) parses the text of an engine other than
-polars through the engine hooks its caller gives (``kpr.engine.backends.hooks_for``),
-never by importing the engines: the hooks are the text parsing (one dispatch)."""
+polars through the engine parsing its caller gives (``kpr.engine.parsing.parsing_for``),
+never by importing the engines: one dispatch, apart from counting."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import narwhals as nw
 import pytest
 
-from kpr.engine.backends import hooks_for
+from kpr.engine.parsing import parsing_for
 from kpr.errors import InputError
 from kpr.inputs.csv_text import TextParsing
 from kpr.inputs.reconcile import prepare
@@ -61,7 +61,7 @@ class _Parsing(_Facts):
 def test_text_declared_numeric_is_parsed_by_the_given_engine_hooks() -> None:
     hooks = _Parsing()
     attack = make_attack(["age", "sex"], kinds={"age": "numeric"})
-    prepared = prepare(*_relations(), attack, hooks=lambda frame: hooks)
+    prepared = prepare(*_relations(), attack, parsing=lambda frame: hooks)
     assert prepared.kinds == {"age": Kind.NUMERIC, "sex": Kind.CATEGORICAL}
     assert prepared.original.select("age").collect()["age"].to_list() == [30, 41, 52]
     assert ("parse", "age", "True") in hooks.asked and ("facts", "age") in hooks.asked
@@ -73,23 +73,22 @@ def test_hooks_that_do_not_parse_text_are_never_asked_to() -> None:
     hooks = _Facts()
     attack = make_attack(["age", "sex"], kinds={"age": "numeric"})
     with pytest.raises(InputError, match="kpr cannot parse the text columns of this engine"):
-        prepare(*_relations(), attack, hooks=lambda frame: hooks)
+        prepare(*_relations(), attack, parsing=lambda frame: hooks)
     assert ("facts", "age") in hooks.asked
 
 
-def test_the_engine_hooks_are_the_text_parsing() -> None:
-    """Spark's hooks parse text (the reconciler's TextParsing); the other engines'
-    do not, and a DuckDB text column is not parsed, as before."""
-    from kpr.engine.dask import DaskHooks
-    from kpr.engine.duckdb import DuckDBHooks
-    from kpr.engine.polars import PolarsHooks
-    from kpr.engine.spark import SparkHooks
+def test_the_engine_parsing_is_the_text_parsing() -> None:
+    """Spark's parsing parses text (the reconciler's TextParsing); the other engines'
+    does not, and a DuckDB text column is not parsed, as before."""
+    from kpr.engine.parsing import NarwhalsParsing
+    from kpr.engine.spark import SparkParsing
 
-    assert isinstance(SparkHooks(), TextParsing)
-    for hooks in (DuckDBHooks(), DaskHooks(), PolarsHooks()):
-        assert not isinstance(hooks, TextParsing)
+    assert isinstance(SparkParsing(), TextParsing)
+    assert not isinstance(NarwhalsParsing(), TextParsing)
     original, _ = _relations()
-    assert hooks_for(nw.from_native(original)).text_facts(nw.from_native(original), "age") is None
+    frame = nw.from_native(original)
+    assert not isinstance(parsing_for(frame), TextParsing)
+    assert parsing_for(frame).text_facts(frame, "age") is None
 
 
 def test_without_a_parsing_the_text_is_not_guessed() -> None:

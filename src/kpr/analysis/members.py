@@ -21,7 +21,7 @@ from kpr.analysis.baselines import _polars, shared_rows
 from kpr.checks import seed as check_seed
 from kpr.checks import whole_number
 from kpr.engine import queries
-from kpr.engine.backends import hooks_for
+from kpr.engine.backends import counting_for
 from kpr.engine.membership import profile_counts
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadKeywords, ReadSettings
@@ -158,15 +158,16 @@ def count_profiles(
         shared, repeats = _shared(inputs, columns, size)
         attack = replace(attack, kinds={n: inputs.pair.kinds[n] for n in columns})
         step("computing the classes over U")
+        counting = counting_for(inputs.pair.original)
         run = queries.run(
             inputs.pair.original, inputs.pair.avatars, attack, attack.kinds, row=None,
-            hooks=hooks_for(inputs.pair.original),
+            counting=counting,
         )  # fmt: skip
         require_rows(run.counts.n)
         step("counting the class profiles")
         counts = profile_counts(
             run, attack.kinds, inputs.pair.original, inputs.pair.avatars,
-            inputs.control.original,
+            inputs.control.original, counting,
         )  # fmt: skip
     except pl.exceptions.PolarsError as exc:
         raise polars_error(exc) from None

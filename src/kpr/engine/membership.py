@@ -3,8 +3,8 @@
 A record's class profile is its code on each chosen column under the metric's class
 rule, with the ``lo`` and ``width`` an evaluation of the same columns computes over U
 (``kpr.engine.queries.run``; this module never bins by itself: ``code_frame`` does).
-The original, the avatars and the holdout are coded, stacked and grouped by profile
-(stacking keeps missing == missing on every backend), then grouped again by the
+The original, the avatars and the holdout are coded and counted by profile by a
+counting path (``queries.Counting.cells``), then grouped again by the
 profile's three counts: only that small table is collected. Everything the attack
 measures depends on a profile through its counts alone, so profiles with the same
 three counts are interchangeable, and the table sorted by its counts gives the draws
@@ -19,7 +19,14 @@ from typing import Any
 import narwhals as nw
 import numpy as np
 
-from kpr.engine.queries import EngineRun, Frame, code_frame, internal_frame
+from kpr.engine.queries import (
+    Counting,
+    EngineRun,
+    Frame,
+    LazyCounting,
+    code_frame,
+    internal_frame,
+)
 from kpr.metric.attack import Kind
 from kpr.metric.membership import ProfileCounts
 
@@ -50,10 +57,12 @@ def profile_counts(
     original: Frame,
     avatars: Frame,
     holdout: Frame,
+    counting: Counting | None = None,
 ) -> ProfileCounts:
     """How many rows of the original, the avatars and the holdout hold each class
     profile (on ``kinds``' columns, binned as ``run`` binned them), one entry per
-    profile, sorted by the three counts."""
+    profile, sorted by the three counts (``counting``: the counting path that counts
+    them, default the lazy queries)."""
     aliases = {v: run.aliases[v] for v in kinds}
     internal = {aliases[v]: k for v, k in kinds.items()}
     names = list(internal)
@@ -62,18 +71,11 @@ def profile_counts(
     bins = run.internal_bins()
     coded = [code_frame(f, internal, bins, None) for f in frames]
     keys = coded[0].collect_schema().names()
-    tagged = [
-        frame.with_columns(
-            nw.lit(1 if side == own else 0, nw.Int64).alias(_side(side)) for side in _SIDES
-        )
-        for own, frame in zip(_SIDES, coded, strict=True)
-    ]
     counts = [_side(s) for s in _SIDES]
+    parts = dict(zip(counts, coded, strict=True))
     triples = (
-        nw.concat(tagged, how="vertical")
-        .group_by(*keys, drop_null_keys=False)
-        .agg(nw.col(c).sum() for c in counts)
-        .with_columns(nw.col(c).cast(nw.Int64) for c in counts)
+        (counting or LazyCounting())
+        .cells(parts, keys)
         .group_by(*counts)
         .agg(nw.len().alias(_PROFILES))
     )

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from kpr.engine import queries
+from kpr.engine.cells import cell_counts
 from kpr.engine.encoded import singles
 from kpr.engine.memory import MemoryTables
 from kpr.engine.queries import Frame, Hooks, Scan
@@ -47,47 +48,19 @@ def _polars(frame: Frame) -> pl.LazyFrame:
 
 
 class PolarsHooks(Hooks):
-    """Each table counted on the path ``tuning`` chooses for its size
-    (``TablePath``): in memory, counted with numpy (``kpr.engine.memory``); else
-    lazy queries, with G from row hashes, rebuilt by each query, and packed
-    profiles (``HASHED``) or by group-bys and joins (``GROUPED``)."""
+    """Lazy queries on polars' streaming engine: G from row hashes, rebuilt by each
+    query, and packed profiles (``hashed``: ``TablePath.HASHED``) or by group-bys
+    and joins (``TablePath.GROUPED``)."""
 
-    def __init__(self, tuning: Tuning = DEFAULT_TUNING) -> None:
-        self.tuning = tuning
-        self.hashed = False
-        self.memory: MemoryTables | None = None
-
-    def start(self, original: Frame, avatars: Frame, kinds: Mapping[str, Kind]) -> None:
-        lf = _polars(original)
-        path = self.tuning.table_path(lf.select(pl.len()).collect().item())
-        if path is TablePath.MEMORY:
-            self.memory = MemoryTables(lf, _polars(avatars), kinds, self.tuning)
-        self.hashed = path is TablePath.HASHED
+    def __init__(self, hashed: bool = False) -> None:
+        self.hashed = hashed
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
-        if self.memory is not None:  # every row with its group's size (U: the rows of size 1)
-            return nw.from_native(self.memory.groups)
         if self.hashed:
             return nw.from_native(hashed_groups(_polars(original), known, row))
         return queries.original_groups(original, known, row)
 
-    def scan(
-        self,
-        groups: Frame,
-        kinds: Mapping[str, Kind],
-        exact: Sequence[str],
-        integers: Sequence[str],
-    ) -> Scan | None:
-        if self.memory is None:  # G is recomputed by each query: the two lean passes
-            return None
-        n, size_u, scans = self.memory.scan(kinds, exact, integers)
-        moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
-        profile = {v: s.profile for v, s in scans.items()}
-        return Scan(n, size_u, moments, profile, {v: s.unique for v, s in scans.items()})
-
     def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
-        if self.memory is not None:  # counted by the scan
-            return None
         lf = _polars(original)
         return {v: column_singles(lf, v) for v in known}
 
@@ -98,24 +71,78 @@ class PolarsHooks(Hooks):
     def link(
         self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
     ) -> tuple[int, int]:
-        if self.memory is not None:
-            counts = self.memory.link(bins)
-            if counts is not None:
-                return counts
         coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
         keys = [queries._code_name(v) for v in kinds]
         coded_u, coded_a = (_polars(f).select(keys) for f in coded)
-        if self.hashed and self.memory is None:
+        if self.hashed:
             code_bins = {queries._code_name(v): b for v, b in bins.items()}
             counts = packed_link(coded_u, coded_a, keys, code_bins)
             if counts is not None:
                 return counts
         return exact_link(coded_u, coded_a, keys)
 
-    def release(self, frame: Frame) -> None:
-        if self.memory is not None:
-            self.memory.close()
-            self.memory = None
+
+class MemoryCounting:
+    """``queries.Counting`` on polars tables read into memory, counted with numpy
+    (``kpr.engine.memory``): one scan per known variable instead of the two
+    aggregation passes, G never built (U's rows made only if a command lists
+    them), the link on packed profiles; a column with no digits there is linked
+    by the lazy queries' join (``exact_link``)."""
+
+    def __init__(self, tuning: Tuning = DEFAULT_TUNING) -> None:
+        self.tuning = tuning
+        self._tables: MemoryTables | None = None
+        self._u: Frame | None = None
+        self._avatars: Frame | None = None
+
+    def scan(
+        self,
+        original: Frame,
+        avatars: Frame,
+        kinds: Mapping[str, Kind],
+        row: str | None,
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan:
+        tables = MemoryTables(_polars(original), _polars(avatars), kinds, self.tuning)
+        self._tables = tables
+        # every original row with its group's size: U is the rows of size 1
+        groups = nw.from_native(tables.groups)
+        self._u = groups.filter(nw.col(queries._N) == 1).drop(queries._N)
+        self._avatars = avatars
+        n, size_u, scans = tables.scan(kinds, exact, integers)
+        moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
+        profile = {v: s.profile for v, s in scans.items()}
+        return Scan(n, size_u, moments, profile, {v: s.unique for v, s in scans.items()})
+
+    def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
+        assert self._tables is not None and self._avatars is not None, "scan first"
+        counts = self._tables.link(bins)
+        if counts is not None:
+            return counts
+        return PolarsHooks().link(self.unique(), self._avatars, kinds, bins)
+
+    def unique(self) -> Frame:
+        assert self._u is not None, "scan first"
+        return self._u
+
+    def release(self) -> None:
+        if self._tables is not None:
+            self._tables.close()
+            self._tables = None
+
+    def cells(self, parts: Mapping[str, Frame], keys: Sequence[str]) -> Frame:
+        """Polars' own group-by: the cells are few beside the rows."""
+        return cell_counts(parts, keys)
+
+
+def polars_counting(original: Frame, tuning: Tuning = DEFAULT_TUNING) -> queries.Counting:
+    """The counting path ``tuning`` chooses for the original's number of rows
+    (``Tuning.table_path``)."""
+    path = tuning.table_path(_polars(original).select(pl.len()).collect().item())
+    if path is TablePath.MEMORY:
+        return MemoryCounting(tuning)
+    return queries.LazyCounting(PolarsHooks(hashed=path is TablePath.HASHED))
 
 
 def column_singles(lf: pl.LazyFrame, name: str) -> int:

@@ -11,8 +11,9 @@ cell (profile on the known variables, class of ``t``), with three counts:
 The known variables are binned exactly as ``kpr.evaluate`` bins them, and a numeric or
 date ``t`` by the same rule with its own ``lo`` and width over U
 (``kpr.metric.binning``, from the exact statistics of :func:`queries.numeric_statistics`);
-a categorical ``t`` is kept as it is. Everything is narwhals lazy queries; only the
-count table is collected. U's rows come from one group-by on the raw known values:
+a categorical ``t`` is kept as it is. Everything is narwhals lazy queries, the cells
+counted by a counting path (``queries.Counting.cells``); only the count table is
+collected. U's rows come from one group-by on the raw known values:
 a group of one row holds one value of ``t`` (its minimum), so U needs no join.
 """
 
@@ -117,11 +118,13 @@ def profile_counts(
     kinds: Mapping[str, Kind],
     extra: str,
     edges: Mapping[str, Sequence[float]] | None = None,
+    counting: queries.Counting | None = None,
 ) -> ProfileCounts:
     """The count table of ``attack`` by profile x class of ``extra`` (see the module
     docstring). ``kinds`` gives the kind of every known variable and of ``extra``;
     both frames hold those columns (the loaded, reconciled tables). ``edges`` cuts the
-    columns it names by fixed edges instead (:func:`cut`; give them as categorical)."""
+    columns it names by fixed edges instead (:func:`cut`; give them as categorical);
+    ``counting``: the counting path that counts the cells (default: the lazy queries)."""
     aliases = {**queries.internal_names(attack.known), extra: EXTRA}
     cuts = {aliases[v]: e for v, e in (edges or {}).items()}
     internal = {a: kinds[v] for v, a in aliases.items()}
@@ -135,27 +138,11 @@ def profile_counts(
     dates = {v for v in binned if internal[v] is Kind.DATE}
     bins = queries.numeric_statistics(u, binned, attack.tolerance, dates)
     codes = [_class_name(v) for v in internal]
-    parts = {"people": o, "unique": u, "avatars": a}
-    counted = []
-    for label, frame in parts.items():
-        coded = _classes(frame, internal, bins, cuts)
-        counted.append(
-            coded.group_by(*codes, drop_null_keys=False)
-            .agg(nw.len().alias(_N))
-            .select(
-                *codes,
-                *(
-                    (nw.col(_N) if c == label else nw.lit(0)).cast(nw.Int64).alias(c)
-                    for c in COUNTS
-                ),
-            )
-        )
-    stacked = (
-        nw.concat(counted, how="vertical")
-        .group_by(*codes, drop_null_keys=False)
-        .agg(*(nw.col(c).sum() for c in COUNTS))
-        .with_columns(nw.col(c).cast(nw.Int64) for c in COUNTS)
-    )
+    parts = {
+        label: _classes(frame, internal, bins, cuts)
+        for label, frame in zip(COUNTS, (o, u, a), strict=True)
+    }
+    stacked = (counting or queries.LazyCounting()).cells(parts, codes)
     table = _numbered(_collect(stacked), codes[:-1], codes[-1])
     return ProfileCounts(
         table=table,

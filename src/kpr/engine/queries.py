@@ -11,13 +11,14 @@ Steps (the spec's numbering):
    it is in S. Stacking instead of joining keeps missing == missing on every
    backend (SQL joins never match NULL with NULL).
 
-``run`` sends three queries whatever the backend (each one job on Spark):
-G (the original grouped by its raw known values) aggregated once for n, |U|,
-the first moments and the column profile; the second moments over U; m and |S|
-over the stacked codes. ``Hooks`` lets a backend cache G or build it its own way,
-or replace the first two by one scan per variable (:class:`Scan`: polars with
-the tables in memory), which also counts the rows whose value no other row has,
-and count the link its own way.
+``run`` asks one counting path (:class:`Counting`) for the same things in the same
+order, whatever the backend: the :class:`Scan` of the original, then m and |S|.
+:class:`LazyCounting` sends three queries (each one job on Spark): G (the
+original grouped by its raw known values) aggregated once for n, |U|, the first
+moments and the column profile; the second moments over U; m and |S| over the
+stacked codes. Its :class:`Hooks` let a backend cache G or build it its own way,
+and count the link its own way. ``kpr.engine.polars.MemoryCounting`` counts
+polars tables held in memory with numpy instead.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import narwhals as nw
 
-from kpr.inputs.dates import days_expr
+from kpr.engine.cells import cell_counts
 from kpr.metric.attack import ROW, Attack, Kind
 from kpr.metric.binning import (
     Deviations,
@@ -271,54 +272,82 @@ def linked_pairs(run: EngineRun, kinds: Mapping[str, Kind]) -> Frame:
 
 @dataclass(frozen=True)
 class Scan:
-    """What one pass over G's distinct values of each known variable gives, with
-    each value's rows in the original and in U (internal names): n, |U|, the
-    moments of the numeric variables (exact sums over the distinct values), the
-    profile of each column and its rows holding a value no other row holds."""
+    """What a counting path knows of the original before the bins (internal names):
+    n, |U|, the exact moments of the numeric variables over U, the profile of each
+    column (``missing``, and ``distinct`` for integer columns) and, when the path
+    counted them on its way, its rows holding a value no other row holds (None:
+    one ``is_unique`` query over the original later)."""
 
     n: int
     u: int
     moments: dict[str, Moments]
     profile: dict[str, dict[str, int]]
-    unique_rows: dict[str, int]
+    unique_rows: dict[str, int] | None
+
+
+class Counting(Protocol):
+    """One counting path: what :func:`run` asks, in this order, whatever the path.
+
+    Two implement it: :class:`LazyCounting` (the lazy queries below, on every
+    backend, each backend's differences in its :class:`Hooks`) and
+    ``kpr.engine.polars.MemoryCounting`` (polars tables read into memory, counted
+    with numpy). ``kpr.engine.backends.counting_for`` picks one; a new path
+    implements these five methods and passes ``tests/engines/test_conformance.py``.
+    ``cells`` serves the measures beyond the rate (counts by profile, and by
+    profile x one extra column) and needs no scan first.
+    """
+
+    def scan(
+        self,
+        original: Frame,
+        avatars: Frame,
+        kinds: Mapping[str, Kind],
+        row: str | None,
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan:
+        """Steps 1-2 before the bins: the :class:`Scan` of the original (both tables
+        under internal names; ``exact``: the numeric columns summed as integers;
+        ``integers``: the columns whose distinct values are counted)."""
+        ...
+
+    def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
+        """m and |S| (steps 4-5) with the bins of the numeric variables."""
+        ...
+
+    def unique(self) -> Frame:
+        """U's rows (internal names, and the row position when carried), lazy: only
+        row listings collect them."""
+        ...
+
+    def release(self) -> None:
+        """Free what the path holds, once the counts are known (U stays readable)."""
+        ...
+
+    def cells(self, parts: Mapping[str, Frame], keys: Sequence[str]) -> Frame:
+        """Per distinct profile on ``keys`` (coded columns, missing == missing), the
+        rows each part holds (``kpr.engine.cells.cell_counts``), lazy."""
+        ...
 
 
 class Hooks:
-    """How one backend runs the queries below; the default recomputes everything lazily.
+    """How one backend runs the lazy queries (:class:`LazyCounting`); the default
+    sends each query as it is.
 
     ``groups`` builds G: one row per distinct tuple of raw known values, with its
     row count in ``__kpr_n__`` (and the smallest row position when rows are
     carried). U is G's rows of count 1. A backend may cache G (Spark, Dask) or
     build it another way with the same content (the hashed build of
-    ``kpr.engine.polars`` for polars inputs not kept in memory); a backend that
-    also replaces the two passes by ``scan`` may instead return every original
-    row with the size of its group (``kpr.engine.memory``): the same U. Each
-    backend's subclass lives in its own module; ``kpr.engine.backends.hooks_for``
-    picks it.
+    ``kpr.engine.polars``). Each backend's subclass lives in its own module;
+    ``kpr.engine.backends.counting_for`` picks it. Parsing input text is not here:
+    ``kpr.engine.parsing``.
     """
-
-    def start(self, original: Frame, avatars: Frame, kinds: Mapping[str, Kind]) -> None:
-        """Called first, with both tables and each known variable's kind (internal
-        names): a backend may start reading them (the default does nothing)."""
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         return original_groups(original, known, row)
 
     def collect(self, frame: Frame) -> dict[str, Any]:
         return _collect_row(frame)
-
-    def scan(
-        self,
-        groups: Frame,
-        kinds: Mapping[str, Kind],
-        exact: Sequence[str],
-        integers: Sequence[str],
-    ) -> Scan | None:
-        """:class:`Scan` of G (``exact``: the numeric columns summed as integers;
-        ``integers``: the columns whose distinct values are counted), or None: the
-        two aggregation passes below instead (the default: they scale on a cluster,
-        where distinct values may not fit on the driver)."""
-        return None
 
     def link(
         self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
@@ -337,14 +366,59 @@ class Hooks:
         None (the default): one ``is_unique`` query over the original later."""
         return None
 
-    def text_facts(self, frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
-        """For a text column: (some value present, every value an integer, the first
-        value that is not a number); None (the default): this backend cannot tell."""
-        return None
 
-    def to_days(self, frame: Frame, name: str, dtype: Any) -> Frame:
-        """Replace a date, datetime or duration column by its float64 days."""
-        return frame.with_columns(days_expr(name, dtype).alias(name))
+class LazyCounting:
+    """:class:`Counting` by lazy queries: G aggregated once for n, |U|, the first
+    moments and the column profile, the second moments over U, then m and |S|
+    (``hooks``: what the backend does its own way)."""
+
+    def __init__(self, hooks: Hooks | None = None) -> None:
+        self.hooks = hooks or Hooks()
+        self._groups: Frame | None = None
+        self._u: Frame | None = None
+        self._avatars: Frame | None = None
+
+    def scan(
+        self,
+        original: Frame,
+        avatars: Frame,
+        kinds: Mapping[str, Kind],
+        row: str | None,
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan:
+        hooks, known = self.hooks, list(kinds)
+        numeric = [v for v in known if kinds[v].binned]
+        groups = self._groups = hooks.groups(original, known, row)
+        self._u = groups.filter(nw.col(_N) == 1).drop(_N)
+        self._avatars = avatars
+        first = hooks.collect(_first_pass(groups, kinds, numeric, integers))
+        profile = {
+            v: {
+                what: _int(first[f"{what}{i}"])
+                for what in ("missing", "distinct")
+                if f"{what}{i}" in first
+            }
+            for i, v in enumerate(known)
+        }
+        moments = _moments_from(first, self._u, numeric, exact, hooks.collect)
+        unique_rows = hooks.unique_values(original, known)
+        return Scan(_int(first["n"]), _int(first["u"]), moments, profile, unique_rows)
+
+    def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
+        assert self._avatars is not None, "scan first"
+        return self.hooks.link(self.unique(), self._avatars, kinds, bins)
+
+    def unique(self) -> Frame:
+        assert self._u is not None, "scan first"
+        return self._u
+
+    def release(self) -> None:
+        if self._groups is not None:
+            self.hooks.release(self._groups)
+
+    def cells(self, parts: Mapping[str, Frame], keys: Sequence[str]) -> Frame:
+        return cell_counts(parts, keys)
 
 
 def original_groups(original: Frame, known: Sequence[str], row: str | None) -> Frame:
@@ -495,22 +569,6 @@ def exact_integers(frame: Frame, numeric: Sequence[str]) -> list[str]:
     return [v for v in numeric if schema[v].is_integer() and schema[v] != nw.UInt64]
 
 
-def _bins_from(
-    first: Mapping[str, Any],
-    u: Frame,
-    numeric: Sequence[str],
-    integers: Sequence[str],
-    tolerance: float,
-    collect: Callable[[Frame], dict[str, Any]],
-    dates: Collection[str] = (),
-    widths: Mapping[str, float] | None = None,
-) -> dict[str, NumericBins]:
-    """The second pass over U and the shared rule (``numeric_bins``) on both passes
-    (``dates``: binned on days, width from the range; ``widths``: absolute widths)."""
-    moments = _moments_from(first, u, numeric, integers, collect)
-    return _bins(moments, tolerance, dates, widths)
-
-
 def _bins(
     moments: Mapping[str, Moments],
     tolerance: float,
@@ -590,9 +648,8 @@ def numeric_statistics(
         )
     )
     internal_dates = {aliases[v] for v in dates}
-    bins = _bins_from(
-        first, u, names, exact_integers(u, names), tolerance, _collect_row, internal_dates
-    )
+    moments = _moments_from(first, u, names, exact_integers(u, names), _collect_row)
+    bins = _bins(moments, tolerance, internal_dates)
     return {v: bins[a] for v, a in aliases.items()}
 
 
@@ -626,11 +683,12 @@ def run(
     kinds: Mapping[str, Kind],
     *,
     row: str | None,
-    hooks: Hooks | None = None,
+    counting: Counting | None = None,
     progress: Step = _noop,
 ) -> EngineRun:
-    """Compute every count of the metric in three queries (see the module docstring)."""
-    hooks = hooks or Hooks()
+    """Compute every count of the metric on one counting path (default: the lazy
+    queries as they are, :class:`LazyCounting`)."""
+    counting = counting or LazyCounting()
     aliases = internal_names(attack.known)
     original = internal_frame(original, aliases, row)
     avatars = internal_frame(avatars, aliases, row)
@@ -640,43 +698,28 @@ def run(
     numeric = [v for v in known if kinds[v].binned]
     schema = original.collect_schema()
     integers = [v for v in known if schema[v].is_integer()]
-    progress("finding the original records present once (U)")
-    hooks.start(original, avatars, kinds)
-    groups = hooks.groups(original, known, row)
-    progress("collecting the statistics over U")
     exact = exact_integers(original, numeric)
+    progress("finding the original records present once (U)")
+    progress("collecting the statistics over U")
+    scan = counting.scan(original, avatars, kinds, row, exact, integers)
     dates = {v for v in numeric if kinds[v] is Kind.DATE}
     widths = {aliases[v]: w for v, w in attack.widths.items()}
-    u = groups.filter(nw.col(_N) == 1).drop(_N)
-    scan = hooks.scan(groups, kinds, exact, integers)
-    if scan is None:
-        first = hooks.collect(_first_pass(groups, kinds, numeric, integers))
-        n, size_u = _int(first["n"]), _int(first["u"])
-        bins = _bins_from(first, u, numeric, exact, attack.tolerance, hooks.collect, dates, widths)
-        profile = {
-            v: {
-                what: _int(first[f"{what}{i}"])
-                for what in ("missing", "distinct")
-                if f"{what}{i}" in first
-            }
-            for i, v in enumerate(attack.known)
-        }
-        counted = hooks.unique_values(original, known)
-        unique_rows = None if counted is None else {v: counted[a] for v, a in aliases.items()}
-    else:
-        n, size_u = scan.n, scan.u
-        bins = _bins(scan.moments, attack.tolerance, dates, widths)
-        profile = {v: scan.profile[a] for v, a in aliases.items()}
-        unique_rows = {v: scan.unique_rows[a] for v, a in aliases.items()}
+    bins = _bins(scan.moments, attack.tolerance, dates, widths)
     progress("linking U to the avatar profiles present once")
-    m, linked = hooks.link(u, avatars, kinds, bins)
-    hooks.release(groups)
+    m, linked = counting.link(kinds, bins)
+    u = counting.unique()
+    counting.release()
     user_bins = {v: bins[a] for v, a in aliases.items() if a in bins}
+    profile = {v: scan.profile[a] for v, a in aliases.items()}
+    unique_rows = (
+        None if scan.unique_rows is None else {v: scan.unique_rows[a] for v, a in aliases.items()}
+    )
 
     def coded() -> tuple[Frame, Frame]:
         return code_frame(u, kinds, bins, row), code_frame(avatars, kinds, bins, row)
 
+    size_u = scan.u
     return EngineRun(
-        Counts(n, m, size_u, linked if size_u else 0), user_bins, coded, row, profile, aliases,
-        unique_rows,
+        Counts(scan.n, m, size_u, linked if size_u else 0), user_bins, coded, row, profile,
+        aliases, unique_rows,
     )  # fmt: skip

@@ -1,4 +1,5 @@
-"""The Spark backend: its hooks (G cached in the cluster, then released), the
+"""The Spark backend: its hooks (G cached in the cluster, then released), its
+input parsing, the
 session of the CLI (quiet log4j, the JVM's start-up chatter in a log file),
 reading CSV/Parquet files with Spark the way ``kpr.inputs.files`` and
 ``kpr.inputs.reconcile`` read them, and parsing Spark text columns (numbers, ISO dates,
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import narwhals as nw
 
+from kpr.engine.parsing import NarwhalsParsing
 from kpr.engine.queries import Frame, Hooks, original_groups
 from kpr.errors import InputError, MissingDependencyError, first_line
 from kpr.inputs.dates import US_PER_DAY, is_duration
@@ -363,8 +365,7 @@ def spark_days(frame: nw.LazyFrame[Any], name: str, dtype: Any) -> nw.LazyFrame[
 
 
 class SparkHooks(Hooks):
-    """G cached in the cluster for the three queries, then released; text parsed
-    and dates converted by Spark's own functions."""
+    """G cached in the cluster for the three queries, then released."""
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         native = original_groups(original, known, row).to_native()
@@ -373,10 +374,14 @@ class SparkHooks(Hooks):
     def release(self, frame: Frame) -> None:
         frame.to_native().unpersist()
 
+
+class SparkParsing(NarwhalsParsing):
+    """Text parsed and dates converted by Spark's own functions
+    (``kpr.inputs.csv_text.TextParsing``)."""
+
     def text_facts(self, frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
         return spark_text_checks(frame.to_native(), name)
 
-    # Spark parses text itself (``kpr.inputs.csv_text.TextParsing``)
     parse_number = staticmethod(parse_number)
     nan_text_to_null = staticmethod(nan_text_to_null)
     iso_facts = staticmethod(spark_iso_facts)

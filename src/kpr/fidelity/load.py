@@ -17,7 +17,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine.backends import hooks_for
+from kpr.engine.parsing import parsing_for
 from kpr.errors import InputError, first_line
 from kpr.inputs.dates import US_PER_DAY
 from kpr.inputs.files import read_table, resolve_columns
@@ -176,7 +176,7 @@ def load_tables(
     o = _restrict(o_side, original, wanted, "original")
     s = _restrict(s_side, synthetic, wanted, "synthetic")
     try:
-        prepared = reconcile(o, s, attack, hooks_for)
+        prepared = reconcile(o, s, attack, parsing_for)
         left = _collect(prepared.original, prepared.row)
         right = _collect(prepared.avatars, prepared.row)
     except pl.exceptions.PolarsError as exc:

@@ -23,7 +23,7 @@ TextFacts = tuple[bool, bool, str | None]
 
 class EngineText(Protocol):
     """What the reconciler asks of the engine a side runs on, on narwhals frames: the
-    engine's hooks answer (``kpr.engine.backends.hooks_for``, given to the reconciler by
+    engine's parsing answers (``kpr.engine.parsing.parsing_for``, given to the reconciler by
     its callers, so that the inputs layer imports no engine). ``text_facts`` is None
     when the engine cannot tell what a text column holds: it then parses no text."""
 
@@ -34,8 +34,8 @@ class EngineText(Protocol):
 
 @runtime_checkable
 class TextParsing(EngineText, Protocol):
-    """An engine that parses text itself (Spark's hooks): numbers, NaN texts as
-    missing, and whether a column holds ISO dates (``iso_facts(native, name)``, see
+    """An engine that parses text itself (``kpr.engine.spark.SparkParsing``): numbers,
+    NaN texts as missing, and whether a column holds ISO dates (``iso_facts(native, name)``, see
     ``kpr.inputs.dates.iso_text_facts``)."""
 
     def parse_number(self, frame: Any, name: str, integer: bool) -> Any: ...

@@ -104,25 +104,26 @@ def _text_facts(side: Side, name: str) -> TextFacts | None:
         if isinstance(side.frame, pl.LazyFrame):
             side.facts[name] = polars_text_facts(side.frame, name)
         else:
+            parsing = side.parsing
             side.facts[name] = (
-                None if side.hooks is None else side.hooks(side.frame).text_facts(side.frame, name)
+                None if parsing is None else parsing(side.frame).text_facts(side.frame, name)
             )
     return side.facts[name]
 
 
-def _hooks(side: Side, frame: Any) -> EngineText:
-    """The hooks of the engine ``frame`` (a narwhals frame of ``side``) runs on."""
-    if side.hooks is None:
+def _engine_text(side: Side, frame: Any) -> EngineText:
+    """The input parsing of the engine ``frame`` (a narwhals frame of ``side``) runs on."""
+    if side.parsing is None:
         raise InputError(f"{side.label}: kpr cannot parse the text columns of this engine")
-    return side.hooks(frame)
+    return side.parsing(frame)
 
 
 def _parsing(side: Side, frame: Any) -> TextParsing:
-    """The hooks of an engine that parses text itself (Spark), or a one-line error."""
-    hooks = _hooks(side, frame)
-    if not isinstance(hooks, TextParsing):
+    """The parsing of an engine that parses text itself (Spark), or a one-line error."""
+    parsing = _engine_text(side, frame)
+    if not isinstance(parsing, TextParsing):
         raise InputError(f"{side.label}: kpr cannot parse the text columns of this engine")
-    return hooks
+    return parsing
 
 
 def _schema(side: Side) -> Any:
@@ -403,7 +404,7 @@ def _wrap(
         frame = frame.drop(source)
     for n, e in exprs.items():
         if isinstance(e, _Days):
-            frame = _hooks(side, frame).to_days(frame, n, e.dtype)
+            frame = _engine_text(side, frame).to_days(frame, n, e.dtype)
     schema = frame.collect_schema()
     floats = [n for n in kinds if schema[n].is_float()]
     if floats:  # NaN is missing, like null: one class
@@ -418,25 +419,25 @@ def prepare(
     read: ReadSettings | None = None,
     names: tuple[str, str] = ("original", "avatars"),
     row_id: str | None = None,
-    hooks: Callable[[Any], EngineText] | None = None,
+    parsing: Callable[[Any], EngineText] | None = None,
 ) -> Prepared:
     """Load both inputs and agree on kinds and dtypes. ``row_id`` names a column of
     integer ids in both tables that identifies rows (default: positions, which
-    only polars-backed inputs and files read by polars have); ``hooks``: the hooks of
-    the engine a frame runs on (``kpr.engine.backends.hooks_for``), which convert dates
+    only polars-backed inputs and files read by polars have); ``parsing``: the input
+    parsing of the engine a frame runs on (``kpr.engine.parsing.parsing_for``), which convert dates
     and, on Spark, parse text."""
     read = read or ReadSettings()
     o = load_side(original, attack.known, names[0], read, row_id)
     a = load_side(avatars, attack.known, names[1], read, row_id)
-    return reconcile(o, a, attack, hooks)
+    return reconcile(o, a, attack, parsing)
 
 
 def reconcile(
-    o: Side, a: Side, attack: Attack, hooks: Callable[[Any], EngineText] | None = None
+    o: Side, a: Side, attack: Attack, parsing: Callable[[Any], EngineText] | None = None
 ) -> Prepared:
     """Agree on the kinds and dtypes of two loaded sides (``prepare`` after loading;
     ``kpr.utility`` loads its sides itself, every column of the tables)."""
-    o.hooks = a.hooks = hooks
+    o.parsing = a.parsing = parsing
     if (o.row is None) != (a.row is None):
         raise InputError("only one table was read with row positions; read both the same way")
     if o.is_polars != a.is_polars:

@@ -34,7 +34,7 @@ class Side:
     row: str | None = None  # the column that identifies rows (else positions, polars only)
     schema: Any = None  # of ``schema_of``, see reconcile._schema
     schema_of: object = None
-    hooks: Callable[[Any], EngineText] | None = None  # its engine's (set by the reconciler)
+    parsing: Callable[[Any], EngineText] | None = None  # its engine's (set by the reconciler)
 
     @property
     def is_polars(self) -> bool:
