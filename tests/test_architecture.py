@@ -36,7 +36,7 @@ RULES = {
     "inputs": "errors metric",
     "engine": "errors metric inputs progress",
     "pairing": "errors inputs",
-    "results": "errors metric engine labels notices",
+    "results": "errors metric labels notices",
     "diagnostics": "errors metric inputs notices results",
     "measure": "errors metric inputs engine pairing results diagnostics progress",
     "analysis": "errors checks metric inputs engine notices results measure progress",

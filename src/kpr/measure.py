@@ -20,6 +20,7 @@ import polars as pl
 from kpr.diagnostics import identifier_warnings, marker_warnings, warnings_for
 from kpr.engine import queries
 from kpr.engine.backends import counting_for
+from kpr.engine.detail import RunDetail
 from kpr.engine.parsing import parsing_for
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError, first_line
@@ -31,7 +32,7 @@ from kpr.metric.attack import Attack, Kind
 from kpr.metric.counts import require_rows
 from kpr.pairing import correct_links
 from kpr.progress import INPUTS_CHECKED, Step
-from kpr.results.evaluation import Detail, KprResult, VariableInfo
+from kpr.results.evaluation import KprResult, VariableInfo
 
 
 def _persist_polars(frame: queries.Frame) -> queries.Frame:
@@ -216,9 +217,10 @@ def evaluate_loaded(
         raise
     if run.unique_rows is not None:  # counted on the engine's way (kept for next attacks)
         prepared.unique_values.update(run.unique_rows)
-    result = _result(prepared, attack, kinds, run, run.profile)
+    detail = RunDetail(prepared.original, run, kinds, prepared.library)
+    result = _result(prepared, attack, kinds, run, detail)
     if pairing is not None:
-        result.correct_links = _correct_links(result, prepared, pairing)
+        result.correct_links = _correct_links(detail, result, prepared, pairing)
     if progress is not None:
         progress(INPUTS_CHECKED)
     return result
@@ -245,8 +247,8 @@ def check_loaded(prepared: Prepared, attack: Attack) -> None:
             )
 
 
-def _correct_links(result: KprResult, prepared: Prepared, pairing: Any) -> int:
-    if result._detail is None or result._detail.run.row is None:
+def _correct_links(detail: RunDetail, result: KprResult, prepared: Prepared, pairing: Any) -> int:
+    if not detail.has_rows:
         raise InputError(
             "correct links need row positions, which this engine does not keep; "
             "evaluate a polars/pandas/pyarrow table or a file instead"
@@ -258,7 +260,8 @@ def _correct_links(result: KprResult, prepared: Prepared, pairing: Any) -> int:
             _ids(prepared.original, prepared.row),
             _ids(prepared.avatars, prepared.row),
         )
-    return correct_links(_linked_rows(result), pairing, result.n, result.n_avatars, ids)
+    linked = detail.linked_pairs().select("original_row", "avatar_row")
+    return correct_links(linked, pairing, result.n, result.n_avatars, ids)
 
 
 def _ids(side: Any, row: str) -> np.ndarray:
@@ -266,26 +269,16 @@ def _ids(side: Any, row: str) -> np.ndarray:
     return np.asarray(frame[row].to_numpy(), dtype=np.int64)
 
 
-def _linked_rows(result: KprResult) -> pl.DataFrame:
-    assert result._detail is not None
-    native = queries.linked_pairs(result._detail.run, result._detail.kinds).select(
-        "original_row", "avatar_row"
-    )
-    frame = native.collect(backend="polars").to_native()
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
 def _result(
     prepared: Prepared,
     attack: Attack,
     kinds: dict[str, Kind],
     run: queries.EngineRun,
-    profile: dict[str, dict[str, int]],
+    detail: RunDetail,
 ) -> KprResult:
     variables: dict[str, VariableInfo] = {}
     for name, kind in kinds.items():
-        prof = profile[name]
+        prof = run.profile[name]
         if kind.binned:
             b = run.bins[name]
             variables[name] = VariableInfo(
@@ -305,5 +298,5 @@ def _result(
             *identifier_warnings(unique_value_rows(prepared, attack.known), c.n),
             *marker_warnings(markers_of(prepared, attack.known)),
         ],
-        _detail=Detail(prepared.original, run, kinds, prepared.library),
+        _detail=detail,
     )

@@ -37,8 +37,8 @@ from functools import partial
 import numpy as np
 import polars as pl
 
-from kpr.engine.jobs import Job
-from kpr.engine.queries import clamp64
+from kpr.engine.jobs import Job, shared_blocks
+from kpr.engine.statistics import clamp64
 from kpr.engine.tuning import DEFAULT_TUNING, KeyCount, Tuning
 from kpr.metric import binning, classes
 from kpr.metric.attack import Kind
@@ -125,7 +125,7 @@ def _dense(series: pl.Series, tuning: Tuning) -> tuple[Ints, np.ndarray, int]:
 def _values(series: pl.Series, tuning: Tuning) -> tuple[Ints, int, np.ndarray, Ints | None]:
     """A numeric column's codes, their number, the float value behind each code
     (NaN for missing), and for integer columns summed exactly by every engine
-    (``kpr.engine.queries.exact_integers``) the exact int64 values: equal values
+    (``kpr.engine.statistics.exact_integers``) the exact int64 values: equal values
     share a code, -0.0 and 0.0 included."""
     codes, distinct, radix = _dense(series, tuning)
     raw = pl.Series(distinct).cast(series.dtype)
@@ -468,8 +468,8 @@ def _blockwise(
     limbs, counts, signed counts and float limbs' bound), summed exactly: a few
     arrays of one block in memory, whatever the column. With ``pool``, a thread
     of it takes blocks too, once it is free: both take the next block from one
-    iterator, and the calling thread never waits for a thread that has not
-    started (exact integers: the same sums in any order)."""
+    iterator (``jobs.shared_blocks``), and the calling thread never waits for a
+    thread that has not started (exact integers: the same sums in any order)."""
 
     def summed(starts: Iterator[int]) -> tuple[list[int], list[int]]:
         linear: list[int] = []
@@ -480,7 +480,7 @@ def _blockwise(
             linear, products = _added(linear, lin), _added(products, prod)
         return linear, products
 
-    starts = iter(range(0, size, _BLOCK))  # next() on it is atomic: shared safely
+    starts = shared_blocks(size, _BLOCK)
     if pool is None or size < _SHARED_BLOCKS * _BLOCK:
         return summed(starts)
     helper = pool.submit(summed, starts)

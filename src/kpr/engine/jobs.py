@@ -1,10 +1,12 @@
-"""Calls queued in an engine's thread pool that the thread needing them makes itself
-when no thread of the pool has started them yet."""
+"""How the in-memory engine shares work with its thread pool: calls queued in the
+pool that the thread needing them makes itself when no thread of the pool has
+started them yet (:class:`Job`), and blocks of rows taken in turn by several
+threads (:func:`shared_blocks`)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from typing import Generic, TypeVar
 
@@ -38,3 +40,32 @@ class Job(Generic[T]):
     def _queued(self) -> Future[T]:
         assert self.future is not None
         return self.future
+
+
+class SharedBlocks:
+    """The starts of the blocks of ``range(0, size, block)``, handed out to the
+    threads that iterate over it.
+
+    Contract: every start is handed out exactly once, whatever the number of threads
+    iterating at once, in increasing order of hand-out; a thread's loop ends once
+    every start was handed out (a block handed to another thread may still be in
+    work: the caller waits for that thread, e.g. ``Job.result``). A lock guards the
+    hand-out, so the contract holds on a free-threaded Python too, not only under
+    the GIL. The blocks' work must not depend on which thread does it."""
+
+    def __init__(self, size: int, block: int) -> None:
+        self._starts = iter(range(0, size, block))
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[int]:
+        return self
+
+    def __next__(self) -> int:
+        with self._lock:
+            return next(self._starts)
+
+
+def shared_blocks(size: int, block: int) -> SharedBlocks:
+    """The block starts of ``size`` rows, shared by every thread that iterates over
+    them (see :class:`SharedBlocks` for the contract)."""
+    return SharedBlocks(size, block)

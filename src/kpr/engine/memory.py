@@ -58,7 +58,7 @@ from kpr.engine.encoded import (
     uses_bitmap,
     weighted_moments,
 )
-from kpr.engine.jobs import Job
+from kpr.engine.jobs import Job, shared_blocks
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.metric.attack import Kind
 from kpr.metric.binning import Moments, NumericBins
@@ -593,7 +593,7 @@ class PackedKeys:
 
     A thread of ``pool`` packs the blocks of the avatars, then of U, as soon as it
     is free; the calling thread packs the blocks of one table when it asks for its
-    keys (both take the next block from one iterator, and the calling thread never
+    keys (both take the next block from one ``jobs.shared_blocks``, and the calling thread never
     waits for a thread that has not started). So the calling thread can work on
     the avatars' keys while the pool's thread is still packing U's."""
 
@@ -608,8 +608,8 @@ class PackedKeys:
         self.columns, self.block = columns, block
         self.o_key, self.a_key = np.empty(n, dtype=np.int64), np.empty(m, dtype=a_dtype)
         self.valid = np.ones(m, dtype=bool)
-        self.a_blocks = partial(self._pack, True, iter(range(0, m, block)))
-        self.o_blocks = partial(self._pack, False, iter(range(0, n, block)))
+        self.a_blocks = partial(self._pack, True, shared_blocks(m, block))
+        self.o_blocks = partial(self._pack, False, shared_blocks(n, block))
         self.jobs = Job(self.a_blocks, pool), Job(self.o_blocks, pool)
 
     def avatars(self) -> tuple[Ints, np.ndarray]:
@@ -626,7 +626,7 @@ class PackedKeys:
 
     def _pack(self, avatars: bool, starts: Iterator[int]) -> None:
         keys, valid = (self.a_key, self.valid) if avatars else (self.o_key, None)
-        for start in starts:  # next() on the shared iterator is atomic
+        for start in starts:  # each start handed to one thread (jobs.shared_blocks)
             stop = min(start + self.block, len(keys))
             key = keys[start:stop]
             key[:] = 0

@@ -28,7 +28,6 @@ import numpy as np
 import polars as pl
 
 from kpr.engine import queries
-from kpr.engine.cells import cell_counts
 from kpr.engine.encoded import singles
 from kpr.engine.memory import MemoryTables
 from kpr.engine.queries import Frame, Hooks, Scan
@@ -72,17 +71,17 @@ class PolarsHooks(Hooks):
         self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
     ) -> tuple[int, int]:
         coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
-        keys = [queries._code_name(v) for v in kinds]
+        keys = [queries.code_name(v) for v in kinds]
         coded_u, coded_a = (_polars(f).select(keys) for f in coded)
         if self.hashed:
-            code_bins = {queries._code_name(v): b for v, b in bins.items()}
+            code_bins = {queries.code_name(v): b for v, b in bins.items()}
             counts = packed_link(coded_u, coded_a, keys, code_bins)
             if counts is not None:
                 return counts
         return exact_link(coded_u, coded_a, keys)
 
 
-class MemoryCounting:
+class MemoryCounting(queries.CountingState):
     """``queries.Counting`` on polars tables read into memory, counted with numpy
     (``kpr.engine.memory``): one scan per known variable instead of the two
     aggregation passes, G never built (U's rows made only if a command lists
@@ -92,8 +91,6 @@ class MemoryCounting:
     def __init__(self, tuning: Tuning = DEFAULT_TUNING) -> None:
         self.tuning = tuning
         self._tables: MemoryTables | None = None
-        self._u: Frame | None = None
-        self._avatars: Frame | None = None
 
     def scan(
         self,
@@ -107,33 +104,23 @@ class MemoryCounting:
         tables = MemoryTables(_polars(original), _polars(avatars), kinds, self.tuning)
         self._tables = tables
         # every original row with its group's size: U is the rows of size 1
-        groups = nw.from_native(tables.groups)
-        self._u = groups.filter(nw.col(queries._N) == 1).drop(queries._N)
-        self._avatars = avatars
+        self._keep(nw.from_native(tables.groups), avatars)
         n, size_u, scans = tables.scan(kinds, exact, integers)
         moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
         profile = {v: s.profile for v, s in scans.items()}
         return Scan(n, size_u, moments, profile, {v: s.unique for v, s in scans.items()})
 
     def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
-        assert self._tables is not None and self._avatars is not None, "scan first"
+        assert self._tables is not None, "scan first"
         counts = self._tables.link(bins)
         if counts is not None:
             return counts
-        return PolarsHooks().link(self.unique(), self._avatars, kinds, bins)
-
-    def unique(self) -> Frame:
-        assert self._u is not None, "scan first"
-        return self._u
+        return PolarsHooks().link(self.unique(), self._kept_avatars(), kinds, bins)
 
     def release(self) -> None:
         if self._tables is not None:
             self._tables.close()
             self._tables = None
-
-    def cells(self, parts: Mapping[str, Frame], keys: Sequence[str]) -> Frame:
-        """Polars' own group-by: the cells are few beside the rows."""
-        return cell_counts(parts, keys)
 
 
 def polars_counting(original: Frame, tuning: Tuning = DEFAULT_TUNING) -> queries.Counting:

@@ -13,8 +13,8 @@ from kpr.metric.counts import Counts
 from kpr.notices import warnings_json
 from kpr.results import json, views
 from kpr.results.control import ControlComparison
-from kpr.results.evaluation import Claims, format_rate
-from kpr.results.rates import AttackRate, Method
+from kpr.results.evaluation import Claims
+from kpr.results.rates import AttackRate, Method, format_rate
 from kpr.results.sizes import SizeCheck
 
 EXPLAIN_INTERVAL = (

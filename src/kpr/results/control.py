@@ -16,8 +16,7 @@ from kpr.metric.interval import (
     share_interval,
     z_value,
 )
-from kpr.results.evaluation import format_rate
-from kpr.results.rates import AttackRate
+from kpr.results.rates import AttackRate, format_rate
 
 EXPLAIN_CONTROL = (
     "Control individuals were not used to make the avatars, so their rate ({control} at "

@@ -5,26 +5,27 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 import narwhals as nw
 import polars as pl
 
-from kpr.engine import queries
 from kpr.metric.attack import Kind
+from kpr.metric.binning import NumericBins
 from kpr.metric.classes import label_of, special_labels
 from kpr.metric.counts import Counted, Counts, protection_rate
 from kpr.notices import warnings_json
 from kpr.results import json, views
+from kpr.results.rates import format_rate
 
 if TYPE_CHECKING:
     from kpr.results.control import ControlComparison
     from kpr.results.sizes import SizeCheck
 
-__all__ = ["Detail", "KprResult", "VariableInfo", "protection_rate"]
+__all__ = ["Detail", "KprResult", "VariableInfo", "format_rate", "protection_rate"]
 
 
 def meaning(rate: float) -> str:
@@ -61,14 +62,6 @@ def claims_sentence(linked: int, correct: int | None, n: int, pairing: str = "pa
     )
 
 
-def format_rate(rate: float) -> str:
-    """Percent with enough digits to show it is not exactly 100 % when it is not."""
-    text = f"{rate:.2f}"
-    if text == "100.00" and rate < 100.0:
-        text = f"{rate:.6f}".rstrip("0")
-    return f"{text} %"
-
-
 @dataclass(frozen=True)
 class VariableInfo:
     """One known variable: its kind, and for numerics the statistics over U and its classes."""
@@ -99,20 +92,30 @@ class VariableInfo:
         return out
 
 
-@dataclass
-class Detail:
-    """What is needed to explain a result after the fact (pairs, per-class counts)."""
+class Detail(Protocol):
+    """What a result asks of the run behind it to explain itself after the fact (its
+    linked pairs, its counts per class). The engine answers
+    (``kpr.engine.detail.RunDetail``): a result holds no engine state, only this."""
 
-    original: queries.Frame
-    run: queries.EngineRun
     kinds: dict[str, Kind]
-    library: str = "polars"  # of the original input: results come back in it
+    library: str  # of the original input: results come back in it
 
+    @property
+    def bins(self) -> Mapping[str, NumericBins]: ...
 
-def _to_polars(frame: queries.Frame) -> pl.DataFrame:
-    native = frame.collect(backend="polars").to_native()
-    assert isinstance(native, pl.DataFrame)
-    return native
+    @property
+    def has_rows(self) -> bool:
+        """Row positions were carried: the linked pairs can be listed."""
+        ...
+
+    def linked_pairs(self) -> pl.DataFrame:
+        """Original row, avatar row, then the class of each known variable (codes),
+        in the kinds' order, one row per linked individual."""
+        ...
+
+    def class_counts(self, name: str) -> pl.DataFrame:
+        """Per class (or value) of ``name``: originals, avatars, U, linked."""
+        ...
 
 
 class Claims:
@@ -188,21 +191,20 @@ class KprResult(Counted, Claims, json.JsonResult):
     def linked_frame(self, *, codes: bool = False) -> pl.DataFrame:
         """:meth:`linked_individuals` as a polars frame, whatever the input's library."""
         d = self._detail
-        if d is None or d.run.row is None:
+        if d is None or not d.has_rows:
             raise ValueError(
                 "row positions are not available for this input (Spark, Dask and DuckDB "
                 "keep no row order); name a column of row ids with row_id=..."
             )
-        frame = _to_polars(queries.linked_pairs(d.run, d.kinds))
+        frame = d.linked_pairs()
         if codes:
             return frame
         labels = []
-        for name, kind in d.kinds.items():
+        for (name, kind), column in zip(d.kinds.items(), frame.columns[2:], strict=True):
             if not kind.binned:
                 continue
-            b = d.run.bins[name]
+            b = d.bins[name]
             date = kind is Kind.DATE
-            column = queries.profile_column(name)
             present = frame[column].unique().drop_nulls().to_list()
             mapping = {c: label_of(c, b, date) for c in present}
             labels.append(pl.col(column).replace_strict(mapping, return_dtype=pl.String))
@@ -224,9 +226,9 @@ class KprResult(Counted, Claims, json.JsonResult):
             raise ValueError("this result holds no detail")
         if name not in d.kinds:
             raise ValueError(f"{name!r} is not a known variable of this result: {self.known}")
-        table = _to_polars(queries.class_counts(d.run, d.original, d.kinds, name))
+        table = d.class_counts(name)
         if d.kinds[name].binned:
-            b = d.run.bins[name]
+            b = d.bins[name]
             code = pl.col("class")
             regular = (code >= 0) & (code < math.inf)  # +inf: x - lo overflowed
             # float codes (not int64) only when U's codes go beyond 2**62 or overflow

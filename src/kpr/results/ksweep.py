@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from kpr.results import json, views
 from kpr.results.avatar_settings import GeneratorSettings
-from kpr.results.evaluation import format_rate
 from kpr.results.ksweep_rows import SweepRow
+from kpr.results.rates import format_rate
 
 #: Where the pairing metrics are measured, for reports.
 PAIRING_SPACE = (

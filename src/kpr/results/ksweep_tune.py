@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kpr.results import json, views
-from kpr.results.evaluation import format_rate
 from kpr.results.ksweep import KSweepResult, ks_text, trend
 from kpr.results.ksweep_rows import SweepRow
+from kpr.results.rates import format_rate
 
 #: The Avatar paper deems a median local cloaking above about 5 protective.
 DEFAULT_MIN_CLOAKING = 5.0

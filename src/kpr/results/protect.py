@@ -14,8 +14,7 @@ from kpr.metric.counts import Counts
 from kpr.results import json, views
 from kpr.results.control import ControlComparison
 from kpr.results.distance import DistanceMetrics
-from kpr.results.evaluation import format_rate
-from kpr.results.rates import AttackRate
+from kpr.results.rates import AttackRate, format_rate
 
 #: Every move of ``kpr.protect``, in the order candidates are tried within a cost.
 MOVES = ("swap", "shift", "regenerate", "suppress", "delete")

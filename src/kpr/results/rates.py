@@ -1,5 +1,6 @@
 """The rate of one attack (``AttackRate``): the figure every analysis, control
-comparison and sweep over k is built from, with its interval.
+comparison and sweep over k is built from, with its interval; and how a rate is
+written (``format_rate``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,15 @@ from typing import Any, Literal
 from kpr.metric.attack import Attack
 from kpr.metric.counts import Counted, Counts
 from kpr.metric.interval import DEFAULT_CONFIDENCE
+
+
+def format_rate(rate: float) -> str:
+    """Percent with enough digits to show it is not exactly 100 % when it is not."""
+    text = f"{rate:.2f}"
+    if text == "100.00" and rate < 100.0:
+        text = f"{rate:.6f}".rstrip("0")
+    return f"{text} %"
+
 
 Method = Literal["bins", "window"]
 METHODS: tuple[Method, ...] = ("bins", "window")

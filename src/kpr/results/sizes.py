@@ -8,7 +8,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kpr.results.evaluation import format_rate
+from kpr.results.rates import format_rate
 
 #: Sizes further apart than 1/SIZE_GAP of the original's (|m/n - 1| > 5 %) earn the
 #: warning and the rate at equal size (an integer: compared exactly, 105 rows against
