@@ -41,7 +41,7 @@ RULES = {
     "measure": "errors metric inputs engine pairing results diagnostics progress",
     "analysis": "errors checks metric inputs engine notices results measure progress",
     "api": "errors metric inputs engine results measure analysis progress",
-    "fidelity": "errors metric inputs engine results progress",
+    "fidelity": "errors checks metric inputs engine results progress",
     "avatar": "errors checks metric inputs pairing results measure analysis fidelity progress",
     "protection": "errors checks labels metric inputs engine pairing results measure "
     "analysis avatar fidelity",
