@@ -25,7 +25,7 @@ FRAME = pl.DataFrame({"age": [30, 41, 52, 60] * 5, "sex": ["F", "M", "F", "M"] *
         ({"columns": []}, "columns is empty"),
         ({"kinds": 5}, "kinds must map column names to kinds"),
         ({"kinds": ["age"]}, "kinds must map column names to kinds"),
-        ({"table": 5}, "table must be the name of a table"),
+        ({"table": "adults"}, r"table= \(--table\) names a table of SDV metadata: give metadata="),
         ({"delimiter": 5}, "delimiter must be a text or None, got 5"),
         ({"encoding": b"utf-8"}, "encoding must be a text or None"),
         ({"na_values": 5}, "na_values must be a list of texts, got 5"),
@@ -87,3 +87,13 @@ def test_demo_write_where_no_folder_can_be_made_exits_2(
     assert code == 2 and out == ""
     assert err.startswith(f"kpr: error: --write {folder}: cannot make this folder (")
     assert err.count("\n") == 1
+
+
+def test_utility_table_without_metadata_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "t.csv"
+    FRAME.write_csv(path)
+    code, out, err = run_cli(["utility", str(path), str(path), "--table", "adults"], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("kpr: error: --table applies with --metadata") and err.count("\n") == 1

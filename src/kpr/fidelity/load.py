@@ -151,6 +151,10 @@ def load_tables(
         raise InputError(
             f"kinds must map column names to kinds, e.g. {{'age': 'numeric'}}, got {kinds!r}"
         )
+    if selection.table is not None and metadata is None:
+        raise InputError(
+            "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
+        )
     if selection.table is not None and not isinstance(selection.table, str):
         raise InputError(
             f"table must be the name of a table of the metadata, got {selection.table!r}"
