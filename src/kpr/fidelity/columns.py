@@ -30,13 +30,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kpr.metric.attack import Kind
+from kpr.results.utility import HELLINGER_BINS
 
 #: SDMetrics rounds numbers to this many decimals before the KS test.
 KS_DECIMALS = 14
 #: The bins of SDMetrics' discretisation (``np.histogram_bin_edges``' default).
 DISCRETE_BINS = 10
-#: Quantile bins of the numeric Hellinger distance.
-HELLINGER_BINS = 20
 
 
 @dataclass(frozen=True)
