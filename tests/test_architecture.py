@@ -41,7 +41,7 @@ RULES = {
     "measure": "errors metric inputs engine pairing results diagnostics progress",
     "analysis": "errors checks metric inputs engine notices results measure progress",
     "api": "errors metric inputs engine results measure analysis progress",
-    "fidelity": "errors metric inputs engine results progress",
+    "fidelity": "errors checks metric inputs engine results progress",
     "avatar": "errors checks metric inputs pairing results measure analysis fidelity progress",
     "protection": "errors checks labels metric inputs engine pairing results measure "
     "analysis avatar fidelity",
@@ -142,10 +142,11 @@ def test_results_never_import_renderers() -> None:
 
 
 def test_cli_commands_do_not_import_the_app() -> None:
-    """``app`` assembles the group from the command modules, never the reverse."""
+    """``app`` assembles the group from the command modules, never the reverse; only
+    ``console``, the process around the app, imports it."""
     cli = SRC / "cli"
     for path in sorted(cli.glob("*.py")):
-        if path.name == "app.py":
+        if path.name in ("app.py", "console.py"):
             continue
         imported = {module for _, module in imported_modules(path)}
         assert "kpr.cli.app" not in imported, path.name

@@ -1,5 +1,5 @@
 """``python -m kpr`` runs the command line."""
 
-from kpr.cli.app import main
+from kpr.cli.console import run
 
-main()
+run()

@@ -77,3 +77,13 @@ def seed(value: object, name: str = "seed") -> int:
 def subsets(value: object, name: str = "subsets") -> int:
     """The count of random subsets of a control comparison, capped at ``MAX_SUBSETS``."""
     return whole_number(value, name, 1, MAX_SUBSETS)
+
+
+def callback(value: object, name: str = "progress") -> object:
+    """A function to call, or None (a progress callback)."""
+    if value is not None and not callable(value):
+        raise InputError(
+            f"{name} must be a function called as {name}(done, total, step), "
+            f"or None; got {type(value).__name__}"
+        )
+    return value

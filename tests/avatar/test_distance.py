@@ -87,3 +87,15 @@ def test_the_reading_compares_with_the_holdout() -> None:
     d = copies.to_dict()
     assert d["synthetic"]["exact_copy_percent"] == pytest.approx(60.0)
     assert d["dcr_ratio"] == pytest.approx(copies.dcr_ratio) and d["reading"] == copies.reading
+
+
+def test_one_exact_copy_never_reads_zero_percent() -> None:
+    from kpr.results.distance import Closeness
+
+    one = Closeness(rows=100_000, exact_copies=1, median_dcr=0.1, median_nndr=0.5)
+    none = Closeness(rows=100_000, exact_copies=0, median_dcr=0.1, median_nndr=0.5)
+    assert one.copies_text == "1 (<0.01 %)"
+    assert none.copies_text == "0 (0.00 %)"
+    assert Closeness(rows=4, exact_copies=1, median_dcr=0, median_nndr=0).copies_text == (
+        "1 (25.00 %)"
+    )

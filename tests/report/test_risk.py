@@ -212,3 +212,17 @@ def test_hotspot_p_value_equals_scipys_hypergeometric_tail(
     group = risk.Group("g", originals=originals, avatars=0, unique_originals=0, linked=linked)
     expected = float(hypergeom.sf(linked - 1, n, total, originals))
     assert risk.chance_of_as_many(group, total, n) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+def test_analyze_advice_for_a_few_linked_names_a_command_analyze_can_point_to() -> None:
+    """analyze has no --linked-out: its advice sends to evaluate's, evaluate's to its own."""
+    from kpr.analysis import analyze
+
+    rows = 3000
+    original = pl.DataFrame({"a": ["common"] * (rows - 1) + ["rare"], "b": ["x"] * rows})
+    result = analyze(original, original, candidates=["a", "b"], max_known=1)
+    assert result.attack.linked == 1
+    said = " ".join(risk.analysis_advice(result, kpr_avatars=False))
+    assert "kpr evaluate with these --known and --linked-out" in said
+    assert "(--linked-out," not in said
+    assert "(--linked-out, linked_individuals())" in risk.advice_for_few(1, rows)

@@ -63,7 +63,13 @@ def write_demo(folder: Path) -> str:
     from kpr.demo import demo_paths
 
     paths = check_folder(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(
+            f"--write {folder}: cannot make this folder ({exc.strerror}); "
+            "give a folder you can write to"
+        ) from None
     check_outputs({f"--write {name}": path for name, path in paths.items()})
     adult = pl.read_parquet(demo_paths()[0])
     write_csv(adult.head(ORIGINAL_ROWS), paths["original.csv"])

@@ -172,7 +172,11 @@ def _met(value: float, target: float) -> str:
 
 def utility_text(result: UtilityResult, top: int = TOP_PAIRS) -> str:
     """The scores as plain text: the summary figures, the columns, the pairs that moved most."""
-    from kpr.results.utility import CORRELATION_DIFFERENCE_TARGET, HELLINGER_TARGET
+    from kpr.results.utility import (
+        CORRELATION_DIFFERENCE_TARGET,
+        HELLINGER_BINS,
+        HELLINGER_TARGET,
+    )
 
     cols, pairs = result.columns, result.pair_table()
     lines = [
@@ -182,10 +186,11 @@ def utility_text(result: UtilityResult, top: int = TOP_PAIRS) -> str:
         f"Quality score (SDMetrics' Quality Report): {_score(result.overall)}",
         f"  column shapes {_score(result.column_shapes)}   column pair trends "
         f"{_score(result.column_pair_trends)}",
-        f"Mean Hellinger distance: {_score(result.mean_hellinger)}  (Octopize's target < "
+        f"Mean Hellinger distance: {_score(result.mean_hellinger)}  (numbers on "
+        f"{HELLINGER_BINS} quantile bins; Octopize's target < "
         f"{HELLINGER_TARGET:g}: {_met(result.mean_hellinger, HELLINGER_TARGET)})",
-        f"Correlation difference: {_score(result.correlation_difference, 1)} %  (target < "
-        f"{CORRELATION_DIFFERENCE_TARGET:g} %: "
+        f"Correlation difference: {_score(result.correlation_difference, 1)} points of 100"
+        f"  (target < {CORRELATION_DIFFERENCE_TARGET:g}: "
         f"{_met(result.correlation_difference, CORRELATION_DIFFERENCE_TARGET)})",
         f"  {result.meaning}",
     ]

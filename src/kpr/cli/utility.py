@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from kpr.cli.common import CONTEXT, check_writes, emit, report_option, stderr
-from kpr.cli.options import FORMAT, KINDS, QUIET, READ, split_names, tables
+from kpr.cli.options import FORMAT, KINDS, QUIET, READ, requires, split_names, tables
 from kpr.inputs.reading import ReadSettings
 from kpr.results import json
 
@@ -34,7 +34,7 @@ from . import text
     help="SDV metadata JSON: kinds from its sdtypes; columns it calls ids or personal "
     "information are not scored (as in SDMetrics).",
 )
-@click.option("--table", help="The table of multi-table SDV metadata.")
+@click.option("--table", help="The table of multi-table SDV metadata (needs --metadata).")
 @READ
 @FORMAT
 @report_option
@@ -70,6 +70,7 @@ def utility_command(
     """
     from kpr.fidelity import utility
 
+    requires(click.get_current_context(), {"table": "metadata"})
     check_writes({"--report": report}, (original, synthetic), fmt)
     with text.progress_bar(stderr, quiet) as progress:
         result = utility(

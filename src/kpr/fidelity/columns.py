@@ -30,13 +30,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kpr.metric.attack import Kind
+from kpr.results.utility import HELLINGER_BINS
 
 #: SDMetrics rounds numbers to this many decimals before the KS test.
 KS_DECIMALS = 14
 #: The bins of SDMetrics' discretisation (``np.histogram_bin_edges``' default).
 DISCRETE_BINS = 10
-#: Quantile bins of the numeric Hellinger distance.
-HELLINGER_BINS = 20
 
 
 @dataclass(frozen=True)
@@ -107,6 +106,13 @@ def ks_complement(a: np.ndarray, b: np.ndarray) -> float:
     return float(1 - max(low, float(diff.max())))
 
 
+def unit_score(x: float) -> float:
+    """A score held in [0, 1] (NaN stays NaN): one minus a total variation falls
+    2.2e-16 below 0 in floating point when the two distributions are disjoint, and
+    the schema, like every reader, expects the bound."""
+    return float(np.clip(x, 0.0, 1.0))
+
+
 def tv_complement(real: np.ndarray, synthetic: np.ndarray) -> float:
     """SDMetrics' TVComplement from the category counts of both sides (missing left
     out), on one shared set of codes."""
@@ -117,7 +123,7 @@ def tv_complement(real: np.ndarray, synthetic: np.ndarray) -> float:
     seen = (real > 0) | (synthetic > 0)
     f_obs = synthetic[seen] / float(n_syn)
     f_exp = regular[seen] / float(regular[seen].sum())
-    return float(1 - 0.5 * np.abs(f_obs - f_exp).sum())
+    return unit_score(1 - 0.5 * np.abs(f_obs - f_exp).sum())
 
 
 def hellinger(p: np.ndarray, q: np.ndarray) -> float:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from kpr.checks import callback
 from kpr.fidelity.columns import Column, category_codes, column
 from kpr.fidelity.load import Selection, load_tables
 from kpr.fidelity.pairs import all_pairs
@@ -85,7 +86,8 @@ def utility(
     >>> kpr.utility(o, o).overall
     1.0
     """
-    csv = ReadSettings(delimiter, encoding, tuple(na_values))
+    csv = ReadSettings(delimiter, encoding, na_values)  # type: ignore[arg-type]
+    callback(progress)
     loaded = load_tables(original, synthetic, Selection(columns, kinds, metadata, table), csv)
     o, s, kind = loaded.original, loaded.synthetic, loaded.kinds
     names = list(kind)

@@ -27,6 +27,7 @@ from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import reconcile
 from kpr.inputs.sides import Side, check_column_types, column_names, load_side
 from kpr.metric.attack import Kind, make_attack
+from kpr.metric.attack import column_names as given_names
 
 #: SDMetrics' Quality Report also scores ``ordinal`` columns (as categories).
 _SDTYPES = {**SDTYPE_KINDS, "ordinal": "categorical"}
@@ -146,6 +147,18 @@ def load_tables(
     """Read both tables: the selected columns, kinds inferred by kpr's rule, then the
     metadata's, then the declared ones."""
     columns, kinds, metadata = selection.columns, selection.kinds, selection.metadata
+    if kinds is not None and not isinstance(kinds, Mapping):
+        raise InputError(
+            f"kinds must map column names to kinds, e.g. {{'age': 'numeric'}}, got {kinds!r}"
+        )
+    if selection.table is not None and metadata is None:
+        raise InputError(
+            "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
+        )
+    if selection.table is not None and not isinstance(selection.table, str):
+        raise InputError(
+            f"table must be the name of a table of the metadata, got {selection.table!r}"
+        )
     csv = csv or ReadSettings()
     declared: dict[str, str] = {}
     skipped: set[str] = set()
@@ -157,9 +170,7 @@ def load_tables(
     if columns is None:
         wanted = [c for c in o_names if c not in skipped]
     else:
-        wanted = [columns] if isinstance(columns, str) else list(columns)
-        if not wanted:
-            raise InputError("columns is empty: name at least one column, or leave it out")
+        wanted = given_names(columns, "columns", "column", "age")
     resolve_columns(o_names, wanted, "original")  # names a missing column, with a hint
     bad = sorted(set(kinds or {}) - set(o_names))
     if bad:

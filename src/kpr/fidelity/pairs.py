@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from kpr.fidelity.columns import Column, Mapper
+from kpr.fidelity.columns import Column, Mapper, unit_score
 
 #: The Quality Report's thresholds (SDMetrics 0.32 defaults).
 CORRELATION_THRESHOLD = 0.5
@@ -71,7 +71,7 @@ def contingency_similarity(
     real: np.ndarray, synthetic: np.ndarray, n_real: int, n_synthetic: int
 ) -> float:
     """1 - half the total variation distance between two tables of joint counts."""
-    return float(1 - (np.abs(real / n_real - synthetic / n_synthetic) / 2).sum())
+    return unit_score(1 - (np.abs(real / n_real - synthetic / n_synthetic) / 2).sum())
 
 
 def _sparse_similarity(
@@ -84,7 +84,7 @@ def _sparse_similarity(
     ps = np.zeros(keys.size)
     pr[np.searchsorted(keys, kr)] = nr / ro.size
     ps[np.searchsorted(keys, ks)] = ns / rs.size
-    return float(1 - (np.abs(pr - ps) / 2).sum())
+    return unit_score(1 - (np.abs(pr - ps) / 2).sum())
 
 
 def cramers_v(table: np.ndarray) -> float:

@@ -35,8 +35,23 @@ class ReadSettings:
     encoding: str | None = None
     na_values: tuple[str, ...] = ("",)
 
-    def __post_init__(self) -> None:  # any iterable of markers, kept as a tuple
-        object.__setattr__(self, "na_values", tuple(self.na_values))
+    def __post_init__(self) -> None:
+        """Refuse what is not text (one line, not a TypeError deep in a reader); any
+        iterable of markers is kept as a tuple, one text as one marker."""
+        for name in ("delimiter", "encoding"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{name} must be a text or None, got {value!r}")
+        markers = self.na_values
+        if isinstance(markers, str):
+            markers = (markers,)
+        elif not isinstance(markers, Iterable):
+            raise InputError(f"na_values must be a list of texts, got {markers!r}")
+        markers = tuple(markers)
+        bad = [m for m in markers if not isinstance(m, str)]
+        if bad:
+            raise InputError(f"na_values must be texts, got {bad[0]!r}")
+        object.__setattr__(self, "na_values", markers)
 
     @classmethod
     def of(cls, read: ReadKeywords) -> ReadSettings:
@@ -48,7 +63,7 @@ class ReadSettings:
                 f"unexpected keyword argument {unknown[0]!r} "
                 "(the reading keywords are delimiter, encoding and na_values)"
             )
-        return cls(read.get("delimiter"), read.get("encoding"), tuple(read.get("na_values", ("",))))
+        return cls(read.get("delimiter"), read.get("encoding"), read.get("na_values", ("",)))  # type: ignore[arg-type]
 
     @classmethod
     def from_options(

@@ -134,7 +134,7 @@ def _load_side(obj: object, known: Sequence[str], label: str, read: ReadSettings
         categories = native_categories(obj, _names(obj, known, label))
     if module == "pandas":
         try:
-            frame = pl.from_pandas(obj[_names(obj, known, label)])  # type: ignore[index]
+            frame = pl.from_pandas(obj[_pandas_columns(obj, _names(obj, known, label))])  # type: ignore[index]
         except Exception as exc:
             raise InputError(
                 f"{label}: a known column mixes value types ({first_line(exc)}); "
@@ -164,6 +164,13 @@ def _names(obj: Any, known: Sequence[str], label: str) -> list[str]:
     """The columns of a pandas DataFrame or pyarrow Table that ``known`` designates."""
     columns = obj.column_names if hasattr(obj, "column_names") else obj.columns
     return resolve_columns([str(c) for c in columns], known, label)
+
+
+def _pandas_columns(obj: Any, names: Sequence[str]) -> list[Any]:
+    """The pandas labels behind ``names`` (which are text): a frame's columns may be
+    named by integers or other objects, and pandas finds them only by their label."""
+    by_text = {str(c): c for c in obj.columns}
+    return [by_text[n] for n in names]
 
 
 def _renamed(categories: set[str], obj: Any, known: Sequence[str], label: str) -> set[str]:

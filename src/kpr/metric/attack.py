@@ -103,6 +103,8 @@ def check_widths(widths: Mapping[str, object] | None, names: Iterable[str]) -> d
 def column_names(given: str | Iterable[str], what: str, one: str, example: str) -> list[str]:
     """Column names given as one name or several (``what``: the parameter, ``one``: what
     one of them is): at least one, each a non-empty text, none twice."""
+    if not isinstance(given, str) and not isinstance(given, Iterable):
+        raise InputError(f"{what} must be a column name or a list of them, got {given!r}")
     names = [given] if isinstance(given, str) else list(given)
     if not names:
         raise InputError(f"{what} is empty: name at least one {one}, e.g. {what}=['{example}']")

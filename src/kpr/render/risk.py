@@ -251,12 +251,18 @@ def few_linked(linked: int, n: int) -> bool:
     return 0 < linked <= FEW_LINKED and 100.0 * linked < n
 
 
-def advice_for_few(linked: int, n: int) -> str:
+#: How to list the linked individuals, from evaluate and from analyze (which has no
+#: --linked-out of its own).
+LIST_FROM_EVALUATE = "--linked-out, linked_individuals()"
+LIST_FROM_ANALYZE = "kpr evaluate with these --known and --linked-out"
+
+
+def advice_for_few(linked: int, n: int, listing: str = LIST_FROM_EVALUATE) -> str:
     """The advice when a handful are linked: look at them, not at whole variables."""
     return (
         f"Only {linked:,} of {n:,} individuals are linked ({100.0 * linked / n:.2f} %): "
-        "coarsening whole variables would cost every row for them; list them (--linked-out, "
-        "linked_individuals()) and suppress or group their rare values, or accept the risk "
+        f"coarsening whole variables would cost every row for them; list them ({listing}) "
+        "and suppress or group their rare values, or accept the risk "
         "if their number and the correct links are acceptable for this release."
     )
 
@@ -310,7 +316,7 @@ def analysis_advice(result: AnalysisResult, kpr_avatars: bool) -> list[str]:
     if result.attack.linked == 0:
         out.append("Nobody is linked by this attack: nothing to fix for it.")
     elif few_linked(result.attack.linked, result.attack.n):
-        out.append(advice_for_few(result.attack.linked, result.attack.n))
+        out.append(advice_for_few(result.attack.linked, result.attack.n, LIST_FROM_ANALYZE))
     elif s is not None and s.contributions:
         top = [c for c in s.contributions if c.mean_decrease > 0][:ADVICE_VARIABLES]
         if top:

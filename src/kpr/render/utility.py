@@ -112,7 +112,8 @@ def _headline(result: UtilityResult, inputs: Sequence[tuple[str, str]]) -> str:
  <p class="kinds">{esc(result.kinds_used)}</p>
  <p class="inputs">Column shapes {_num(result.column_shapes)} · column pair trends
   {_num(result.column_pair_trends)} · mean Hellinger distance {_num(result.mean_hellinger)}
-  · correlation difference {_num(result.correlation_difference, 1)} % (Octopize's targets
+  · correlation difference {_num(result.correlation_difference, 1)} points of 100
+  (Octopize's targets
   {targets}) · {count_text(result.n_original)} original rows,
   {count_text(result.n_synthetic)} synthetic rows</p>
  {sources_line(list(inputs))}

@@ -23,6 +23,13 @@ class Closeness:
         """Percentage of rows that copy an original row exactly."""
         return 100.0 * self.exact_copies / self.rows if self.rows else float("nan")
 
+    @property
+    def copies_text(self) -> str:
+        """The copies as a count and a share that never reads 0.00 % for a copy."""
+        share = self.exact_copy_percent
+        shown = "<0.01" if 0 < share < 0.005 else f"{share:.2f}"
+        return f"{self.exact_copies:,} ({shown} %)"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "rows": self.rows,
@@ -111,8 +118,8 @@ class DistanceMetrics:
                 f"{ratio:.2f}x): no sign that the generator copies its training rows."
             )
         copies = (
-            f" Exact copies: {s.exact_copy_percent:.2f} % of the synthetic rows against "
-            f"{h.exact_copy_percent:.2f} % of the holdout's"
+            f" Exact copies: {s.copies_text} of the synthetic rows against "
+            f"{h.copies_text} of the holdout's"
             + (
                 ": more than chance duplicates explain."
                 if s.exact_copy_percent > h.exact_copy_percent
@@ -139,13 +146,13 @@ class DistanceMetrics:
         """A small table: synthetic (and holdout) rows' copies, DCR and NNDR."""
         lines = [
             f"Closeness to the {self.n_original:,} originals, in the {self.space}:",
-            f"  {'':<10} {'rows':>10} {'exact copies':>14} {'median DCR':>11} {'median NNDR':>11}",
+            f"  {'':<10} {'rows':>10} {'exact copies':>18} {'median DCR':>11} {'median NNDR':>11}",
         ]
         for label, c in (("synthetic", self.synthetic), ("holdout", self.holdout)):
             if c is None:
                 continue
             lines.append(
-                f"  {label:<10} {c.rows:>10,} {c.exact_copy_percent:>12.2f} % "
+                f"  {label:<10} {c.rows:>10,} {c.copies_text:>18} "
                 f"{c.median_dcr:>11.4f} {c.median_nndr:>11.4f}"
             )
         lines.append(

@@ -14,11 +14,12 @@ from kpr.metric.interval import DEFAULT_CONFIDENCE
 
 
 def format_rate(rate: float) -> str:
-    """Percent with enough digits to show it is not exactly 100 % when it is not."""
-    text = f"{rate:.2f}"
-    if text == "100.00" and rate < 100.0:
-        text = f"{rate:.6f}".rstrip("0")
-    return f"{text} %"
+    """Percent with two decimals, or the fewest more that show it is not 100 % when
+    it is not (99.995833 reads 99.996 %, not 100.00 % nor six decimals)."""
+    digits = 2
+    while rate < 100.0 and f"{rate:.{digits}f}".startswith("100") and digits < 15:
+        digits += 1
+    return f"{rate:.{digits}f} %"
 
 
 Method = Literal["bins", "window"]

@@ -7,10 +7,10 @@ Figures:
   Report (0-1, 1 = same distributions);
 * ``mean_hellinger``: Octopize's first summary figure, the mean over columns of
   the Hellinger distance (target < 0.1);
-* ``correlation_difference``: Octopize's second, in percent: 100 x the mean over
+* ``correlation_difference``: Octopize's second, in points of 100: 100 x the mean over
   pairs of |association in the synthetic table - association in the original|,
   the association being |r| for two numbers or dates, Cramér's V for two
-  categories and η² for a category and a number (target < 10 %).
+  categories and η² for a category and a number (target < 10 points).
 """
 
 from __future__ import annotations
@@ -29,12 +29,16 @@ from kpr.results.json import finite_or_none
 #: Octopize's targets.
 HELLINGER_TARGET = 0.1
 CORRELATION_DIFFERENCE_TARGET = 10.0
+#: Quantile bins of a number's Hellinger distance: the figure, and whether it meets
+#: its target, depend on them (more bins, a larger distance), so it is said.
+HELLINGER_BINS = 20
 
 EXPLAIN_UTILITY = (
     "The synthetic table scores {overall} on SDMetrics' Quality Report (column shapes "
     "{shapes}, column pair trends {trends}; 1 means the same distributions); the mean "
-    "Hellinger distance is {hellinger} (Octopize's target: below 0.1) and the associations "
-    "between columns move by {corr} on average (target: below 10 %)."
+    "Hellinger distance is {hellinger} (numbers on " + str(HELLINGER_BINS) + " quantile "
+    "bins, a figure that depends on them; Octopize's target: below 0.1) and the "
+    "associations between columns move by {corr} on average (target: below 10 points)."
 )
 
 
@@ -141,7 +145,7 @@ class UtilityResult:
             hellinger=_fmt(self.mean_hellinger),
             corr="undefined"
             if math.isnan(self.correlation_difference)
-            else f"{self.correlation_difference:.1f} %",
+            else f"{self.correlation_difference:.1f} points of 100",
         )
 
     def summary(self) -> dict[str, float | None]:
