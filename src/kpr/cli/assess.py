@@ -16,8 +16,14 @@ from kpr.cli.common import CONTEXT
 from kpr.errors import InputError
 
 
-def _command() -> str:
-    return shlex.join(["kpr", *sys.argv[1:]])
+def _command(original: str, synthetic: str, options: dict[str, object]) -> str:
+    """The command that writes this pack again, every option spelled out."""
+    words = ["kpr", "assess", original, synthetic]
+    for name, value in options.items():
+        if value is not None and value != ():
+            text = ",".join(value) if isinstance(value, tuple) else str(value)
+            words += [f"--{name.replace('_', '-')}", text]
+    return shlex.join(words)
 
 
 @click.command("assess", context_settings=CONTEXT)
@@ -93,7 +99,12 @@ def assess_command(
         original, synthetic, candidates=candidates, max_known=max_known, secret=secret,
         holdout=holdout, pairing=pairing, protect_log=protect_log, policy=policy, seed=seed,
     )  # fmt: skip
-    folder = write_pack(result, output, _command())
+    command = _command(original, synthetic, {
+        "candidates": candidates, "max_known": max_known, "secret": secret, "holdout": holdout,
+        "pairing": pairing, "protect_log": protect_log, "policy": policy, "seed": seed,
+        "output": output,
+    })  # fmt: skip
+    folder = write_pack(result, output, command)
     verdicts = result.verdicts()
     click.echo(f"Wrote the evidence pack to {folder}")
     for name, v in verdicts.items():

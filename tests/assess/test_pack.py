@@ -1,0 +1,189 @@
+"""``kpr assess`` and ``kpr verify`` (issue 36): the pack's files, its figures equal to
+the individual commands', nothing personal in it, verify's exit codes, the policy."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import kpr
+from kpr.analysis import analyze
+from kpr.assessment import parse_policy
+from kpr.assessment.verify import same
+from tests.assess.conftest import CANDIDATES, RARE, SECRET, assess_args, verify_args
+from tests.cli.test_app import run
+from tests.test_schema import validate
+
+
+def _json(pack: Path, name: str) -> dict:
+    return json.loads((pack / name).read_text("utf-8"))
+
+
+def test_pack_files_and_schema(pack: Path, inputs: dict[str, Path]) -> None:
+    names = sorted(p.name for p in pack.iterdir())
+    assert names == ["README.txt", "manifest.json", "policy.toml", "report.html", "results.json"]
+    results = _json(pack, "results.json")
+    validate("assess", results)
+    man = _json(pack, "manifest.json")
+    assert list(man["inputs"]) == ["original", "synthetic", "holdout", "pairing", "protect_log",
+                                   "policy"]  # fmt: skip
+    assert man["inputs"]["original"]["rows"] == 600 and man["inputs"]["holdout"]["rows"] == 300
+    assert man["inputs"]["pairing"]["columns"] == 2
+    assert man["command"].startswith("kpr assess ") and "--max-known 2 " in man["command"]
+    assert man["parameters"] == results["parameters"] and man["seeds"] == {"seed": 0}
+    assert man["versions"]["kpr"] == kpr.__version__ and man["versions"]["polars"]
+    assert results["not_assessed"] == {}  # every input given: every item answered
+    report = (pack / "report.html").read_text("utf-8")
+    for item in range(1, 14):
+        assert f'id="item-{item}"' in report
+    # only item 8 (per-group examples) is left out, and it says why
+    assert report.count("not assessed</span>") == 1 and "Not assessed: kpr assess shows" in report
+    assert "kpr verify pack --original original.parquet" in (pack / "README.txt").read_text()
+
+
+def test_figures_equal_the_individual_commands(pack: Path, inputs: dict[str, Path]) -> None:
+    f = _json(pack, "results.json")["figures"]
+    o, a, h, p = (str(inputs[r]) for r in ("original", "synthetic", "holdout", "pairing"))
+    an = analyze(o, a, candidates=CANDIDATES, max_known=2, control=h, pairing=p).to_dict()
+    assert f["singling_out.rate"] == an["attack"]["kpr"]
+    assert f["singling_out.unique"] == an["attack"]["unique_originals"]
+    assert f["singling_out.linked"] == an["attack"]["linked"]
+    assert f["singling_out.floor"] == an["worst_case"]["kpr"]
+    assert f["singling_out.control.difference"] == an["control"]["difference"]
+    assert f["linkability.correct_links"] == an["correct_links"]
+    inf = kpr.inference(o, a, known=CANDIDATES, secret=SECRET, control=h)[SECRET].to_dict()
+    assert f[f"inference.{SECRET}.link_adds"] == inf["link_adds"]
+    assert f[f"inference.{SECRET}.expected_cap"] == inf["expected_cap"]
+    m = kpr.membership(o, a, holdout=h, known=CANDIDATES).to_dict()
+    assert f["membership.auc"] == m["auc"]["value"]
+    assert f["membership.tpr_at_fpr_0.01"] == m["tpr_at_fpr"][0]["tpr"]
+    assert f["utility.overall"] == kpr.utility(o, a).overall
+    assert f["protect.cells_changed"] == 3 and f["protect.rows_changed"] == 2
+    assert f["protect.move.shift"] == 2 and f["protect.column.âge"] == 2
+
+
+def test_nothing_personal_in_the_pack(pack: Path, inputs: dict[str, Path]) -> None:
+    original = pl.read_parquet(inputs["original"])
+    assert original.filter(pl.col("région du nord") == RARE).height < 10
+    texts = {p.name: p.read_text("utf-8") for p in pack.iterdir()}
+    for name, text in texts.items():
+        assert RARE not in text and "Île" not in text, name
+        for row in original.head(50).iter_rows():
+            assert ",".join(map(str, row)) not in text, name
+    pairing_hash = _json(pack, "manifest.json")["inputs"]["pairing"]["sha256"]
+    assert pairing_hash in texts["report.html"]
+    assert "original_row" not in "".join(texts.values())
+
+
+def test_verify_matches_then_names_a_changed_file(
+    pack: Path, inputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(verify_args(inputs, pack), capsys)
+    assert code == 0 and "every hash and figure matches" in out
+    changed = tmp_path / "synthétique.csv"
+    table = pl.read_csv(inputs["synthetic"])
+    first = pl.int_range(pl.len()) == 0
+    table = table.with_columns(pl.when(first).then(99).otherwise(pl.col("âge")).alias("âge"))
+    table.write_csv(changed)
+    args = verify_args(inputs, pack)
+    args[args.index(str(inputs["synthetic"]))] = str(changed)
+    code, out, _ = run(args, capsys)
+    lines = out.splitlines()
+    assert code == 1 and lines[1].strip().startswith("file synthetic (")
+    assert "SHA-256 differs" in lines[1]
+
+
+def test_verify_cannot_compare_without_a_role(
+    pack: Path, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = verify_args(inputs, pack)
+    i = args.index("--pairing")
+    code, _, err = run(args[:i] + args[i + 2 :], capsys)
+    assert code == 2 and err.count("\n") == 1 and "--pairing is missing" in err
+
+
+def test_policy_changes_verdicts_not_figures(
+    pack: Path, inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    results = _json(pack, "results.json")
+    rate = results["figures"]["singling_out.rate"]
+    strict = tmp_path / "strict.toml"
+    strict.write_text(
+        '[criteria.singling_out]\nthreshold = 100.0\nunit = "percent of people"\n', "utf-8"
+    )
+    lenient = tmp_path / "lenient.toml"
+    lenient.write_text(strict.read_text().replace("100.0", "0.0"), "utf-8")
+    common = dict(candidates=CANDIDATES, max_known=2, secret=SECRET, holdout=inputs["holdout"])
+    a = kpr.assess(inputs["original"], inputs["synthetic"], policy=strict, **common)
+    b = kpr.assess(inputs["original"], inputs["synthetic"], policy=lenient, **common)
+    none = kpr.assess(inputs["original"], inputs["synthetic"], **common)
+    assert rate < 100
+    assert a.verdicts()["singling_out"]["verdict"] == "fail"
+    assert b.verdicts()["singling_out"]["verdict"] == "pass"
+    assert {v["verdict"] for v in none.verdicts().values()} == {"no threshold stated"}
+    assert a.figures == b.figures == none.figures
+    assert a.figures["singling_out.rate"] == rate
+    assert none.not_assessed.keys() == {"linkability", "protect"}
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        ('[criteria.reidentification]\nthreshold = 1\nunit = "points"\n', "unknown criterion"),
+        ("[criteria.membership]\nthreshold = 0.6\n", "has no unit"),
+        ('[criteria.membership]\nthreshold = 0.6\nunit = "percent"\n', 'use "AUC"'),
+        ('[attacker]\ncandidates = ["âge", "salaire"]\n', "'salaire', not a column"),
+        ("min_count = 0\n", "min_count"),
+        ("[criteria\n", "not valid TOML"),
+    ],
+)
+def test_bad_policy_one_line_exit_2(
+    policy: str, message: str, inputs: dict[str, Path], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    path = tmp_path / "policy.toml"
+    path.write_text(policy, "utf-8")
+    with pytest.raises(kpr.InputError, match="policy"):
+        parse_policy(policy, list(pl.read_parquet(inputs["original"]).columns))
+    args = assess_args({**inputs, "policy": path}, tmp_path / "pack")
+    code, _, err = run(args, capsys)
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "pack").exists()
+
+
+def test_refuses_a_non_empty_folder(
+    inputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "pack"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("mine")
+    code, _, err = run(assess_args(inputs, folder), capsys)
+    assert code == 2 and "not empty" in err and err.count("\n") == 1
+    assert [p.name for p in folder.iterdir()] == ["keep.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["pack"]  # no temporary folder left
+
+
+def test_init_writes_a_template_that_parses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "policy.toml"
+    code, out, _ = run(["assess", "--init", str(path)], capsys)
+    assert code == 0 and path.is_file() and "--policy" in out
+    columns = ["age", "sex", "race", "marital_status", "education", "native_country"]
+    policy = parse_policy(path.read_text("utf-8"), columns)
+    assert set(policy.thresholds) == {"singling_out", "linkability", "inference", "membership",
+                                      "utility"}  # fmt: skip
+    assert policy.review_date == "2027-06-30" and policy.min_count == 10
+    assert run(["assess", "--init", str(path)], capsys)[0] == 2  # never overwritten
+
+
+def test_verify_tolerance_and_pack_copy(pack: Path, tmp_path: Path) -> None:
+    assert same(1, 1) and not same(1, 2) and same(None, None) and not same(None, 0.0)
+    assert same(0.1 + 0.2, 0.3) and not same(1.0, 1.0 + 1e-9)
+    copy = tmp_path / "copy"
+    shutil.copytree(pack, copy)
+    assert (copy / "results.json").read_bytes() == (pack / "results.json").read_bytes()
