@@ -108,7 +108,8 @@ def assess_command(
     verdicts = result.verdicts()
     click.echo(f"Wrote the evidence pack to {folder}")
     for name, v in verdicts.items():
-        click.echo(f"  {name}: {v['value']} {v['unit']}: {v['verdict']}")
+        value = "not assessed" if v["value"] is None else f"{v['value']:.6g} {v['unit']}"
+        click.echo(f"  {name}: {value}: {v['verdict']}")
 
 
 @click.command("verify", context_settings=CONTEXT)
