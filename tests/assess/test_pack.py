@@ -187,3 +187,53 @@ def test_verify_tolerance_and_pack_copy(pack: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(pack, copy)
     assert (copy / "results.json").read_bytes() == (pack / "results.json").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("original", "synthetic", "message"),
+    [
+        ("a,b\n", "a,b\n1,x\n", "the original"),  # empty table
+        ("a,b\n1,x\n2,y\n", "a,b\n1,x\nq,y\n", "column 'a' is numeric in original but text"),
+        ("a,b\n1,x\n2,y\n", "a,b\n1,x\n", "'c' not a column of the original"),
+    ],
+)
+def test_bad_tables_one_line_exit_2(
+    original: str, synthetic: str, message: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    (tmp_path / "o.csv").write_text(original)
+    (tmp_path / "s.csv").write_text(synthetic)
+    candidates = "a,c" if "'c'" in message else "a,b"
+    args = ["assess", str(tmp_path / "o.csv"), str(tmp_path / "s.csv"), "-c", candidates,
+            "-o", str(tmp_path / "pack")]  # fmt: skip
+    code, _, err = run(args, capsys)
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "pack").exists()
+
+
+def test_an_all_missing_candidate_is_assessed(tmp_path: Path) -> None:
+    table = "a,b,c\n" + "".join(f"{i},{'xy'[i % 2]},\n" for i in range(12))
+    (tmp_path / "o.csv").write_text(table)
+    result = kpr.assess(tmp_path / "o.csv", tmp_path / "o.csv", candidates="a,c")
+    assert result.parameters.max_known == 2  # the default, at most the candidates
+    assert result.figures["singling_out.rate"] == 0.0  # a copy links every unique person
+    assert result.figures["singling_out.unique"] == 12
+    assert result.not_assessed.keys() == {"linkability", "inference", "membership", "control",
+                                          "protect"}  # fmt: skip
+
+
+def test_verify_reports_a_version_difference_first(
+    pack: Path, inputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "pack"
+    shutil.copytree(pack, copy)
+    man = _json(copy, "manifest.json")
+    man["versions"]["polars"] = "0.0.1"
+    results = _json(copy, "results.json")
+    results["figures"]["singling_out.unique"] += 1
+    (copy / "manifest.json").write_text(json.dumps(man), "utf-8")
+    (copy / "results.json").write_text(json.dumps(results), "utf-8")
+    code, out, _ = run(verify_args(inputs, copy), capsys)
+    lines = [line.strip() for line in out.splitlines()[1:]]
+    assert code == 1 and lines[0].startswith("version of polars: pack 0.0.1")
+    assert lines[1].startswith("figure singling_out.unique: pack") and len(lines) == 2

@@ -199,7 +199,7 @@ def assess(
     synthetic: str | Path,
     *,
     candidates: str | Iterable[str],
-    max_known: int = 3,
+    max_known: int | None = None,
     secret: str | Iterable[str] = (),
     holdout: str | Path | None = None,
     pairing: str | Path | None = None,
@@ -214,10 +214,13 @@ def assess(
     ``holdout`` (people not used to make the synthetic table) adds the control and the
     membership attack; ``pairing`` the correct links; ``protect_log`` what
     ``kpr protect --changes-out`` changed; ``policy`` the controller's thresholds
-    (``kpr assess --init`` writes a template)."""
-    params = Parameters(_names(candidates), int(max_known), _names(secret), int(seed))
-    if not params.candidates:
+    (``kpr assess --init`` writes a template); ``max_known`` defaults to 3 (at most
+    the number of candidates)."""
+    names = _names(candidates)
+    if not names:
         raise InputError("assess needs --candidates: the variables an attacker might know")
+    known = min(3, len(names)) if max_known is None else int(max_known)
+    params = Parameters(names, known, _names(secret), int(seed))
     files = {"original": original, "synthetic": synthetic, "holdout": holdout,
              "pairing": pairing, "protect_log": protect_log}  # fmt: skip
     read = {role: read_input(role, p) for role, p in files.items() if p is not None}

@@ -59,4 +59,6 @@ def read_input(role: str, path: str | Path) -> InputFile:
     if not p.is_file():
         raise InputError(f"the {role} {path} is not a file: give the path of a CSV or Parquet file")
     frame = None if role == "policy" else _frame(p, role)
+    if frame is not None and frame.height == 0 and role != "protect_log":
+        raise InputError(f"the {role} {path} has no row: give a table with rows")
     return InputFile(role, p, sha256_of(p), frame)

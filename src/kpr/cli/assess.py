@@ -36,9 +36,8 @@ def _command(original: str, synthetic: str, options: dict[str, object]) -> str:
     "--max-known",
     "-m",
     type=int,
-    default=3,
-    show_default=True,
-    help="Every subset of up to this many candidates is attacked.",
+    help="Every subset of up to this many candidates is attacked (default 3, at most the "
+    "number of candidates).",
 )
 @click.option("--secret", "-s", multiple=True, help="Sensitive variables, comma-separated.")
 @click.option(
@@ -75,7 +74,7 @@ def _command(original: str, synthetic: str, options: dict[str, object]) -> str:
     help="Write a commented policy template to this file and stop.",
 )
 def assess_command(
-    original: str | None, synthetic: str | None, candidates: tuple[str, ...], max_known: int,
+    original: str | None, synthetic: str | None, candidates: tuple[str, ...], max_known: int | None,
     secret: tuple[str, ...], holdout: str | None, pairing: str | None,
     protect_log: str | None, policy: str | None, seed: int, output: str | None,
     init: str | None,
