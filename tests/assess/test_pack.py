@@ -45,7 +45,9 @@ def test_pack_files_and_schema(pack: Path, inputs: dict[str, Path]) -> None:
     assert "kpr verify pack --original original.parquet" in (pack / "README.txt").read_text()
 
 
-def test_figures_equal_the_individual_commands(pack: Path, inputs: dict[str, Path]) -> None:
+def test_figures_equal_the_individual_commands(
+    pack: Path, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     f = _json(pack, "results.json")["figures"]
     o, a, h, p = (str(inputs[r]) for r in ("original", "synthetic", "holdout", "pairing"))
     an = analyze(o, a, candidates=CANDIDATES, max_known=2, control=h, pairing=p).to_dict()
@@ -62,6 +64,12 @@ def test_figures_equal_the_individual_commands(pack: Path, inputs: dict[str, Pat
     assert f["membership.auc"] == m["auc"]["value"]
     assert f["membership.tpr_at_fpr_0.01"] == m["tpr_at_fpr"][0]["tpr"]
     assert f["utility.overall"] == kpr.utility(o, a).overall
+    args = ["distance", o, a, "--holdout", h, "--pairing", p, "-f", "json"]
+    d = json.loads(run(args, capsys)[1])
+    assert f["distance.synthetic.median_dcr"] == d["synthetic"]["median_dcr"]
+    assert f["distance.holdout.exact_copies"] == d["holdout"]["exact_copies"]
+    assert f["distance.hidden_rate"] == d["pairing"]["hidden_rate"]
+    assert f["distance.sample_rows_per_side"] is None  # every row: no sample
     assert f["protect.cells_changed"] == 3 and f["protect.rows_changed"] == 2
     assert f["protect.move.shift"] == 2 and f["protect.column.âge"] == 2
 
@@ -237,3 +245,16 @@ def test_verify_reports_a_version_difference_first(
     lines = [line.strip() for line in out.splitlines()[1:]]
     assert code == 1 and lines[0].startswith("version of polars: pack 0.0.1")
     assert lines[1].startswith("figure singling_out.unique: pack") and len(lines) == 2
+
+
+def test_distances_on_a_seeded_sample(inputs: dict[str, Path]) -> None:
+    common = dict(candidates=CANDIDATES, max_known=1, holdout=inputs["holdout"],
+                  pairing=inputs["pairing"], distance_rows=200)  # fmt: skip
+    a = kpr.assess(inputs["original"], inputs["synthetic"], **common)
+    b = kpr.assess(inputs["original"], inputs["synthetic"], **common)
+    assert a.figures["distance.sample_rows_per_side"] == 200
+    assert a.figures["distance.synthetic.median_dcr"] == b.figures["distance.synthetic.median_dcr"]
+    assert "distance.hidden_rate" not in a.figures  # a sample breaks the pairing's rows
+    with pytest.raises(kpr.InputError, match="distance_rows"):
+        kpr.assess(inputs["original"], inputs["synthetic"], candidates=CANDIDATES,
+                   distance_rows=1)  # fmt: skip

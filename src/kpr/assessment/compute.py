@@ -17,6 +17,7 @@ import polars as pl
 from kpr.analysis import analyze
 from kpr.analysis.inference import inference
 from kpr.analysis.members import membership
+from kpr.avatar.distance import distance_metrics
 from kpr.errors import InputError
 from kpr.fidelity import utility
 
@@ -24,6 +25,9 @@ from .inputs import InputFile, read_input
 from .policy import CRITERIA, Policy, read_policy
 
 Figure = int | float | None
+
+#: Distances are computed on a seeded sample of at most this many rows per side.
+DISTANCE_ROWS = 100_000
 
 #: The utility scores filed (SDMetrics' Quality Report and Octopize's measures).
 UTILITY = ("overall", "column_shapes", "column_pair_trends", "mean_hellinger",
@@ -38,6 +42,7 @@ class Parameters:
     max_known: int
     secrets: tuple[str, ...]
     seed: int = 0
+    distance_rows: int = DISTANCE_ROWS  #: rows per side above which distances sample
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,11 +50,15 @@ class Parameters:
             "max_known": self.max_known,
             "secrets": list(self.secrets),
             "seed": self.seed,
+            "distance_rows": self.distance_rows,
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Parameters:
-        return cls(tuple(d["candidates"]), int(d["max_known"]), tuple(d["secrets"]), int(d["seed"]))
+        return cls(
+            tuple(d["candidates"]), int(d["max_known"]), tuple(d["secrets"]), int(d["seed"]),
+            int(d["distance_rows"]),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -194,6 +203,35 @@ def _protect_log(log: pl.DataFrame, figures: dict[str, Figure]) -> None:
         figures[f"protect.column.{name}"] = count
 
 
+def _sample(frame: pl.DataFrame, rows: int, seed: int) -> pl.DataFrame:
+    """At most ``rows`` rows, drawn with ``seed`` (the whole table when smaller)."""
+    return frame if frame.height <= rows else frame.sample(rows, seed=seed)
+
+
+def _distances(
+    o: pl.DataFrame, a: pl.DataFrame, h: pl.DataFrame | None, p: pl.DataFrame | None,
+    params: Parameters, figures: dict[str, Figure],
+) -> None:  # fmt: skip
+    """Closeness in the FAMD space fitted on the (sampled) original; the pairing's
+    metrics only when no side was sampled (a sample breaks the row positions)."""
+    sides = [o, a] + ([h] if h is not None else [])
+    rows, seed = params.distance_rows, params.seed
+    sampled = any(t.height > rows for t in sides)
+    d = distance_metrics(
+        _sample(o, rows, seed), _sample(a, rows, seed),
+        None if h is None else _sample(h, rows, seed), pairing=None if sampled else p,
+    ).to_dict()  # fmt: skip
+    figures["distance.sample_rows_per_side"] = rows if sampled else None
+    for side in ("synthetic", "holdout"):
+        if d[side] is not None:
+            for k in ("exact_copies", "exact_copy_percent", "median_dcr", "median_nndr"):
+                figures[f"distance.{side}.{k}"] = d[side][k]
+    figures["distance.dcr_ratio"] = d["dcr_ratio"]
+    if d["pairing"] is not None:
+        figures["distance.hidden_rate"] = d["pairing"]["hidden_rate"]
+        figures["distance.median_local_cloaking"] = d["pairing"]["median_local_cloaking"]
+
+
 def assess(
     original: str | Path,
     synthetic: str | Path,
@@ -206,6 +244,7 @@ def assess(
     protect_log: str | Path | None = None,
     policy: str | Path | None = None,
     seed: int = 0,
+    distance_rows: int = DISTANCE_ROWS,
 ) -> AssessResult:
     """Assess ``synthetic`` against ``original`` on every criterion a data-protection
     officer files (singling out, links, inference, membership, utility, protect's
@@ -215,12 +254,15 @@ def assess(
     membership attack; ``pairing`` the correct links; ``protect_log`` what
     ``kpr protect --changes-out`` changed; ``policy`` the controller's thresholds
     (``kpr assess --init`` writes a template); ``max_known`` defaults to 3 (at most
-    the number of candidates)."""
+    the number of candidates); distances are measured on a sample of ``distance_rows``
+    rows per side drawn with ``seed`` when a side is larger."""
     names = _names(candidates)
     if not names:
         raise InputError("assess needs --candidates: the variables an attacker might know")
     known = min(3, len(names)) if max_known is None else int(max_known)
-    params = Parameters(names, known, _names(secret), int(seed))
+    if isinstance(distance_rows, bool) or not isinstance(distance_rows, int) or distance_rows < 2:
+        raise InputError("distance_rows must be a whole number of at least 2")
+    params = Parameters(names, known, _names(secret), int(seed), distance_rows)
     files = {"original": original, "synthetic": synthetic, "holdout": holdout,
              "pairing": pairing, "protect_log": protect_log}  # fmt: skip
     read = {role: read_input(role, p) for role, p in files.items() if p is not None}
@@ -257,6 +299,7 @@ def assess(
     else:
         absent["membership"] = "no holdout given (--holdout): the attack needs non-members"
         absent["control"] = "no holdout given (--holdout): the control is the holdout"
+    _distances(o, a, h, p, params, figures)
     u = utility(o, a).to_dict()
     figures |= {f"utility.{k}": u[k] for k in UTILITY}
     if "protect_log" in read:

@@ -94,7 +94,7 @@ def verify(pack: str | Path, **files: str | Path | None) -> list[str]:
         given["original"], given["synthetic"], candidates=params.candidates,
         max_known=params.max_known, secret=params.secrets, holdout=given.get("holdout"),
         pairing=given.get("pairing"), protect_log=given.get("protect_log"), policy=policy,
-        seed=params.seed,
+        seed=params.seed, distance_rows=params.distance_rows,
     )  # fmt: skip
     out += compare_figures(results["figures"], again.figures)
     if results["verdicts"] != again.to_dict()["verdicts"] and not out:

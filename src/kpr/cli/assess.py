@@ -60,6 +60,13 @@ def _command(original: str, synthetic: str, options: dict[str, object]) -> str:
     type=click.Path(path_type=str),
     help="The controller's policy.toml (thresholds with units; --init writes one).",
 )
+@click.option(
+    "--distance-rows",
+    type=int,
+    default=100_000,
+    show_default=True,
+    help="Distances on a seeded sample of at most this many rows per side.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every draw.")
 @click.option(
     "--output",
@@ -76,8 +83,8 @@ def _command(original: str, synthetic: str, options: dict[str, object]) -> str:
 def assess_command(
     original: str | None, synthetic: str | None, candidates: tuple[str, ...], max_known: int | None,
     secret: tuple[str, ...], holdout: str | None, pairing: str | None,
-    protect_log: str | None, policy: str | None, seed: int, output: str | None,
-    init: str | None,
+    protect_log: str | None, policy: str | None, distance_rows: int, seed: int,
+    output: str | None, init: str | None,
 ) -> None:  # fmt: skip
     """Assess SYNTHETIC against ORIGINAL on every criterion and write an evidence pack."""
     from kpr.assessment import TEMPLATE, assess, write_pack
@@ -97,11 +104,12 @@ def assess_command(
     result = assess(
         original, synthetic, candidates=candidates, max_known=max_known, secret=secret,
         holdout=holdout, pairing=pairing, protect_log=protect_log, policy=policy, seed=seed,
+        distance_rows=distance_rows,
     )  # fmt: skip
     command = _command(original, synthetic, {
-        "candidates": candidates, "max_known": max_known, "secret": secret, "holdout": holdout,
-        "pairing": pairing, "protect_log": protect_log, "policy": policy, "seed": seed,
-        "output": output,
+        "candidates": candidates, "max_known": result.parameters.max_known, "secret": secret,
+        "holdout": holdout, "pairing": pairing, "protect_log": protect_log, "policy": policy,
+        "seed": seed, "distance_rows": distance_rows, "output": output,
     })  # fmt: skip
     folder = write_pack(result, output, command)
     verdicts = result.verdicts()

@@ -16,7 +16,7 @@ NOT_TESTED = (
     "attacks with access to the generating model or its parameters",
     "linkage with outside data beyond the stated candidate variables",
     "attacks on several releases of the same data combined",
-    "distances to the closest record (kpr distance) and per-group outliers",
+    "per-group outliers (hot spots)",
 )
 
 
@@ -71,6 +71,15 @@ def _item(number: int, title: str, results: Mapping[str, Any], key: str, prefix:
     return _section(number, title, before + _rows(results["figures"], prefix))
 
 
+def _distance(figures: Mapping[str, Any]) -> str:
+    sample = figures.get("distance.sample_rows_per_side")
+    how = f"on a seeded sample of {sample:,} rows per side" if sample else "on every row"
+    return (
+        f"<p>Exact copies, DCR and NNDR in the FAMD space fitted on the original, {esc(how)}"
+        " (as <code>kpr distance</code>).</p>" + _rows(figures, "distance.")
+    )
+
+
 def assess_page(results: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     """The whole page (escaped, self-contained)."""
     f = results["figures"]
@@ -108,6 +117,10 @@ def assess_page(results: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         "<tr><th>known</th><th>KPR (%)</th><th>|U|</th><th>|S|</th></tr></thead>"
         f"<tbody>{worst_rows}</tbody></table></div>" + _plot(worst)
     )
+    s6 = (
+        _not_assessed(absent["membership"]) if "membership" in absent
+        else _rows(f, "membership.")
+    ) + "<h3>Distances to the closest record</h3>" + _distance(f)  # fmt: skip
     s7 = _not_assessed(absent["control"]) if "control" in absent else (
         _rows(f, "singling_out.control.") + _rows({k: v for k, v in f.items() if ".control." in k},
                                                   "inference.")
@@ -148,7 +161,7 @@ def assess_page(results: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         _item(4, "Linkability: correct links", results, "linkability", "linkability."),
         _item(5, "Inference", results, "inference", "inference.",
               "<p>Per sensitive variable, against the population guess.</p>"),
-        _item(6, "Membership", results, "membership", "membership."),
+        _section(6, "Membership and replication", s6),
         _section(7, "Control at the same size", s7, "control" not in absent),
         _section(8, "Outliers and hot spots", s8, assessed=False),
         _item(9, "What kpr protect changed", results, "protect", "protect.", s9_before),
