@@ -40,8 +40,7 @@ def test_pack_files_and_schema(pack: Path, inputs: dict[str, Path]) -> None:
     report = (pack / "report.html").read_text("utf-8")
     for item in range(1, 14):
         assert f'id="item-{item}"' in report
-    # only item 8 (per-group examples) is left out, and it says why
-    assert report.count("not assessed</span>") == 1 and "Not assessed: kpr assess shows" in report
+    assert "not assessed</span>" not in report
     assert "kpr verify pack --original original.parquet" in (pack / "README.txt").read_text()
 
 
@@ -82,6 +81,10 @@ def test_nothing_personal_in_the_pack(pack: Path, inputs: dict[str, Path]) -> No
         assert RARE not in text and "Île" not in text, name
         for row in original.head(50).iter_rows():
             assert ",".join(map(str, row)) not in text, name
+    results = _json(pack, "results.json")
+    assert results["hot_spots"] and all(g["people"] >= 10 for g in results["hot_spots"])
+    # the rare value's 3 people are linked by a copy of themselves: counted, never named
+    assert results["figures"]["singling_out.hot_spots_hidden"] >= 0
     pairing_hash = _json(pack, "manifest.json")["inputs"]["pairing"]["sha256"]
     assert pairing_hash in texts["report.html"]
     assert "original_row" not in "".join(texts.values())
@@ -258,3 +261,20 @@ def test_distances_on_a_seeded_sample(inputs: dict[str, Path]) -> None:
     with pytest.raises(kpr.InputError, match="distance_rows"):
         kpr.assess(inputs["original"], inputs["synthetic"], candidates=CANDIDATES,
                    distance_rows=1)  # fmt: skip
+
+
+def test_hot_spots_hide_small_groups(tmp_path: Path) -> None:
+    """A copy links every unique person: the rare value's 3 people are linked, so the
+    group is counted among the hidden ones and its value appears in no field."""
+    rows = [(i % 40, "F" if i % 2 else "M", RARE if i < 3 else "nord") for i in range(200)]
+    table = pl.DataFrame(rows, schema=["âge", "sexe", "région du nord"], orient="row")
+    table.write_parquet(tmp_path / "o.parquet")
+    result = kpr.assess(tmp_path / "o.parquet", tmp_path / "o.parquet",
+                        candidates=["âge", "sexe", "région du nord"])  # fmt: skip
+    assert result.figures["singling_out.hot_spots_hidden"] >= 1
+    assert RARE not in json.dumps(result.to_dict(), ensure_ascii=False)
+    assert all(g["people"] >= 10 for g in result.hot_spots)
+    reference = kpr.evaluate(tmp_path / "o.parquet", tmp_path / "o.parquet",
+                             known=["âge", "sexe", "région du nord"])  # fmt: skip
+    rare = reference.class_table("région du nord").filter(pl.col("région du nord") == RARE)
+    assert rare["linked"].item() == 3  # the group exists and is linked: hidden, not absent

@@ -17,10 +17,12 @@ import polars as pl
 from kpr.analysis import analyze
 from kpr.analysis.inference import inference
 from kpr.analysis.members import membership
+from kpr.api import evaluate
 from kpr.avatar.distance import distance_metrics
 from kpr.errors import InputError
 from kpr.fidelity import utility
 
+from .hotspots import hot_spots
 from .inputs import InputFile, read_input
 from .policy import CRITERIA, Policy, read_policy
 
@@ -72,6 +74,7 @@ class AssessResult:
     policy: Policy
     policy_text: str | None
     not_assessed: Mapping[str, str] = field(default_factory=dict)
+    hot_spots: tuple[Mapping[str, Any], ...] = ()
 
     def verdicts(self) -> dict[str, dict[str, Any]]:
         """Per criterion: the figure, the threshold with its unit and pass/fail, or
@@ -97,6 +100,7 @@ class AssessResult:
             "parameters": self.parameters.to_dict(),
             "figures": dict(self.figures),
             "worst_subsets": [dict(w) for w in self.worst_subsets],
+            "hot_spots": [dict(g) for g in self.hot_spots],
             "not_assessed": dict(self.not_assessed),
             "policy": self.policy.to_dict(),
             "verdicts": self.verdicts(),
@@ -285,6 +289,8 @@ def assess(
     an = analyze(o, a, candidates=params.candidates, max_known=params.max_known,
                  control=h, pairing=p, seed=params.seed)  # fmt: skip
     worst = _singling_out(an.to_dict(), figures)
+    spots, hidden = hot_spots(evaluate(o, a, known=params.candidates), pol.min_count)
+    figures["singling_out.hot_spots_hidden"] = hidden
     if p is None:
         absent["linkability"] = "no pairing given (--pairing): correct links need it"
     if params.secrets:
@@ -310,4 +316,4 @@ def assess(
         absent["protect"] = "no change log of kpr protect given (--protect-log)"
     ordered = tuple(read[r] for r in ("original", "synthetic", "holdout", "pairing",
                                       "protect_log", "policy") if r in read)  # fmt: skip
-    return AssessResult(params, ordered, figures, tuple(worst), pol, text, absent)
+    return AssessResult(params, ordered, figures, tuple(worst), pol, text, absent, tuple(spots))

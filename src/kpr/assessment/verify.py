@@ -97,6 +97,12 @@ def verify(pack: str | Path, **files: str | Path | None) -> list[str]:
         seed=params.seed, distance_rows=params.distance_rows,
     )  # fmt: skip
     out += compare_figures(results["figures"], again.figures)
+    spots = [dict(g) for g in again.hot_spots]
+    if len(spots) != len(results["hot_spots"]) or not all(
+        a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        for a, b in zip(results["hot_spots"], spots, strict=False)
+    ):
+        out.append("hot spots differ from the pack's")
     if results["verdicts"] != again.to_dict()["verdicts"] and not out:
         out.append("verdicts differ from the pack's")
     return out

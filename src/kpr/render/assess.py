@@ -16,7 +16,6 @@ NOT_TESTED = (
     "attacks with access to the generating model or its parameters",
     "linkage with outside data beyond the stated candidate variables",
     "attacks on several releases of the same data combined",
-    "per-group outliers (hot spots)",
 )
 
 
@@ -125,10 +124,20 @@ def assess_page(results: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         _rows(f, "singling_out.control.") + _rows({k: v for k, v in f.items() if ".control." in k},
                                                   "inference.")
     )  # fmt: skip
-    s8 = _not_assessed(
-        "kpr assess shows no per-group examples yet; hot spots are read with kpr analyze "
-        f"--report on the same files (groups below min_count = {pol['min_count']} "
-        "must not be filed)"
+    spots = "".join(
+        f"<tr><td>{esc(g['variable'])}</td><td>{esc(g['value'])}</td><td>{esc(_fmt(g['people']))}"
+        f"</td><td>{esc(_fmt(g['linked']))}</td><td>{g['share']:.1f} %</td></tr>"
+        for g in results["hot_spots"]
+    )
+    s8 = (
+        "<p>The classes of the known variables where the linked people concentrate (the "
+        f"attack with every candidate known). Only groups of at least {esc(pol['min_count'])} "
+        "people are shown by their values; "
+        f"{esc(_fmt(f.get('singling_out.hot_spots_hidden')))} smaller group(s) holding a "
+        "linked person are counted, not named.</p>"
+        '<div class="table-wrap"><table><thead><tr><th>variable</th><th>class</th>'
+        "<th>people</th><th>linked</th><th>share linked</th></tr></thead>"
+        f"<tbody>{spots}</tbody></table></div>"
     )
     s10 = (
         f"<p>Pairing file: {esc(manifest['inputs'].get('pairing', {}).get('sha256', 'none given'))}"
@@ -163,7 +172,7 @@ def assess_page(results: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
               "<p>Per sensitive variable, against the population guess.</p>"),
         _section(6, "Membership and replication", s6),
         _section(7, "Control at the same size", s7, "control" not in absent),
-        _section(8, "Outliers and hot spots", s8, assessed=False),
+        _section(8, "Outliers and hot spots", s8),
         _item(9, "What kpr protect changed", results, "protect", "protect.", s9_before),
         _section(10, "The pairing file", s10),
         _section(11, "Attacks not tested", s11),
