@@ -47,8 +47,9 @@ RULES = {
     "analysis avatar fidelity",
     "render": "errors checks version labels metric inputs results",
     "sdmetrics_metric": "errors metric api",
+    "assessment": "errors version metric results api analysis avatar fidelity render",
     "cli": "errors checks version metric inputs engine results api analysis avatar protection "
-    "render demo fidelity progress",
+    "render demo fidelity progress assessment",
     "__main__": "cli",
 }
 ALLOWED: dict[str, set[str]] = {part: set(may.split()) for part, may in RULES.items()}

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from kpr.analysis.inference import inference
     from kpr.analysis.members import membership
     from kpr.api import evaluate
+    from kpr.assessment import AssessResult, assess, verify
     from kpr.errors import InputError, KprError, MissingDependencyError
     from kpr.fidelity import utility
     from kpr.metric.attack import DEFAULT_TOLERANCE, Kind
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 
 #: Each public name and the module it comes from.
 _LAZY = {
+    "assess": "kpr.assessment",
+    "verify": "kpr.assessment",
+    "AssessResult": "kpr.assessment",
     "evaluate": "kpr.api",
     "inference": "kpr.analysis.inference",
     "InferenceResult": "kpr.results.inference",
@@ -51,6 +55,7 @@ _LAZY = {
 
 __all__ = [
     "DEFAULT_TOLERANCE",
+    "AssessResult",
     "InferenceResult",
     "InputError",
     "Kind",
@@ -62,11 +67,13 @@ __all__ = [
     "UtilityResult",
     "VariableInfo",
     "__version__",
+    "assess",
     "evaluate",
     "inference",
     "membership",
     "protect",
     "utility",
+    "verify",
 ]
 
 

@@ -60,6 +60,8 @@ LAZY_COMMANDS = {
     "utility": "kpr.cli.utility:utility_command",
     "membership": "kpr.cli.membership:membership_command",
     "inference": "kpr.cli.inference:inference_command",
+    "assess": "kpr.cli.assess:assess_command",
+    "verify": "kpr.cli.assess:verify_command",
 }
 
 
