@@ -278,3 +278,18 @@ def test_hot_spots_hide_small_groups(tmp_path: Path) -> None:
                              known=["âge", "sexe", "région du nord"])  # fmt: skip
     rare = reference.class_table("région du nord").filter(pl.col("région du nord") == RARE)
     assert rare["linked"].item() == 3  # the group exists and is linked: hidden, not absent
+
+
+def test_a_crlf_policy_is_copied_byte_for_byte(inputs: dict[str, Path], tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_bytes(
+        b'min_count = 12\r\n[criteria.utility]\r\nthreshold = 0.5\r\nunit = "score"\r\n'
+    )
+    result = kpr.assess(inputs["original"], inputs["synthetic"], candidates=CANDIDATES,
+                        max_known=1, policy=policy)  # fmt: skip
+    from kpr.assessment import write_pack
+
+    pack = write_pack(result, tmp_path / "pack", "kpr assess ...")
+    assert (pack / "policy.toml").read_bytes() == policy.read_bytes()
+    assert _json(pack, "results.json")["policy"]["min_count"] == 12
+    assert kpr.verify(pack, original=inputs["original"], synthetic=inputs["synthetic"]) == []

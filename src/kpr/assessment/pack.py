@@ -106,7 +106,7 @@ def write_pack(result: AssessResult, folder: str | os.PathLike[str], command: st
             encoding="utf-8",
         )
         if result.policy_text is not None:
-            (tmp / "policy.toml").write_text(result.policy_text, encoding="utf-8")
+            (tmp / "policy.toml").write_bytes(result.policy_text.encode("utf-8"))
         os.chmod(tmp, 0o755)
         if target.is_dir():
             target.rmdir()  # empty, checked above

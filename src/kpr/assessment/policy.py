@@ -211,7 +211,8 @@ def parse_policy(text: str, columns: Sequence[str], label: str = "policy") -> Po
 def read_policy(path: str | Path, columns: Sequence[str]) -> tuple[Policy, str]:
     """The policy file's parsed content and its text (kept in the pack as read)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # bytes decoded as is, line ends kept: the pack's copy hashes alike
+        text = Path(path).read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read the policy {path}: {e}") from None
     return parse_policy(text, columns, f"policy {path}"), text
