@@ -398,10 +398,16 @@ def _stream_csv(
 
     compression = "gzip" if _is_gzip(p) else None
     parts = _Parts.of(list(dict.fromkeys(columns)), compact)
-    with pa.input_stream(str(p), compression=compression) as fh:
+    with contextlib.ExitStack() as stack:
+        if codecs.lookup(encoding).name != "utf-8":
+            # Arrow transcodes other encodings through Python codecs on its own thread,
+            # which aborts the process at exit (``terminate called``) when the read
+            # failed; transcoded here first, Arrow only ever reads UTF-8
+            p, compression = stack.enter_context(_as_utf8(p, encoding)), None
+        fh = stack.enter_context(pa.input_stream(str(p), compression=compression))
         reader = pa_csv.open_csv(
             fh,
-            read_options=pa_csv.ReadOptions(encoding=encoding, block_size=block),
+            read_options=pa_csv.ReadOptions(encoding="utf8", block_size=block),
             parse_options=pa_csv.ParseOptions(
                 delimiter=delimiter, quote_char='"', newlines_in_values=True
             ),
@@ -425,6 +431,19 @@ def _stream_csv(
             part.columns = names
             parts.add(part)
     return parts.whole(columns)
+
+
+@contextlib.contextmanager
+def _as_utf8(p: Path, encoding: str) -> Iterator[Path]:
+    """A UTF-8 copy of ``p`` (decompressed), in blocks, removed afterwards."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    with tempfile.TemporaryDirectory(prefix="kpr-utf8-") as folder:
+        copy = Path(folder) / "table.csv"
+        with _open_bytes(p) as src, copy.open("wb") as dst:
+            while block := src.read(1 << 22):
+                dst.write(decoder.decode(block).encode("utf-8"))
+            dst.write(decoder.decode(b"", final=True).encode("utf-8"))
+        yield copy
 
 
 class _TextLost(Exception):
