@@ -225,7 +225,7 @@ def test_bad_tables_one_line_exit_2(
 def test_an_all_missing_candidate_is_assessed(tmp_path: Path) -> None:
     table = "a,b,c\n" + "".join(f"{i},{'xy'[i % 2]},\n" for i in range(12))
     (tmp_path / "o.csv").write_text(table)
-    result = kpr.assess(tmp_path / "o.csv", tmp_path / "o.csv", candidates="a,c")
+    result = kpr.assess(tmp_path / "o.csv", tmp_path / "o.csv", candidates=["a", "c"])
     assert result.parameters.max_known == 2  # the default, at most the candidates
     assert result.figures["singling_out.rate"] == 0.0  # a copy links every unique person
     assert result.figures["singling_out.unique"] == 12
@@ -293,3 +293,14 @@ def test_a_crlf_policy_is_copied_byte_for_byte(inputs: dict[str, Path], tmp_path
     assert (pack / "policy.toml").read_bytes() == policy.read_bytes()
     assert _json(pack, "results.json")["policy"]["min_count"] == 12
     assert kpr.verify(pack, original=inputs["original"], synthetic=inputs["synthetic"]) == []
+
+
+def test_a_name_holding_a_comma_is_one_name(tmp_path: Path) -> None:
+    """As in every API, a list names columns whole; the command line splits its own
+    comma-separated lists (a quoted name keeps its comma)."""
+    table = '"income, net",b\n' + "".join(f"{i % 5},{'xy'[i % 2]}\n" for i in range(12))
+    (tmp_path / "o.csv").write_text(table)
+    result = kpr.assess(tmp_path / "o.csv", tmp_path / "o.csv", candidates=["income, net", "b"])
+    assert result.parameters.candidates == ("income, net", "b")
+    with pytest.raises(kpr.InputError, match="names the same candidate variable twice"):
+        kpr.assess(tmp_path / "o.csv", tmp_path / "o.csv", candidates=["b", "b"])

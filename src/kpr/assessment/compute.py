@@ -21,6 +21,7 @@ from kpr.api import evaluate
 from kpr.avatar.distance import distance_metrics
 from kpr.errors import InputError
 from kpr.fidelity import utility
+from kpr.metric.attack import column_names
 
 from .hotspots import hot_spots
 from .inputs import InputFile, read_input
@@ -105,11 +106,6 @@ class AssessResult:
             "policy": self.policy.to_dict(),
             "verdicts": self.verdicts(),
         }
-
-
-def _names(value: str | Iterable[str]) -> tuple[str, ...]:
-    items = [value] if isinstance(value, str) else list(value)
-    return tuple(n.strip() for item in items for n in item.split(",") if n.strip())
 
 
 def _singling_out(d: Mapping[str, Any], figures: dict[str, Figure]) -> list[dict[str, Any]]:
@@ -260,13 +256,16 @@ def assess(
     (``kpr assess --init`` writes a template); ``max_known`` defaults to 3 (at most
     the number of candidates); distances are measured on a sample of ``distance_rows``
     rows per side drawn with ``seed`` when a side is larger."""
-    names = _names(candidates)
-    if not names:
+    if not candidates:
         raise InputError("assess needs --candidates: the variables an attacker might know")
+    # names as every API takes them (a name holding a comma is one name); the command
+    # line splits its comma-separated lists before (``split_names``)
+    names = tuple(column_names(candidates, "candidates", "candidate variable", "age"))
+    secrets = tuple(column_names(secret, "secret", "secret column", "income")) if secret else ()
     known = min(3, len(names)) if max_known is None else int(max_known)
     if isinstance(distance_rows, bool) or not isinstance(distance_rows, int) or distance_rows < 2:
         raise InputError("distance_rows must be a whole number of at least 2")
-    params = Parameters(names, known, _names(secret), int(seed), distance_rows)
+    params = Parameters(names, known, secrets, int(seed), distance_rows)
     files = {"original": original, "synthetic": synthetic, "holdout": holdout,
              "pairing": pairing, "protect_log": protect_log}  # fmt: skip
     read = {role: read_input(role, p) for role, p in files.items() if p is not None}

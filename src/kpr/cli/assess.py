@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from kpr.cli.common import CONTEXT
+from kpr.cli.options import split_names
 from kpr.errors import InputError
 
 
@@ -102,7 +103,8 @@ def assess_command(
         raise InputError("kpr assess needs ORIGINAL SYNTHETIC and -o PACK (or --init FILE)")
     check_pack_folder(output)
     result = assess(
-        original, synthetic, candidates=candidates, max_known=max_known, secret=secret,
+        original, synthetic, candidates=split_names(candidates), max_known=max_known,
+        secret=split_names(secret),
         holdout=holdout, pairing=pairing, protect_log=protect_log, policy=policy, seed=seed,
         distance_rows=distance_rows,
     )  # fmt: skip
