@@ -38,36 +38,33 @@ def _people(n: int, seed: int) -> pl.DataFrame:
     )
 
 
-def inference_page() -> str:
+def inference_result() -> Any:
     import kpr
-    from kpr.render.inference import render_inference
 
     original, avatars, control = _people(400, 1), _people(400, 2), _people(300, 3)
     result = kpr.inference(
         original, avatars, known=["âge du patient", "ville <b>"],
         secret=["revenu", "smoker"], control=control, control_subsets=5,
     )  # fmt: skip
-    return render_inference(result, inputs=INPUTS, now=NOW)
+    return result
 
 
-def membership_page() -> str:
+def membership_result() -> Any:
     import kpr
-    from kpr.render.membership import render_membership
 
     people = _people(600, 4)
     result = kpr.membership(
         people[:300], _people(300, 5), holdout=people[300:], known=["âge du patient", "ville <b>"],
         replicates=20,
     )  # fmt: skip
-    return render_membership(result, inputs=INPUTS, now=NOW)
+    return result
 
 
-def utility_page() -> str:
+def utility_result() -> Any:
     import kpr
-    from kpr.render.utility import render_utility
 
     result = kpr.utility(_people(200, 6), _people(200, 7))
-    return render_utility(result, inputs=INPUTS, now=NOW)
+    return result
 
 
 def _timeless(sweep: Any) -> Any:
@@ -79,32 +76,38 @@ def _timeless(sweep: Any) -> Any:
     return dataclasses.replace(sweep, rows=rows)
 
 
-def sweep_page() -> str:
+def sweep_result() -> Any:
     from kpr.avatar import sweep
-    from kpr.render.ksweep import render_sweep
 
     table = _people(120, 8)
-    result = _timeless(sweep(table, ["âge du patient", "ville <b>"], ks=(3, 8), seed=5,
+    return _timeless(sweep(table, ["âge du patient", "ville <b>"], ks=(3, 8), seed=5,
                              control=_people(80, 9)))  # fmt: skip
-    return render_sweep(result, now=NOW)
 
 
-def tune_page() -> str:
+def tune_result() -> Any:
     from kpr.avatar import tune
-    from kpr.render.ksweep import render_tune
 
     result = tune(_people(120, 8), ["âge du patient", "ville <b>"], ks=(3, 8), repeats=1, seed=5)
-    result = dataclasses.replace(result, sweep=_timeless(result.sweep))
-    return render_tune(result, now=NOW)
+    return dataclasses.replace(result, sweep=_timeless(result.sweep))
 
 
-PAGES: dict[str, Callable[[], str]] = {
-    "inference": inference_page,
-    "membership": membership_page,
-    "utility": utility_page,
-    "sweep": sweep_page,
-    "tune": tune_page,
+#: Each page: how its result is made, and the options its page is drawn with.
+PAGES: dict[str, tuple[Callable[[], Any], dict[str, Any]]] = {
+    "inference": (inference_result, {"inputs": INPUTS, "now": NOW}),
+    "membership": (membership_result, {"inputs": INPUTS, "now": NOW}),
+    "utility": (utility_result, {"inputs": INPUTS, "now": NOW}),
+    "sweep": (sweep_result, {"now": NOW}),
+    "tune": (tune_result, {"now": NOW}),
 }
+
+
+def page(name: str, path: Path | None = None) -> Any:
+    """The page ``name`` through the result's registered views: its text, or the file
+    written at ``path``."""
+    from kpr.results import views
+
+    build, options = PAGES[name]
+    return views.to_html(build(), path, **options)
 
 
 def masked(page: str) -> str:
@@ -119,5 +122,5 @@ def masked(page: str) -> str:
 
 if __name__ == "__main__":
     SNAPSHOTS.mkdir(exist_ok=True)
-    for name, build in PAGES.items():
-        (SNAPSHOTS / f"{name}.html").write_text(masked(build()), encoding="utf-8")
+    for name in PAGES:
+        (SNAPSHOTS / f"{name}.html").write_text(masked(page(name)), encoding="utf-8")

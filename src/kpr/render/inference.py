@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kpr.render.page import (
     count_text,
-    document,
     esc,
-    footer,
     names_html,
     notebook_view,
-    require_matplotlib,
+    report_page,
     sources_line,
     table_section,
     write_document,
@@ -164,21 +162,16 @@ def render_inference(
     now: datetime | None = None,
 ) -> str:
     """The inference page as one HTML document (needs matplotlib for the plots)."""
-    require_matplotlib()
     head = (
         f'<section class="headline"><p class="meaning">An attacker who knows '
         f"{names_html(result.known)} of a person, and the avatars: what they infer about "
         f"{names_html(s.secret for s in result.secrets)}.</p>"
         f"{sources_line(list(inputs))}</section>"
     )
-    body = "".join(
-        [
-            head,
-            *(_secret_section(s, i) for i, s in enumerate(result.secrets)),
-            footer(DATA_NOTE, now or datetime.now(UTC)),
-        ]
-    )
-    return document("kpr inference", body, HEADING)
+    return report_page(
+        "kpr inference", HEADING, DATA_NOTE,
+        lambda: [head, *(_secret_section(s, i) for i, s in enumerate(result.secrets))], now,
+    )  # fmt: skip
 
 
 def write_inference(
