@@ -37,7 +37,9 @@ def parse(args: list[str], command: click.Command = _command) -> TableSettings:
 
 #: Column names the command line can say: no empty name, no space around one; commas,
 #: quotes, unicode and HTML allowed.
-NAMES = st.text(st.characters(exclude_categories=["Cs", "Cc", "Zs", "Zl", "Zp"]), min_size=1, max_size=6)
+NAMES = st.text(
+    st.characters(exclude_categories=["Cs", "Cc", "Zs", "Zl", "Zp"]), min_size=1, max_size=6
+)
 MARKERS = st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=4), max_size=3)
 
 

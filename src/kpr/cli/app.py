@@ -191,7 +191,7 @@ def emit_evaluation(
     if out.report is not None:
         result.to_html(
             out.report, threshold=threshold, show_values=out.show_values, inputs=inputs,
-            kpr_avatars=kpr_avatars,
+            kpr_avatars=kpr_avatars, blocks=[inference] if inference is not None else [],
         )  # fmt: skip
 
     def payload() -> str:
@@ -274,6 +274,7 @@ def evaluate(
     out : what is printed and written, and the release gate (:class:`Outputs`).
     """
     from kpr.api import evaluate as evaluate_tables
+    from kpr.api import evaluate_and_infer
 
     from . import text
 
@@ -292,18 +293,16 @@ def evaluate(
         inputs = engine.tables(
             original, avatars, read_names, read, out.linked_out is not None, step
         )
-        result = evaluate_tables(
-            *inputs, known=names, tolerance=tolerance,
-            kinds={n: k for n, k in kinds.items() if n not in secrets}, **widths.keywords(),
-            **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
-            **control.keywords(),
-        )  # fmt: skip
-        if secrets:
-            from kpr.analysis.inference import inference
-
-            inferred = inference(
-                *inputs, names, secret=secrets, tolerance=tolerance, kinds=kinds,
-                progress=step, **control.keywords(), **read.keywords(),
+        if secrets:  # the inputs read once for both
+            result, inferred = evaluate_and_infer(
+                *inputs, names, secret=secrets, tolerance=tolerance, kinds=kinds, progress=step,
+                row_id=engine.row_id, pairing=pairing, **control.keywords(), **read.keywords(),
+            )  # fmt: skip
+        else:
+            result = evaluate_tables(
+                *inputs, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
+                **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
+                **control.keywords(),
             )  # fmt: skip
     emit_evaluation(result, out, (original, avatars), kpr_avatars, inferred)
 
