@@ -13,6 +13,7 @@ import dataclasses
 import click
 
 from kpr.cli.common import CONTEXT, PAGE_OUTPUTS, PageOutputs, stderr
+from kpr.cli.engines import COUNTING_ENGINE, Engine
 from kpr.cli.options import (
     CONTROL,
     CONTROL_NEEDS,
@@ -47,6 +48,7 @@ from . import text
 )
 @CONTROL
 @TABLE_SETTINGS
+@COUNTING_ENGINE
 @PAGE_OUTPUTS
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @click.pass_context
@@ -59,6 +61,7 @@ def inference_command(
     denom_lim: int | None,
     control: Control,
     table_settings: TableSettings,
+    engine: Engine,
     out: PageOutputs,
     as_json: bool,
 ) -> None:
@@ -79,6 +82,7 @@ def inference_command(
     denom_lim : ``--denom-lim``.
     control : ``--control``, ``--control-subsets``, ``--seed`` (a Control).
     table_settings : the tolerance, the declared kinds and the CSV options (a TableSettings).
+    engine : ``--engine``, ``--spark-master``, ``--dask-scheduler`` (an Engine).
     out, as_json : what is printed and written (``--json``: ``--format json``).
     """
     from kpr.analysis.inference import inference
@@ -88,9 +92,13 @@ def inference_command(
     labels = [("Original", original), ("Synthetic", synthetic)]
     labels += [("Control", control.path)] if control.path else []
     out.check(path for _, path in labels)
+    engine.check(None, control.path)
+    names, secrets = split_names(known), split_names(secret)
     with text.progress(stderr, out.quiet, held=True) as progress:
+        columns = list(dict.fromkeys([*names, *secrets]))
+        tables = engine.tables(original, synthetic, columns, table_settings.read, False, progress)
         result = inference(
-            original, synthetic, split_names(known), secret=split_names(secret),
+            *tables, names, secret=secrets,
             denom_lim=denom_lim, progress=progress, **control.keywords(),
             **table_settings.keywords(),
         )  # fmt: skip
