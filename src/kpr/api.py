@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
 from kpr.analysis.baselines import check_control_options, evaluate_inputs
+from kpr.analysis.inference import check_secrets, infer_loaded, load_secrets
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
@@ -20,8 +21,9 @@ from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.progress import Step
 from kpr.results.evaluation import KprResult
+from kpr.results.inference import InferenceResult
 
-__all__ = ["evaluate", "evaluate_inputs", "evaluate_loaded", "load"]
+__all__ = ["evaluate", "evaluate_and_infer", "evaluate_inputs", "evaluate_loaded", "load"]
 
 
 def evaluate(
@@ -105,6 +107,42 @@ def evaluate(
         inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed,
         tuning=tuning,
     )  # fmt: skip
+
+
+def evaluate_and_infer(
+    original: Any,
+    avatars: Any,
+    known: str | Iterable[str],
+    *,
+    secret: str | Iterable[str],
+    tolerance: float = DEFAULT_TOLERANCE,
+    kinds: Mapping[str, str] | None = None,
+    progress: Step | None = None,
+    row_id: str | None = None,
+    pairing: Any = None,
+    control: Any = None,
+    control_subsets: int = 20,
+    seed: int = 0,
+    **read: Unpack[ReadKeywords],
+) -> tuple[KprResult, InferenceResult]:
+    """``kpr.evaluate`` and ``kpr.inference`` of the same ``secret`` columns on inputs
+    read once (``kpr evaluate --secret``): each result equals its function's on the
+    same arguments. ``kinds`` may declare the secrets' kinds too; absolute widths and
+    SDV metadata are not taken (the secrets' classes come from U)."""
+    secrets = check_secrets(make_attack(known, tolerance).known, secret)
+    own = {n: k for n, k in (kinds or {}).items() if n not in secrets}
+    attack = _checked_attack(known, tolerance, own, None, None, None)
+    if control is not None:
+        check_control_options(control_subsets, seed)
+    csv = ReadSettings.of(read)
+    inputs = load_secrets(original, avatars, attack, secrets, kinds, csv, control, row_id)
+    result = evaluate_inputs(
+        inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed
+    )
+    inferred = infer_loaded(
+        inputs, attack, secrets, control_subsets=control_subsets, seed=seed, progress=progress
+    )
+    return result, inferred
 
 
 def _checked_attack(

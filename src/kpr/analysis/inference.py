@@ -31,7 +31,7 @@ from kpr.engine.profiles import CLASS, PROFILE, ProfileCounts, cells, profile_co
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
-from kpr.measure import load, polars_error
+from kpr.measure import Inputs, load, polars_error
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, column_names, make_attack
 from kpr.metric.counts import require_rows
 from kpr.metric.inference import Cells, CellScores, InferenceCounts, cell_scores, totals
@@ -248,27 +248,64 @@ def inference(
     denom = check_denom_lim(denom_lim)
     if control is not None:
         check_control_options(control_subsets, seed)
-    loaded = make_attack([*attack.known, *secrets], tolerance, kinds)
-    inputs = load(
-        original, avatars, loaded, ReadSettings.of(read), control,
-        materialize=True, control_known=loaded.known,
+    inputs = load_secrets(original, avatars, attack, secrets, kinds, ReadSettings.of(read), control)
+    return infer_loaded(
+        inputs, attack, secrets, denom_lim=denom, control_subsets=control_subsets, seed=seed,
+        confidence=confidence, sdmetrics=sdmetrics, progress=progress,
     )  # fmt: skip
-    pair = inputs.pair
+
+
+def load_secrets(
+    original: Any,
+    avatars: Any,
+    attack: Attack,
+    secrets: tuple[str, ...],
+    kinds: Mapping[str, str] | None,
+    csv: ReadSettings,
+    control: Any = None,
+    row_id: str | None = None,
+) -> Inputs:
+    """The inputs read once with the known variables and the secrets (``kinds`` may
+    declare both), held in memory for the counts of every secret; a control that holds
+    exactly the original's rows is refused. ``kpr.evaluate``'s attack runs on them too
+    (it reads only its known columns), so ``kpr evaluate --secret`` reads each file once."""
+    loaded = make_attack([*attack.known, *secrets], attack.tolerance, kinds)
+    inputs = load(
+        original, avatars, loaded, csv, control,
+        materialize=True, control_known=loaded.known, row_id=row_id,
+    )  # fmt: skip
     whole_o, whole_c = inputs.whole
     if whole_o is not None and whole_c is not None:
         shared_rows(whole_o, whole_c)  # refuses a control holding exactly the original's rows
+    return inputs
+
+
+def infer_loaded(
+    inputs: Inputs,
+    attack: Attack,
+    secrets: tuple[str, ...],
+    *,
+    denom_lim: int | None = None,
+    control_subsets: int = DEFAULT_SUBSETS,
+    seed: int = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+    sdmetrics: bool = True,
+    progress: Step | None = None,
+) -> InferenceResult:
+    """:func:`inference` on inputs :func:`load_secrets` read (parameters checked)."""
+    pair = inputs.pair
     step = progress or (lambda _: None)
     out = []
     for name in secrets:
         step(f"counting the profiles and classes of {name}")
-        result = secret_inference(pair, attack, name, denom)
+        result = secret_inference(pair, attack, name, denom_lim)
         if sdmetrics:
             step(f"{name}: SDMetrics' CAP family")
             result = replace(result, sdmetrics=cap_family(pair, attack, name))
         if inputs.control is not None:
             step(f"{name}: the control, at the same size")
             compared = compare_with_control(
-                pair, inputs.control, attack, name, result.counts, denom_lim=denom,
+                pair, inputs.control, attack, name, result.counts, denom_lim=denom_lim,
                 subsets=control_subsets, seed=seed, confidence=confidence,
             )  # fmt: skip
             result = replace(result, control=compared)

@@ -12,7 +12,6 @@ import os
 import sys
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from kpr.errors import KprError
 from kpr.version import __version__
 
 from .common import CONTEXT, OUTPUTS, Outputs, emit, stderr
+from .engines import ENGINE, Engine
 from .options import (
     CONTROL,
     CONTROL_NEEDS,
@@ -34,7 +34,6 @@ from .options import (
     WIDTHS,
     Control,
     Widths,
-    bundle,
     requires,
     split_names,
     tables,
@@ -42,7 +41,6 @@ from .options import (
 
 if TYPE_CHECKING:
     from kpr.inputs.reading import ReadSettings
-    from kpr.progress import Step
     from kpr.results.evaluation import KprResult
     from kpr.results.inference import InferenceResult
 
@@ -92,87 +90,6 @@ def cli() -> None:
     few of their variables could single out in a synthetic (avatar) table."""
 
 
-@dataclass(frozen=True)
-class Engine:
-    """``--engine``, ``--spark-master``, ``--dask-scheduler`` (which implies Dask) and
-    ``--row-id``: who reads and evaluates the tables."""
-
-    name: str
-    spark_master: str
-    dask_scheduler: str | None
-    row_id: str | None
-
-    def check(self, pairing: str | None, control: str | None) -> None:
-        """Spark and Dask keep no row positions, which a pairing and a control need."""
-        if self.name in ("spark", "dask") and (pairing or control) is not None:
-            raise KprError(
-                f"--pairing and --control need row positions, which --engine {self.name} "
-                "does not keep; drop them or use --engine polars"
-            )
-
-    def tables(
-        self, original: str, avatars: str, known: list[str], read: ReadSettings, linked: bool,
-        step: Step,
-    ) -> tuple[Any, Any]:  # fmt: skip
-        """The inputs as ``kpr.evaluate`` takes them: the paths (polars reads them), or
-        the tables Spark or Dask read, with row positions when ``linked`` needs them."""
-        if self.dask_scheduler is not None:
-            from kpr.engine.dask import dask_client
-
-            step("connecting to the Dask scheduler")
-            dask_client(self.dask_scheduler)
-        if self.name == "dask":
-            from kpr.engine.dask import dask_inputs
-
-            positions = linked and not self.row_id
-            return dask_inputs(original, avatars, known, self.row_id, positions=positions)
-        if self.name == "spark":
-            from kpr.engine.spark import spark_inputs, spark_session
-
-            step("starting Spark")
-            return spark_inputs(
-                spark_session(self.spark_master), original, avatars, known,
-                delimiter=read.delimiter, encoding=read.encoding, na_values=read.na_values,
-                row_id=self.row_id, positions=linked and self.row_id is None,
-            )  # fmt: skip
-        return original, avatars
-
-
-#: The engine options, handed over as one ``engine``: an :class:`Engine`.
-ENGINE = bundle(
-    "engine",
-    lambda engine, spark_master, dask_scheduler, row_id: Engine(
-        "dask" if dask_scheduler is not None else engine, spark_master, dask_scheduler, row_id
-    ),
-    click.option(
-        "--engine",
-        type=click.Choice(["polars", "spark", "dask"]),
-        default="polars",
-        show_default=True,
-        help="polars on this machine (streams large Parquet files); Spark: the files are read "
-        "and evaluated by Spark (pip install 'kpr[spark]'); Dask: Parquet files read and "
-        "evaluated by Dask (pip install 'kpr[dask]').",
-    ),
-    click.option(
-        "--spark-master",
-        default="local[*]",
-        show_default=True,
-        help="Spark master URL for --engine spark, e.g. spark://host:7077.",
-    ),
-    click.option(
-        "--dask-scheduler",
-        metavar="ADDRESS",
-        help="Address of a running Dask scheduler, e.g. tcp://host:8786 (implies --engine dask).",
-    ),
-    click.option(
-        "--row-id",
-        metavar="COLUMN",
-        help="A column of integer ids in both files that --linked-out reports instead of row "
-        "positions.",
-    ),
-)
-
-
 def emit_evaluation(
     result: KprResult,
     out: Outputs,
@@ -193,7 +110,7 @@ def emit_evaluation(
     if out.report is not None:
         result.to_html(
             out.report, threshold=threshold, show_values=out.show_values, inputs=inputs,
-            kpr_avatars=kpr_avatars,
+            kpr_avatars=kpr_avatars, blocks=[inference] if inference is not None else [],
         )  # fmt: skip
 
     def payload() -> str:
@@ -276,6 +193,7 @@ def evaluate(
     out : what is printed and written, and the release gate (:class:`Outputs`).
     """
     from kpr.api import evaluate as evaluate_tables
+    from kpr.api import evaluate_and_infer
 
     from . import text
 
@@ -294,18 +212,16 @@ def evaluate(
         inputs = engine.tables(
             original, avatars, read_names, read, out.linked_out is not None, step
         )
-        result = evaluate_tables(
-            *inputs, known=names, tolerance=tolerance,
-            kinds={n: k for n, k in kinds.items() if n not in secrets}, **widths.keywords(),
-            **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
-            **control.keywords(),
-        )  # fmt: skip
-        if secrets:
-            from kpr.analysis.inference import inference
-
-            inferred = inference(
-                *inputs, names, secret=secrets, tolerance=tolerance, kinds=kinds,
-                progress=step, **control.keywords(), **read.keywords(),
+        if secrets:  # the inputs read once for both
+            result, inferred = evaluate_and_infer(
+                *inputs, names, secret=secrets, tolerance=tolerance, kinds=kinds, progress=step,
+                row_id=engine.row_id, pairing=pairing, **control.keywords(), **read.keywords(),
+            )  # fmt: skip
+        else:
+            result = evaluate_tables(
+                *inputs, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
+                **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
+                **control.keywords(),
             )  # fmt: skip
     emit_evaluation(result, out, (original, avatars), kpr_avatars, inferred)
 

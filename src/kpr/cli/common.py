@@ -155,6 +155,33 @@ def check_writes(
 OUTPUTS = bundle("out", Outputs, output_options, report_options)
 
 
+@dataclass(frozen=True)
+class PageOutputs:
+    """What a command whose result has its own page (inference, membership, utility)
+    prints and writes: ``--format``, ``--report``, ``--quiet`` as one object."""
+
+    fmt: str
+    report: Path | None
+    quiet: bool
+
+    def check(self, inputs: Iterable[Any]) -> None:
+        """Before any work: the report can be written, and is none of ``inputs``."""
+        check_writes({"--report": self.report}, inputs, self.fmt)
+
+    def emit(self, result: Any, summary: Callable[[], str], labels: list[tuple[str, str]]) -> None:
+        """Write the result's page (its registered view; ``labels`` name the files it
+        read), then print its JSON or its text ``summary``."""
+        from kpr.results import json, views
+
+        if self.report is not None:
+            views.to_html(result, self.report, inputs=labels)
+        emit(self.fmt, lambda: json.dumps(result.to_dict()), summary, self.report)
+
+
+#: ``--format``, ``--report``, ``--quiet``, handed over as one ``out``: a :class:`PageOutputs`.
+PAGE_OUTPUTS = bundle("out", PageOutputs, FORMAT, report_option, QUIET)
+
+
 def emit(
     fmt: str,
     json_text: Callable[[], str],

@@ -8,27 +8,23 @@ imported inside the command.
 
 from __future__ import annotations
 
-from pathlib import Path
+import dataclasses
 
 import click
 
-from kpr.cli.common import CONTEXT, check_writes, emit, report_option, stderr
+from kpr.cli.common import CONTEXT, PAGE_OUTPUTS, PageOutputs, stderr
+from kpr.cli.engines import COUNTING_ENGINE, Engine
 from kpr.cli.options import (
     CONTROL,
     CONTROL_NEEDS,
-    FORMAT,
-    KINDS,
-    QUIET,
-    READ,
-    TOLERANCE,
+    TABLE_SETTINGS,
     Control,
+    TableSettings,
     requires,
     split_names,
     tables,
     whole,
 )
-from kpr.inputs.reading import ReadSettings
-from kpr.results import json
 
 from . import text
 
@@ -51,13 +47,10 @@ from . import text
     "nothing by DiS/DiSCO (default: no limit).",
 )
 @CONTROL
-@TOLERANCE
-@KINDS
-@READ
-@FORMAT
+@TABLE_SETTINGS
+@COUNTING_ENGINE
+@PAGE_OUTPUTS
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
-@report_option
-@QUIET
 @click.pass_context
 def inference_command(
     ctx: click.Context,
@@ -67,13 +60,10 @@ def inference_command(
     secret: tuple[str, ...],
     denom_lim: int | None,
     control: Control,
-    tolerance: float,
-    kinds: dict[str, str],
-    read: ReadSettings,
-    fmt: str,
+    table_settings: TableSettings,
+    engine: Engine,
+    out: PageOutputs,
     as_json: bool,
-    report: Path | None,
-    quiet: bool,
 ) -> None:
     """What an attacker who knows KNOWN of a person infers about each SECRET column
     from SYNTHETIC (CSV or Parquet): the people linked whose avatar gives their secret
@@ -91,28 +81,25 @@ def inference_command(
     known, secret : comma-separated names (repeatable).
     denom_lim : ``--denom-lim``.
     control : ``--control``, ``--control-subsets``, ``--seed`` (a Control).
-    tolerance, kinds, read : as ``kpr evaluate``'s.
-    fmt, as_json, report, quiet : what is printed and written.
+    table_settings : the tolerance, the declared kinds and the CSV options (a TableSettings).
+    engine : ``--engine``, ``--spark-master``, ``--dask-scheduler`` (an Engine).
+    out, as_json : what is printed and written (``--json``: ``--format json``).
     """
     from kpr.analysis.inference import inference
 
     requires(ctx, CONTROL_NEEDS)
-    fmt = "json" if as_json else fmt
-    inputs = [original, synthetic, *([control.path] if control.path else [])]
-    check_writes({"--report": report}, inputs, fmt)
-    with text.progress(stderr, quiet, held=True) as progress:
+    out = dataclasses.replace(out, fmt="json") if as_json else out
+    labels = [("Original", original), ("Synthetic", synthetic)]
+    labels += [("Control", control.path)] if control.path else []
+    out.check(path for _, path in labels)
+    engine.check(None, control.path)
+    names, secrets = split_names(known), split_names(secret)
+    with text.progress(stderr, out.quiet, held=True) as progress:
+        columns = list(dict.fromkeys([*names, *secrets]))
+        tables = engine.tables(original, synthetic, columns, table_settings.read, False, progress)
         result = inference(
-            original, synthetic, split_names(known), secret=split_names(secret),
-            denom_lim=denom_lim, tolerance=tolerance, kinds=kinds, progress=progress,
-            **control.keywords(), **read.keywords(),
+            *tables, names, secret=secrets,
+            denom_lim=denom_lim, progress=progress, **control.keywords(),
+            **table_settings.keywords(),
         )  # fmt: skip
-    if report is not None:
-        from kpr.render.inference import write_inference
-
-        labels = [("Original", original), ("Synthetic", synthetic)]
-        if control.path:
-            labels.append(("Control", control.path))
-        write_inference(result, report, inputs=labels)
-    emit(
-        fmt, lambda: json.dumps(result.to_dict()), lambda: "\n".join(result.summary_lines()), report
-    )
+    out.emit(result, lambda: "\n".join(result.summary_lines()), labels)

@@ -7,24 +7,12 @@ imported inside the command.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from kpr.cli.common import CONTEXT, check_writes, emit, report_option, stderr
-from kpr.cli.options import (
-    FORMAT,
-    KINDS,
-    QUIET,
-    READ,
-    SEED,
-    TOLERANCE,
-    split_names,
-    tables,
-    whole,
-)
-from kpr.inputs.reading import ReadSettings
+from kpr.cli.common import CONTEXT, PAGE_OUTPUTS, PageOutputs, stderr
+from kpr.cli.options import SEED, TABLE_SETTINGS, TableSettings, split_names, tables, whole
 
 from . import text
 
@@ -86,8 +74,7 @@ def membership_text(result: MembershipResult) -> str:
     multiple=True,
     help="Columns of the class profile, comma-separated (default: every column of ORIGINAL).",
 )
-@TOLERANCE
-@KINDS
+@TABLE_SETTINGS
 @click.option(
     "--seed",
     type=SEED,
@@ -102,23 +89,16 @@ def membership_text(result: MembershipResult) -> str:
     show_default=True,
     help="Bootstrap replicates of the intervals.",
 )
-@READ
-@FORMAT
-@report_option
-@QUIET
+@PAGE_OUTPUTS
 def membership_command(
     original: str,
     synthetic: str,
     holdout: str,
     known: tuple[str, ...],
-    tolerance: float,
-    kinds: dict[str, str],
+    table_settings: TableSettings,
     seed: int,
     replicates: int,
-    read: ReadSettings,
-    fmt: str,
-    report: Path | None,
-    quiet: bool,
+    out: PageOutputs,
 ) -> None:
     """Whether the people used to make SYNTHETIC can be told from people who were not
     (--holdout): the histogram DOMIAS score on class profiles, its AUC and its true
@@ -132,32 +112,17 @@ def membership_command(
     ----------
     original, synthetic, holdout : the three tables' paths.
     known : ``--known``, comma-separated (default: every column of the original).
-    tolerance, kinds : the class rule's tolerance and declared kinds.
+    table_settings : the tolerance, the declared kinds and the CSV options (a TableSettings).
     seed, replicates : the draws and the bootstrap.
-    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
-    fmt, report, quiet : what is printed and written.
+    out : ``--format``, ``--report``, ``--quiet`` (a PageOutputs).
     """
     from kpr.analysis.members import membership
-    from kpr.results import json
 
-    check_writes({"--report": report}, (original, synthetic, holdout), fmt)
-    with text.progress(stderr, quiet, held=True) as progress:
+    out.check((original, synthetic, holdout))
+    with text.progress(stderr, out.quiet, held=True) as progress:
         result = membership(
-            original, synthetic,
-            holdout=holdout,
-            known=split_names(known) or None,
-            seed=seed,
-            tolerance=tolerance,
-            kinds=kinds,
-            replicates=replicates,
-            progress=progress,
-            **read.keywords(),
+            original, synthetic, holdout=holdout, known=split_names(known) or None, seed=seed,
+            replicates=replicates, progress=progress, **table_settings.keywords(),
         )  # fmt: skip
-    if report is not None:
-        from kpr.render.membership import write_membership
-
-        write_membership(
-            result, report,
-            inputs=[("Original", original), ("Synthetic", synthetic), ("Holdout", holdout)],
-        )  # fmt: skip
-    emit(fmt, lambda: json.dumps(result.to_dict()), lambda: membership_text(result), report)
+    labels = [("Original", original), ("Synthetic", synthetic), ("Holdout", holdout)]
+    out.emit(result, lambda: membership_text(result), labels)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import functools
+import io
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypedDict, TypeVar, cast
 
 import click
@@ -161,10 +162,8 @@ TOLERANCE = click.option(
     "--tolerance", "-t", type=TOLERANCE_TYPE, default=str(DEFAULT_TOLERANCE), show_default=True,
     help="Relative tolerance for numeric variables, in (0, 1).",
 )  # fmt: skip
-#: The reading options, handed to the command as one ``read``: a ReadSettings.
-READ = bundle(
-    "read",
-    ReadSettings.from_options,
+#: The CSV options (what a :class:`~kpr.inputs.reading.ReadSettings` holds).
+READ_OPTIONS = (
     click.option("--delimiter", help="CSV delimiter, e.g. ';' or tab (default: sniffed)."),
     click.option("--encoding", help="CSV encoding, e.g. latin-1 (default: sniffed)."),
     click.option(
@@ -173,16 +172,85 @@ READ = bundle(
         help="CSV text meaning missing, besides an empty field (repeatable).",
     ),
 )
-#: ``--categorical``, ``--numeric``, ``--date``, handed over as one ``kinds`` mapping.
-KINDS = bundle(
-    "kinds",
-    declared_kinds,
+#: The reading options, handed to the command as one ``read``: a ReadSettings.
+READ = bundle("read", ReadSettings.from_options, *READ_OPTIONS)
+#: The declared kinds (what :func:`declared_kinds` reads).
+KIND_OPTIONS = (
     click.option("--categorical", multiple=True, help="Known variables to treat as categorical."),
     click.option("--numeric", multiple=True, help="Known variables to treat as numeric."),
     click.option(
         "--date", multiple=True, help="Known variables to treat as dates (ISO 8601 text in CSV)."
     ),
 )
+#: ``--categorical``, ``--numeric``, ``--date``, handed over as one ``kinds`` mapping.
+KINDS = bundle("kinds", declared_kinds, *KIND_OPTIONS)
+
+
+def name_args(names: Iterable[str]) -> str:
+    """Column names as one option value :func:`split_names` reads back (a name holding
+    a comma or a quote in double quotes); a name it cannot say (empty, or with spaces
+    around it) raises ValueError."""
+    for n in names:
+        if not n or n != n.strip():
+            raise ValueError(f"the column name {n!r} cannot be written as an option value")
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(names)
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """How a measuring command reads its tables and cuts their classes, as one object:
+    ``--tolerance`` (None: the API's default, or a command that takes none), the kinds and the
+    CSV options. Round-trips the API's keywords (:meth:`keywords`) and the command
+    line (:meth:`from_options`, :meth:`to_args`)."""
+
+    tolerance: float | None = None
+    kinds: dict[str, str] = field(default_factory=dict)
+    read: ReadSettings = field(default_factory=ReadSettings)
+
+    @classmethod
+    def from_options(
+        cls,
+        tolerance: float | None = None,
+        categorical: Iterable[str] = (),
+        numeric: Iterable[str] = (),
+        date: Iterable[str] = (),
+        delimiter: str | None = None,
+        encoding: str | None = None,
+        na_value: Iterable[str] = (),
+    ) -> TableSettings:
+        """The settings the command line's options give (by their parameter names)."""
+        kinds = declared_kinds(categorical, numeric, date)
+        return cls(tolerance, kinds, ReadSettings.from_options(delimiter, encoding, na_value))
+
+    def keywords(self) -> dict[str, Any]:
+        """As the API's keywords: ``tolerance=`` (when the command has one),
+        ``kinds=``, ``delimiter=``, ``encoding=``, ``na_values=``."""
+        tolerance = {} if self.tolerance is None else {"tolerance": self.tolerance}
+        return {**tolerance, "kinds": self.kinds, **self.read.keywords()}
+
+    def to_args(self) -> list[str]:
+        """These settings as command-line arguments, which :meth:`from_options` reads
+        back into an equal object; what the command line cannot say raises ValueError."""
+        args = [] if self.tolerance is None else ["--tolerance", repr(self.tolerance)]
+        for kind in ("categorical", "numeric", "date"):
+            names = [n for n, k in self.kinds.items() if k == kind]
+            if names:
+                args += [f"--{kind}", name_args(names)]
+        unknown = set(self.kinds.values()) - {"categorical", "numeric", "date"}
+        if unknown:
+            raise ValueError(f"the kind {sorted(unknown)[0]!r} has no option")
+        return args + self.read.to_args()
+
+
+#: ``--tolerance``, the kinds and the CSV options, handed over as one
+#: ``table_settings``: a :class:`TableSettings`.
+TABLE_SETTINGS = bundle(
+    "table_settings", TableSettings.from_options, TOLERANCE, *KIND_OPTIONS, *READ_OPTIONS
+)
+#: The same without ``--tolerance``, for a command that compares columns, not classes.
+COLUMN_SETTINGS = bundle("table_settings", TableSettings.from_options, *KIND_OPTIONS, *READ_OPTIONS)
 CONTROL_SUBSETS = click.option(
     "--control-subsets",
     type=whole("--control-subsets", 1, MAX_SUBSETS),

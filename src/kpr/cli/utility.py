@@ -7,14 +7,10 @@ HTML renderer are imported inside the command.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from kpr.cli.common import CONTEXT, check_writes, emit, report_option, stderr
-from kpr.cli.options import FORMAT, KINDS, QUIET, READ, requires, split_names, tables
-from kpr.inputs.reading import ReadSettings
-from kpr.results import json
+from kpr.cli.common import CONTEXT, PAGE_OUTPUTS, PageOutputs, stderr
+from kpr.cli.options import COLUMN_SETTINGS, TableSettings, requires, split_names, tables
 
 from . import text
 
@@ -27,7 +23,7 @@ from . import text
     multiple=True,
     help="Columns to compare, comma-separated (default: every column of ORIGINAL).",
 )
-@KINDS
+@COLUMN_SETTINGS
 @click.option(
     "--metadata",
     type=click.Path(path_type=str),
@@ -35,21 +31,15 @@ from . import text
     "information are not scored (as in SDMetrics).",
 )
 @click.option("--table", help="The table of multi-table SDV metadata (needs --metadata).")
-@READ
-@FORMAT
-@report_option
-@QUIET
+@PAGE_OUTPUTS
 def utility_command(
     original: str,
     synthetic: str,
     columns: tuple[str, ...],
-    kinds: dict[str, str],
+    table_settings: TableSettings,
     metadata: str | None,
     table: str | None,
-    read: ReadSettings,
-    fmt: str,
-    report: Path | None,
-    quiet: bool,
+    out: PageOutputs,
 ) -> None:
     """How faithfully SYNTHETIC follows ORIGINAL (CSV or Parquet): SDMetrics' Quality
     Report (column shapes, column pair trends), Octopize's mean Hellinger distance and
@@ -63,27 +53,18 @@ def utility_command(
     ----------
     original, synthetic : the two tables' paths.
     columns : ``--columns``, comma-separated (default: every column of the original).
-    kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
+    table_settings : the declared kinds and the CSV options (a TableSettings).
     metadata, table : SDV metadata and its table.
-    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
-    fmt, report, quiet : what is printed and written.
+    out : ``--format``, ``--report``, ``--quiet`` (a PageOutputs).
     """
     from kpr.fidelity import utility
 
     requires(click.get_current_context(), {"table": "metadata"})
-    check_writes({"--report": report}, (original, synthetic), fmt)
-    with text.progress_bar(stderr, quiet) as progress:
+    out.check((original, synthetic))
+    with text.progress_bar(stderr, out.quiet) as progress:
         result = utility(
-            original, synthetic,
-            columns=split_names(columns) or None,
-            kinds=kinds,
-            metadata=metadata,
-            table=table,
-            **read.keywords(),
-            progress=progress,
+            original, synthetic, columns=split_names(columns) or None, metadata=metadata,
+            table=table, progress=progress, **table_settings.keywords(),
         )  # fmt: skip
-    if report is not None:
-        from kpr.render.utility import write_utility
-
-        write_utility(result, report, inputs=[("Original", original), ("Synthetic", synthetic)])
-    emit(fmt, lambda: json.dumps(result.to_dict()), lambda: text.utility_text(result), report)
+    labels = [("Original", original), ("Synthetic", synthetic)]
+    out.emit(result, lambda: text.utility_text(result), labels)

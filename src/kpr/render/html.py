@@ -308,10 +308,14 @@ def render_report(
     inputs: Sequence[str] | None = None,
     now: datetime | None = None,
     kpr_avatars: bool = False,
+    blocks: Sequence[object] = (),
 ) -> str:
     """The full report as one HTML document (needs matplotlib for the plots).
     ``kpr_avatars`` (or a pairing) says kpr's generator made the avatars: only then
-    does the advice speak of k."""
+    does the advice speak of k. ``blocks``: other results measured on the same
+    tables (an inference), each shown by its registered section before the advice."""
+    from kpr.results.views import section_html
+
     require_matplotlib()
     from kpr.render import plots
 
@@ -330,6 +334,7 @@ def render_report(
             warnings_section(result.warnings),
             risk_section(result, risks, svgs),
             _linked(result, show_values),
+            *(section_html(b) for b in blocks),
             _next(result, risks, kpr_avatars or result.correct_links is not None),
             _footer(show_values, now or datetime.now(UTC)),
         ]
@@ -345,6 +350,7 @@ def write_report(
     show_values: bool = False,
     inputs: Sequence[str] | None = None,
     kpr_avatars: bool = False,
+    blocks: Sequence[object] = (),
 ) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
     return write_document(
@@ -355,6 +361,7 @@ def write_report(
             show_values=show_values,
             inputs=inputs,
             kpr_avatars=kpr_avatars,
+            blocks=blocks,
         ),
     )
 

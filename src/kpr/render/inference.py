@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kpr.render.page import (
     count_text,
-    document,
     esc,
-    footer,
     names_html,
     notebook_view,
-    require_matplotlib,
+    report_page,
     sources_line,
     table_section,
     write_document,
@@ -157,6 +155,29 @@ def _secret_section(s: SecretInference, index: int) -> str:
     return body + "\n</section>"
 
 
+def _attacker(result: InferenceResult) -> str:
+    return (
+        f'<p class="meaning">An attacker who knows {names_html(result.known)} of a person, '
+        f"and the avatars: what they infer about "
+        f"{names_html(s.secret for s in result.secrets)}.</p>"
+    )
+
+
+def _secret_sections(result: InferenceResult) -> list[str]:
+    return [_secret_section(s, i) for i, s in enumerate(result.secrets)]
+
+
+def inference_section(result: InferenceResult) -> str:
+    """The inference as a block of another page (``kpr evaluate --secret --report``):
+    who the attacker is, then each secret's section (needs matplotlib for the plots)."""
+    intro = f"""
+<section id="inference">
+ <h2>What the attacker infers</h2>
+ {_attacker(result)}
+</section>"""
+    return "".join([intro, *_secret_sections(result)])
+
+
 def render_inference(
     result: InferenceResult,
     *,
@@ -164,21 +185,10 @@ def render_inference(
     now: datetime | None = None,
 ) -> str:
     """The inference page as one HTML document (needs matplotlib for the plots)."""
-    require_matplotlib()
-    head = (
-        f'<section class="headline"><p class="meaning">An attacker who knows '
-        f"{names_html(result.known)} of a person, and the avatars: what they infer about "
-        f"{names_html(s.secret for s in result.secrets)}.</p>"
-        f"{sources_line(list(inputs))}</section>"
+    head = f'<section class="headline">{_attacker(result)}{sources_line(list(inputs))}</section>'
+    return report_page(
+        "kpr inference", HEADING, DATA_NOTE, lambda: [head, *_secret_sections(result)], now
     )
-    body = "".join(
-        [
-            head,
-            *(_secret_section(s, i) for i, s in enumerate(result.secrets)),
-            footer(DATA_NOTE, now or datetime.now(UTC)),
-        ]
-    )
-    return document("kpr inference", body, HEADING)
 
 
 def write_inference(

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import math
 import os
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kpr.render.page import (
     count_text,
-    document,
     esc,
-    footer,
     names_html,
     notebook_view,
-    require_matplotlib,
+    report_page,
     sources_line,
     write_document,
 )
@@ -42,6 +40,7 @@ CRITERION_TITLES = {"kpr": "KPR target met", "control": "Control bound met",
                     "cloaking": "Cloaking floor met"}  # fmt: skip
 
 HEADING = "kpr report · choosing k for the avatars"
+TUNE_HEADING = "kpr report · choosing k on stated criteria"
 
 DATA_NOTE = (
     "This page contains no raw data: rates, distances and timings per k, and the names of "
@@ -420,33 +419,29 @@ def _notes(result: KSweepResult) -> str:
 
 def render_sweep(result: KSweepResult, *, now: datetime | None = None) -> str:
     """The sweep page as one HTML document (needs matplotlib for the plots)."""
-    require_matplotlib()
     if not result.rows:
         raise ValueError("the sweep has no rows to show")
-    figure = f"""
+
+    def trade_off() -> str:
+        return f"""
 <section id="trade-off">
  <h2>The trade-off</h2>{_figures(result, None)}
  {_table(result)}{_notes(result)}
 </section>"""
-    body = "".join(
-        [
-            _headline(result),
-            figure,
-            _explanations(result),
-            footer(esc(DATA_NOTE), now or datetime.now(UTC)),
-        ]
-    )
+
     first, last = result.rows[0], result.rows[-1]
     title = (
         f"KPR {format_rate(first.kpr)} (k={first.k}) to {format_rate(last.kpr)} "
         f"(k={last.k}) — kpr sweep"
     )
-    return document(title, body, HEADING)
+    return report_page(
+        title, HEADING, DATA_NOTE,
+        lambda: [_headline(result), trade_off(), _explanations(result)], now,
+    )  # fmt: skip
 
 
 def render_tune(result: TuneResult, *, now: datetime | None = None) -> str:
     """The tune page: the choice and the criteria, each met or not per k, both plots."""
-    require_matplotlib()
     sweep = result.sweep
     sentences = result.criteria.sentences(sweep.confidence)
     items = "".join(
@@ -466,27 +461,24 @@ def render_tune(result: TuneResult, *, now: datetime | None = None) -> str:
   highest quality score is chosen.</p>
  <ul>{items}</ul>
 </section>"""
-    section = f"""
+
+    def criteria() -> str:
+        return f"""
 <section id="trade-off">
  <h2>Every k against the criteria</h2>
  {_table(sweep, result)}{_figures(sweep, result.k)}{_notes(sweep)}
 </section>"""
-    body = "".join(
-        [
-            choice,
-            _headline(sweep),
-            section,
-            _explanations(sweep),
-            footer(esc(DATA_NOTE), now or datetime.now(UTC)),
-        ]
-    )
+
     title = (f"k = {result.k}" if result.k is not None else "no k qualifies") + " — kpr tune"
-    return document(title, body, "kpr report · choosing k on stated criteria")
+    return report_page(
+        title, TUNE_HEADING, DATA_NOTE,
+        lambda: [choice, _headline(sweep), criteria(), _explanations(sweep)], now,
+    )  # fmt: skip
 
 
-def write_tune(result: TuneResult, path: str | os.PathLike[str]) -> Path:
+def write_tune(result: TuneResult, path: str | os.PathLike[str], **options: object) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_tune(result))
+    return write_document(path, lambda: render_tune(result, **options))  # type: ignore[arg-type]
 
 
 def repr_tune(result: TuneResult) -> str:
@@ -511,9 +503,9 @@ def repr_tune(result: TuneResult) -> str:
     )
 
 
-def write_sweep(result: KSweepResult, path: str | os.PathLike[str]) -> Path:
+def write_sweep(result: KSweepResult, path: str | os.PathLike[str], **options: object) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_sweep(result))
+    return write_document(path, lambda: render_sweep(result, **options))  # type: ignore[arg-type]
 
 
 def repr_sweep(result: KSweepResult) -> str:

@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kpr.render.page import (
     count_text,
-    document,
     esc,
-    footer,
+    figure_headline,
     names_html,
     notebook_view,
-    require_matplotlib,
+    report_page,
     sources_line,
     table_section,
     warnings_section,
+    write_document,
 )
 
 if TYPE_CHECKING:
@@ -94,23 +94,18 @@ def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
 
 def _headline(result: MembershipResult, inputs: Sequence[tuple[str, str]]) -> str:
     low, high = result.auc_interval
-    return f"""
-<section class="headline" aria-labelledby="auc-label">
- <div class="headline-top">
-  <div>
-   <p class="rate-label" id="auc-label">AUC of the membership attack (0.5: a guess)</p>
-   <div class="rate" data-kpr-auc="{result.auc!r}">{result.auc:.3f}</div>
-  </div>
-  <p class="interval">{100 * result.confidence:g} % interval {low:.3f} to {high:.3f}</p>
- </div>
- <p class="meaning">{esc(result.meaning)}</p>
- <p class="inputs">Class profiles on {names_html(result.columns)} ·
+    sizes = f"""<p class="inputs">Class profiles on {names_html(result.columns)} ·
   {count_text(result.n_original)} original rows, {count_text(result.n_avatars)} avatars,
   {count_text(result.n_holdout)} holdout rows (reference {count_text(result.reference_size)},
   non-members {count_text(result.non_members)}) · seed {result.seed},
-  {count_text(result.replicates)} bootstrap replicates</p>
- {sources_line(list(inputs))}
-</section>"""
+  {count_text(result.replicates)} bootstrap replicates</p>"""
+    return figure_headline(
+        "auc", "AUC of the membership attack (0.5: a guess)", result.auc, f"{result.auc:.3f}",
+        meaning=result.meaning,
+        aside=f'<p class="interval">{100 * result.confidence:g} % interval {low:.3f} to '
+        f"{high:.3f}</p>",
+        lines=[sizes, sources_line(list(inputs))],
+    )  # fmt: skip
 
 
 def _tpr_table(result: MembershipResult) -> str:
@@ -169,8 +164,9 @@ def render_membership(
     now: datetime | None = None,
 ) -> str:
     """The membership page as one HTML document (needs matplotlib for the ROC curve)."""
-    require_matplotlib()
-    figure = f"""
+
+    def roc() -> str:
+        return f"""
 <section id="roc">
  <h2>ROC curve</h2>
  <figure class="kpr-plot">
@@ -179,25 +175,19 @@ def render_membership(
  of members flagged. Ties are crossed as straight segments (in random order).</figcaption>
  </figure>
 </section>"""
-    body = "".join(
-        [
-            _headline(result, inputs),
-            _tpr_table(result),
-            figure,
-            _scores_table(result),
-            warnings_section(result.warnings),
-            footer(esc(DATA_NOTE), now or datetime.now(UTC)),
-        ]
-    )
-    return document(f"AUC {result.auc:.3f} — kpr membership", body, HEADING)
+
+    return report_page(
+        f"AUC {result.auc:.3f} — kpr membership", HEADING, DATA_NOTE,
+        lambda: [_headline(result, inputs), _tpr_table(result), roc(), _scores_table(result),
+                 warnings_section(result.warnings)],
+        now,
+    )  # fmt: skip
 
 
 def write_membership(
     result: MembershipResult, path: str | os.PathLike[str], **options: object
 ) -> Path:
     """Check the target, render, then write atomically: a failure leaves no file."""
-    from kpr.render.page import write_document
-
     return write_document(path, lambda: render_membership(result, **options))  # type: ignore[arg-type]
 
 

@@ -2,10 +2,9 @@
 (Content-Security-Policy, stylesheet), the headline rate, the warnings, the
 footer, and writing the file atomically.
 
-The evaluation report (:mod:`kpr.render.html`) and the attacker-knowledge
-analysis report (:mod:`kpr.render.analysis`) are built from these pieces, so
-both look alike and are escaped and written the same way. Nothing here needs
-matplotlib.
+Every report page is built from these pieces (the result pages through
+:func:`report_page`, a figure first through :func:`figure_headline`), so all look
+alike and are escaped and written the same way. Nothing here needs matplotlib.
 """
 
 from __future__ import annotations
@@ -74,6 +73,40 @@ def sources_line(labels: Sequence[tuple[str, str]]) -> str:
     return f'<p class="inputs">{parts}</p>'
 
 
+def figure_headline(
+    name: str,
+    label: str,
+    value: float,
+    shown: str,
+    *,
+    meaning: str,
+    aside: str = "",
+    lines: Sequence[str] = (),
+    verdict: str = "",
+) -> str:
+    """A page's one figure, large, first on the page (``shown``, HTML), under its
+    ``label`` (HTML, escaped by the caller), with its one-sentence ``meaning``.
+
+    ``aside`` (HTML) sits beside the figure (a badge, an interval); ``lines`` (HTML)
+    follow the meaning, empty ones left out. ``data-kpr-<name>`` holds the exact
+    ``value``, so tests and tools can read it back from the page.
+    """
+    css = f"headline {verdict}" if verdict else "headline"
+    tail = "\n ".join(line for line in lines if line)
+    side = f"\n  {aside}" if aside else ""
+    return f"""
+<section class="{css}" aria-labelledby="{name}-label">
+ <div class="headline-top">
+  <div>
+   <p class="rate-label" id="{name}-label">{label}</p>
+   <div class="rate" data-kpr-{name}="{value!r}">{shown}</div>
+  </div>{side}
+ </div>
+ <p class="meaning">{esc(meaning)}</p>
+ {tail}
+</section>"""
+
+
 def headline(
     rate: float,
     *,
@@ -82,26 +115,11 @@ def headline(
     lines: Sequence[str] = (),
     verdict: str = "",
 ) -> str:
-    """The rate, large, first on the page, with its one-sentence ``meaning``.
-
-    ``aside`` (HTML) sits beside the rate (a pass/fail badge, an interval);
-    ``lines`` (HTML) follow the meaning. ``data-kpr-rate`` holds the exact
-    value, so tests and tools can read it back from the page.
-    """
-    css = f"headline {verdict}" if verdict else "headline"
-    tail = "\n ".join(line for line in lines if line)
-    return f"""
-<section class="{css}" aria-labelledby="rate-label">
- <div class="headline-top">
-  <div>
-   <p class="rate-label" id="rate-label">Knowledge Protection Rate</p>
-   <div class="rate" data-kpr-rate="{rate!r}">{esc(format_rate(rate))}</div>
-  </div>
-  {aside}
- </div>
- <p class="meaning">{esc(meaning)}</p>
- {tail}
-</section>"""
+    """The rate as the page's figure (:func:`figure_headline`): ``data-kpr-rate``."""
+    return figure_headline(
+        "rate", "Knowledge Protection Rate", rate, esc(format_rate(rate)),
+        meaning=meaning, aside=aside, lines=lines, verdict=verdict,
+    )  # fmt: skip
 
 
 def warnings_section(warnings: Sequence[str]) -> str:
@@ -185,6 +203,22 @@ def write_document(path: str | os.PathLike[str], render: Callable[[], str]) -> P
     check_output_path(path, "the report")
     write_text(path, render())
     return Path(path)
+
+
+def report_page(
+    title: str,
+    heading: str,
+    data_note: str,
+    sections: Callable[[], Iterable[str]],
+    now: datetime | None = None,
+) -> str:
+    """A result's whole page: matplotlib checked first (``sections`` draw the plots),
+    then the sections in order and the footer, which says what the page holds
+    (``data_note``, plain text) and when it was made (``now``, by default the current
+    time), in the :func:`document` frame under ``heading``."""
+    require_matplotlib()
+    body = "".join([*sections(), footer(esc(data_note), now or datetime.now(UTC))])
+    return document(title, body, heading)
 
 
 def notebook_view(

@@ -38,5 +38,10 @@ views.register(
 )
 views.register(
     InferenceResult,
-    views.Views(inference.render_inference, inference.write_inference, inference.repr_inference),
+    views.Views(
+        inference.render_inference,
+        inference.write_inference,
+        inference.repr_inference,
+        inference.inference_section,
+    ),
 )

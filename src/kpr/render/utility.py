@@ -12,17 +12,16 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kpr.render.page import (
     count_text,
-    document,
     esc,
-    footer,
+    figure_headline,
     notebook_view,
-    require_matplotlib,
+    report_page,
     sources_line,
     write_document,
 )
@@ -100,24 +99,18 @@ def heatmap_svg(result: UtilityResult, key: str = "kprutil") -> str:
 
 def _headline(result: UtilityResult, inputs: Sequence[tuple[str, str]]) -> str:
     targets = "met" if result.meets_targets else "not met"
-    return f"""
-<section class="headline" aria-labelledby="utility-label">
- <div class="headline-top">
-  <div>
-   <p class="rate-label" id="utility-label">Quality score (SDMetrics' Quality Report)</p>
-   <div class="rate" data-kpr-utility="{result.overall!r}">{_num(result.overall)}</div>
-  </div>
- </div>
- <p class="meaning">{esc(result.meaning)}</p>
- <p class="kinds">{esc(result.kinds_used)}</p>
- <p class="inputs">Column shapes {_num(result.column_shapes)} · column pair trends
+    scores = f"""<p class="inputs">Column shapes {_num(result.column_shapes)} · column pair trends
   {_num(result.column_pair_trends)} · mean Hellinger distance {_num(result.mean_hellinger)}
   · correlation difference {_num(result.correlation_difference, 1)} points of 100
   (Octopize's targets
   {targets}) · {count_text(result.n_original)} original rows,
-  {count_text(result.n_synthetic)} synthetic rows</p>
- {sources_line(list(inputs))}
-</section>"""
+  {count_text(result.n_synthetic)} synthetic rows</p>"""
+    return figure_headline(
+        "utility", "Quality score (SDMetrics' Quality Report)", result.overall,
+        _num(result.overall), meaning=result.meaning,
+        lines=[f'<p class="kinds">{esc(result.kinds_used)}</p>', scores,
+               sources_line(list(inputs))],
+    )  # fmt: skip
 
 
 def _columns_table(result: UtilityResult) -> str:
@@ -182,10 +175,11 @@ def render_utility(
     now: datetime | None = None,
 ) -> str:
     """The utility page as one HTML document (needs matplotlib for the heatmap)."""
-    require_matplotlib()
-    figure = ""
-    if len(result.pairs):
-        figure = f"""
+
+    def pairs() -> str:
+        if not len(result.pairs):
+            return ""
+        return f"""
 <section id="pairs">
  <h2>Column pair trends</h2>
  <figure class="kpr-plot">
@@ -196,15 +190,11 @@ def render_utility(
  </figure>
 {_pairs_table(result)}
 </section>"""
-    body = "".join(
-        [
-            _headline(result, inputs),
-            _columns_table(result),
-            figure,
-            footer(esc(DATA_NOTE), now or datetime.now(UTC)),
-        ]
-    )
-    return document(f"Quality {_num(result.overall)} — kpr utility", body, HEADING)
+
+    return report_page(
+        f"Quality {_num(result.overall)} — kpr utility", HEADING, DATA_NOTE,
+        lambda: [_headline(result, inputs), _columns_table(result), pairs()], now,
+    )  # fmt: skip
 
 
 def write_utility(result: UtilityResult, path: str | os.PathLike[str], **options: object) -> Path:

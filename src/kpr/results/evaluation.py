@@ -283,6 +283,7 @@ class KprResult(Counted, Claims, json.JsonResult):
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
         kpr_avatars: bool = False,
+        blocks: Sequence[object] = (),
     ) -> str: ...
 
     @overload
@@ -294,6 +295,7 @@ class KprResult(Counted, Claims, json.JsonResult):
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
         kpr_avatars: bool = False,
+        blocks: Sequence[object] = (),
     ) -> Path: ...
 
     def to_html(
@@ -304,6 +306,7 @@ class KprResult(Counted, Claims, json.JsonResult):
         show_values: bool = False,
         inputs: Sequence[str] | None = None,
         kpr_avatars: bool = False,
+        blocks: Sequence[object] = (),
     ) -> str | Path:
         """The self-contained HTML report (needs ``pip install 'kpr[report]'``).
 
@@ -312,11 +315,12 @@ class KprResult(Counted, Claims, json.JsonResult):
         lists the known values of the first linked individuals (off by default:
         the report may travel further than the data); ``inputs`` labels the
         original and avatar tables; ``kpr_avatars`` says kpr's generator made the
-        avatars (then, and with a pairing, the advice speaks of k).
+        avatars (then, and with a pairing, the advice speaks of k); ``blocks`` adds
+        other results on the same tables (an ``InferenceResult``) as sections.
         """
         return views.to_html(
             self, path, threshold=threshold, show_values=show_values, inputs=inputs,
-            kpr_avatars=kpr_avatars,
+            kpr_avatars=kpr_avatars, blocks=blocks,
         )  # fmt: skip
 
     def _repr_html_(self) -> str:

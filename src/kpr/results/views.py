@@ -20,11 +20,13 @@ from typing import Any, overload
 
 @dataclass(frozen=True)
 class Views:
-    """The HTML views of one result type: the page (returned or written) and Jupyter's."""
+    """The HTML views of one result type: the page (returned or written), Jupyter's,
+    and the ``section`` another page embeds (the evaluation report's inference block)."""
 
     render: Callable[..., str]
     write: Callable[..., Path]
     repr_html: Callable[[Any], str]
+    section: Callable[[Any], str] | None = None
 
 
 _VIEWS: dict[type, Views] = {}
@@ -52,6 +54,14 @@ def to_html(result: object, path: str | os.PathLike[str] | None, **options: Any)
     if path is None:
         return views.render(result, **options)
     return views.write(result, path, **options)
+
+
+def section_html(result: object) -> str:
+    """The part of ``result``'s page that another page embeds (HTML, escaped)."""
+    section = views_of(result).section
+    if section is None:
+        raise TypeError(f"{type(result).__name__} has no section to embed in another page")
+    return section(result)
 
 
 def repr_html(result: object) -> str:

@@ -1,0 +1,111 @@
+"""``--engine`` and its options: who reads the tables and counts (polars on this machine,
+Spark, Dask), shared by the commands that offer a choice (``evaluate``, ``inference``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kpr.errors import KprError
+
+from .options import bundle
+
+if TYPE_CHECKING:
+    from kpr.inputs.reading import ReadSettings
+    from kpr.progress import Step
+
+
+@dataclass(frozen=True)
+class Engine:
+    """``--engine``, ``--spark-master``, ``--dask-scheduler`` (which implies Dask) and
+    ``--row-id``: who reads and evaluates the tables."""
+
+    name: str
+    spark_master: str
+    dask_scheduler: str | None
+    row_id: str | None
+
+    def check(self, pairing: str | None, control: str | None) -> None:
+        """Spark and Dask keep no row positions, which a pairing and a control need."""
+        if self.name in ("spark", "dask") and (pairing or control) is not None:
+            raise KprError(
+                f"--pairing and --control need row positions, which --engine {self.name} "
+                "does not keep; drop them or use --engine polars"
+            )
+
+    def tables(
+        self, original: str, avatars: str, known: list[str], read: ReadSettings, linked: bool,
+        step: Step,
+    ) -> tuple[Any, Any]:  # fmt: skip
+        """The inputs as ``kpr.evaluate`` takes them: the paths (polars reads them), or
+        the tables Spark or Dask read, with row positions when ``linked`` needs them."""
+        if self.dask_scheduler is not None:
+            from kpr.engine.dask import dask_client
+
+            step("connecting to the Dask scheduler")
+            dask_client(self.dask_scheduler)
+        if self.name == "dask":
+            from kpr.engine.dask import dask_inputs
+
+            positions = linked and not self.row_id
+            return dask_inputs(original, avatars, known, self.row_id, positions=positions)
+        if self.name == "spark":
+            from kpr.engine.spark import spark_inputs, spark_session
+
+            step("starting Spark")
+            return spark_inputs(
+                spark_session(self.spark_master), original, avatars, known,
+                delimiter=read.delimiter, encoding=read.encoding, na_values=read.na_values,
+                row_id=self.row_id, positions=linked and self.row_id is None,
+            )  # fmt: skip
+        return original, avatars
+
+
+def _engine(
+    engine: str, spark_master: str, dask_scheduler: str | None, row_id: str | None = None
+) -> Engine:
+    return Engine(
+        "dask" if dask_scheduler is not None else engine, spark_master, dask_scheduler, row_id
+    )
+
+
+#: Who reads and counts: ``--engine``, ``--spark-master``, ``--dask-scheduler``.
+ENGINE_OPTIONS = (
+    click.option(
+        "--engine",
+        type=click.Choice(["polars", "spark", "dask"]),
+        default="polars",
+        show_default=True,
+        help="polars on this machine (streams large Parquet files); Spark: the files are read "
+        "and evaluated by Spark (pip install 'kpr[spark]'); Dask: Parquet files read and "
+        "evaluated by Dask (pip install 'kpr[dask]').",
+    ),
+    click.option(
+        "--spark-master",
+        default="local[*]",
+        show_default=True,
+        help="Spark master URL for --engine spark, e.g. spark://host:7077.",
+    ),
+    click.option(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="Address of a running Dask scheduler, e.g. tcp://host:8786 (implies --engine dask).",
+    ),
+)
+#: The engine options and ``--row-id``, handed over as one ``engine``: an :class:`Engine`.
+ENGINE = bundle(
+    "engine",
+    _engine,
+    *ENGINE_OPTIONS,
+    click.option(
+        "--row-id",
+        metavar="COLUMN",
+        help="A column of integer ids in both files that --linked-out reports instead of row "
+        "positions.",
+    ),
+)
+#: The engine options of a command that reports no row (``kpr inference``): an
+#: :class:`Engine` without a row id.
+COUNTING_ENGINE = bundle("engine", _engine, *ENGINE_OPTIONS)
