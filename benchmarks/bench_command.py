@@ -15,10 +15,13 @@ this tree, ...), so that a drift of the machine's speed hits all of them alike:
 - ``floor``: a bare Python process that imports polars and reads the same
   columns of both files, the least any implementation of the command must do.
 
-Tables come from ``make_large.py`` (continuous income, 100 regions), written to
-``--data`` once. Per run: wall and CPU seconds and the peak RSS of the process
-(``os.wait4``); printed: medians, and the ratios kpr/baseline and kpr/floor
-(medians of the per-round ratios). Both commands must give the same |U| and |S|.
+Tables come from ``make_large.py`` (``--shape large``, the default: continuous
+income, 100 regions, missing values) or ``make_coarse.py`` (``--shape coarse``: float
+ages with 73 values, incomes rounded to hundreds, heights to 0.1, 100 skewed regions,
+no missing value), written to ``--data`` once. Per run: wall and CPU seconds and
+the peak RSS of the process (``os.wait4``); printed: medians, and the ratios
+kpr/baseline and kpr/floor (medians of the per-round ratios). Both commands must give
+the same |U| and |S|.
 
 ``--startup``: ``kpr --version`` and ``import kpr`` against a bare ``python -c pass``.
 
@@ -42,11 +45,14 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 sys.path.insert(0, str(HERE))
 
+from make_coarse import write_coarse  # noqa: E402
 from make_data import KNOWN  # noqa: E402
 from make_large import write_large  # noqa: E402
 from run import compile_trees, header  # noqa: E402
 
 Run = dict[str, float]
+#: The table shapes, by ``--shape``.
+SHAPES = {"large": write_large, "coarse": write_coarse}
 
 
 def run_once(cmd: list[str], src: Path | None, out: Path | None = None) -> tuple[Run, str]:
@@ -113,7 +119,7 @@ def table(runs: dict[str, list[Run]], against: list[str]) -> None:
 
 
 def command_mode(args: argparse.Namespace) -> None:
-    o, a = write_large(args.rows, args.data)
+    o, a = SHAPES[args.shape](args.rows, args.data)
     py = sys.executable
     evaluate = [py, "-m", "kpr", "evaluate", str(o), str(a), "--known", ",".join(KNOWN),
                 "--format", "json", "--quiet"]  # fmt: skip
@@ -157,6 +163,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--data", type=Path, default=HERE / "data")
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="large")
     parser.add_argument("--baseline", type=Path, help="the src folder of the baseline tree")
     parser.add_argument("--startup", action="store_true", help="start-up times only")
     args = parser.parse_args()
