@@ -202,7 +202,7 @@ def evaluate_loaded(
             attack,
             attack.kinds,
             row=row,
-            counting=counting_for(prepared.original, tuning),
+            counting=counting_for(prepared.original, tuning, len(attack.known)),
             progress=progress or queries._noop,
         )
         require_rows(run.counts.n)

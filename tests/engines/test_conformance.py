@@ -17,7 +17,7 @@ import pytest
 import kpr
 from kpr.engine.backends import counting_for
 from kpr.engine.encoded import EncodedTables
-from kpr.engine.tuning import KeyCount, TablePath, Tuning
+from kpr.engine.tuning import KeyCount, TablePath, Tuning, available_memory
 from kpr.measure import load
 from kpr.metric.attack import make_attack
 
@@ -82,11 +82,14 @@ def test_every_sweep_path_gives_the_reference_counts(path: str, name: str) -> No
         assert (got.bins[v].lo, got.bins[v].width) == (b.lo, b.width), v
 
 
-def test_the_path_is_a_named_value_chosen_by_size() -> None:
-    tuning = Tuning()
-    assert tuning.table_path(10) is TablePath.MEMORY
-    assert tuning.table_path(tuning.memory_rows + 1) is TablePath.HASHED
-    assert Tuning(memory_rows=0).table_path(10) is TablePath.GROUPED
+def test_the_path_is_a_named_value_chosen_by_the_memory_it_needs() -> None:
+    tuning = Tuning(memory_bytes=2 * 1000 * 5 * Tuning().memory_per_cell)
+    assert tuning.table_path(1000, 5) is TablePath.MEMORY
+    assert tuning.table_path(1000, 6) is TablePath.GROUPED  # one known variable more
+    assert tuning.table_path(30_000, 1) is TablePath.HASHED  # above hashed_rows
+    assert Tuning(memory_bytes=0).table_path(10) is TablePath.GROUPED
+    assert Tuning().table_path(10**12, 5) is TablePath.HASHED
+    assert available_memory() > 0
     assert tuning.key_count(100, 10) is KeyCount.BINCOUNT
     assert tuning.key_count(2**25, 10) is KeyCount.BITMAP
     assert tuning.key_count(2**40, 10) is KeyCount.SORT
@@ -100,7 +103,7 @@ def test_a_tuning_of_another_type_is_one_clear_error() -> None:
     o, a = CASES["worked-example"].frames()
     wrong = r"tuning must be a kpr\.engine\.tuning\.Tuning, not dict"
     with pytest.raises(kpr.InputError, match=wrong):
-        kpr.evaluate(o, a, ["age", "sex"], tuning={"memory_rows": 0})  # type: ignore[arg-type]
+        kpr.evaluate(o, a, ["age", "sex"], tuning={"memory_bytes": 0})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("path", list(PATHS))

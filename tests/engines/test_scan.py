@@ -77,7 +77,7 @@ def test_the_scan_gives_what_the_two_passes_give(
     bits, block, key_limit = memory_settings
     tuning = Tuning(
         # G not kept (1 in 4): the two passes, values and keys counted by sorts
-        memory_rows=0 if frame.height % 4 == 1 else Tuning().memory_rows,
+        memory_bytes=0 if frame.height % 4 == 1 else None,
         hashed_rows=0 if frame.height % 2 else 10**9,  # both ways to build G
         table_bits=bits,
         pack_block=block,
@@ -103,7 +103,7 @@ def test_large_frames_keep_the_two_passes() -> None:
     identifying-variable counts come from one column at a time."""
     frame = pl.DataFrame({"f": [1.0, 2.0, 3.5], "i": [1, 2, 3], "u": [1, 2, 3], "c": list("abc")})
     frame = frame.with_columns(pl.col("u").cast(pl.UInt64))
-    run = _run(frame, Tuning(memory_rows=2, hashed_rows=0))
+    run = _run(frame, Tuning(memory_bytes=0, hashed_rows=0))
     assert run.unique_rows == {"f": 3, "i": 3, "u": 3, "c": 3}  # counted by sorts
     assert run.bins["f"].mean == _run(frame, None).bins["f"].mean == 6.5 / 3
 

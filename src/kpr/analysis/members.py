@@ -158,7 +158,7 @@ def count_profiles(
         shared, repeats = _shared(inputs, columns, size)
         attack = replace(attack, kinds={n: inputs.pair.kinds[n] for n in columns})
         step("computing the classes over U")
-        counting = counting_for(inputs.pair.original)
+        counting = counting_for(inputs.pair.original, known=len(columns))
         run = queries.run(
             inputs.pair.original, inputs.pair.avatars, attack, attack.kinds, row=None,
             counting=counting,

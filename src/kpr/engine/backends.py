@@ -24,14 +24,14 @@ from kpr.engine.queries import Counting, Frame, LazyCounting
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 
 
-def counting_for(frame: Frame, tuning: Tuning = DEFAULT_TUNING) -> Counting:
+def counting_for(frame: Frame, tuning: Tuning = DEFAULT_TUNING, known: int = 1) -> Counting:
     """The counting path of the backend a prepared original runs on (``tuning``: the
-    thresholds choosing polars' path by the original's rows)."""
+    thresholds choosing polars' path by the memory its ``known`` variables need)."""
     impl = frame.implementation
     if impl.is_polars():
         from kpr.engine.polars import polars_counting
 
-        return polars_counting(frame, tuning)
+        return polars_counting(frame, tuning, known)
     if impl.is_pyspark():
         from kpr.engine.spark import SparkHooks
 

@@ -2,12 +2,13 @@
 
 The path is chosen by ``Tuning.table_path`` (``kpr.engine.tuning``):
 
-- Up to ``memory_rows`` original rows, both tables are read once into memory and
+- When both tables' known cells fit in the memory budget (``Tuning.memory_bytes``:
+  half the memory available by default), both tables are read once into memory and
   counted with numpy (``kpr.engine.memory``): each row's group size from one hash
   of its known values, one sort (numbers) or one id per value (texts) per known
   variable for the statistics, the column profile and the identifying-variable
   counts, and the link on one packed integer per profile.
-- Above it (a 100M-row Parquet file is never loaded), every query runs on polars'
+- Above it (a 100M-row Parquet file is not loaded), every query runs on polars'
   streaming engine, and the wide steps are sorts (a hash table of millions of
   distinct values costs several times a sort of 8-byte values): G is rebuilt by
   each query from the rows' hashes, sorted once (8 bytes a row); the
@@ -123,10 +124,12 @@ class MemoryCounting(queries.CountingState):
             self._tables = None
 
 
-def polars_counting(original: Frame, tuning: Tuning = DEFAULT_TUNING) -> queries.Counting:
-    """The counting path ``tuning`` chooses for the original's number of rows
-    (``Tuning.table_path``)."""
-    path = tuning.table_path(_polars(original).select(pl.len()).collect().item())
+def polars_counting(
+    original: Frame, tuning: Tuning = DEFAULT_TUNING, known: int = 1
+) -> queries.Counting:
+    """The counting path ``tuning`` chooses for the original's number of rows and the
+    ``known`` variables counted (``Tuning.table_path``)."""
+    path = tuning.table_path(_polars(original).select(pl.len()).collect().item(), known)
     if path is TablePath.MEMORY:
         return MemoryCounting(tuning)
     return queries.LazyCounting(PolarsHooks(hashed=path is TablePath.HASHED))

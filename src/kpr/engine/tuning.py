@@ -42,8 +42,13 @@ class Tuning:
     """The thresholds that choose the counting path, and the sizes of its blocks
     and tables (none changes a count)."""
 
-    #: up to this many original rows, polars input is counted in memory
-    memory_rows: int = 20_000_000
+    #: bytes the in-memory path takes per known cell of the two tables (its peak
+    #: resident memory over rows x known variables x 2, measured 25 B at 4M rows per
+    #: side with 5 known variables; docs/benchmarks.md), with a margin
+    memory_per_cell: int = 32
+    #: the memory the in-memory path may take; None: half the memory available when
+    #: the path is chosen (:func:`available_memory`)
+    memory_bytes: int | None = None
     #: above this many original rows (and not in memory), G is built from row hashes
     hashed_rows: int = 25_000
     #: a packed key is re-numbered densely before its radix would pass this
@@ -89,9 +94,12 @@ class Tuning:
             tuning = replace(tuning, **_FORCING[path])
         return tuning
 
-    def table_path(self, rows: int) -> TablePath:
-        """The path of polars input with ``rows`` original rows."""
-        if rows <= self.memory_rows:
+    def table_path(self, rows: int, known: int = 1) -> TablePath:
+        """The path of polars input with ``rows`` original rows and ``known``
+        variables: in memory when the two tables' cells fit in the memory budget,
+        else streaming queries."""
+        budget = available_memory() // 2 if self.memory_bytes is None else self.memory_bytes
+        if 2 * rows * max(known, 1) * self.memory_per_cell <= budget:
             return TablePath.MEMORY
         return TablePath.HASHED if rows > self.hashed_rows else TablePath.GROUPED
 
@@ -112,9 +120,9 @@ class Tuning:
 #: to count); few possible keys are counted by ``np.bincount`` by default, and more
 #: than a few per row are never (its array would take that much memory).
 _FORCING: dict[TablePath | KeyCount, dict[str, int]] = {
-    TablePath.MEMORY: {"memory_rows": 2**63},
-    TablePath.GROUPED: {"memory_rows": 0, "hashed_rows": 2**63},
-    TablePath.HASHED: {"memory_rows": 0, "hashed_rows": 0},
+    TablePath.MEMORY: {"memory_bytes": 2**63},
+    TablePath.GROUPED: {"memory_bytes": 0, "hashed_rows": 2**63},
+    TablePath.HASHED: {"memory_bytes": 0, "hashed_rows": 0},
     KeyCount.BINCOUNT: {},
     KeyCount.BITMAP: {"bincount_keys": 0, "bincount_per_row": 0},
     KeyCount.SORT: {
@@ -124,6 +132,24 @@ _FORCING: dict[TablePath | KeyCount, dict[str, int]] = {
         "bitmap_per_row": 0,
     },
 }
+
+
+def available_memory() -> int:
+    """Bytes of memory the system can give without swapping: Linux's MemAvailable
+    (free memory and the caches it can drop), else the free pages; 4 GiB when the
+    system says neither."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+
 
 #: The thresholds every caller gets unless it passes others.
 DEFAULT_TUNING = Tuning()
