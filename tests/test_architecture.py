@@ -211,3 +211,18 @@ def test_a_result_type_without_views_is_named() -> None:
 
     with pytest.raises(TypeError, match="no HTML view is registered for Unregistered"):
         views.repr_html(Unregistered())
+
+
+def test_the_in_memory_engine_imports_down_its_list() -> None:
+    """Each module of ``kpr.engine.inmemory`` imports only the modules listed above
+    it in docs/architecture.md's picture of that package (one concept a module, no
+    circle), and the picture lists every module."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    picture = page.split("The in-memory engine, `kpr.engine.inmemory`", 1)[1].split("```")[1]
+    order = re.findall(r"^  (\w+)\.py ", picture, flags=re.MULTILINE)
+    package = SRC / "engine" / "inmemory"
+    assert set(order) == {p.stem for p in package.glob("*.py")} - {"__init__"}
+    for i, name in enumerate(order):
+        imported = {m for _, m in imported_modules(package / f"{name}.py")}
+        inside = {m.rsplit(".", 1)[1] for m in imported if m.startswith("kpr.engine.inmemory.")}
+        assert inside <= set(order[:i]), f"{name}.py imports {sorted(inside - set(order[:i]))}"

@@ -45,40 +45,35 @@ def evaluate(
     tuning: Tuning = DEFAULT_TUNING,
     **read: Unpack[ReadKeywords],
 ) -> KprResult:
-    """Knowledge Protection Rate of ``avatars`` against ``original``: pandas or
-    polars (Lazy)DataFrames, pyarrow Tables, DuckDB relations, or CSV/Parquet paths.
-    ``known`` lists the variables the attacker knows.
+    """Knowledge Protection Rate of ``avatars`` against ``original`` (pandas or polars
+    (Lazy)DataFrames, pyarrow Tables, DuckDB relations, or CSV/Parquet paths) when an
+    attacker knows the variables ``known``.
 
     Parameters
     ----------
     tolerance, kinds, widths
-        The attack: its tolerance; kinds overriding the inferred ones
-        (``{"zip": "categorical"}``, ``{"admission": "date"}``); absolute class
-        widths instead of those from U (in the unit; days or a ``timedelta`` for dates).
+        The attack: its tolerance; kinds overriding the inferred ones (``{"zip":
+        "categorical"}``); class widths instead of U's (days or a ``timedelta`` for dates).
     metadata, table
         SDV metadata (a dict, a JSON path or an object with ``to_dict()``; ``table``
         names the table of multi-table metadata) declaring kinds; ``kinds`` wins.
     delimiter, encoding, na_values
-        How CSV paths are read (the keywords of ``**read``): the delimiter and the
-        encoding (None: sniffed), the texts read as missing (default ``("",)``).
-    progress
-        ``progress(label)``, called as the work advances.
-    row_id
-        A column of integer ids, in both tables, that ``linked_individuals()``
-        reports (default: row positions, which Spark, Dask and DuckDB do not have).
+        How CSV paths are read (``**read``, as ``kpr.inputs.reading.ReadSettings`` takes it).
+    progress, row_id
+        ``progress(label)``, called as the work advances. ``row_id``: a column of integer
+        ids in both tables, reported by ``linked_individuals()`` (default: row positions,
+        which Spark, Dask and DuckDB do not have).
     pairing
         Adds ``correct_links`` (linked individuals whose unique avatar is their own):
         ``kpr avatarize --pairing-out``'s file, a frame with ``original_row`` and
-        ``avatar_row`` (in ``row_id``'s ids when given), or one avatar row per
-        original row; whole numbers, one-to-one.
+        ``avatar_row`` (``row_id``'s ids if given), or one avatar row per original row;
+        whole numbers, one-to-one.
     control, control_subsets, seed
-        Individuals not used to make the avatars: adds the size-fair control
-        comparison (``control_subsets`` random subsets of the larger side, drawn
-        with ``seed``; see ``kpr.analysis.ControlComparison``).
+        Individuals not used to make the avatars: adds the size-fair control comparison
+        (``kpr.analysis.ControlComparison``: ``control_subsets`` subsets drawn by ``seed``).
     tuning
-        The thresholds that choose the engine's counting path
-        (``kpr.engine.tuning.Tuning``; every path gives the same counts, the
-        default is the quickest for each size; tests force each path with it).
+        The thresholds choosing the counting path (``kpr.engine.tuning.Tuning``): every
+        path gives the same counts, the default is the quickest for each size.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -86,14 +81,22 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    attack = _checked_attack(known, tolerance, kinds, widths, metadata, table)
+    attack = _checked_attack(known, tolerance, kinds, widths, metadata, table, tuning, control,
+                             control_subsets, seed)  # fmt: skip
+    inputs = load(original, avatars, attack, ReadSettings.of(read), control, row_id=row_id)
+    return evaluate_inputs(inputs, attack, progress=progress, pairing=pairing,
+                           subsets=control_subsets, seed=seed, tuning=tuning)  # fmt: skip
+
+
+def _check_options(attack: Attack, tuning: object, control: Any, subsets: int, seed: int) -> None:
+    """The tuning and the control's options, checked before any work."""
     if not isinstance(tuning, Tuning):
         raise InputError(
             f"tuning must be a kpr.engine.tuning.Tuning, not {type(tuning).__name__}; "
             "leave it out for the default"
         )
-    if control is not None:  # checked before any work
-        check_control_options(control_subsets, seed)
+    if control is not None:
+        check_control_options(subsets, seed)
         if attack.widths:
             # the control's attacks take classes from U only: refuse rather than
             # compare two attacks on different classes
@@ -101,12 +104,6 @@ def evaluate(
                 "control with absolute widths is not supported yet: drop widths= (--width) "
                 "or control= (--control)"
             )
-    csv = ReadSettings.of(read)
-    inputs = load(original, avatars, attack, csv, control, row_id=row_id)
-    return evaluate_inputs(
-        inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed,
-        tuning=tuning,
-    )  # fmt: skip
 
 
 def evaluate_and_infer(
@@ -152,13 +149,19 @@ def _checked_attack(
     widths: Mapping[str, object] | None,
     metadata: Any,
     table: str | None,
+    tuning: object,
+    control: Any,
+    subsets: int,
+    seed: int,
 ) -> Attack:
     """The attack of ``kpr.evaluate``, checked once (kinds from SDV metadata, then
-    the declared ones)."""
+    the declared ones), and its other options, before any work."""
     if table is not None and metadata is None:
         raise InputError(
             "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
         )
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
-    return make_attack(known, tolerance, kinds, widths)
+    attack = make_attack(known, tolerance, kinds, widths)
+    _check_options(attack, tuning, control, subsets, seed)
+    return attack

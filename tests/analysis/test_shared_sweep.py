@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 import kpr
 from kpr.analysis import sweep
 from kpr.analysis.sweep import subsets
-from kpr.engine.encoded import EncodedTables, sweep_counts
+from kpr.engine.inmemory import EncodedTables, sweep_counts
 from kpr.engine.tuning import DEFAULT_TUNING, KeyCount, Tuning
 from kpr.measure import load
 from kpr.metric.attack import make_attack

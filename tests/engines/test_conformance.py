@@ -16,7 +16,7 @@ import pytest
 
 import kpr
 from kpr.engine.backends import counting_for
-from kpr.engine.encoded import EncodedTables
+from kpr.engine.inmemory import EncodedTables
 from kpr.engine.tuning import KeyCount, TablePath, Tuning, available_memory
 from kpr.measure import load
 from kpr.metric.attack import make_attack

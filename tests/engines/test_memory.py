@@ -1,4 +1,4 @@
-"""The exact steps of the in-memory polars path (``kpr.engine.memory``), against
+"""The exact steps of the in-memory polars path (``kpr.engine.inmemory``), against
 plain polars: each row's group size, and the ids of text values."""
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kpr.engine import encoded, memory, queries
+from kpr.engine import queries
+from kpr.engine.inmemory import groups
+from kpr.engine.inmemory.columns import SortedColumn
+from kpr.engine.inmemory.digits import LinkDigits, digit_shift, shifted_digits
+from kpr.engine.inmemory.keys import PackedKeys
+from kpr.engine.inmemory.link import blank_bitmap, linked_count, uses_bitmap
+from kpr.engine.inmemory.texts import TextIds
 from kpr.engine.jobs import Job
 from kpr.engine.polars import polars_counting
 from kpr.engine.tuning import KeyCount, TablePath, Tuning
@@ -26,7 +32,7 @@ FLOATS = st.one_of(st.none(), st.sampled_from([0.0, -0.0, float("nan"), 1.5, flo
 
 
 def sizes(height: int, groups: tuple[np.ndarray, np.ndarray]) -> list[int]:
-    """Each row's group size from :func:`memory.shared_groups` (1 but at its rows)."""
+    """Each row's group size from :func:`groups.shared_groups` (1 but at its rows)."""
     rows, shared = groups
     assert (np.diff(rows) > 0).all() and (shared > 1).all()  # in order, groups of two or more
     column = np.ones(height, dtype=np.int64)
@@ -61,13 +67,13 @@ def test_group_sizes_are_those_of_a_group_by(
     negated = pl.when(pl.col("f") == 0).then(-pl.col("f")).otherwise(pl.col("f"))
     frame = pl.concat([frame, frame.head(twins).with_columns(negated)])
     expected = frame.select(pl.len().over(["f", "t", "i"])).to_series().to_list()
-    assert sizes(frame.height, memory.shared_groups(frame, ["f", "t", "i"])) == expected
-    numbers = [memory.SortedColumn.of(frame[c]) for c in ("f", "i")]
+    assert sizes(frame.height, groups.shared_groups(frame, ["f", "t", "i"])) == expected
+    numbers = [SortedColumn.of(frame[c]) for c in ("f", "i")]
     tuning = Tuning(table_bits=bits)
-    found = memory.shared_groups(frame, ["f", "t", "i"], numbers, tuning=tuning)
+    found = groups.shared_groups(frame, ["f", "t", "i"], numbers, tuning=tuning)
     assert sizes(frame.height, found) == expected
-    texts = memory.TextIds(frame["t"], tuning)  # the rows hashed with their texts' ids
-    with_ids = memory.shared_groups(
+    texts = TextIds(frame["t"], tuning)  # the rows hashed with their texts' ids
+    with_ids = groups.shared_groups(
         frame, ["f", "t", "i"], numbers, lambda: {"t": texts.ids}, tuning
     )
     assert sizes(frame.height, with_ids) == expected
@@ -80,9 +86,9 @@ def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch
     def same_hash(frame: pl.DataFrame, keys: list[str]) -> pl.Series:
         return pl.Series([7] * frame.height, dtype=pl.UInt64)
 
-    monkeypatch.setattr(memory, "_row_hashes", same_hash)
+    monkeypatch.setattr(groups, "_row_hashes", same_hash)
     frame = pl.DataFrame({"a": [1, 2, 2, 3, None, None], "b": ["x", "y", "y", "x", None, "z"]})
-    assert sizes(frame.height, memory.shared_groups(frame, ["a", "b"])) == [1, 2, 2, 1, 1, 1]
+    assert sizes(frame.height, groups.shared_groups(frame, ["a", "b"])) == [1, 2, 2, 1, 1, 1]
 
 
 @settings(max_examples=120)
@@ -109,7 +115,7 @@ def test_text_ids_are_exact(
     gets the original's id of the same text, or -1 when the original does not
     hold it."""
     tuning = Tuning(table_bits=bits, check_block=block, seed_rows=seed, few_texts=few)
-    ids = memory.TextIds(pl.Series(original, dtype=pl.String), tuning)
+    ids = TextIds(pl.Series(original, dtype=pl.String), tuning)
     encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
     rows = ids.rows().tolist()  # counted a block of rows at a time
     of = {}
@@ -129,7 +135,7 @@ def test_text_ids_are_exact(
 def test_text_ids_of_categorical_columns_compare_texts() -> None:
     """A categorical column is compared by its texts (its two tables' categories
     may be numbered differently)."""
-    ids = memory.TextIds(pl.Series(["b", "a", None, "b"], dtype=pl.Categorical))
+    ids = TextIds(pl.Series(["b", "a", None, "b"], dtype=pl.Categorical))
     assert ids.encode(pl.Series(["a", "c", "b"], dtype=pl.String)).tolist() == [
         ids.ids[1],
         -1,
@@ -213,11 +219,9 @@ def test_linked_count_counts_u_profiles_held_once_by_the_avatars(
     keys = np.array(u, dtype=dtype), np.array(a, dtype=dtype)
     rows = len(u) - len(left_out) + len(a)
     assert tuning.key_count(41, rows) is path
-    assert encoded.uses_bitmap(41, rows, tuning) == (path is KeyCount.BITMAP)
-    blank = encoded.blank_bitmap(41) if ahead else None
-    got = encoded.linked_count(
-        lambda: keys[0], len(u), keys[1], 41, _pool(pool), left_out, blank, tuning
-    )
+    assert uses_bitmap(41, rows, tuning) == (path is KeyCount.BITMAP)
+    blank = blank_bitmap(41) if ahead else None
+    got = linked_count(lambda: keys[0], len(u), keys[1], 41, _pool(pool), left_out, blank, tuning)
     assert got == expected
 
 
@@ -242,8 +246,8 @@ def test_keys_packed_by_blocks_shared_with_a_pool_are_the_mixed_radix_numbers(
     whichever table's keys are asked for first."""
     o = np.array(original, dtype=np.int64).reshape(-1, 2)
     a = np.array(avatars, dtype=np.int64).reshape(-1, 2)
-    columns = [memory.LinkDigits(3, o[:, 0], a[:, 0]), memory.LinkDigits(5, o[:, 1], a[:, 1])]
-    packing = memory.PackedKeys(columns, np.uint32, _pool(pool), block)
+    columns = [LinkDigits(3, o[:, 0], a[:, 0]), LinkDigits(5, o[:, 1], a[:, 1])]
+    packing = PackedKeys(columns, np.uint32, _pool(pool), block)
     if first == "avatars":
         a_key, valid = packing.avatars()
         o_key = packing.original()
@@ -301,7 +305,7 @@ def test_integers_of_a_small_range_are_counted_at_the_ends_of_their_type(
     group-by, in the column's own type, even beyond int64 (uint64 from 2**63), the
     missing ones apart."""
     column = pl.Series(values, dtype=dtype)
-    counted = memory.SortedColumn.of(column)
+    counted = SortedColumn.of(column)
     present = column.drop_nulls().value_counts().sort(column.name)
     assert counted.distinct.dtype == column.drop_nulls().to_numpy().dtype
     assert counted.distinct.tolist() == present[column.name].to_list()
@@ -314,20 +318,20 @@ def test_link_digits_of_float32_and_integer_values_are_those_of_float64() -> Non
     integer ones (missing as any value, their rows absent) in float64, as the lazy
     queries compute them. 0.7 as a float32 is 0.69999999, in class 6 of width 0.1,
     which float32 arithmetic would round into class 7."""
-    from kpr.engine.encoded import digit_shift, shifted_digits
+
     from kpr.metric.binning import NumericBins
 
     bins = NumericBins(10, 0.5, 0.3, 0.0, 9.9, lo=0.0, width=0.1, code_min=0.0, code_max=99.0)
     plan = digit_shift(bins)
     assert plan is not None
     tenths = (np.arange(100) / 10).astype(np.float32)
-    digits = memory.LinkDigits(plan[1], tenths, tenths, bins, plan[0])
+    digits = LinkDigits(plan[1], tenths, tenths, bins, plan[0])
     expected = shifted_digits(tenths.astype(np.float64), bins, plan[0])
     assert digits.block(tenths, 0, 100).tolist() == expected.tolist()
     assert expected[7] == expected[6]  # float64: 0.7f shares 0.6's class
     integers = np.arange(100, dtype=np.int64) % 9
     absent = integers == 4
-    digits = memory.LinkDigits(plan[1], integers, tenths, bins, plan[0], absent)
+    digits = LinkDigits(plan[1], integers, tenths, bins, plan[0], absent)
     floats = np.where(absent, np.nan, integers.astype(np.float64))
     assert (
         digits.block(integers, 3, 60).tolist()
@@ -359,7 +363,6 @@ def test_digits_of_a_block_inside_the_classes_are_those_of_the_class_codes(
     digits."""
     import math
 
-    from kpr.engine.encoded import digit_shift, shifted_digits
     from kpr.metric import classes
     from kpr.metric.binning import NumericBins
 
@@ -380,5 +383,5 @@ def test_digits_of_a_block_inside_the_classes_are_those_of_the_class_codes(
     expected = np.where(codes >= 0, codes - plan[0], codes + classes.DIGIT_OFFSET).astype(np.int64)
     assert shifted_digits(array, bins, plan[0]).tolist() == expected.tolist()
     column = pl.Series(values, dtype=pl.Float64)
-    digits = memory.LinkDigits(plan[1], array, column, bins, plan[0])
+    digits = LinkDigits(plan[1], array, column, bins, plan[0])
     assert digits.block(column, 0, len(values)).tolist() == expected.tolist()

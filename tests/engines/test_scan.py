@@ -134,28 +134,24 @@ def test_moments_summed_by_blocks_are_the_same(values: list[float], block: int) 
     one that never starts), same sums."""
     import numpy as np
 
-    from kpr.engine import encoded
+    from kpr.engine.inmemory.sums import SUM_BLOCKS, SumBlocks, weighted_moments
 
     x = np.array(values, dtype=np.float64)
     counts = np.arange(1, len(x) + 1, dtype=np.int64)
     ints = np.where(np.isfinite(x), x, 0).astype(np.int64)
 
-    def both(pool: Executor | None = None) -> list[Any]:
+    def both(pool: Executor | None = None, blocks: SumBlocks = SUM_BLOCKS) -> list[Any]:
         return [
-            encoded.weighted_moments(x, None, counts, pool),
-            encoded.weighted_moments(x, ints, counts, pool),
+            weighted_moments(x, None, counts, pool, blocks),
+            weighted_moments(x, ints, counts, pool, blocks),
         ]
 
-    whole, saved = both(), (encoded._BLOCK, encoded._SHARED_BLOCKS)
-    try:
-        encoded._BLOCK, encoded._SHARED_BLOCKS = block, 2
-        assert both() == whole
-        with ThreadPoolExecutor(1) as pool:
-            assert both(pool) == whole
-        assert both(_Now()) == whole
-        assert both(_Never()) == whole
-    finally:
-        encoded._BLOCK, encoded._SHARED_BLOCKS = saved
+    whole, small = both(), SumBlocks(size=block, shared=2)
+    assert both(blocks=small) == whole
+    with ThreadPoolExecutor(1) as pool:
+        assert both(pool, small) == whole
+    assert both(_Now(), small) == whole
+    assert both(_Never(), small) == whole
 
 
 @settings(max_examples=60, deadline=None)
@@ -171,11 +167,11 @@ def test_moments_are_the_exact_sums(rows: list[tuple[float, int]]) -> None:
 
     import numpy as np
 
-    from kpr.engine import encoded
+    from kpr.engine.inmemory.sums import weighted_moments
 
     x = np.array([v for v, _ in rows], dtype=np.float64)
     counts = np.array([c for _, c in rows], dtype=np.int64)
-    moments = encoded.weighted_moments(x, None, counts)
+    moments = weighted_moments(x, None, counts)
     held = [(Fraction(v), c) for v, c in rows if math.isfinite(v) and c]
     assert moments.count == sum(c for _, c in held)
     grid = Fraction(2) ** moments.scale_exp

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import kpr
-from kpr.inputs.files import _held, _stream_csv
+from kpr.inputs import compact
+from kpr.inputs.files import _stream_csv
 from kpr.inputs.reading import ReadSettings
 
 #: Small blocks, so a file of a few hundred bytes spans many of them.
@@ -101,7 +102,7 @@ def test_a_column_with_no_value_stays_text(tmp_path: Path) -> None:
 )
 def test_floats_are_held_only_when_they_print_back(values: list[str | None], held: bool) -> None:
     text = pl.Series("v", values, dtype=pl.String)
-    got = _held(text, pl.Float64)
+    got = compact.held(text, pl.Float64)
     assert (got is not None) == held
     if got is not None:
         assert got.dtype == pl.Float64 and got.cast(pl.String).equals(text)

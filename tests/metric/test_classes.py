@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kpr.engine.encoded import digit_shift, shifted_digits
+from kpr.engine.inmemory.digits import digit_shift, shifted_digits
 from kpr.engine.queries import code_frame
 from kpr.metric import classes
 from kpr.metric.attack import Kind

@@ -48,6 +48,11 @@ class _Steps:
             self.progress(self.done, self.total, label)
         self.done += 1
 
+    def finish(self) -> None:
+        """The last call: ``done == total``."""
+        if self.progress is not None:
+            self.progress(self.total, self.total, "done")
+
 
 def _attacks(
     known: str | Iterable[str] | None,
@@ -145,36 +150,62 @@ def analyze(
         A table of individuals not used to train the synthesizer, compared at the
         smaller side's size: ``control_subsets`` random subsets of the larger side,
         drawn with ``seed``, are averaged (see :class:`ControlComparison`).
-    pairing
-        As in ``kpr.evaluate``: adds the correct links of the attack.
     tolerance, tolerances, method, confidence
         The attack's tolerance; the curve's (None: no curve); ``"bins"`` (the metric)
         or ``"window"``; the confidence of the intervals.
-    kinds, delimiter, encoding, na_values
-        Declared kinds and CSV options, as in ``kpr.evaluate``.
+    pairing, kinds, delimiter, encoding, na_values
+        As in ``kpr.evaluate``: the correct links of the attack, declared kinds, CSV options.
     progress
         ``progress(done, total, label)``, called as the work advances, the last
         time with ``done == total``.
     """
     method = check_method(method)
-    attack, loaded, cands, max_known = _attacks(
-        known, candidates, max_known, max_attacks, tolerance, kinds
-    )
-    if control is not None:  # before any work
-        check_control_options(control_subsets, seed)
-    curve_tols = check_tolerances(tolerances) if tolerances is not None else ()
-    csv = ReadSettings.of(read)
-    inputs = load(
-        original, avatars, loaded, csv, control, materialize=True, control_known=attack.known
-    )
+    attack, loaded, cands, max_known = _attacks(known, candidates, max_known, max_attacks,
+                                                tolerance, kinds)  # fmt: skip
+    curve = _checked_options(control, control_subsets, seed, tolerances)  # before any work
+    inputs = load(original, avatars, loaded, ReadSettings.of(read), control, materialize=True,
+                  control_known=attack.known)  # fmt: skip
     n_sweep = attack_count(len(cands), max_known) if cands is not None else 0
-    n_curve = len(set(curve_tols) - {attack.tolerance})
-    step = _Steps(progress, 2 + (control is not None) + n_curve + n_sweep)
+    step = _Steps(progress, 2 + (control is not None) + n_sweep)
     opts: dict[str, Any] = {"method": method, "confidence": confidence}
+    result = _examined(inputs, attack, curve, step, opts, pairing, control_subsets, seed)
+    if cands is not None:
+        result.sweep = sweep_loaded(inputs.pair, loaded.on(cands), max_known, progress=progress,
+                                    offset=step.done, total=step.total, max_attacks=max_attacks,
+                                    **opts)  # fmt: skip
+    else:
+        step.finish()
+    return result
+
+
+def _checked_options(
+    control: Any, subsets: int, seed: int, tolerances: Iterable[float] | None
+) -> tuple[float, ...]:
+    """The control's options checked (when there is a control), and the tolerances
+    of the curve (none: no curve)."""
+    if control is not None:
+        check_control_options(subsets, seed)
+    return check_tolerances(tolerances) if tolerances is not None else ()
+
+
+def _examined(
+    inputs: Inputs,
+    attack: Attack,
+    curve_tols: tuple[float, ...],
+    step: _Steps,
+    opts: dict[str, Any],
+    pairing: Any,
+    subsets: int,
+    seed: int,
+) -> AnalysisResult:
+    """The examined attack from every side but the sweep: its rate, the baselines,
+    the rate at equal size and the tolerance curve (``step`` counts their attacks)."""
+    step.total += len(set(curve_tols) - {attack.tolerance})
     step(f"attack: {', '.join(attack.known)}")
-    main, warnings, correct = _main_rate(inputs.pair, attack, method, confidence, pairing)
+    main, warnings, correct = _main_rate(inputs.pair, attack, opts["method"], opts["confidence"],
+                                         pairing)  # fmt: skip
     published, comparison = _baselines(
-        inputs, attack, main, correct, step, opts, subsets=control_subsets, seed=seed
+        inputs, attack, main, correct, step, opts, subsets=subsets, seed=seed
     )
     if sizes_differ(main.n, main.n_avatars):
         step.total += 1
@@ -182,13 +213,7 @@ def analyze(
     sizes = size_check(inputs.pair, attack, main.counts, seed, **opts)
     warnings += [*control_warnings(comparison), *size_warnings(sizes)]
     curve = tolerance_curve(inputs.pair, attack, curve_tols, known_rates=[main], step=step, **opts)
-    result_sweep = None if cands is None else sweep_loaded(
-        inputs.pair, loaded.on(cands), max_known, progress=progress, offset=step.done,
-        total=step.total, max_attacks=max_attacks, **opts,
-    )  # fmt: skip
-    if cands is None and progress is not None:
-        progress(step.total, step.total, "done")
     return AnalysisResult(
         attack=main, original_published=published, tolerance_curve=curve, control=comparison,
-        sweep=result_sweep, warnings=warnings, correct_links=correct, sizes=sizes,
+        warnings=warnings, correct_links=correct, sizes=sizes,
     )  # fmt: skip

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Unpack
 
 import narwhals as nw
@@ -244,8 +244,7 @@ def inference(
     (4, 4)
     """
     attack = make_attack(known, tolerance)
-    secrets = check_secrets(attack.known, secret)
-    denom = check_denom_lim(denom_lim)
+    secrets, denom = check_secrets(attack.known, secret), check_denom_lim(denom_lim)
     if control is not None:
         check_control_options(control_subsets, seed)
     inputs = load_secrets(original, avatars, attack, secrets, kinds, ReadSettings.of(read), control)
@@ -293,27 +292,44 @@ def infer_loaded(
     progress: Step | None = None,
 ) -> InferenceResult:
     """:func:`inference` on inputs :func:`load_secrets` read (parameters checked)."""
-    pair = inputs.pair
-    step = progress or (lambda _: None)
-    out = []
-    for name in secrets:
+    one = _Secret(inputs.pair, inputs.control, attack, denom_lim, control_subsets, seed, confidence)
+    out = tuple(one.inference(name, progress or _quiet, sdmetrics) for name in secrets)
+    control_n = _rows(inputs.control) if inputs.control is not None and out else None
+    return InferenceResult(attack.known, attack.tolerance, out, control_n, seed)
+
+
+def _quiet(label: str) -> None:
+    """No progress reported."""
+
+
+@dataclass(frozen=True)
+class _Secret:
+    """What one secret's inference needs besides its name: the pair, the control,
+    the attack and the comparison's settings."""
+
+    pair: Prepared
+    control: Prepared | None
+    attack: Attack
+    denom: int | None
+    subsets: int
+    seed: int
+    confidence: float
+
+    def inference(self, name: str, step: Step, sdmetrics: bool) -> SecretInference:
+        """One secret's measures, SDMetrics' CAP family and the control's."""
         step(f"counting the profiles and classes of {name}")
-        result = secret_inference(pair, attack, name, denom_lim)
+        result = secret_inference(self.pair, self.attack, name, self.denom)
         if sdmetrics:
             step(f"{name}: SDMetrics' CAP family")
-            result = replace(result, sdmetrics=cap_family(pair, attack, name))
-        if inputs.control is not None:
+            result = replace(result, sdmetrics=cap_family(self.pair, self.attack, name))
+        if self.control is not None:
             step(f"{name}: the control, at the same size")
             compared = compare_with_control(
-                pair, inputs.control, attack, name, result.counts, denom_lim=denom_lim,
-                subsets=control_subsets, seed=seed, confidence=confidence,
+                self.pair, self.control, self.attack, name, result.counts, denom_lim=self.denom,
+                subsets=self.subsets, seed=self.seed, confidence=self.confidence,
             )  # fmt: skip
             result = replace(result, control=compared)
-        out.append(result)
-    control_n = None
-    if inputs.control is not None and out:
-        control_n = _rows(inputs.control)
-    return InferenceResult(attack.known, attack.tolerance, tuple(out), control_n, seed)
+        return result
 
 
 def _rows(prepared: Prepared) -> int:

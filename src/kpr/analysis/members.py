@@ -83,11 +83,7 @@ def membership(
     >>> round(result.auc, 3), result.non_members
     (0.634, 50)
     """
-    check_seed(seed)
-    whole_number(replicates, "replicates", 1, MAX_REPLICATES)
-    if holdout is None:
-        raise InputError("give a holdout: people of the same population NOT used to make "
-                         "the avatars (holdout=...)")  # fmt: skip
+    _check_options(seed, replicates, holdout)
     counted = count_profiles(
         original, synthetic, holdout, known, tolerance, kinds, ReadSettings.of(read), progress
     )
@@ -101,6 +97,15 @@ def membership(
         confidence=DEFAULT_CONFIDENCE, figures=figures, shared_rows=counted.shared_rows,
         original_repeats=counted.original_repeats, warnings=tuple(warnings),
     )  # fmt: skip
+
+
+def _check_options(seed: int, replicates: int, holdout: Any) -> None:
+    """The seed, the replicates and a holdout given, checked before any work."""
+    check_seed(seed)
+    whole_number(replicates, "replicates", 1, MAX_REPLICATES)
+    if holdout is None:
+        raise InputError("give a holdout: people of the same population NOT used to make "
+                         "the avatars (holdout=...)")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ individuals most at risk, and how much each variable adds to the risk.
 
 Inputs are read once (``kpr.measure.load`` with ``materialize``). With the bins
 method on in-memory (polars) inputs, the candidates are encoded once and the
-subsets share that work (``kpr.engine.encoded``); otherwise every subset is its
+subsets share that work (``kpr.engine.inmemory.sweep``); otherwise every subset is its
 own attack through ``run_attack``. Either way each entry equals a direct
 ``kpr.evaluate`` of that subset.
 """
@@ -18,7 +18,7 @@ from typing import Any, Unpack
 import polars as pl
 
 from kpr.analysis.attacks import check_method, run_attack
-from kpr.engine.encoded import EncodedTables, sweep_counts
+from kpr.engine.inmemory import EncodedTables, sweep_counts
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
@@ -156,7 +156,7 @@ def sweep_loaded(
 
 def encode(prepared: Prepared, names: Sequence[str]) -> EncodedTables:
     """The ``names`` columns of polars-backed loaded inputs, encoded once for many
-    attacks (``kpr.engine.encoded``)."""
+    attacks (``kpr.engine.inmemory.sweep``)."""
     try:
         original, avatars = (
             frame.select(list(names)).to_native().collect()
@@ -177,7 +177,7 @@ def _shared_sweep(
     offset: int,
     total: int,
 ) -> list[AttackRate]:
-    """Every subset on candidates encoded once (``kpr.engine.encoded``)."""
+    """Every subset on candidates encoded once (``kpr.engine.inmemory.sweep``)."""
     tables = encode(prepared, attack.known)
     finished = 0
 

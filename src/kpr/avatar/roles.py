@@ -244,45 +244,11 @@ def decide_roles(
             out.append(ColumnRole(name, role, dtype, 0, missing, "entirely missing: left as is"))
             continue
         distinct = _distinct(backend, s)
-        counts = f"{distinct:,} distinct values"
-        flags: list[str] = []
+        seen = _Seen(name, dtype, distinct, present)
         if role == "numeric":
-            reason = (
-                f"declared numeric, dtype {dtype}, {counts}"
-                if name in numbers
-                else f"numeric dtype {dtype}, {counts} (> {CATEGORICAL_MAX_DISTINCT})"
-            )
-            values = tb.to_float(backend, s)
-            if tb.column_type(backend, s).integer and _looks_like_code(name, values):
-                flags.append(
-                    f"a number that looks like a code ({counts}); averaged, it produces codes "
-                    f"that do not exist: declare it --categorical {name}"
-                )
-            if present >= IDENTIFIER_MIN_ROWS and distinct == present:
-                flags.append(
-                    "unique on every row: an identifier stored as a number? averaged, it is "
-                    f"meaningless: --drop {name}"
-                )
+            reason, flags = seen.numeric(backend, s, name in numbers)
         else:
-            why = "declared categorical" if name in declared else None
-            if why is None:
-                why = (
-                    f"numeric dtype {dtype} with only {counts} (<= {CATEGORICAL_MAX_DISTINCT})"
-                    if tb.column_type(backend, s).numeric
-                    else f"dtype {dtype}"
-                )
-            reason = f"{why}, {counts}"
-            if present >= IDENTIFIER_MIN_ROWS and distinct >= IDENTIFIER_SHARE * present:
-                role = "passthrough" if name in keep_identifiers else "identifier"
-                share = 100.0 * distinct / present
-                reason = f"{why}: {counts} in {present:,} present rows ({share:.0f} % distinct)"
-                if role == "passthrough":
-                    reason += "; kept: each avatar carries its own individual's value"
-            elif distinct > HIGH_CARDINALITY:
-                flags.append(
-                    f"{counts}: avatars can only draw among their neighbours' values, so rare "
-                    f"values are copied from real people; group rare values or --drop {name}"
-                )
+            role, reason, flags = seen.other(backend, s, role, name in declared, keep_identifiers)
         if role not in ("identifier", "passthrough") and name in keep_identifiers:
             raise InputError(
                 f"keep-identifiers names {name!r}, which is not an identifier ({reason}); "
@@ -293,6 +259,79 @@ def decide_roles(
             reason += f", {missing:,} missing ({how})"
         out.append(ColumnRole(name, role, dtype, distinct, missing, reason, tuple(flags)))
     return Roles(tuple(out), n)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What :func:`decide_roles` saw of one present column: its name, dtype, distinct
+    values and present rows."""
+
+    name: str
+    dtype: str
+    distinct: int
+    present: int
+
+    @property
+    def counts(self) -> str:
+        return f"{self.distinct:,} distinct values"
+
+    def numeric(self, backend: tb.Backend, s: Any, declared: bool) -> tuple[str, list[str]]:
+        """A numeric column's reason and flags (a code, an identifier stored as a number)."""
+        name, dtype, counts = self.name, self.dtype, self.counts
+        reason = (
+            f"declared numeric, dtype {dtype}, {counts}"
+            if declared
+            else f"numeric dtype {dtype}, {counts} (> {CATEGORICAL_MAX_DISTINCT})"
+        )
+        flags: list[str] = []
+        values = tb.to_float(backend, s)
+        if tb.column_type(backend, s).integer and _looks_like_code(name, values):
+            flags.append(
+                f"a number that looks like a code ({counts}); averaged, it produces codes "
+                f"that do not exist: declare it --categorical {name}"
+            )
+        if self.present >= IDENTIFIER_MIN_ROWS and self.distinct == self.present:
+            flags.append(
+                "unique on every row: an identifier stored as a number? averaged, it is "
+                f"meaningless: --drop {name}"
+            )
+        return reason, flags
+
+    def other(
+        self,
+        backend: tb.Backend,
+        s: Any,
+        role: str,
+        declared: bool,
+        keep_identifiers: Collection[Any],
+    ) -> tuple[str, str, list[str]]:
+        """A column that is not numeric: its role (``role``, or identifier or
+        passthrough), its reason and flags (high cardinality)."""
+        name, dtype, counts, distinct, present = (
+            self.name, self.dtype, self.counts, self.distinct, self.present
+        )  # fmt: skip
+        why = "declared categorical" if declared else None
+        if why is None:
+            why = (
+                f"numeric dtype {dtype} with only {counts} (<= {CATEGORICAL_MAX_DISTINCT})"
+                if tb.column_type(backend, s).numeric
+                else f"dtype {dtype}"
+            )
+        reason = f"{why}, {counts}"
+        if present >= IDENTIFIER_MIN_ROWS and distinct >= IDENTIFIER_SHARE * present:
+            role = "passthrough" if name in keep_identifiers else "identifier"
+            share = 100.0 * distinct / present
+            reason = f"{why}: {counts} in {present:,} present rows ({share:.0f} % distinct)"
+            if role == "passthrough":
+                reason += "; kept: each avatar carries its own individual's value"
+            return role, reason, []
+        flags: list[str] = []
+        if distinct > HIGH_CARDINALITY:
+            flags.append(
+                f"{counts}: avatars can only draw among their neighbours' values, so rare "
+                f"values are copied from real people; group rare values or --drop {name}"
+            )
+        return role, reason, flags
 
 
 def split_identifiers(values: Iterable[Any] | None) -> list[Any]:

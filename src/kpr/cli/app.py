@@ -284,8 +284,8 @@ def _one_line_warning(
 
 #: The options polars' allocator (jemalloc) reads when polars is loaded; polars
 #: adds them to its own. ``thp:always`` asks Linux for transparent huge pages for
-#: polars' buffers, as numpy already does for its arrays: on 4M rows per side,
-#: ``kpr evaluate`` takes about 33,000 page faults instead of 210,000.
+#: polars' buffers, as numpy already does for its arrays: far fewer page faults
+#: (docs/benchmarks.md).
 HUGE_PAGES = ("_RJEM_MALLOC_CONF", "thp:always")
 
 

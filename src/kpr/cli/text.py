@@ -243,7 +243,7 @@ def started() -> None:
     """The command's imports are done. They made hundreds of thousands of objects
     that live until the process ends: ``kpr.cli.app.main`` keeps the cyclic
     collector off while they are made, and they are frozen out of its scans here
-    (about 0.1 s of start-up) before it is turned on again."""
+    (what it saves: docs/benchmarks.md) before it is turned on again."""
     gc.freeze()
     gc.enable()
 

@@ -4,7 +4,7 @@ The path is chosen by ``Tuning.table_path`` (``kpr.engine.tuning``):
 
 - When both tables' known cells fit in the memory budget (``Tuning.memory_bytes``:
   half the memory available by default), both tables are read once into memory and
-  counted with numpy (``kpr.engine.memory``): each row's group size from one hash
+  counted with numpy (``kpr.engine.inmemory``): each row's group size from one hash
   of its known values, one sort (numbers) or one id per value (texts) per known
   variable for the statistics, the column profile and the identifying-variable
   counts, and the link on one packed integer per profile.
@@ -29,8 +29,8 @@ import numpy as np
 import polars as pl
 
 from kpr.engine import queries
-from kpr.engine.encoded import singles
-from kpr.engine.memory import MemoryTables
+from kpr.engine.inmemory import MemoryTables
+from kpr.engine.inmemory.runs import singles
 from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
 from kpr.metric.attack import Kind
@@ -84,7 +84,7 @@ class PolarsHooks(Hooks):
 
 class MemoryCounting(queries.CountingState):
     """``queries.Counting`` on polars tables read into memory, counted with numpy
-    (``kpr.engine.memory``): one scan per known variable instead of the two
+    (``kpr.engine.inmemory``): one scan per known variable instead of the two
     aggregation passes, G never built (U's rows made only if a command lists
     them), the link on packed profiles; a column with no digits there is linked
     by the lazy queries' join (``exact_link``)."""
@@ -206,7 +206,7 @@ def packed_link(
     """m and |S| with each profile packed into one exact 64-bit integer.
 
     polars' streaming group-by on several keys (or with per-group aggregates)
-    takes several GiB at 100M rows; on one integer key it takes a fraction.
+    takes far more memory than on one integer key (docs/benchmarks.md).
     None (use ``exact_link``) when the profiles cannot be packed.
     """
     packed = packed_keys(u, a, keys, bins)
@@ -219,7 +219,7 @@ def packed_link(
 def sorted_link(u_keys: pl.LazyFrame, a_keys: pl.LazyFrame) -> tuple[int, int]:
     """m and |S| from packed keys too many to count in memory: the avatars' keys
     sorted (8 bytes a row), only those present once kept; U's keys sorted, then
-    looked up in them (a hash table of 100M distinct keys takes several GiB)."""
+    looked up in them (a hash table of as many distinct keys would take far more)."""
     ordered = a_keys.collect(engine="streaming").to_series().sort().to_numpy()
     m = len(ordered)
     once = ordered[singles(ordered)]
@@ -267,17 +267,7 @@ def packed_keys(
             for k in text
         ]
         u, a = u.with_columns(ids), a.with_columns(ids)
-    ranges = (
-        a.select(
-            *(pl.col(k).max().alias(f"{k}__hi") for k in text),
-            *(pl.col(k).min().alias(f"{k}__lo") for k in ints),
-            *(pl.col(k).max().alias(f"{k}__hi") for k in ints),
-        )
-        .collect(engine="streaming")
-        .row(0, named=True)
-        if text or ints
-        else {}
-    )
+    ranges = _avatar_ranges(a, text, ints)
     digits: list[tuple[pl.Expr, int]] = []  # (digit, radix), digit in [0, radix) or -1
     for k in keys:
         if k in bins:
@@ -286,29 +276,56 @@ def packed_keys(
             digits.append((pl.col(k).cast(pl.Int64) + 1, 3))
         elif k in text:
             hi = ranges[f"{k}__hi"]
-            radix = 1 if hi is None else int(hi) + 2
-            digits.append((pl.col(k) + 1, radix))
+            digits.append((pl.col(k) + 1, 1 if hi is None else int(hi) + 2))
+        elif (digit := _integer_digit(k, ranges[f"{k}__lo"], ranges[f"{k}__hi"])) is not None:
+            digits.append(digit)
         else:
-            lo, hi = ranges[f"{k}__lo"], ranges[f"{k}__hi"]
-            if lo is None:  # no avatar value: only missing can match (a column, not a
-                # literal, which polars would turn into one row)
-                digits.append((pl.when(pl.col(k).is_null()).then(0).otherwise(-1), 1))
-                continue
-            radix = int(hi) - int(lo) + 2
-            if radix >= 2**62:
-                return None
-            # a U value outside the avatars' range is no digit (-1): subtracting first
-            # could wrap around int64 onto a valid digit
-            outside = ~pl.col(k).is_between(int(lo), int(hi))
-            digits.append((pl.when(outside).then(-1).otherwise(pl.col(k) - int(lo) + 1), radix))
+            return None
     total = math.prod(r for _, r in digits)
     if total >= 2**63:
         return None
+    packed = _packed(digits).alias(_H)
+    return u.select(packed), a.select(packed), total
+
+
+def _avatar_ranges(a: pl.LazyFrame, text: list[str], ints: list[str]) -> dict[str, Any]:
+    """The avatars' largest text id and integer range, by column (``{k}__lo``,
+    ``{k}__hi``), in one streaming query."""
+    if not (text or ints):
+        return {}
+    return (
+        a.select(
+            *(pl.col(k).max().alias(f"{k}__hi") for k in text),
+            *(pl.col(k).min().alias(f"{k}__lo") for k in ints),
+            *(pl.col(k).max().alias(f"{k}__hi") for k in ints),
+        )
+        .collect(engine="streaming")
+        .row(0, named=True)
+    )
+
+
+def _integer_digit(k: str, lo: Any, hi: Any) -> tuple[pl.Expr, int] | None:
+    """An integer column's digit (from 1; 0 missing) and radix, from the avatars'
+    range ``lo``..``hi``; None when the range is too wide to pack."""
+    if lo is None:  # no avatar value: only missing can match (a column, not a
+        # literal, which polars would turn into one row)
+        return pl.when(pl.col(k).is_null()).then(0).otherwise(-1), 1
+    radix = int(hi) - int(lo) + 2
+    if radix >= 2**62:
+        return None
+    # a U value outside the avatars' range is no digit (-1): subtracting first
+    # could wrap around int64 onto a valid digit
+    outside = ~pl.col(k).is_between(int(lo), int(hi))
+    return pl.when(outside).then(-1).otherwise(pl.col(k) - int(lo) + 1), radix
+
+
+def _packed(digits: list[tuple[pl.Expr, int]]) -> pl.Expr:
+    """The digits packed into one key (``push_digit``); -1 when a digit is outside
+    its radix (a profile no avatar can hold)."""
     key: pl.Expr = pl.lit(0, pl.Int64)
     valid: pl.Expr = pl.lit(True)
     for digit, radix in digits:
         d = digit.fill_null(0)
         key = push_digit(key, d, radix)
         valid = valid & (d >= 0) & (d < radix)
-    packed = pl.when(valid).then(key).otherwise(-1).alias(_H)
-    return u.select(packed), a.select(packed), total
+    return pl.when(valid).then(key).otherwise(-1)

@@ -234,10 +234,10 @@ _SPARK_CHARSETS = {"iso-8859-1", "us-ascii", "utf-16", "utf-16be", "utf-16le", "
 
 
 def _sniff_csv(p: Any, delimiter: str | None, encoding: str | None, label: str) -> tuple[str, str]:
-    """Encoding (as Java names it) and delimiter, sniffed as ``kpr.inputs.files`` does."""
-    from kpr.inputs import files as readers
+    """Encoding (as Java names it) and delimiter, sniffed as ``kpr.inputs.sniffing`` does."""
+    from kpr.inputs.sniffing import sniff_csv
 
-    enc, sep, _ = readers.sniff_csv(Path(p), delimiter, encoding, label)
+    enc, sep, _ = sniff_csv(Path(p), delimiter, encoding, label)
     try:
         name = codecs.lookup(enc).name
     except LookupError:

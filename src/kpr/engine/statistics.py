@@ -5,7 +5,7 @@ profile of each known column), then the sums of each column's limbs over U
 exact :class:`~kpr.metric.binning.Moments` and the bins by the shared rule.
 
 ``queries.LazyCounting`` and ``queries.numeric_statistics`` run them; the in-memory
-engine sums the same limbs with numpy (``kpr.engine.encoded``), so both give the same
+engine sums the same limbs with numpy (``kpr.engine.inmemory.sums``), so both give the same
 moments to the bit.
 """
 

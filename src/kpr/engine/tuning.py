@@ -18,7 +18,7 @@ from enum import Enum
 class TablePath(Enum):
     """How polars input (and pandas, pyarrow) is counted."""
 
-    #: both tables read into memory once, counted with numpy (``kpr.engine.memory``)
+    #: both tables read into memory once, counted with numpy (``kpr.engine.inmemory``)
     MEMORY = "memory"
     #: lazy queries, G by a group-by, the link by joins (the queries DuckDB runs)
     GROUPED = "grouped"
@@ -27,7 +27,7 @@ class TablePath(Enum):
 
 
 class KeyCount(Enum):
-    """How packed integer keys (profiles) are counted (``kpr.engine.encoded``)."""
+    """How packed integer keys (profiles) are counted (``kpr.engine.inmemory.link``)."""
 
     #: ``np.bincount`` over every possible key: few possible keys
     BINCOUNT = "bincount"
@@ -61,7 +61,7 @@ class Tuning:
     bitmap_keys: int = 1 << 27
     #: ... or up to this many per row counted (4 bytes a row)
     bitmap_per_row: int = 32
-    # The in-memory engine's sizes (``kpr.engine.memory``):
+    # The in-memory engine's sizes (``kpr.engine.inmemory``):
     #: bits of a hash that index its small tables (a million entries: a few MiB)
     table_bits: int = 20
     #: a text column with more distinct values is numbered by an enum of its texts
@@ -78,11 +78,11 @@ class Tuning:
     seed_rows: int = 1 << 16
     #: rows whose profiles are packed at a time (arrays that stay in the cache)
     pack_block: int = 1 << 16
-    #: profiles are packed into 4-byte keys (sorted twice as fast) below this radix
+    #: profiles are packed into 4-byte keys (sorted quicker than 8-byte ones) below this radix
     keys32: int = 2**32
     #: threads of one evaluation beside the calling one, which works too: one per
     #: other core, up to 4 (on 2 cores a second one only contends with polars' own
-    #: threads, measured 6 % slower)
+    #: threads: docs/benchmarks.md)
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
 
     @classmethod

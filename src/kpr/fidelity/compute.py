@@ -16,7 +16,7 @@ import polars as pl
 from kpr.checks import callback
 from kpr.fidelity.columns import Column, category_codes, column
 from kpr.fidelity.load import Selection, load_tables
-from kpr.fidelity.pairs import all_pairs
+from kpr.fidelity.pairs import Pair, all_pairs
 from kpr.inputs.reading import ReadSettings
 from kpr.metric.attack import Kind
 from kpr.progress import Progress
@@ -89,7 +89,30 @@ def utility(
     csv = ReadSettings(delimiter, encoding, na_values)  # type: ignore[arg-type]
     callback(progress)
     loaded = load_tables(original, synthetic, Selection(columns, kinds, metadata, table), csv)
-    o, s, kind = loaded.original, loaded.synthetic, loaded.kinds
+    cols, pairs = _scored(loaded.original, loaded.synthetic, loaded.kinds, progress)
+    shapes = _mean(c.score for c in cols)
+    trends = _mean(p.score for p in pairs if p.meets_threshold)
+    change = pl.col("synthetic_association") - pl.col("original_association")
+    return UtilityResult(
+        columns=_frame([_column_row(c) for c in cols], COLUMN_SCHEMA),
+        pairs=_frame([astuple(p) for p in pairs], PAIR_SCHEMA).with_columns(
+            change.fill_nan(None).alias("association_change")
+        ),
+        column_shapes=shapes,
+        column_pair_trends=trends,
+        overall=_mean([shapes, trends]),
+        n_original=loaded.original.height,
+        n_synthetic=loaded.synthetic.height,
+        skipped=loaded.skipped,
+        codes=loaded.codes,
+    )
+
+
+def _scored(
+    o: pl.DataFrame, s: pl.DataFrame, kind: Mapping[str, Kind], progress: Progress | None
+) -> tuple[list[Column], list[Pair]]:
+    """Every column's score, then every pair's, on a thread pool; ``progress`` is
+    called as they are done."""
     names = list(kind)
     total = len(names) + len(names) * (len(names) - 1) // 2
     categorical = [n for n in names if kind[n] is Kind.CATEGORICAL]
@@ -109,19 +132,4 @@ def utility(
         pairs = all_pairs(cols, step, mapper)
     if progress is not None:
         progress(total, total, "scoring")
-    shapes = _mean(c.score for c in cols)
-    trends = _mean(p.score for p in pairs if p.meets_threshold)
-    change = pl.col("synthetic_association") - pl.col("original_association")
-    return UtilityResult(
-        columns=_frame([_column_row(c) for c in cols], COLUMN_SCHEMA),
-        pairs=_frame([astuple(p) for p in pairs], PAIR_SCHEMA).with_columns(
-            change.fill_nan(None).alias("association_change")
-        ),
-        column_shapes=shapes,
-        column_pair_trends=trends,
-        overall=_mean([shapes, trends]),
-        n_original=loaded.original.height,
-        n_synthetic=loaded.synthetic.height,
-        skipped=loaded.skipped,
-        codes=loaded.codes,
-    )
+    return cols, pairs

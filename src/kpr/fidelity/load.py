@@ -141,17 +141,14 @@ class Selection:
     table: str | None = None
 
 
-def load_tables(
-    original: Any, synthetic: Any, selection: Selection, csv: ReadSettings | None = None
-) -> Loaded:
-    """Read both tables: the selected columns, kinds inferred by kpr's rule, then the
-    metadata's, then the declared ones."""
-    columns, kinds, metadata = selection.columns, selection.kinds, selection.metadata
-    if kinds is not None and not isinstance(kinds, Mapping):
+def _check_selection(selection: Selection) -> None:
+    """The kinds a mapping; a table named only with metadata, by its name."""
+    if selection.kinds is not None and not isinstance(selection.kinds, Mapping):
         raise InputError(
-            f"kinds must map column names to kinds, e.g. {{'age': 'numeric'}}, got {kinds!r}"
+            "kinds must map column names to kinds, e.g. {'age': 'numeric'}, "
+            f"got {selection.kinds!r}"
         )
-    if selection.table is not None and metadata is None:
+    if selection.table is not None and selection.metadata is None:
         raise InputError(
             "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
         )
@@ -159,6 +156,15 @@ def load_tables(
         raise InputError(
             f"table must be the name of a table of the metadata, got {selection.table!r}"
         )
+
+
+def load_tables(
+    original: Any, synthetic: Any, selection: Selection, csv: ReadSettings | None = None
+) -> Loaded:
+    """Read both tables: the selected columns, kinds inferred by kpr's rule, then the
+    metadata's, then the declared ones."""
+    columns, kinds, metadata = selection.columns, selection.kinds, selection.metadata
+    _check_selection(selection)
     csv = csv or ReadSettings()
     declared: dict[str, str] = {}
     skipped: set[str] = set()

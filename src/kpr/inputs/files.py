@@ -19,28 +19,24 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import csv
-import gzip
-import io
 import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, cast
 
 import polars as pl
 
 from kpr.errors import InputError, first_line
+from kpr.inputs.compact import Compact, Parts, TextLost
 from kpr.inputs.names import suggest
 from kpr.inputs.plain_csv import is_plain_candidate, read_plain
 from kpr.inputs.reading import ReadSettings
+from kpr.inputs.sniffing import SAMPLE_BYTES, is_gzip, not_encoded, open_bytes, sniff_csv
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-_SAMPLE_BYTES = 1 << 16
-_DELIMITERS = ",;\t|"
 
 
 @dataclass(frozen=True)
@@ -62,13 +58,6 @@ class Loaded:
     untyped: bool  # CSV: every column is text, kinds are inferred later
     label: str
     dialect: CsvDialect | None = None  #: a CSV file's (None: Parquet)
-
-
-#: How ``read_table`` holds CSV columns of numbers: False, as text; True, as numbers
-#: that print back as the file's text; a predicate, also as floats whose text is not
-#: kept for the columns it names (those the caller will compare as numbers whenever
-#: every value is one, whatever their text: see :meth:`_Parts.add`).
-Compact = bool | Callable[[str], bool]
 
 
 def read_table(
@@ -96,11 +85,11 @@ def read_table(
 
 def _dialect(p: Path, encoding: str, delimiter: str) -> CsvDialect:
     """The file's encoding, delimiter and line breaks (read while it is open once)."""
-    with _open_bytes(p) as fh:
-        sample = fh.read(_SAMPLE_BYTES)
-        final = sample[-1:] in (b"\n", b"\r") if len(sample) < _SAMPLE_BYTES else None
+    with open_bytes(p) as fh:
+        sample = fh.read(SAMPLE_BYTES)
+        final = sample[-1:] in (b"\n", b"\r") if len(sample) < SAMPLE_BYTES else None
         if final is None:
-            if _is_gzip(p):
+            if is_gzip(p):
                 last = b""
                 while block := fh.read(1 << 20):
                     last = block[-1:]
@@ -207,96 +196,6 @@ def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.Lazy
     return _renamed(pl.scan_parquet(p), resolve_columns(list(schema), wanted, label), wanted)
 
 
-def _is_gzip(p: Path) -> bool:
-    with p.open("rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
-
-
-def _open_bytes(p: Path) -> BinaryIO:
-    """The file's bytes, decompressed when it is gzipped (``.csv.gz``)."""
-    return cast(BinaryIO, gzip.open(p, "rb")) if _is_gzip(p) else p.open("rb")
-
-
-def _sniff_encoding(p: Path, sample: bytes, label: str) -> str:
-    """A BOM decides; otherwise UTF-8 when the whole file decodes as UTF-8, else cp1252
-    (the usual encoding of spreadsheets saved on Windows), else latin-1."""
-    if sample.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    if b"\x00" in sample:
-        raise InputError(
-            f"{label} does not look like a CSV file (binary content); "
-            "give a UTF-8 CSV with a header row, or a .parquet file"
-        )
-    for encoding in ("utf-8", "cp1252"):
-        if _decodes(p, encoding):
-            return encoding
-    return "latin-1"
-
-
-def _decodes(p: Path, encoding: str) -> bool:
-    """Whether the whole file decodes (read in blocks: memory stays small)."""
-    decoder = codecs.getincrementaldecoder(encoding)()
-    with _open_bytes(p) as fh:
-        try:
-            while block := fh.read(1 << 22):
-                if block.isascii() and not decoder.getstate()[0]:
-                    continue  # ASCII decodes alike in UTF-8 and cp1252: nothing to check
-                decoder.decode(block)
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            return False
-    return True
-
-
-def _not_encoded(label: str, encoding: str, exc: Exception) -> InputError:
-    return InputError(
-        f"{label}: cannot decode as {encoding} ({first_line(exc)}); "
-        "pass the file's encoding with --encoding, e.g. --encoding cp1252"
-    )
-
-
-def _decode(sample: bytes, encoding: str, label: str) -> str:
-    try:
-        return codecs.getincrementaldecoder(encoding)().decode(sample)  # a cut character waits
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise _not_encoded(label, encoding, exc) from None
-
-
-def _sniff_delimiter(text: str) -> str:
-    lines = text.splitlines()[:50]
-    try:
-        return csv.Sniffer().sniff("\n".join(lines), delimiters=_DELIMITERS).delimiter
-    except csv.Error:
-        counts = {d: lines[0].count(d) for d in _DELIMITERS} if lines else {}
-        best = max(counts, key=lambda d: counts[d], default=",")
-        return best if counts.get(best) else ","
-
-
-def sniff_csv(
-    p: Path, delimiter: str | None, encoding: str | None, label: str
-) -> tuple[str, str, list[str]]:
-    """The encoding, the delimiter and the header of a CSV file (shared with Spark)."""
-    with _open_bytes(p) as fh:
-        sample = fh.read(_SAMPLE_BYTES)
-    if not sample.strip():
-        raise InputError(f"{label} is empty; give a table with a header row")
-    encoding = encoding or _sniff_encoding(p, sample, label)
-    text = _decode(sample, encoding, label)
-    delimiter = delimiter or _sniff_delimiter(text)
-    if len(delimiter) != 1:
-        raise InputError(f"the delimiter must be one character, got {delimiter!r}")
-    first = io.StringIO(text, newline=None)  # any line ending: \n, \r\n or \r alone
-    try:
-        header = next(csv.reader(first, delimiter=delimiter), None)
-    except csv.Error as exc:
-        raise InputError(f"{label}: malformed header row ({exc})") from None
-    if not header or all(not h.strip() for h in header):
-        raise InputError(f"{label} has no header row; the first line must name the columns")
-    return encoding, delimiter, header
-
-
 #: Arrow reads a CSV in blocks; a quoted field holding line breaks must fit in one.
 _BLOCK_BYTES = 1 << 20  # Arrow's default
 _MAX_BLOCK_BYTES = 1 << 31
@@ -320,7 +219,7 @@ def _read_csv(
         frame = _read_plain(p, header, columns, options, encoding, delimiter, compact)
         if frame is None:
             frame = _read_arrow(p, columns, options, label, encoding, delimiter, compact)
-    except _TextLost:  # a loose column held a value that is no number: read it again
+    except TextLost:  # a loose column held a value that is no number: read it again
         return _read_csv(p, wanted, options, label, True, sniffed)
     return _renamed(frame.lazy(), columns, wanted).collect()
 
@@ -346,10 +245,10 @@ def _read_arrow(
                 block *= 4  # a field larger than a block: read again with larger blocks
                 continue
             if "UTF8" in str(exc):
-                raise _not_encoded(label, encoding, exc) from None
+                raise not_encoded(label, encoding, exc) from None
             raise InputError(f"{label}: malformed CSV ({first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
-            raise _not_encoded(label, encoding, exc) from None
+            raise not_encoded(label, encoding, exc) from None
 
 
 def _read_plain(
@@ -368,11 +267,11 @@ def _read_plain(
     names = list(dict.fromkeys(columns))
     if 2 * len(names) < len(header):
         return None
-    if not is_plain_candidate(encoding, delimiter, len(header)) or _is_gzip(p):
+    if not is_plain_candidate(encoding, delimiter, len(header)) or is_gzip(p):
         return None
-    parts = _Parts.of(names, compact)
+    parts = Parts.of(names, compact)
     with p.open("rb") as fh:
-        sample = fh.read(_SAMPLE_BYTES)
+        sample = fh.read(SAMPLE_BYTES)
     line_bytes = len(sample) / max(sample.count(b"\n"), 1)
     at = {header.index(n): n for n in names}
     if not read_plain(p, len(header), at, options, delimiter, line_bytes, parts.add):
@@ -396,8 +295,8 @@ def _stream_csv(
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
-    compression = "gzip" if _is_gzip(p) else None
-    parts = _Parts.of(list(dict.fromkeys(columns)), compact)
+    compression = "gzip" if is_gzip(p) else None
+    parts = Parts.of(list(dict.fromkeys(columns)), compact)
     with contextlib.ExitStack() as stack:
         if codecs.lookup(encoding).name != "utf-8":
             # Arrow transcodes other encodings through Python codecs on its own thread,
@@ -439,119 +338,8 @@ def _as_utf8(p: Path, encoding: str) -> Iterator[Path]:
     decoder = codecs.getincrementaldecoder(encoding)()
     with tempfile.TemporaryDirectory(prefix="kpr-utf8-") as folder:
         copy = Path(folder) / "table.csv"
-        with _open_bytes(p) as src, copy.open("wb") as dst:
+        with open_bytes(p) as src, copy.open("wb") as dst:
             while block := src.read(1 << 22):
                 dst.write(decoder.decode(block).encode("utf-8"))
             dst.write(decoder.decode(b"", final=True).encode("utf-8"))
         yield copy
-
-
-class _TextLost(Exception):
-    """A loose column (see :class:`_Parts`) turns out not to be numbers only."""
-
-
-class _Parts:
-    """The blocks of a CSV file, each ``numbers`` column held as Int64 or Float64
-    for as long as every block's text of it is canonical numbers (see
-    :func:`_held`); the first block that is not turns that column back to text in
-    every block (exactly: a canonical number prints as its text). The type is
-    chosen at the first block where the column has a value. A ``loose`` column
-    (its text not needed: it will be numeric) is held as Float64 whatever the text
-    of its numbers, from a block with a value that is not an integer's text (the
-    text rule reads such a column as floats too, and every integer as a float)."""
-
-    def __init__(self, numbers: list[str], loose: Collection[str] = ()) -> None:
-        self.frames: list[pl.DataFrame] = []
-        #: the columns still held as numbers: their type (None: no value seen yet)
-        self.held: dict[str, type[pl.Int64 | pl.Float64] | None] = dict.fromkeys(numbers)
-        self.loose = frozenset(loose)
-
-    @classmethod
-    def of(cls, columns: list[str], compact: Compact) -> _Parts:
-        if not compact:
-            return cls([])
-        return cls(columns, [c for c in columns if callable(compact) and compact(c)])
-
-    def add(self, part: pl.DataFrame) -> None:
-        typed: list[pl.Series] = []
-        lost: list[str] = []
-        for name, dtype in self.held.items():
-            text = part[name]
-            if text.null_count() == len(text):
-                continue  # nothing to tell the type by (a column of nulls casts to any)
-            got = None
-            for candidate in (pl.Int64, pl.Float64) if dtype is None else (dtype,):
-                if candidate is pl.Float64 and name in self.loose:
-                    got = _loose_floats(text, first=dtype is None)
-                else:
-                    got = _held(text, candidate)
-                if got is not None:
-                    self.held[name] = candidate
-                    typed.append(got)
-                    break
-            if got is None:
-                lost.append(name)
-        if lost:
-            self._to_text(lost)
-        self.frames.append(part.with_columns(typed) if typed else part)
-
-    def _to_text(self, names: list[str]) -> None:
-        if any(self.held[c] is pl.Float64 for c in names if c in self.loose):
-            raise _TextLost  # its earlier blocks' text is gone
-        self.held = {c: t for c, t in self.held.items() if c not in names}
-        text = [pl.col(c).cast(pl.String) for c in names]
-        self.frames = [f.with_columns(text) for f in self.frames]
-
-    def whole(self, columns: Sequence[str]) -> pl.DataFrame:
-        """One frame of ``columns`` (text when no block came: a header and no row);
-        a column that never held a value stays text (as without compact)."""
-        if not self.frames:
-            return pl.DataFrame(schema=dict.fromkeys(columns, pl.String))
-        held = {c: t for c, t in self.held.items() if t is not None}
-        frames = [  # blocks read before a column's first value hold text nulls
-            f.with_columns(pl.col(c).cast(t) for c, t in held.items() if f[c].dtype != t)
-            for f in self.frames
-        ]
-        return pl.concat(frames, rechunk=False)
-
-
-def _held(text: pl.Series, dtype: type[pl.Int64 | pl.Float64]) -> pl.Series | None:
-    """A text column as ``dtype`` when every value is the number that prints as it
-    (Int64: ``30``, not ``030``, ``+30`` or `` 30 ``; Float64: ``30.5``, ``1e+16``,
-    not ``30.50``, and no NaN: ``NaN`` is missing in a column of numbers but a
-    category once declared categorical), else None."""
-    typed = text.cast(dtype, strict=False)
-    if typed.null_count() != text.null_count():
-        return None
-    if dtype == pl.Float64 and typed.is_nan().any():
-        return None
-    return typed if bool((typed.cast(pl.String) == text).all()) else None
-
-
-def _loose_floats(text: pl.Series, first: bool) -> pl.Series | None:
-    """A text column as Float64 when every value is a number other than NaN, and
-    (``first``: the block that settles the column's type) some value is not an
-    integer's text; its text is not kept (see :class:`_Parts`)."""
-    typed = text.cast(pl.Float64, strict=False)
-    if typed.null_count() != text.null_count() or typed.is_nan().any():
-        return None
-    if first and text.cast(pl.Int64, strict=False).null_count() == text.null_count():
-        return None  # integers only, so far: as text, so that they may stay integers
-    return typed
-
-
-def exact_numbers(frame: pl.DataFrame) -> pl.DataFrame:
-    """Each text column held as Int64 or Float64 when every value is the number that
-    prints back as its text (the ``compact`` rule of :func:`read_table`, on a table in
-    memory: ``kpr.protect``'s avatars once their missing markers are read as missing)."""
-    typed = []
-    for name, dtype in frame.schema.items():
-        text = frame[name]
-        if dtype != pl.String or text.null_count() == len(text):
-            continue
-        for candidate in (pl.Int64, pl.Float64):
-            got = _held(text, candidate)
-            if got is not None:
-                typed.append(got)
-                break
-    return frame.with_columns(typed) if typed else frame

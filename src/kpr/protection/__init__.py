@@ -3,7 +3,7 @@ given attack's rate reaches a target, and prove it with a fresh evaluation.
 
 The statistics of the metric (U, ``lo``, ``width``) come from the originals, so
 they do not move while avatars change: protect encodes both tables once with the
-sweep's encoder (``kpr.engine.encoded``, the metric's one binning), keeps each
+sweep's encoder (``kpr.engine.inmemory.sweep``, the metric's one binning), keeps each
 attack's profile counts (:mod:`kpr.protection.state`) and removes links one by one
 (:mod:`kpr.protection.optimise`). At the end every attack is evaluated from scratch
 on the protected table and every invariant of the spec ("Protecting a release") is
@@ -33,7 +33,7 @@ from kpr.analysis.baselines import compare_control
 from kpr.analysis.sweep import encode
 from kpr.avatar.files import check_output
 from kpr.checks import percentage
-from kpr.engine.encoded import EncodedTables, value_classes
+from kpr.engine.inmemory import EncodedTables, value_classes
 from kpr.errors import InputError, KprError
 from kpr.inputs.files import Loaded as LoadedFile
 from kpr.inputs.files import read_table

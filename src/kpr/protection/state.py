@@ -1,7 +1,7 @@
 """The profile counts protect keeps up to date, attack by attack.
 
 Per attack, every avatar row has one packed profile key (the digits of
-``kpr.engine.encoded``, the metric's one binning, packed in mixed radix). Only
+``kpr.engine.inmemory.sweep``, the metric's one binning, packed in mixed radix). Only
 the profiles that members of U hold can link anyone, so only theirs are counted:
 ``count[key]`` avatars hold it, ``members[key]`` members of U have it. A move
 changes a few rows' value codes; their keys move by the change of one digit
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kpr.engine.encoded import AttackDigits
+from kpr.engine.inmemory import AttackDigits
 from kpr.metric.binning import NumericBins
 from kpr.metric.classes import pack_digits
 

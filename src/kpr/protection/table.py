@@ -28,7 +28,8 @@ import numpy as np
 import polars as pl
 
 from kpr.errors import InputError, first_line
-from kpr.inputs.files import CsvDialect, Loaded, exact_numbers, read_table
+from kpr.inputs.compact import exact_numbers
+from kpr.inputs.files import CsvDialect, Loaded, read_table
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.writers import write_atomic
 
