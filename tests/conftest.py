@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import polars as pl
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -50,3 +51,34 @@ def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("demo")
     write_demo(folder)
     return folder
+
+
+#: The spec's worked example (docs/spec.md, "Worked example"), known ``age`` and
+#: ``sex``: U = rows 2, 3 and 4, age's width 0.05 x 51, rows 2 and 4 linked, KPR 60 %.
+WORKED_ORIGINAL = {"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]}
+WORKED_AVATARS = {"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]}
+
+
+def worked_example() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The worked example's original and avatars as polars frames (new ones each call)."""
+    return pl.DataFrame(WORKED_ORIGINAL), pl.DataFrame(WORKED_AVATARS)
+
+
+def exit_code(code: object) -> int:
+    """The exit code a process ends with for ``SystemExit(code)``: None is 0, an
+    integer itself, anything else (a message) 1."""
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 1
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """The ``kpr`` command in-process: (exit code, stdout, stderr), the code as the
+    process would end with it. Any exception other than SystemExit escapes, failing the
+    test (that is a traceback for the user)."""
+    from kpr.cli.app import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    out, err = capsys.readouterr()
+    return exit_code(info.value.code), out, err

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 import kpr
 from kpr.metric.binning import Moments, numeric_bins
+from tests.conftest import worked_example
 from tests.strategies import Case, assert_matches_reference, cases
 
-ORIGINAL = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-AVATARS = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+ORIGINAL, AVATARS = worked_example()
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: SETTINGS (150 examples) for the comparisons with the reference, in any row order;
@@ -236,8 +236,7 @@ def test_the_worst_case_is_one_definition_for_evaluate_and_analyze() -> None:
     """The floor of the rate (every member of U linked), the same on both results."""
     from kpr.analysis import analyze
 
-    o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-    a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    o, a = worked_example()
     result = kpr.evaluate(o, a, ["age", "sex"])
     assert result.worst_case == 100.0 * (1 - result.unique_originals / result.n)
     assert analyze(o, a, ["age", "sex"], tolerances=None).worst_case == result.worst_case

@@ -15,9 +15,9 @@ import kpr
 from kpr.avatar import generate
 from kpr.cli import text
 from kpr.notices import Notice
+from tests.conftest import worked_example
 
-ORIGINAL = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-AVATARS = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+ORIGINAL, AVATARS = worked_example()
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 import kpr
 from kpr.analysis import analyze
 from kpr.avatar import generate
-from kpr.cli.app import main
+from tests.conftest import run_cli as _cli
 
 from .reference import reference_kpr
 
@@ -83,13 +83,6 @@ def test_bad_pairings_are_input_errors(pairing: Any, message: str) -> None:
     original = population(100, 4)
     with pytest.raises(kpr.InputError, match=message):
         kpr.evaluate(original, original, known=KNOWN, pairing=pairing)
-
-
-def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_:
-        main(args)
-    out = capsys.readouterr()
-    return int(exit_.value.code or 0), out.out, out.err
 
 
 def test_cli_pairing_from_avatarize(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.cli.test_app import run
+from tests.conftest import run_cli as run
 from tests.reference import RefResult, reference_kpr
 
 __all__ = ["run"]

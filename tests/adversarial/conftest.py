@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import kpr
-from kpr.cli.app import main
+from tests.conftest import run_cli
 from tests.reference import RefResult, reference_kpr
 
 
@@ -54,16 +54,6 @@ def assert_input_error(call: Callable[[], object], match: str) -> str:
     message = str(info.value)
     assert "\n" not in message.strip()
     return message
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """The CLI in-process: (exit code, stdout, stderr). Any exception other than
-    SystemExit escapes, failing the test (that is a traceback for the user)."""
-    with pytest.raises(SystemExit) as info:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = info.value.code
-    return (code if isinstance(code, int) else 0), out, err
 
 
 def assert_cli_refuses(argv: list[str], capsys: pytest.CaptureFixture[str], match: str) -> str:

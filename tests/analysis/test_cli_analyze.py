@@ -5,9 +5,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
-from kpr.cli.app import cli, main
+from tests.conftest import run_cli
 
 from ._data import tables
 
@@ -25,16 +24,15 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return paths
 
 
-def run(args: list[str]) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, ["analyze", *args])
-    return result.exit_code, result.stdout, result.stderr
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    return run_cli(["analyze", *args], capsys)
 
 
-def test_json_holds_every_part(files: dict[str, str]) -> None:
+def test_json_holds_every_part(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run([
         files["original"], files["avatars"], "--candidates", "age,sex,region,height",
         "--max-known", "2", "--control", files["control"], "--format", "json", "--quiet",
-    ])  # fmt: skip
+    ], capsys)  # fmt: skip
     assert code == 0, out
     d = json.loads(out)
     assert set(d) >= {"attack", "worst_case", "control", "tolerance_curve", "sweep", "warnings"}
@@ -47,11 +45,13 @@ def test_json_holds_every_part(files: dict[str, str]) -> None:
     assert d["worst_case"]["kpr"] <= d["attack"]["kpr"]
 
 
-def test_text_output_has_each_section(files: dict[str, str]) -> None:
+def test_text_output_has_each_section(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run([
         files["original"], files["avatars"], "-c", "age,sex,region", "--top", "2",
         "--tolerances", "0.05,0.1", "--method", "window", "--control", files["control"],
-    ])  # fmt: skip
+    ], capsys)  # fmt: skip
     assert code == 0, out
     for text in [
         "Knowledge Protection Rate", "95 % CI", "worst case", "control individuals",
@@ -61,18 +61,20 @@ def test_text_output_has_each_section(files: dict[str, str]) -> None:
         assert text in out
 
 
-def test_known_without_candidates_skips_the_sweep(files: dict[str, str]) -> None:
-    code, out, _ = run([files["original"], files["avatars"], "-k", "age,sex", "-f", "json"])
+def test_known_without_candidates_skips_the_sweep(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run([files["original"], files["avatars"], "-k", "age,sex", "-f", "json"], capsys)
     assert code == 0
     d = json.loads(out)
     assert d["sweep"] is None and d["control"] is None and d["known"] == ["age", "sex"]
 
 
 def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["analyze", "--demo", "--max-known", "1", "--tolerances", "0.05", "-f", "json", "-q"])
-    assert exc.value.code == 0
-    d = json.loads(capsys.readouterr().out)
+    code, out, _ = run(["--demo", "--max-known", "1", "--tolerances", "0.05", "-f", "json", "-q"],
+                       capsys)  # fmt: skip
+    assert code == 0
+    d = json.loads(out)
     assert d["attack"]["n"] == 32561 and d["sweep"]["attacks"] == 6 + 1  # and the full attack
 
 
@@ -99,10 +101,8 @@ def test_errors_exit_2_with_one_line(
         bad = tmp_path / "control.csv"
         pl.DataFrame({"sex": ["F"]}).write_csv(bad)
         args = [str(bad) if a == "CONTROL_MISSING" else a for a in args]
-    with pytest.raises(SystemExit) as exc:
-        main(["analyze", files["original"], files["avatars"], *args])
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
+    code, _, err = run([files["original"], files["avatars"], *args], capsys)
+    assert code == 2
     assert err.startswith("kpr: error: ") and message in err
     assert err.count("\n") == 1
 
@@ -110,15 +110,12 @@ def test_errors_exit_2_with_one_line(
 def test_demo_with_paths_is_an_error(
     files: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["analyze", files["original"], files["avatars"], "--demo"])
-    assert exc.value.code == 2
+    assert run([files["original"], files["avatars"], "--demo"], capsys)[0] == 2
 
 
 def test_missing_avatars_is_a_usage_error(
     files: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["analyze", files["original"], "-c", "age"])
-    assert exc.value.code == 2
-    assert "ORIGINAL and AVATARS" in capsys.readouterr().err
+    code, _, err = run([files["original"], "-c", "age"], capsys)
+    assert code == 2
+    assert "ORIGINAL and AVATARS" in err

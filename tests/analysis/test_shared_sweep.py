@@ -22,6 +22,7 @@ from kpr.engine.inmemory import EncodedTables, sweep_counts
 from kpr.engine.tuning import DEFAULT_TUNING, KeyCount, Tuning
 from kpr.measure import load
 from kpr.metric.attack import make_attack
+from tests.conftest import worked_example
 from tests.reference import reference_kpr
 from tests.strategies import SCHEMA, Case, cases
 
@@ -114,8 +115,7 @@ def test_keys_renumbered_before_overflow_and_counted_other_ways(
 
 
 def test_the_worked_example() -> None:
-    o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-    a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    o, a = worked_example()
     [age, _sex, both] = _shared(o, a, ["age", "sex"], 2)
     assert (both.counts.unique_originals, both.counts.linked) == (3, 2)
     assert both.bins["age"].lo == 41 - both.bins["age"].std / 10  # type: ignore[operator]

@@ -15,7 +15,7 @@ from kpr.analysis import analyze
 from kpr.assessment import parse_policy
 from kpr.assessment.verify import same
 from tests.assess.conftest import CANDIDATES, RARE, SECRET, assess_args, verify_args
-from tests.cli.test_app import run
+from tests.conftest import run_cli as run
 from tests.test_schema import validate
 
 

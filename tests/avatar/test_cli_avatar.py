@@ -14,21 +14,13 @@ import pytest
 import kpr
 from kpr.avatar import generate, hidden_rate, sweep
 from kpr.avatar.files import read_original
-from kpr.cli.app import main
 from kpr.inputs.reading import ReadSettings
+from tests.conftest import run_cli as run
 
 from ._tables import mixed_pandas
 
 FORMULAS = ["=SUM(A1:A9)", "+cmd", "@at", "-x", "ok"]
 KNOWN = "age,city,smoker"
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def _table(n: int = 160) -> pl.DataFrame:

@@ -10,18 +10,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kpr.cli.app import main
+from tests.conftest import run_cli as run
 
 ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
 AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from kpr.cli.demo_files import DEMO_FILES
 from kpr.demo import demo_paths
-from tests.cli.test_app import run
+from tests.conftest import run_cli as run
 
 
 def test_the_files_split_adult_and_hold_kprs_avatars(

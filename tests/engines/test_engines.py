@@ -12,6 +12,7 @@ import pytest
 
 import kpr
 from kpr.metric.attack import Kind
+from tests.conftest import WORKED_AVATARS, WORKED_ORIGINAL
 from tests.reference import numeric_variables, reference_kpr
 
 from .conftest import Convert
@@ -41,8 +42,8 @@ _BIG = [(k * 7_919_000_003) % 2_000_000_000_000 - 10**12 for k in range(60)]
 
 CASES = {
     "worked-example": Case(
-        {"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]},
-        {"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]},
+        WORKED_ORIGINAL,
+        WORKED_AVATARS,
         ["age", "sex"],
         {"age": pl.Float64, "sex": pl.String},
     ),

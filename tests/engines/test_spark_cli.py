@@ -10,7 +10,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from kpr.cli.app import main
+from tests.conftest import run_cli as run
+from tests.conftest import worked_example
 
 ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
 AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
@@ -37,14 +38,6 @@ MIXED_A = (
     "69001;7;100;Nice;no\n"
     "69001;7;-inf;Nice;\n"
 )
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
 
 
 def both(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, Any]:
@@ -74,10 +67,9 @@ def test_worked_example_from_csv(
 
 def test_parquet_files(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     o, a = tmp_path / "o.parquet", tmp_path / "a.parquet"
-    pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]}).write_parquet(o)
-    pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]}).write_parquet(
-        a
-    )
+    original, avatars = worked_example()
+    original.write_parquet(o)
+    avatars.write_parquet(a)
     polars_result, spark_result = both(["evaluate", str(o), str(a), "-k", "age,sex"], capsys)
     assert spark_result == polars_result
     assert spark_result["kpr"] == 60.0

@@ -22,6 +22,7 @@ from kpr.fidelity.columns import (
     tv_complement,
 )
 from kpr.fidelity.pairs import centre, correlations, group_sums, joint_counts, pearson
+from tests.conftest import run_cli as _run
 
 
 def _table(n: int = 4000, seed: int = 0) -> pl.DataFrame:
@@ -91,15 +92,6 @@ def test_columns_and_kinds_restrict_and_override() -> None:
     assert r.columns["metric"].to_list() == ["TVComplement", "TVComplement"]
     with pytest.raises(kpr.InputError, match="synthetic lacks column"):
         kpr.utility(t, t.drop("city"))
-
-
-def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    from kpr.cli.app import main
-
-    with pytest.raises(SystemExit) as exit_:
-        main(args)
-    out = capsys.readouterr()
-    return int(exit_.value.code or 0), out.out, out.err
 
 
 def test_cli_names_the_broken_pair_and_writes_the_report(

@@ -12,7 +12,7 @@ import pytest
 
 import kpr
 from kpr.inputs.metadata import sdv_kinds
-from tests.cli.test_app import run
+from tests.conftest import run_cli as run
 
 ORIGINAL = pl.DataFrame(
     {

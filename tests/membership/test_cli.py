@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import kpr
-from tests.cli.test_app import run
+from tests.conftest import run_cli as run
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,12 @@ derives the rate, the worst case and the interval from."""
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 
 import kpr
 from kpr.metric.counts import Counts, require_rows
 from kpr.metric.interval import kpr_interval
+from tests.conftest import worked_example
 
 
 def test_the_rate_floor_and_interval_come_from_the_four_counts() -> None:
@@ -20,8 +20,7 @@ def test_the_rate_floor_and_interval_come_from_the_four_counts() -> None:
 def test_evaluate_analyze_and_sweep_carry_the_same_counts() -> None:
     from kpr.analysis import analyze, sweep
 
-    o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-    a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    o, a = worked_example()
     direct = kpr.evaluate(o, a, known=["age", "sex"])
     assert direct.counts == Counts(5, 5, 3, 2)
     assert analyze(o, a, ["age", "sex"], tolerances=None).attack.counts == direct.counts

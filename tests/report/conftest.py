@@ -13,6 +13,7 @@ import kpr
 from kpr.analysis import AnalysisResult, analyze
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.results.evaluation import KprResult
+from tests.conftest import worked_example as worked_frames
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
@@ -55,8 +56,7 @@ def hostile_result() -> KprResult:
 @pytest.fixture(scope="session")
 def worked_example() -> KprResult:
     """The spec's worked example: KPR 60 %, rows 2 and 4 linked."""
-    original = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-    avatars = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
+    original, avatars = worked_frames()
     return kpr.evaluate(original, avatars, known=["age", "sex"])
 
 

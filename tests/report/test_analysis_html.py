@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from kpr.analysis import AnalysisResult, analyze
-from kpr.cli.app import main
 from kpr.errors import InputError, MissingDependencyError
 from kpr.render import plots
 from kpr.render.page import esc
 from kpr.render.risk import shorten
 from kpr.results.analysis import EXPLAIN_CONTRIBUTION, EXPLAIN_METHOD
 from kpr.results.evaluation import format_rate, meaning
+from tests.conftest import run_cli as run
 
 from ..analysis._data import tables
 from .conftest import DEMO_LABELS, HOSTILE_COLUMN, IMG, MATH, SCRIPT
@@ -313,14 +313,6 @@ def test_tolerance_plot_of_one_or_many_points(demo_analysis: AnalysisResult) -> 
 
 
 # --- the command line ------------------------------------------------------------------
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    out = capsys.readouterr()
-    code = done.value.code
-    return (code if isinstance(code, int) else 1), out.out, out.err
 
 
 FAST = ["--max-known", "1", "--tolerances", "0.05,0.1", "-q"]

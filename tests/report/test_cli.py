@@ -11,18 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from kpr.cli.app import main
+from tests.conftest import run_cli as run
 
 from .conftest import IMG, SCRIPT
 from .test_html import MAX_DEMO_BYTES, assert_self_contained, parse, section
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    out = capsys.readouterr()
-    code = done.value.code
-    return (code if isinstance(code, int) else 1), out.out, out.err
 
 
 def never_evaluate(*_args: object, **_kwargs: object) -> None:
