@@ -26,6 +26,7 @@ from .common import CONTEXT, OUTPUTS, Outputs, emit, stderr
 from .options import (
     CONTROL,
     CONTROL_NEEDS,
+    GRID_OFFSET,
     KINDS,
     KPR_AVATARS,
     PAIRING,
@@ -227,6 +228,7 @@ def emit_evaluation(
     "comma: --known '\"income, net\",age'.",
 )
 @TOLERANCE
+@GRID_OFFSET
 @KINDS
 @WIDTHS
 @READ
@@ -245,6 +247,7 @@ def evaluate(
     avatars: str,
     known: tuple[str, ...],
     tolerance: float,
+    grid_offset: float,
     kinds: dict[str, str],
     widths: Widths,
     read: ReadSettings,
@@ -266,6 +269,7 @@ def evaluate(
     original, avatars : the two tables' paths, as given.
     known : ``--known``, each a comma-separated list (:func:`split_names`).
     tolerance : ``--tolerance``, checked while parsed.
+    grid_offset : ``--grid-offset``, checked while parsed.
     kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
     widths : ``--width``, ``--metadata``, ``--table`` (:class:`Widths`).
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
@@ -286,6 +290,8 @@ def evaluate(
             "--secret takes its classes from U and its kinds from --categorical, --numeric "
             "and --date: drop --width and --metadata, or --secret"
         )
+    if secrets and grid_offset:
+        raise click.UsageError("--secret counts on the spec's grid: drop --grid-offset or --secret")
     out.check((original, avatars))
     engine.check(pairing, control.path)
     inferred = None
@@ -295,7 +301,7 @@ def evaluate(
             original, avatars, read_names, read, out.linked_out is not None, step
         )
         result = evaluate_tables(
-            *inputs, known=names, tolerance=tolerance,
+            *inputs, known=names, tolerance=tolerance, grid_offset=grid_offset,
             kinds={n: k for n, k in kinds.items() if n not in secrets}, **widths.keywords(),
             **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
             **control.keywords(),
