@@ -33,6 +33,8 @@ class RefBins:
     maximum: float | None
     lo: float
     width: float
+    #: the grid's origin moved down by ``offset * width`` (0: the spec's grid)
+    offset: float = 0.0
 
 
 @dataclass
@@ -95,7 +97,8 @@ def _code(x: Any, b: RefBins) -> Any:
         return MISSING
     if math.isinf(x):
         return ("inf", x > 0)
-    q = (x - b.lo) / b.width
+    origin = b.lo - b.offset * b.width if b.offset else b.lo  # a moved grid starts lower
+    q = (x - origin) / b.width
     # x - lo may overflow near 1e308: class number inf, not the class of the value inf
     return q if math.isinf(q) else math.floor(q)
 
@@ -115,11 +118,14 @@ def reference_kpr(
     tolerance: float = 0.05,
     dates: frozenset[str] = frozenset(),
     grid: dict[str, tuple[float, float]] | None = None,
+    offset: float = 0.0,
 ) -> RefResult:
     """The spec, steps 1 to 6; ``dates`` (also in ``numeric``) are given in days.
     ``grid`` imposes (lo, width) on numeric variables, to check steps 3 to 6 alone
     on float data whose statistics an engine may round differently in the last
-    bits (the spec allows it)."""
+    bits (the spec allows it). ``offset``: every class grid's origin moved down by
+    this fraction of its width (the class ``floor((x - (lo - offset * width)) /
+    width)``)."""
     n = len(original)
     u = _unique(original, known)
     bins = {
@@ -127,6 +133,8 @@ def reference_kpr(
     }
     for v, (lo, width) in (grid or {}).items():
         bins[v] = RefBins(bins[v].mean, bins[v].std, bins[v].minimum, bins[v].maximum, lo, width)
+    for b in bins.values():
+        b.offset = offset
 
     def binned(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(_code(row[k], bins[k]) if k in numeric else _raw(row[k]) for k in known)

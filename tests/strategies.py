@@ -46,6 +46,8 @@ class Case:
     avatars: list[dict[str, Any]]
     known: list[str]
     tolerance: float
+    #: the class grid's origin moved down by this fraction of each width
+    offset: float = 0.0
 
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         return (
@@ -55,7 +57,9 @@ class Case:
 
 
 @st.composite
-def cases(draw: st.DrawFn, min_avatars: int = 0) -> Case:
+def cases(draw: st.DrawFn, min_avatars: int = 0, moved: bool = False) -> Case:
+    """Random tables and an attack; ``moved``: on a grid moved by 0, 1/4, 1/2 or 3/4
+    of the width."""
     original = draw(rows((1, 25), outliers=False))
     # Often reuse original rows as avatars, so that links actually happen.
     reused = draw(st.lists(st.sampled_from(original), max_size=20))
@@ -65,7 +69,8 @@ def cases(draw: st.DrawFn, min_avatars: int = 0) -> Case:
         avatars = avatars + original[:1] * (min_avatars - len(avatars))
     known = draw(st.lists(st.sampled_from(list(SCHEMA)), min_size=1, max_size=4, unique=True))
     tolerance = draw(st.sampled_from([0.01, 0.05, 0.1, 0.25, 0.5]))
-    return Case(original, avatars, known, tolerance)
+    offset = draw(st.sampled_from([0.0, 0.25, 0.5, 0.75])) if moved else 0.0
+    return Case(original, avatars, known, tolerance, offset)
 
 
 def assert_matches_reference(got: kpr.KprResult, case: Case) -> RefResult:
@@ -76,7 +81,9 @@ def assert_matches_reference(got: kpr.KprResult, case: Case) -> RefResult:
         case.known,
         numeric_variables(case.original, NUMERIC & set(case.known)),
         case.tolerance,
+        offset=case.offset,
     )
+    assert got.grid_offset == case.offset
     assert (got.n, got.n_avatars, got.unique_originals, got.linked) == (
         ref.n, ref.n_avatars, ref.unique_originals, ref.linked,
     )  # fmt: skip

@@ -80,6 +80,9 @@ def test_evaluate_json_follows_its_schema(
     codes = {w["code"] for w in full["warnings"]}
     assert {"identifying-variable", "few-distinct-integers", "control-shares-rows"} <= codes
     assert set(full["variables"]["age"]["over_unique_originals"]) == {"mean", "std", "min", "max"}
+    moved = _cli(["evaluate", o, a, "-k", "age,sex", "--grid-offset", "0.25", "-q"], capsys)
+    validate("evaluate", moved)
+    assert moved["grid_offset"] == 0.25 and "grid_offset" not in plain
 
 
 def test_a_json_that_breaks_the_contract_is_refused(

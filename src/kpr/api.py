@@ -43,6 +43,7 @@ def evaluate(
     control_subsets: int = 20,
     seed: int = 0,
     tuning: Tuning = DEFAULT_TUNING,
+    grid_offset: float = 0.0,
     **read: Unpack[ReadKeywords],
 ) -> KprResult:
     """Knowledge Protection Rate of ``avatars`` against ``original`` (pandas or polars
@@ -74,6 +75,9 @@ def evaluate(
     tuning
         The thresholds choosing the counting path (``kpr.engine.tuning.Tuning``): every
         path gives the same counts, the default is the quickest for each size.
+    grid_offset
+        A check, not the spec's figure: every numeric variable's class grid moved down
+        by this fraction of its width, in [0, 1); the result says so.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -81,8 +85,8 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    attack = _checked_attack(known, tolerance, kinds, widths, metadata, table, tuning, control,
-                             control_subsets, seed)  # fmt: skip
+    attack = _checked_attack(known, tolerance, kinds, widths, metadata, table, grid_offset)
+    _check_options(attack, tuning, control, control_subsets, seed)
     inputs = load(original, avatars, attack, ReadSettings.of(read), control, row_id=row_id)
     return evaluate_inputs(inputs, attack, progress=progress, pairing=pairing,
                            subsets=control_subsets, seed=seed, tuning=tuning)  # fmt: skip
@@ -149,10 +153,7 @@ def _checked_attack(
     widths: Mapping[str, object] | None,
     metadata: Any,
     table: str | None,
-    tuning: object,
-    control: Any,
-    subsets: int,
-    seed: int,
+    offset: object = 0.0,
 ) -> Attack:
     """The attack of ``kpr.evaluate``, checked once (kinds from SDV metadata, then
     the declared ones), and its other options, before any work."""
@@ -162,6 +163,4 @@ def _checked_attack(
         )
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
-    attack = make_attack(known, tolerance, kinds, widths)
-    _check_options(attack, tuning, control, subsets, seed)
-    return attack
+    return make_attack(known, tolerance, kinds, widths, offset)

@@ -293,6 +293,7 @@ def _result(
         tolerance=attack.tolerance,
         known=attack.known,
         variables=variables,
+        grid_offset=attack.offset,
         warnings=[
             *warnings_for(variables, c.n, c.n_avatars, c.unique_originals),
             *identifier_warnings(unique_value_rows(prepared, attack.known), c.n),

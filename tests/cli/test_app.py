@@ -48,6 +48,23 @@ def test_json_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str])
     assert isinstance(data["warnings"], list)
 
 
+def test_a_moved_grid_says_so(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """``--grid-offset``: the figure of the API's ``grid_offset``, and every output
+    says the grid was moved (the spec's grid says nothing)."""
+    import kpr
+
+    argv = ["evaluate", *files, "-k", "age,sex", "--grid-offset", "0.5", "-q"]
+    code, out, _ = run([*argv, "-f", "json"], capsys)
+    data = json.loads(out)
+    expected = kpr.evaluate(*files, known=["age", "sex"], grid_offset=0.5)
+    assert code == 0 and data["grid_offset"] == 0.5 and data["kpr"] == expected.rate
+    code, out, _ = run(argv, capsys)
+    assert "class grid moved down by 0.5 of each width" in out
+    assert "from the moved origin" in out
+    code, out, _ = run(["evaluate", *files, "-k", "age,sex", "-q"], capsys)
+    assert "moved" not in out
+
+
 def test_release_gate(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["evaluate", *files, "-k", "age,sex", "--fail-under", "90"], capsys)[0] == 1
     assert run(["evaluate", *files, "-k", "age,sex", "--fail-under", "60"], capsys)[0] == 0
@@ -226,6 +243,21 @@ BAD_CASES = [
         "nope-8",
     ),
     ("bad format", lambda f, o: ["evaluate", o, o, "-k", "age", "-f", "xml"], "xml"),
+    (
+        "grid offset of a whole width",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--grid-offset", "1"],
+        "grid offset (grid_offset, --grid-offset) is a fraction of the width in [0, 1)",
+    ),
+    (
+        "grid offset not a number",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "--grid-offset", "half"],
+        "got 'half'",
+    ),
+    (
+        "grid offset with a secret",
+        lambda f, o: ["evaluate", o, o, "-k", "age", "-s", "sex", "--grid-offset", "0.5"],
+        "drop --grid-offset or --secret",
+    ),
 ]
 
 

@@ -52,8 +52,18 @@ HUGE = NumericBins(2, 0.0, 0.0, 0.0, 1e10, lo=0.0, width=1e-300, code_min=0.0, c
 EMPTY = NumericBins(0, None, None, None, None, 0.0, 1.0, None, None)
 #: TENS on a grid moved down by a quarter of the width: classes from -2.5.
 MOVED = TENS.moved(0.25)
+#: The other moved grids protect's collateral measures: origins -5 and -7.5; TENTHS
+#: moved by half a width (edges at 0.05 + k * 0.1, where float rounding decides).
+MOVED_GRIDS = {
+    "moved half": TENS.moved(0.5),
+    "moved 3/4": TENS.moved(0.75),
+    "tenths moved half": TENTHS.moved(0.5),
+}
 
-BINS = {"tens": TENS, "tenths": TENTHS, "wide": WIDE, "huge": HUGE, "empty": EMPTY, "moved": MOVED}
+BINS = {
+    "tens": TENS, "tenths": TENTHS, "wide": WIDE, "huge": HUGE, "empty": EMPTY, "moved": MOVED,
+    **MOVED_GRIDS,
+}  # fmt: skip
 
 FLOATS: list[float | None] = [
     0.0,
@@ -64,6 +74,12 @@ FLOATS: list[float | None] = [
     0.30000000000000004,
     7.5,  # an edge of the moved grid
     -2.5,
+    5.0,  # edges of the grids moved by 1/2 and 3/4
+    2.5,
+    -5.0,
+    -7.5,
+    0.05,
+    0.15000000000000002,
     99.9,
     100.0,
     -1e-300,
@@ -155,6 +171,10 @@ def test_code_of_names_each_edge_case() -> None:
     assert [code_of(v, EMPTY) for v in (0.0, math.nan, math.inf)] == [OUTSIDE, MISSING, POS_INF]
     assert [code_of(v, MOVED) for v in (-2.5, 0.0, 7.5, 7.4, 99.9, 97.6)] == [0, 0, 1, 0, 10, 10]
     assert (MOVED.origin, MOVED.code_min, MOVED.code_max) == (-2.5, 0.0, 10.0)
+    half, three = MOVED_GRIDS["moved half"], MOVED_GRIDS["moved 3/4"]
+    assert [code_of(v, half) for v in (-5.0, 4.9, 5.0, 94.9, 95.0)] == [0, 0, 1, 9, 10]
+    assert [code_of(v, three) for v in (-7.5, 2.4, 2.5, 99.9)] == [0, 0, 1, 10]
+    assert code_of(-5.1, half) == OUTSIDE  # below the moved origin: no member of U there
 
 
 def test_a_grid_offset_is_a_fraction_of_the_width() -> None:

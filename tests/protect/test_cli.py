@@ -125,3 +125,26 @@ def test_report_has_the_table_and_the_trace(
     page = report.read_text("utf-8")
     assert "Content-Security-Policy" in page and "<script" not in page
     assert "cells changed" in page and "<svg" in page and "Cells changed so far" in page
+
+
+def test_collateral_measures_the_subsets_above_the_row_limit(
+    files: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--collateral``: the subsets no attack names are measured also above the row
+    limit (lowered here), where they are otherwise skipped with a sentence."""
+    from kpr.protection import collateral
+
+    monkeypatch.setattr(collateral, "SUBSET_ROWS", 10)
+    out = tmp_path / "p.csv"
+    code, stdout, _ = run_cli(_args(files, out, "--target", "95", "-f", "json"), capsys)
+    skipped = json.loads(stdout)["untested_subsets"]
+    assert code == 0 and skipped["measured"] == 0 and "more than 10 rows" in skipped["skipped"]
+    code, stdout, _ = run_cli(
+        _args(files, out, "--target", "95", "-f", "json", "--collateral"), capsys
+    )
+    forced = json.loads(stdout)["untested_subsets"]
+    assert code == 0 and forced["skipped"] is None
+    assert forced["measured"] == forced["subsets"] == 2 ** len(KNOWN) - 2

@@ -330,3 +330,21 @@ def test_report_draws_classes_near_the_float_limit(values: list[float]) -> None:
     page = result.to_html()
     assert page.count("<svg") >= 2
     assert "Bar chart for x" in page
+
+
+def test_a_moved_grid_says_so_and_labels_its_classes() -> None:
+    """``grid_offset``: the report says the grid was moved, and the linked profiles
+    read the moved classes (as ``linked_individuals()`` labels them)."""
+    o = pl.DataFrame({"age": [30, 30, 41, 52, 60, 71], "sex": ["F", "F", "M", "F", "M", "F"]})
+    result = kpr.evaluate(o, o, known=["age", "sex"], grid_offset=0.5)
+    document = result.to_html(show_values=True)
+    assert "class grid moved down by 0.5 of each width" in document
+    labels = result.linked_individuals()["age"].to_list()
+    assert labels and all(label in section(document, "linked") for label in labels)
+    age = result.variables["age"]
+    assert age.lo is not None and age.width is not None
+    origin = age.lo - 0.5 * age.width
+    first = result.linked_individuals(codes=True)["age"][0]
+    lower = origin + first * age.width
+    assert labels[0] == risk.interval_label(lower, lower + age.width, age.width)
+    assert "moved" not in kpr.evaluate(o, o, known=["age", "sex"]).to_html()

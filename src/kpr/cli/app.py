@@ -26,6 +26,7 @@ from .engines import ENGINE, Engine
 from .options import (
     CONTROL,
     CONTROL_NEEDS,
+    GRID_OFFSET,
     KINDS,
     KPR_AVATARS,
     PAIRING,
@@ -144,6 +145,7 @@ def emit_evaluation(
     "comma: --known '\"income, net\",age'.",
 )
 @TOLERANCE
+@GRID_OFFSET
 @KINDS
 @WIDTHS
 @READ
@@ -162,6 +164,7 @@ def evaluate(
     avatars: str,
     known: tuple[str, ...],
     tolerance: float,
+    grid_offset: float,
     kinds: dict[str, str],
     widths: Widths,
     read: ReadSettings,
@@ -183,6 +186,7 @@ def evaluate(
     original, avatars : the two tables' paths, as given.
     known : ``--known``, each a comma-separated list (:func:`split_names`).
     tolerance : ``--tolerance``, checked while parsed.
+    grid_offset : ``--grid-offset``, checked while parsed.
     kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
     widths : ``--width``, ``--metadata``, ``--table`` (:class:`Widths`).
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
@@ -204,6 +208,8 @@ def evaluate(
             "--secret takes its classes from U and its kinds from --categorical, --numeric "
             "and --date: drop --width and --metadata, or --secret"
         )
+    if secrets and grid_offset:
+        raise click.UsageError("--secret counts on the spec's grid: drop --grid-offset or --secret")
     out.check((original, avatars))
     engine.check(pairing, control.path)
     inferred = None
@@ -219,7 +225,8 @@ def evaluate(
             )  # fmt: skip
         else:
             result = evaluate_tables(
-                *inputs, known=names, tolerance=tolerance, kinds=kinds, **widths.keywords(),
+                *inputs, known=names, tolerance=tolerance, grid_offset=grid_offset, kinds=kinds,
+                **widths.keywords(),
                 **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
                 **control.keywords(),
             )  # fmt: skip

@@ -16,7 +16,7 @@ import click
 from kpr.checks import MAX_SUBSETS, percentage_text, whole_number_text
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadSettings
-from kpr.metric.attack import DEFAULT_TOLERANCE, check_tolerance
+from kpr.metric.attack import DEFAULT_TOLERANCE, check_offset, check_tolerance
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -161,6 +161,11 @@ QUIET = click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.
 TOLERANCE = click.option(
     "--tolerance", "-t", type=TOLERANCE_TYPE, default=str(DEFAULT_TOLERANCE), show_default=True,
     help="Relative tolerance for numeric variables, in (0, 1).",
+)  # fmt: skip
+GRID_OFFSET = click.option(
+    "--grid-offset", type=Checked("fraction", check_offset), default="0",
+    help="A check, not the spec's figure: the class grid's origin moved down by this "
+    "fraction of each numeric variable's width, in [0, 1) (0.5: half a width).",
 )  # fmt: skip
 #: The CSV options (what a :class:`~kpr.inputs.reading.ReadSettings` holds).
 READ_OPTIONS = (

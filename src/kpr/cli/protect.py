@@ -114,6 +114,11 @@ def in_command_words(message: str) -> str:
     "--no-utility", is_flag=True,
     help="Skip the fidelity before and after (kpr.utility: every column and pair).",
 )  # fmt: skip
+@click.option(
+    "--collateral", is_flag=True,
+    help="Measure the subsets of the known variables no attack names (up to 64) also when a "
+    "table has more than 100,000 rows (below it they always are).",
+)  # fmt: skip
 @TOLERANCE
 @KINDS
 @READ
@@ -138,6 +143,7 @@ def protect_command(
     control: str | None,
     no_distances: bool,
     no_utility: bool,
+    collateral: bool,
     tolerance: float,
     kinds: dict[str, str],
     read: ReadSettings,
@@ -166,6 +172,7 @@ def protect_command(
     moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
     pairing, control : ``--pairing`` and ``--control`` paths.
     no_distances, no_utility : skip the distances or the fidelity before and after.
+    collateral : measure the untested subsets whatever the tables' size.
     tolerance, kinds : the attack's tolerance; ``--categorical``, ``--numeric``, ``--date``.
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
     fmt, report, quiet : what is printed and written.
@@ -196,6 +203,7 @@ def protect_command(
             candidates=names, max_known=max_known, max_attacks=max_attacks, tolerance=tolerance,
             kinds=kinds or None, control=control, distances=not no_distances,
             utility=not no_utility, output=output, **read.keywords(),
+            collateral=collateral,
         )  # fmt: skip
     except InputError as exc:
         raise InputError(in_command_words(str(exc))) from None

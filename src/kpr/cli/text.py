@@ -51,16 +51,24 @@ def text_summary(
         lines += ["Control", *(f"  {x}" for x in result.control.summary_lines()), ""]
     else:
         lines += [no_control("--control"), ""]
+    moved = (
+        f", class grid moved down by {result.grid_offset:g} of each width"
+        if result.grid_offset
+        else ""
+    )
     lines += [
-        f"Known variables (tolerance {result.tolerance:g}):",
+        f"Known variables (tolerance {result.tolerance:g}{moved}):",
     ]
     width = max(len(name) for name in result.known)
     for name, v in result.variables.items():
         if v.kind.binned:
             unit = " days" if v.kind is Kind.DATE else ""
+            start, origin = "lo", v.lo
+            if result.grid_offset and v.lo is not None and v.width is not None:
+                start, origin = "the moved origin", v.lo - result.grid_offset * v.width
             detail = (
                 f"{v.kind.value:<12} width {v.width:.6g}{unit}, {v.classes} classes "
-                f"from lo {v.lo:.6g}{unit}"
+                f"from {start} {origin:.6g}{unit}"
             )
         else:
             detail = "categorical  values compared as they are"

@@ -412,7 +412,7 @@ def run(
     scan = counting.scan(original, avatars, kinds, row, exact, integers)
     dates = {v for v in numeric if kinds[v] is Kind.DATE}
     widths = {aliases[v]: w for v, w in attack.widths.items()}
-    bins = bins_of(scan.moments, attack.tolerance, dates, widths)
+    bins = bins_of(scan.moments, attack.tolerance, dates, widths, attack.offset)
     progress("linking U to the avatar profiles present once")
     m, linked = counting.link(kinds, bins)
     u = counting.unique()

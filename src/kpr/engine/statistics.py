@@ -167,10 +167,12 @@ def bins_of(
     tolerance: float,
     dates: Collection[str] = (),
     widths: Mapping[str, float] | None = None,
+    offset: float = 0.0,
 ) -> dict[str, NumericBins]:
-    """The shared rule (``numeric_bins``) on each numeric column's moments."""
+    """The shared rule (``numeric_bins``) on each numeric column's moments, on the
+    grid moved by ``offset`` (a fraction of each width; 0: the spec's grid)."""
     return {
-        v: numeric_bins(m, tolerance, date=v in dates, width=(widths or {}).get(v))
+        v: numeric_bins(m, tolerance, date=v in dates, width=(widths or {}).get(v), offset=offset)
         for v, m in moments.items()
     }
 

@@ -42,6 +42,10 @@ class Attack:
     widths: Mapping[str, float] = field(default_factory=dict)
     #: the variables whose width was given as a duration (a ``timedelta``)
     durations: frozenset[str] = frozenset()
+    #: the class grid's origin moved down by this fraction of each binned variable's
+    #: width, the same for all (0: the spec's grid; a check of how much a rate owes
+    #: to where the class edges fall, not part of the metric)
+    offset: float = 0.0
 
     def on(self, known: Iterable[str]) -> Attack:
         """The same attack on other known variables (a sweep's subset): the settings
@@ -68,6 +72,19 @@ def check_tolerance(tolerance: object) -> float:
         ) from None
     if not (math.isfinite(value) and 0.0 < value < 1.0):
         raise InputError(f"tolerance must be in (0, 1) such as 0.05 for 5 %, got {value!r}")
+    return value
+
+
+def check_offset(offset: object) -> float:
+    """A grid offset (``grid_offset``, ``--grid-offset``) is a fraction of the width
+    in [0, 1)."""
+    what = "the grid offset (grid_offset, --grid-offset)"
+    try:
+        value = math.nan if isinstance(offset, bool) else float(offset)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and 0.0 <= value < 1.0):
+        raise InputError(f"{what} is a fraction of the width in [0, 1) such as 0.5, got {offset!r}")
     return value
 
 
@@ -122,8 +139,10 @@ def make_attack(
     tolerance: object = DEFAULT_TOLERANCE,
     kinds: Mapping[str, str] | None = None,
     widths: Mapping[str, object] | None = None,
+    offset: object = 0.0,
 ) -> Attack:
-    """Validate and normalise the parameters of an evaluation."""
+    """Validate and normalise the parameters of an evaluation (``offset``: the grid's
+    origin moved down by this fraction of each width, :attr:`Attack.offset`)."""
     names = column_names(known, "known", "known variable", "age")
     declared: dict[str, Kind] = {}
     for name, kind in (kinds or {}).items():
@@ -136,5 +155,10 @@ def make_attack(
             ) from None
     timed = frozenset(n for n, w in (widths or {}).items() if isinstance(w, dt.timedelta))
     return Attack(
-        tuple(names), check_tolerance(tolerance), declared, check_widths(widths, names), timed
+        tuple(names),
+        check_tolerance(tolerance),
+        declared,
+        check_widths(widths, names),
+        timed,
+        check_offset(offset),
     )

@@ -46,7 +46,7 @@ from kpr.pairing import Unpaired, read_pairing
 from kpr.protection import arguments
 from kpr.protection import table as tables
 from kpr.protection.arguments import DEFAULT_MAX_ATTACKS, DEFAULT_REGENERATE_K, check_moves
-from kpr.protection.collateral import collateral, linked_rows
+from kpr.protection.collateral import linked_rows, measured_collateral
 from kpr.protection.optimise import (
     DEFAULT_MOVES,
     Column,
@@ -354,6 +354,7 @@ def protect(
     distances: bool = True,
     utility: bool = True,
     output: str | os.PathLike[str] | None = None,
+    collateral: bool = False,
     **read: Unpack[ReadKeywords],
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
@@ -392,6 +393,12 @@ def protect(
         A .csv or .parquet path to write the protected table to. A CSV of avatars read
         from a CSV keeps its dialect and every cell protect did not change as it was
         read (missing markers, leading zeros, long ids); unchanged, it is the same bytes.
+    collateral
+        The subsets of the known variables that no attack names are measured under
+        the class and the window rule (up to 64, the smallest first) when both tables
+        have at most 100,000 rows; ``True`` measures them above that too. The given
+        attacks' collateral (window rule, tolerances 0.04 and 0.06, moved grids) is
+        always measured.
     tolerance, kinds, delimiter, encoding, na_values
         As in ``kpr.evaluate``.
 
@@ -406,7 +413,7 @@ def protect(
     if output is not None:
         inputs = [x for x in (original, avatars, pairing, control) if tables.is_path(x)]
         check_output(output, "output", inputs)
-    arguments.flags(distances=distances, utility=utility)
+    arguments.flags(distances=distances, utility=utility, collateral=collateral)
     arguments.reading(read)
     job = _Job(
         percentage(target, "target", zero=False),
@@ -439,7 +446,10 @@ def protect(
     )
     if distances:
         around["distance_before"], around["distance_after"] = _distances(loaded, protected, csv)
-    around["collateral"] = collateral(loaded.pair, after_pair, [every.on(a) for a in attacks])
+    sizes = (loaded.encoded.n, tables.n_rows(loaded.table, loaded.library))
+    around["collateral"], around["untested"] = measured_collateral(
+        loaded.pair, after_pair, every, attacks, sizes, collateral
+    )
     result = _result(job, loaded, columns, outcome, before, after, changes, around)
     return loaded.view(protected), result
 

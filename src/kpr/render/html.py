@@ -70,6 +70,13 @@ _pct = share_text
 # --- the sections, top to bottom ------------------------------------------------------
 
 
+def _moved(result: KprResult) -> str:
+    """On a moved grid, say so next to the tolerance (the spec's grid: nothing)."""
+    if not result.grid_offset:
+        return ""
+    return f", class grid moved down by {result.grid_offset:g} of each width"
+
+
 def _headline(result: KprResult, threshold: float | None, inputs: Sequence[str] | None) -> str:
     verdict, badge = "", ""
     if threshold is not None:
@@ -83,7 +90,7 @@ def _headline(result: KprResult, threshold: float | None, inputs: Sequence[str] 
         )
     known = (
         f'<p class="inputs">The attacker knows: {names_html(result.known)} · tolerance '
-        f"{result.tolerance * 100:g} % for numeric values</p>"
+        f"{result.tolerance * 100:g} % for numeric values{_moved(result)}</p>"
     )
     sources = list(zip(("Original table", "Avatars"), inputs or (), strict=False))
     return headline(
@@ -168,8 +175,8 @@ def _assumptions(result: KprResult) -> str:
  <p>The attacker knows {len(result.known)} variable{"s" if len(result.known) != 1 else ""} of
   each individual. A numeric value approaches another when both fall in the same class:
   classes are <em>width</em> = tolerance &times; |mean| wide (tolerance {result.tolerance:g}),
-  counted from <em>lo</em>, both taken over the unique originals. Missing values approach
-  only missing values.</p>"""
+  counted from <em>lo</em>{_moved(result)}, both taken over the unique originals. Missing
+  values approach only missing values.</p>"""
     return table_section("assumptions", "The assumptions", head, rows, intro)
 
 
@@ -185,7 +192,8 @@ def _profile_cell(result: KprResult, name: str, value: object) -> str:
         special = code < 0 or math.isinf(code)
         if special or (info.lo is not None and info.width is not None):
             lo, width = info.lo or 0.0, info.width or 1.0  # a special class has no bounds
-            return esc(class_label(code, lo, width, info.kind is Kind.DATE))
+            origin = lo - result.grid_offset * width if result.grid_offset else lo
+            return esc(class_label(code, origin, width, info.kind is Kind.DATE))
     return esc(value)
 
 
@@ -394,7 +402,7 @@ def repr_html(result: KprResult) -> str:
         "<span>Knowledge Protection Rate</span></div>"
         f"<div>{esc(result.meaning)}</div>"
         f'<table style="margin:.4em 0;border-collapse:collapse">{counts}</table>'
-        f"<div>Known: {known} (tolerance {result.tolerance:g})</div>"
+        f"<div>Known: {known} (tolerance {result.tolerance:g}{_moved(result)})</div>"
         f"{warnings}"
         '<div style="opacity:.7;font-size:.9em;margin-top:.3em">Full report with plots: '
         '<code>result.to_html("report.html")</code></div>'

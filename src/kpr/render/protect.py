@@ -103,7 +103,9 @@ def comparison(result: ProtectResult) -> list[tuple[str, str, str]]:
 COLLATERAL_NOTE = (
     "Measured by fresh evaluations, not guaranteed: protect holds the class rule at the "
     "attack's tolerance. The window rule (kpr analyze --method window) has no class edges: "
-    "an avatar approaches when every numeric value is within one width."
+    "an avatar approaches when every numeric value is within one width. A moved grid is the "
+    "class rule with every grid's origin moved down by that fraction of its width "
+    "(kpr evaluate --grid-offset)."
 )
 
 
@@ -111,20 +113,48 @@ def collateral_rows(result: ProtectResult) -> list[tuple[str, str, str, str]]:
     """(rule, attack, before → after, newly linked), one row per rule: the attack
     worst after protection under that rule, and the individuals newly linked under it,
     summed over the attacks given."""
+    return rule_rows(result.collateral, len(result.attacks) > 1, "attacks")
+
+
+def untested_rows(result: ProtectResult) -> list[tuple[str, str, str, str]]:
+    """:func:`collateral_rows` over the subsets no attack names."""
+    return rule_rows(result.untested.rows, result.untested.measured > 1, "subsets")
+
+
+def rule_rows(
+    measured: tuple[Collateral, ...], several: bool, noun: str
+) -> list[tuple[str, str, str, str]]:
+    """Per rule, the attack worst after, its rates, and the newly linked summed."""
     rules: dict[str, list[Collateral]] = {}
-    for c in result.collateral:
+    for c in measured:
         rules.setdefault(c.name, []).append(c)
-    several = len(result.attacks) > 1
     rows = []
-    for name, measured in rules.items():
-        worst = min(measured, key=lambda c: (c.after.rate, len(c.known), c.known))
-        newly = sum(c.newly_linked for c in measured)
+    for name, under in rules.items():
+        worst = min(under, key=lambda c: (c.after.rate, len(c.known), c.known))
+        newly = sum(c.newly_linked for c in under)
         rows.append((
             name, ", ".join(worst.known) + (" (worst after)" if several else ""),
             f"{format_rate(worst.before.rate)} → {format_rate(worst.after.rate)}",
-            f"{newly:,}" + (f" (summed over {len(measured)} attacks)" if several else ""),
+            f"{newly:,}" + (f" (summed over {len(under)} {noun})" if several else ""),
         ))  # fmt: skip
     return rows
+
+
+def _untested_text(result: ProtectResult) -> list[str]:
+    u = result.untested
+    lines = ["", "Subsets of the known variables not among the attacks given:", f"  {u.sentence}"]
+    lines += [
+        f"  {rule:<48} {attack:<40} {rates:>22}  newly linked {newly}"
+        for rule, attack, rates, newly in untested_rows(result)
+    ]
+    linking = sorted(
+        (c for c in u.rows if c.newly_linked), key=lambda c: (-c.newly_linked, len(c.known))
+    )
+    for c in linking[:10]:
+        lines.append(f"  {', '.join(c.known)}: {c.newly_linked:,} newly linked ({c.name})")
+    if len(linking) > 10:
+        lines.append(f"  … and {len(linking) - 10} more (JSON: untested_subsets)")
+    return lines
 
 
 def _kept(result: ProtectResult) -> str:
@@ -163,9 +193,10 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
     if result.collateral:
         lines += ["", "Under rules protect does not hold, for the attacks given:"]
         lines += [
-            f"  {rule:<30} {attack:<40} {rates:>22}  newly linked {newly}"
+            f"  {rule:<48} {attack:<40} {rates:>22}  newly linked {newly}"
             for rule, attack, rates, newly in collateral_rows(result)
         ]
+        lines += _untested_text(result)
         lines.append(f"  {COLLATERAL_NOTE}")
     if len(result.attacks) > 1:
         lines += ["", f"Attacks ({len(result.attacks)}), worst after first:"]
@@ -235,11 +266,29 @@ def _collateral_html(result: ProtectResult) -> str:
         f"<td>{esc(newly)}</td></tr>"
         for rule, attack, rates, newly in collateral_rows(result)
     )
+    u = result.untested
+    subsets = "\n".join(
+        f"  <tr><td>{page.names_html(c.known)}</td><td>{esc(c.name)}</td>"
+        f"<td>{esc(format_rate(c.before.rate))} → {esc(format_rate(c.after.rate))}</td>"
+        f"<td>{c.newly_linked:,}</td></tr>"
+        for c in u.rows
+    )
+    table = (
+        f"""
+ <table>
+  <tr><th>known variables</th><th>rule</th><th>KPR before → after</th><th>newly linked</th></tr>
+{subsets}
+ </table>"""
+        if u.rows
+        else ""
+    )
     return f""" <h3>Under rules protect does not hold, for the attacks given</h3>
  <table>
   <tr><th>rule</th><th>attack</th><th>KPR before → after</th><th>newly linked</th></tr>
 {rows}
  </table>
+ <h3>Subsets of the known variables not among the attacks given</h3>
+ <p>{esc(u.sentence)}</p>{table}
  <p>{esc(COLLATERAL_NOTE)}</p>"""
 
 

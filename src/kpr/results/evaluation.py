@@ -174,6 +174,9 @@ class KprResult(Counted, Claims, json.JsonResult):
     control: ControlComparison | None = None
     #: the rate at equal size, when the tables' sizes differ by more than 5 %, else None
     sizes: SizeCheck | None = None
+    #: the class grid's origin moved down by this fraction of each width (0: the
+    #: spec's grid; ``Attack.offset``, a check rather than the metric)
+    grid_offset: float = 0.0
     _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -266,6 +269,8 @@ class KprResult(Counted, Claims, json.JsonResult):
             "unique_originals": self.unique_originals,
             "linked": self.linked,
             "tolerance": self.tolerance,
+            # a figure on a moved grid says so; the spec's grid adds nothing
+            **({"grid_offset": self.grid_offset} if self.grid_offset else {}),
             "known": list(self.known),
             "variables": {name: v.to_dict() for name, v in self.variables.items()},
             **self.claims_dict(),

@@ -49,13 +49,22 @@ class AttackOutcome:
 
 
 #: The rules each attack is measured under besides the one protect holds: the window
-#: rule at the attack's tolerance, and the class rule at these tolerances.
+#: rule at the attack's tolerance, the class rule at these tolerances, and the class
+#: rule at the attack's tolerance on grids moved by these fractions of each width.
 COLLATERAL_TOLERANCES = (0.04, 0.06)
+GRID_OFFSETS = (0.25, 0.5, 0.75)
+_FRACTIONS = {0.25: "¼", 0.5: "½", 0.75: "¾"}
+
+#: The subsets of the known variables no attack names are measured by default when
+#: both tables have at most this many rows (``collateral=True`` forces it), and at
+#: most this many of them, the smallest first, then by name.
+SUBSET_ROWS = 100_000
+MAX_SUBSETS = 64
 
 
 @dataclass(frozen=True)
 class Collateral:
-    """One given attack under a rule protect did not optimise for, before and after:
+    """One attack under a rule protect did not optimise for, before and after:
     measured by a fresh evaluation, not guaranteed."""
 
     known: tuple[str, ...]
@@ -64,21 +73,69 @@ class Collateral:
     before: Counts
     after: Counts
     newly_linked: int  #: individuals linked after and not before, under this rule
+    #: the class grid's origin moved down by this fraction of each width (0: the spec's)
+    offset: float = 0.0
 
     @property
     def name(self) -> str:
-        return f"{self.rule} rule, tolerance {self.tolerance:g}"
+        moved = ""
+        if self.offset:
+            moved = f", grid moved {_FRACTIONS.get(self.offset, f'{self.offset:g}')} width"
+        return f"{self.rule} rule, tolerance {self.tolerance:g}{moved}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "known": list(self.known),
             "rule": self.rule,
             "tolerance": self.tolerance,
+            "grid_offset": self.offset,
             "kpr_before": self.before.rate,
             "kpr_after": self.after.rate,
             "linked_before": self.before.linked,
             "linked_after": self.after.linked,
             "newly_linked": self.newly_linked,
+        }
+
+
+@dataclass(frozen=True)
+class UntestedSubsets:
+    """The subsets of the attacks' known variables that no given attack names, under
+    the class and the window rule at the attacks' tolerance, before and after: what
+    protection did to attackers it was not asked about. Measured, not guaranteed."""
+
+    subsets: int  #: how many subsets no attack names
+    rows: tuple[Collateral, ...] = ()  #: per subset measured, the class then the window rule
+    #: why none was measured (the tables' size), else None
+    skipped: str | None = None
+
+    @property
+    def measured(self) -> int:
+        return len({c.known for c in self.rows})
+
+    @property
+    def sentence(self) -> str:
+        """What was measured, in one sentence."""
+        if not self.subsets:
+            return "Every subset of the known variables is an attack given."
+        if self.skipped is not None:
+            return self.skipped
+        which = (
+            "each measured"
+            if self.measured == self.subsets
+            else f"the first {self.measured} by size, then name, measured (no sampling)"
+        )
+        return (
+            f"{self.subsets:,} subset(s) of the known variables are not among the attacks "
+            f"given: {which}, under the class and the window rule."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "subsets": self.subsets,
+            "measured": self.measured,
+            "skipped": self.skipped,
+            "note": self.sentence,
+            "rows": [c.to_dict() for c in self.rows],
         }
 
 
@@ -109,8 +166,11 @@ class ProtectResult(json.JsonResult, views.Page):
     keep: tuple[str, ...] = ()  #: columns no move was allowed to change
     largest_change: dict[str, float] = field(default_factory=dict)
     tried: int = 0  #: candidate moves tried in vain for the profiles left linked
-    #: every given attack under the window rule and other tolerances, before and after
+    #: every given attack under the window rule, other tolerances and moved grids,
+    #: before and after
     collateral: tuple[Collateral, ...] = ()
+    #: the subsets of the known variables no attack names, under the class and window rules
+    untested: UntestedSubsets = UntestedSubsets(0)
     control_before: ControlComparison | None = None
     control_after: ControlComparison | None = None
     distance_before: DistanceMetrics | None = None
@@ -247,6 +307,7 @@ class ProtectResult(json.JsonResult, views.Page):
             "candidates_tried": self.tried,
             "trace": [{"cells_changed": c, "worst_kpr": r} for c, r in self.trace],
             "collateral": [c.to_dict() for c in self.collateral],
+            "untested_subsets": self.untested.to_dict(),
             "control_before": optional(self.control_before),
             "control_after": optional(self.control_after),
             "distance_before": optional(self.distance_before),

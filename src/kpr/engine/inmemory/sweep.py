@@ -126,11 +126,16 @@ class EncodedTables:
         return codes[::-1]
 
     def digits(
-        self, known: Sequence[str], tolerance: float, cache: KeyCache | None = None
+        self,
+        known: Sequence[str],
+        tolerance: float,
+        cache: KeyCache | None = None,
+        *,
+        offset: float = 0.0,
     ) -> AttackDigits:
         """One attack's link digits: each member of U's digit per known variable,
         and the digit of each avatar value code (``kpr.protect`` changes avatar
-        values and re-packs only the rows it touches)."""
+        values and re-packs only the rows it touches); ``offset``: the grid moved."""
         u_codes = self._u_codes(known, {} if cache is None else cache)
         u_digits: list[Ints] = []
         lookups: list[Ints] = []
@@ -143,7 +148,7 @@ class EncodedTables:
                 date = col.kind is Kind.DATE
                 assert col.o_values is not None
                 moments = weighted_moments(col.o_values, col.o_ints, counts)
-                bins[name] = binning.numeric_bins(moments, tolerance, date=date)
+                bins[name] = binning.numeric_bins(moments, tolerance, date=date, offset=offset)
                 assert col.a_values is not None
                 do, da, digit_radix = class_digits(
                     col.o_values, col.a_values, bins[name], self.tuning
