@@ -74,9 +74,9 @@ def evaluate(
         comparison (``control_subsets`` random subsets of the larger side, drawn
         with ``seed``; see ``kpr.analysis.ControlComparison``).
     tuning
-        The thresholds that choose the engine's counting path
-        (``kpr.engine.tuning.Tuning``; every path gives the same counts, the
-        default is the quickest for each size; tests force each path with it).
+        Advanced: the thresholds that choose the engine's counting path
+        (``kpr.engine.tuning.Tuning``). Every path gives the same counts and the
+        default is the quickest for each size, so leave it unset.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
