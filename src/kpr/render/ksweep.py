@@ -29,7 +29,7 @@ from kpr.render.page import (
     write_document,
 )
 from kpr.results.evaluation import format_rate
-from kpr.results.ksweep import EXPLAIN
+from kpr.results.ksweep import EXPLAIN, explained
 from kpr.results.ksweep_tune import CRITERIA
 
 if TYPE_CHECKING:
@@ -369,8 +369,9 @@ def _table(result: KSweepResult, tune: TuneResult | None = None) -> str:
  </table></div>{note}"""
 
 
-def _explanations(result: KSweepResult) -> str:
-    keys = [k for k in EXPLAIN if k != "control" or result.has_control]
+def _explanations(result: KSweepResult, tune: bool = False) -> str:
+    """The glossary: one entry per column of the table above, no other."""
+    keys = explained(result.has_control, tune)
     items = "\n".join(
         f"  <li>{esc(EXPLAIN[k].format(conf=result.confidence * 100))}</li>" for k in keys
     )
@@ -410,12 +411,15 @@ def _figures(result: KSweepResult, chosen: int | None) -> str:
  </figure>{tradeoff}"""
 
 
-def _notes(result: KSweepResult) -> str:
+def _notes(result: KSweepResult, tune: bool = False) -> str:
+    mean = ", mean over the repeats" if result.repeats > 1 else ""
+    time = (
+        "" if tune else f" Time: seconds to generate one avatar table (metrics not included){mean}."
+    )
     return f"""
  <p class="small">Quality: SDMetrics' overall quality score (the mean of column shapes and
   pair trends; higher is more useful). Hellinger: mean Hellinger distance over the columns.
-  Corr. diff.: mean correlation difference, in percent. Time: seconds to generate one avatar
-  table (metrics not included){", mean over the repeats" if result.repeats > 1 else ""}.</p>"""
+  Corr. diff.: mean correlation difference, in percent.{time}</p>"""
 
 
 def render_sweep(result: KSweepResult, *, now: datetime | None = None) -> str:
@@ -469,14 +473,14 @@ def render_tune(result: TuneResult, *, now: datetime | None = None) -> str:
     section = f"""
 <section id="trade-off">
  <h2>Every k against the criteria</h2>
- {_table(sweep, result)}{_figures(sweep, result.k)}{_notes(sweep)}
+ {_table(sweep, result)}{_figures(sweep, result.k)}{_notes(sweep, tune=True)}
 </section>"""
     body = "".join(
         [
             choice,
             _headline(sweep),
             section,
-            _explanations(sweep),
+            _explanations(sweep, tune=True),
             footer(esc(DATA_NOTE), now or datetime.now(UTC)),
         ]
     )
