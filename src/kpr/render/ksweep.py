@@ -72,6 +72,7 @@ def sweep_svg(result: KSweepResult, key: str = "kprk") -> str:
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 2])
         _privacy_axes(top, result)
         _utility_axes(bottom, result)
+        plots.legend_above(fig, top, bottom)
         bottom.set_xscale("log")
         bottom.set_xticks(ks, [str(k) for k in ks])
         bottom.xaxis.set_minor_locator(NullLocator())
@@ -136,7 +137,6 @@ def _privacy_axes(top: Any, result: KSweepResult) -> None:
     top.set_axisbelow(True)
     top.set_ylabel("Protection rate")
     top.set_title("Privacy: the Knowledge Protection Rate (higher is safer)", loc="left")
-    top.legend(loc="lower right", frameon=False, fontsize=8)
 
 
 def _utility_axes(bottom: Any, result: KSweepResult) -> None:
@@ -164,7 +164,6 @@ def _utility_axes(bottom: Any, result: KSweepResult) -> None:
     bottom.set_axisbelow(True)
     bottom.set_ylabel("Distance")
     bottom.set_title("Utility: distance to the original (lower is more useful)", loc="left")
-    bottom.legend(loc="upper left", frameon=False, fontsize=8)
 
 
 def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kprt") -> str:
@@ -206,7 +205,7 @@ def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kp
         ax.set_axisbelow(True)
         ax.set_xlabel("Utility: SDMetrics' overall quality score (higher is more useful)")
         ax.set_ylabel("Privacy: KPR (higher is safer)")
-        ax.legend(loc="best", frameon=False, fontsize=8)
+        plots.legend_above(fig, ax)
         label = (
             f"Scatter plot of the KPR against the quality score, one point per k from "
             f"{rows[0].k} to {rows[-1].k}"
