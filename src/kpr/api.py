@@ -73,8 +73,9 @@ def evaluate(
         Individuals not used to make the avatars: adds the size-fair control comparison
         (``kpr.analysis.ControlComparison``: ``control_subsets`` subsets drawn by ``seed``).
     tuning
-        The thresholds choosing the counting path (``kpr.engine.tuning.Tuning``): every
-        path gives the same counts, the default is the quickest for each size.
+        Advanced: the thresholds that choose the engine's counting path
+        (``kpr.engine.tuning.Tuning``). Every path gives the same counts and the
+        default is the quickest for each size, so leave it unset.
     grid_offset
         A check, not the spec's figure: every numeric variable's class grid moved down
         by this fraction of its width, in [0, 1); the result says so.

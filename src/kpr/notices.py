@@ -28,19 +28,28 @@ CODES = {
 
 
 class Notice(str):
-    """A warning: its message as text, with a stable ``code``."""
+    """A warning: its message as text, with a stable ``code``. ``settled`` marks a
+    notice that reports a fact and asks for nothing (its message says to keep things as
+    they are), so a report does not tell the reader to deal with it first."""
 
     code: str
+    settled: bool
 
-    def __new__(cls, code: str, message: str) -> Notice:
+    def __new__(cls, code: str, message: str, *, settled: bool = False) -> Notice:
         if code not in CODES:
             raise ValueError(f"unknown warning code {code!r}")
         self = super().__new__(cls, message)
         self.code = code
+        self.settled = settled
         return self
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": str(self)}
+
+
+def needs_action(warnings: Iterable[str]) -> bool:
+    """Whether any warning asks the reader to act (plain strings always do)."""
+    return any(not getattr(w, "settled", False) for w in warnings)
 
 
 def warnings_json(warnings: Iterable[str]) -> list[dict[str, Any]]:

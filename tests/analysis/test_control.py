@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import polars as pl
 import pytest
@@ -263,6 +265,25 @@ def test_shared_rows_are_set_beside_the_originals_own_repeats_and_kept() -> None
     assert "more often than the original repeats" not in warning  # 100 % vs 100 %
     out = r.to_dict()["control"]
     assert out["original_repeats"] == c.original_repeats
+    # a warning that says "keep them" asks for nothing: the report does not say to deal
+    # with the warnings first when it is the only one
+    only = dataclasses.replace(r, warnings=[warning])
+    assert not only.warnings_ask_action and r.warnings_ask_action
+    pytest.importorskip("matplotlib")
+    assert "Deal with the warnings" not in only.to_html()
+
+
+def test_a_control_repeating_more_than_the_original_asks_for_action(
+    placebo: tuple[pl.DataFrame, pl.DataFrame],
+) -> None:
+    table, avatars = placebo
+    control = pl.concat([table[1000:1300], table[:100]])  # 100 rows of the original
+    r = kpr.evaluate(table[:1000], avatars, known=KNOWN, control=control)
+    (warning,) = [w for w in r.warnings if w.code == "control-shares-rows"]  # type: ignore[attr-defined]
+    assert "check that it holds no individual" in warning
+    assert r.warnings_ask_action
+    pytest.importorskip("matplotlib")
+    assert "Deal with the warnings above first" in r.to_html()
 
 
 def test_following_the_advice_keeps_a_placebo_unbiased() -> None:

@@ -511,3 +511,39 @@ def test_a_rows_figures_are_the_means_of_its_runs() -> None:
     assert row.overall == pytest.approx(0.7) and row.mean_hellinger == pytest.approx(0.07)
     assert row.correlation_difference == 4.0 and row.seconds == 2.5
     assert row.overall == row.utility.overall
+
+
+#: Each glossary entry of the k pages and the column header it explains.
+GLOSSARY_HEADERS = {
+    "kpr": ">KPR<",
+    "interval": "% interval<",
+    "control": "Control minus original",
+    "correct_links": ">Correct links<",
+    "hidden_rate": ">Hidden rate<",
+    "median_local_cloaking": ">Median cloaking<",
+    "exact_copy_percent": ">Exact copies<",
+    "median_dcr": ">Median DCR<",
+    "overall": ">Quality<",
+    "mean_hellinger": ">Hellinger<",
+    "correlation_difference": ">Corr. diff.<",
+    "seconds": ">Time (s)<",
+}
+
+
+@pytest.mark.parametrize("page", ["sweep", "tune"])
+def test_the_glossary_explains_the_columns_of_the_table_and_no_other(page: str) -> None:
+    """Issue 38, item 8: tune's page defined columns its table does not have."""
+    pytest.importorskip("matplotlib")
+    from kpr.avatar import TuneCriteria, TuneResult
+    from kpr.results.ksweep import EXPLAIN
+
+    swept = _hand_made([50, 20, 10, 5])
+    result = swept if page == "sweep" else TuneResult(TuneCriteria(90.0), swept, (2, 5, 10, 20))
+    document = result.to_html()
+    table = document[document.index("<thead>") : document.index("</thead>")]
+    columns = {key for key, header in GLOSSARY_HEADERS.items() if header in table}
+    glossary = document[document.index('<section id="meaning">') :]
+    defined = {key for key, text in EXPLAIN.items() if text.split(":")[0] + ":" in glossary}
+    assert columns == defined
+    assert ("correct_links" in columns) == (page == "sweep")
+    assert ("Time: seconds" in document) == (page == "sweep")

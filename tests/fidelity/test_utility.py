@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -420,3 +421,18 @@ def test_counts_and_sums_by_chunks_of_rows_equal_the_whole(monkeypatch: pytest.M
     for got, want in zip(sums, whole[1], strict=True):
         for (s, c), (ws, wc) in zip(got, want, strict=True):
             assert np.allclose(s, ws, rtol=0, atol=1e-12) and np.array_equal(c, wc)
+
+
+def test_each_progress_line_is_written_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38, item 8: with two columns (three scores), the pair stage reported
+    "scoring (3/3)" mid-way and again at the end: the log printed it twice."""
+    path = tmp_path / "t.csv"
+    pl.DataFrame({"age": [20 + i % 50 for i in range(200)], "town": ["a", "b"] * 100}).write_csv(
+        path
+    )
+    code, _out, err = _run(["utility", str(path), str(path)], capsys)
+    lines = [re.sub(r"^kpr: \[ *[\d.]+ s\] | \([\d.]+ s\)$", "", x) for x in err.splitlines()]
+    assert code == 0 and "scoring (3/3)" in lines
+    assert len(lines) == len(set(lines)), lines

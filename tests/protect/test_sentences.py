@@ -71,3 +71,22 @@ def test_an_unreached_target_says_how_many_candidates_were_tried(tmp_path: Path)
     none = _protected(known=KNOWN, target=99.9, keep=["age", "height"], moves="shift")
     assert not none.met and none.tried == 0
     assert "no candidate could be made" in none.meaning
+
+
+def test_no_excess_risk_verdict_after_protection() -> None:
+    """Protect lowers the original's links and never looks at the control: the
+    comparison after it is no test of the synthesis, so it draws no "no excess risk"
+    conclusion; the one before keeps its verdict (issue 38, item 8)."""
+    original, avatars = tables(n=1200, seed=21)
+    _, result = kpr.protect(
+        original[:600], avatars[:600], known=KNOWN, target=97, control=original[600:],
+        distances=False, utility=False,
+    )  # fmt: skip
+    before, after = result.control_before, result.control_after
+    assert before is not None and after is not None
+    assert not before.protected and after.protected
+    assert "excess risk" in before.explanation and "no test of the synthesis" not in before.verdict
+    assert "no excess risk detected" not in after.explanation
+    assert "no test of the synthesis" in after.explanation
+    dumped = result.to_dict()["control_after"]["explanation"]
+    assert "no excess risk detected" not in dumped and "never considered the control" in dumped

@@ -230,3 +230,27 @@ def test_sweep_report_fits_a_1280_pixel_window(browser: object, tmp_path: Path) 
     assert overflowing == []
     headers = browser.evaluate("[...document.querySelectorAll('th')].map(t => t.textContent)")
     assert "Time (s)" in headers and any(h.startswith("Control minus original") for h in headers)
+
+
+def test_tune_page_charts_fit_a_1280_pixel_window(browser: object, tmp_path: Path) -> None:
+    """Issue 38, item 8: the tune page at 1280 px, its legends above the plots: every
+    chart shows whole inside the window, and no table or page scrolls sideways."""
+    from kpr.avatar import TuneCriteria, TuneResult
+    from tests.avatar.test_sweep import _hand_made
+
+    from .cdp import Chromium
+
+    assert isinstance(browser, Chromium)
+    result = TuneResult(TuneCriteria(90.0), _hand_made([50, 20, 10, 5]), (2, 5, 10, 20))
+    url = _open(browser, result.to_html(), tmp_path / "tune.html")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "tune-1280-full.png", full_page=True)
+    assert browser.errors() == [] and browser.requests(url) == []
+    assert browser.evaluate("window.innerWidth") == 1280
+    assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    boxes = browser.evaluate(
+        "[...document.querySelectorAll('.kpr-plot svg')].map(s => {"
+        " const r = s.getBoundingClientRect(); return [r.left, r.right, r.width]; })"
+    )
+    assert len(boxes) == 2
+    assert all(left >= 0 and right <= 1280 and width > 400 for left, right, width in boxes)

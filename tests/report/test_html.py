@@ -143,7 +143,14 @@ def test_linked_rows_without_values_by_default(demo_result: KprResult, demo_html
     ]
     for value in ("Male", "Female", "United-States", "<th>age</th>"):
         assert value not in linked
-    assert "contains no raw data" in demo_html
+    # the footer claims no rows and no values, and owns up to the per-value counts the
+    # report does show, small groups included (the old "no raw data" overclaimed)
+    assert "no raw data" not in demo_html
+    assert "holds no row of the data and no individual's values" in demo_html
+    assert "small groups included" in demo_html
+    risk = section(demo_html, "risk")
+    counts = [int(c.replace(",", "")) for c in re.findall(r'<td class="num">([\d,]+)</td>', risk)]
+    assert min(c for c in counts if c > 0) < 10
 
 
 def test_show_values_adds_the_binned_profile(demo_result: KprResult) -> None:

@@ -1,6 +1,7 @@
-"""``analyze``: one attack with its Wilson interval, the control, the original
+"""One attack examined in depth: its Wilson interval, the control, the original
 published as is and the worst case (every member of U linked), the tolerance curve
-and (optionally) the sweep, the inputs read once (``kpr.analysis`` is its face)."""
+and (optionally) the sweep, the inputs read once (``kpr analyze`` on the command
+line)."""
 
 from __future__ import annotations
 

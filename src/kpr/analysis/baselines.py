@@ -245,4 +245,5 @@ def control_warnings(comparison: ControlComparison | None) -> list[str]:
     never removed (removing them biases the comparison)."""
     if comparison is None or comparison.shared_rows == 0:
         return []
-    return [Notice("control-shares-rows", comparison.shared_sentence)]
+    settled = comparison.shared_share <= comparison.original_repeat_share
+    return [Notice("control-shares-rows", comparison.shared_sentence, settled=settled)]

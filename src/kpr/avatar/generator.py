@@ -231,12 +231,13 @@ def generate(
     ``numeric`` names numeric columns to keep numeric whatever their number of distinct
     values (a 1-10 score).
     ``synthesis``: "full" mixes neighbours over every axis, "reduced" over the ``ncp``
-    kept axes only (see the module docstring). ``categorical_decoding``: "draw" (a
-    weighted random draw among the neighbours, the default) or "mode" (the category
-    with the largest total weight); see the module docstring. ``seed`` may also be a
-    numpy Generator.
+    kept axes only (what the other axes carried is lost, which pulls avatars towards
+    the main axes).
+    ``categorical_decoding``: "draw" (a weighted random draw among the neighbours, the
+    default) or "mode" (the category with the largest total weight). ``seed`` may also
+    be a numpy Generator.
 
-    Column roles are decided first (:mod:`kpr.avatar.roles`): a column unique or nearly
+    Column roles are decided first: a column unique or nearly
     unique on every row (an identifier, free text) is refused with an InputError,
     unless named in ``keep_identifiers``: then it is left out of the projection and
     each avatar carries its own individual's value (which links the two).

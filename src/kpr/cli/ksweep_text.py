@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kpr.results.evaluation import format_rate
-from kpr.results.ksweep import EXPLAIN, KSweepResult
+from kpr.results.ksweep import EXPLAIN, KSweepResult, explained
 from kpr.results.ksweep_rows import SweepRow
 from kpr.results.ksweep_tune import CRITERIA, TuneResult
 
@@ -166,8 +166,10 @@ def _roles_lines(result: KSweepResult) -> list[str]:
 
 
 def _explanations(result: KSweepResult) -> list[str]:
-    keys = [k for k in EXPLAIN if k != "control" or result.has_control]
-    return [f"  {EXPLAIN[k].format(conf=result.confidence * 100)}" for k in keys]
+    return [
+        f"  {EXPLAIN[k].format(conf=result.confidence * 100)}"
+        for k in explained(result.has_control)
+    ]
 
 
 def sweep_text(result: KSweepResult) -> str:

@@ -265,6 +265,8 @@ class StepLog:
     def __init__(self, held: bool = False) -> None:
         self.began = time.monotonic()
         self.pending: tuple[str, float] | None = None
+        #: the last count reported: a report that does not move it is no new step
+        self.counted: tuple[int, int, str] | None = None
         #: lines of steps ended before the inputs were checked, when ``held``
         self.held: list[str] | None = [] if held else None
 
@@ -280,7 +282,12 @@ class StepLog:
         self.pending = (label, time.monotonic())
 
     def count(self, done: int, total: int, label: str) -> None:
-        """``done`` of ``total`` steps ended; ``label`` is under way unless all are done."""
+        """``done`` of ``total`` steps ended; ``label`` is under way unless all are done.
+        The same count reported again (a stage that checks in mid-way) is ignored: it
+        would end the step and write its line twice."""
+        if (done, total, label) == self.counted:
+            return
+        self.counted = (done, total, label)
         self.end()
         if done < total:
             self.pending = (f"{label} ({done + 1}/{total})", time.monotonic())

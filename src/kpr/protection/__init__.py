@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Unpack
 
@@ -558,6 +558,8 @@ def _around(
             )
             for table, result in zip((loaded.table, protected), worst, strict=True)
         )
+        # protect lowered the original's links, not the control's: no verdict after
+        around["control_after"] = replace(around["control_after"], protected=True)
     if job.utility and protected_pl.height:  # no row left (delete took every avatar)
         around["utility"] = _utility(loaded, protected, kinds, job.csv)
     return around

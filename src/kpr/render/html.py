@@ -259,7 +259,7 @@ def _linked_table(result: KprResult, frame: pl.DataFrame, show_values: bool) -> 
 
 def _next(result: KprResult, risks: list[VariableRisk] | None, kpr_avatars: bool) -> str:
     parts = [f'<p class="advice">{esc(line)}</p>' for line in advice(result, risks, kpr_avatars)]
-    if result.warnings:
+    if result.warnings_ask_action:
         parts.append(
             "<p>Deal with the warnings above first: they can make the rate misleading.</p>"
         )
@@ -299,8 +299,11 @@ def _footer(show_values: bool, now: datetime) -> str:
         )
     else:
         data = (
-            "This report contains no raw data: counts per class or value, class bounds and "
-            "row positions only, no individual's values (they appear only with --show-values)."
+            "This report holds no row of the data and no individual's values (they appear "
+            "only with --show-values). It does show how many people fall in each class or "
+            "value of every known variable, small groups included (down to one person), with "
+            "class bounds and row positions: share it as you would a frequency table of "
+            "those variables."
         )
     return footer(data, now)
 

@@ -63,7 +63,7 @@ def classes_svg(s: SecretInference, key: str) -> str:
         ax.invert_yaxis()
         ax.set_xlabel("% of the class's people")
         ax.set_xlim(0, 100)
-        ax.legend(loc="lower right", fontsize=8, frameon=False)
+        plots.legend_above(fig, ax)
         ax.set_title(f"What the avatars disclose of {s.secret}, by class", loc="left")
         label = (
             f"Bars for each of {len(shown)} classes of {s.secret} with at least 10 people: "

@@ -27,7 +27,7 @@ from kpr.render.page import (
     write_document,
 )
 from kpr.results.evaluation import format_rate
-from kpr.results.ksweep import EXPLAIN
+from kpr.results.ksweep import EXPLAIN, explained
 from kpr.results.ksweep_tune import CRITERIA
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ def sweep_svg(result: KSweepResult, key: str = "kprk") -> str:
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 2])
         _privacy_axes(top, result)
         _utility_axes(bottom, result)
+        plots.legend_above(fig, top, bottom)
         bottom.set_xscale("log")
         bottom.set_xticks(ks, [str(k) for k in ks])
         bottom.xaxis.set_minor_locator(NullLocator())
@@ -135,7 +136,6 @@ def _privacy_axes(top: Any, result: KSweepResult) -> None:
     top.set_axisbelow(True)
     top.set_ylabel("Protection rate")
     top.set_title("Privacy: the Knowledge Protection Rate (higher is safer)", loc="left")
-    top.legend(loc="lower right", frameon=False, fontsize=8)
 
 
 def _utility_axes(bottom: Any, result: KSweepResult) -> None:
@@ -163,7 +163,6 @@ def _utility_axes(bottom: Any, result: KSweepResult) -> None:
     bottom.set_axisbelow(True)
     bottom.set_ylabel("Distance")
     bottom.set_title("Utility: distance to the original (lower is more useful)", loc="left")
-    bottom.legend(loc="upper left", frameon=False, fontsize=8)
 
 
 def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kprt") -> str:
@@ -205,7 +204,7 @@ def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kp
         ax.set_axisbelow(True)
         ax.set_xlabel("Utility: SDMetrics' overall quality score (higher is more useful)")
         ax.set_ylabel("Privacy: KPR (higher is safer)")
-        ax.legend(loc="best", frameon=False, fontsize=8)
+        plots.legend_above(fig, ax)
         label = (
             f"Scatter plot of the KPR against the quality score, one point per k from "
             f"{rows[0].k} to {rows[-1].k}"
@@ -368,8 +367,9 @@ def _table(result: KSweepResult, tune: TuneResult | None = None) -> str:
  </table></div>{note}"""
 
 
-def _explanations(result: KSweepResult) -> str:
-    keys = [k for k in EXPLAIN if k != "control" or result.has_control]
+def _explanations(result: KSweepResult, tune: bool = False) -> str:
+    """The glossary: one entry per column of the table above, no other."""
+    keys = explained(result.has_control, tune)
     items = "\n".join(
         f"  <li>{esc(EXPLAIN[k].format(conf=result.confidence * 100))}</li>" for k in keys
     )
@@ -409,12 +409,15 @@ def _figures(result: KSweepResult, chosen: int | None) -> str:
  </figure>{tradeoff}"""
 
 
-def _notes(result: KSweepResult) -> str:
+def _notes(result: KSweepResult, tune: bool = False) -> str:
+    mean = ", mean over the repeats" if result.repeats > 1 else ""
+    time = (
+        "" if tune else f" Time: seconds to generate one avatar table (metrics not included){mean}."
+    )
     return f"""
  <p class="small">Quality: SDMetrics' overall quality score (the mean of column shapes and
   pair trends; higher is more useful). Hellinger: mean Hellinger distance over the columns.
-  Corr. diff.: mean correlation difference, in percent. Time: seconds to generate one avatar
-  table (metrics not included){", mean over the repeats" if result.repeats > 1 else ""}.</p>"""
+  Corr. diff.: mean correlation difference, in percent.{time}</p>"""
 
 
 def render_sweep(result: KSweepResult, *, now: datetime | None = None) -> str:
@@ -466,13 +469,13 @@ def render_tune(result: TuneResult, *, now: datetime | None = None) -> str:
         return f"""
 <section id="trade-off">
  <h2>Every k against the criteria</h2>
- {_table(sweep, result)}{_figures(sweep, result.k)}{_notes(sweep)}
+ {_table(sweep, result)}{_figures(sweep, result.k)}{_notes(sweep, tune=True)}
 </section>"""
 
     title = (f"k = {result.k}" if result.k is not None else "no k qualifies") + " — kpr tune"
     return report_page(
         title, TUNE_HEADING, DATA_NOTE,
-        lambda: [choice, _headline(sweep), criteria(), _explanations(sweep)], now,
+        lambda: [choice, _headline(sweep), criteria(), _explanations(sweep, tune=True)], now,
     )  # fmt: skip
 
 

@@ -82,7 +82,7 @@ def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
         ax.set_ylim(0.0, 1.0)
         ax.set_xlabel("False positive rate (non-members flagged), log scale")
         ax.set_ylabel("True positive rate (members flagged)")
-        ax.legend(loc="upper left", fontsize=8, frameon=False)
+        plots.legend_above(fig, ax, ncols=3)
         ax.set_title("ROC curve: what the attack finds at each false positive rate", loc="left")
         label = (
             f"ROC curve of the membership attack, AUC {result.auc:.3f}; the false positive "

@@ -83,6 +83,18 @@ def _everybody(overall: float) -> dict[str, Any]:
     }
 
 
+def legend_above(fig: Figure, *axes: Axes, ncols: int = 2) -> None:
+    """One legend for ``axes``, above the plots and outside them: inside, a legend sat
+    on data lines wherever the data happened to run."""
+    handles: list[Any] = []
+    labels: list[str] = []
+    for ax in axes:
+        more, names = ax.get_legend_handles_labels()
+        handles += more
+        labels += names
+    fig.legend(handles, labels, loc="outside upper center", ncols=ncols, frameon=False, fontsize=8)
+
+
 def _note(
     ax: Axes, text: str, xy: tuple[float, float], *, boxed: bool = True, **kwargs: Any
 ) -> None:
@@ -476,7 +488,7 @@ def protection_trace_svg(
         ax.set_axisbelow(True)
         ax.set_xlabel("Cells changed so far")
         ax.set_ylabel("Protection rate")
-        ax.legend(loc="lower right", frameon=False, fontsize=8)
+        legend_above(fig, ax)
         ax.set_title("The rate as the optimiser proceeds", loc="left")
         return to_inline_svg(
             fig, key, f"Worst rate against cells changed, up to {format_rate(max(rates))}"

@@ -43,6 +43,15 @@ EXPLAIN_SUBSETS = (
 )
 
 
+#: Why a control comparison after ``kpr protect`` draws no conclusion on excess risk.
+PROTECTED_VERDICT = (
+    "Protect edited the avatars to lower the links of these original individuals and never "
+    "considered the control, so the original's rate is raised by construction: this "
+    "difference is no test of the synthesis and no excess risk can be concluded from it. "
+    "Compare the control's own rate before and after instead."
+)
+
+
 def excess_links(
     difference: float, interval: tuple[float, float], size: int
 ) -> tuple[int, int, int]:
@@ -116,6 +125,9 @@ class ControlComparison:
     seed: int = 0
     original_repeats: int = 0  # original rows equal to another original row (same columns)
     correct_links: int | None = None  # of the original's links, with a pairing
+    #: the avatars were edited (kpr protect) to lower the original's links, not the
+    #: control's: the difference is then no test of the synthesis
+    protected: bool = False
 
     @property
     def size(self) -> int:
@@ -251,7 +263,10 @@ class ControlComparison:
 
     @property
     def verdict(self) -> str:
-        """What the difference's interval says, in words generated from its numbers."""
+        """What the difference's interval says, in words generated from its numbers;
+        after protection, why it says nothing about the synthesis."""
+        if self.protected:
+            return PROTECTED_VERDICT
         return verdict(
             self.difference, self.difference_interval, self.size, self.original.confidence,
             self.original.linked, self.correct_links,

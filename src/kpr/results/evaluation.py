@@ -17,7 +17,7 @@ from kpr.metric.attack import Kind
 from kpr.metric.binning import NumericBins
 from kpr.metric.classes import label_of, special_labels
 from kpr.metric.counts import Counted, Counts, protection_rate
-from kpr.notices import warnings_json
+from kpr.notices import needs_action, warnings_json
 from kpr.results import json, views
 from kpr.results.rates import format_rate
 
@@ -178,6 +178,12 @@ class KprResult(Counted, Claims, json.JsonResult):
     #: spec's grid; ``Attack.offset``, a check rather than the metric)
     grid_offset: float = 0.0
     _detail: Detail | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def warnings_ask_action(self) -> bool:
+        """Whether a warning asks the reader to act before trusting the rate (a notice
+        that only reports a fact, such as equal records to keep, does not)."""
+        return needs_action(self.warnings)
 
     @property
     def kpr(self) -> float:

@@ -22,6 +22,18 @@ PAIRING_SPACE = (
     "ties count in the local cloaking and are broken at random in the hidden rate"
 )
 
+#: The columns of a sweep's table that tune's leaves out (tune shows the figures its
+#: criteria and choice rest on): its glossary leaves them out too.
+SWEEP_ONLY = ("correct_links", "hidden_rate", "exact_copy_percent", "median_dcr", "seconds")
+
+
+def explained(has_control: bool, tune: bool = False) -> list[str]:
+    """The keys of ``EXPLAIN`` for the columns a sweep's table (or tune's) shows."""
+    return [
+        k for k in EXPLAIN if (k != "control" or has_control) and not (tune and k in SWEEP_ONLY)
+    ]
+
+
 EXPLAIN = {
     "kpr": "KPR: share of the original individuals for whom the attacker finds no unique "
     "approaching avatar (higher = safer); the mean over the repeats.",

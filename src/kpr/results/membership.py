@@ -68,8 +68,8 @@ def not_available(fpr: Fraction, non_members: int) -> str:
 class MembershipResult(Page, JsonResult):
     """The membership attack on class profiles (histogram DOMIAS).
 
-    ``columns``: the columns of the class profile; ``figures``: what
-    ``kpr.metric.membership.measure`` measured (the drawn sets, the score levels, the
+    ``columns``: the columns of the class profile; ``figures``: what the
+    attack measured (the drawn sets, the score levels, the
     AUC, the TPR at each FPR and their bootstrap intervals); ``shared_rows``: holdout
     rows equal to an original row (compared by value), beside ``original_repeats``:
     original rows equal to another original row."""
