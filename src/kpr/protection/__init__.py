@@ -47,6 +47,7 @@ from kpr.protection import arguments
 from kpr.protection import table as tables
 from kpr.protection.arguments import DEFAULT_MAX_ATTACKS, DEFAULT_REGENERATE_K, check_moves
 from kpr.protection.collateral import linked_rows, measured_collateral
+from kpr.protection.draws import multiplicity_checks
 from kpr.protection.optimise import (
     DEFAULT_MOVES,
     Column,
@@ -531,7 +532,11 @@ def _optimise(
     sources = {name: col.source for name, col in columns.items()}
     for name in tables.columns_of(loaded.table, loaded.library):
         sources.setdefault(name, dict(outcome.regenerated))
-    protected = tables.rebuild(loaded.table, loaded.library, sources, outcome.deleted, extended)
+    drawn = optimiser.new_values.new_values()
+    new_values = {n: (v, [g.text(x) for x in v]) for n, (g, v) in drawn.items()}
+    protected = tables.rebuild(
+        loaded.table, loaded.library, sources, outcome.deleted, extended, new_values
+    )
     return columns, outcome, protected
 
 
@@ -598,6 +603,7 @@ def _result(
         unfixed=outcome.unfixed,
         keep=job.keep,
         changes=changes,
+        multiplicity=multiplicity_checks(columns, outcome.deleted),
         **around,
     )
 

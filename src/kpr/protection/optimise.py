@@ -7,9 +7,11 @@ next class, a regenerated row takes a new avatar's values, a blank adds a
 missing value, a deletion removes a whole row); a
 candidate is kept only when it is admissible for every attack
 (``AttackState.check``). Among equally cheap admissible candidates the choice is
-random, and so are the swap partner and the new value of a shift (drawn among
-the values other avatars hold within one class width), so that a protected row
-carries no mark: not a blank, not a value sitting on a class edge.
+random, and so are the swap partner and the new value of a shift (a numeric one
+drawn uniformly on the column's grid over the target class within one class width,
+``kpr.protection.draws``; a date takes a value another avatar holds), so that a
+protected row carries no mark: not a blank, not a value sitting on a class edge,
+not a copy of a value that was unique.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kpr.metric.attack import Kind
+from kpr.protection.draws import NewValues
+from kpr.protection.grid import Grid
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import protection_rate
 
@@ -66,6 +70,9 @@ class Candidate:
     deleted: tuple[int, ...] = ()
     partner: int | None = None
     source: int | None = None  #: regenerate: the new avatar's row in the extended table
+    #: (row, variable) -> a new value drawn on the column's grid; its change names a
+    #: reference code of the same classes (``kpr.protection.draws``)
+    drawn: dict[tuple[int, str], float] = field(default_factory=dict)
 
 
 @dataclass
@@ -103,6 +110,7 @@ class Optimiser:
         seed: int,
         n_columns: int,
         new_avatars: NewAvatars | None = None,
+        grids: dict[str, Grid] | None = None,
     ) -> None:
         self.columns, self.states, self.target = columns, list(states), target
         self.allowed = set(moves)
@@ -120,6 +128,7 @@ class Optimiser:
         self.sorted_values = {
             name: c.values[1:] for name, c in columns.items() if c.values is not None
         }
+        self.new_values = NewValues(columns, self.states, self.rng, grids)
         #: per (attack, variable): the avatars sorted by their key without that variable
         self.neighbours: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -197,7 +206,7 @@ class Optimiser:
                 near = self._values_near(col, x, draws)
                 lookup = state.lookups[name]
                 for new in near[lookup[near] != lookup[old]].tolist():
-                    out.append(Candidate("shift", 1, {row: [(name, old, new)]}))
+                    out += self._shifted(row, name, old, new, x)
         return out
 
     def joins(self, row: int, state: AttackState, draws: int) -> list[Candidate]:
@@ -239,8 +248,19 @@ class Optimiser:
             fits = near[lookup[near] == target]
             if len(fits):
                 new = int(fits[self.rng.randrange(len(fits))])
-                out.append(Candidate("shift", 1, {other: [(name, theirs, new)]}))
+                out += self._shifted(other, name, theirs, new, x)
         return out
+
+    def _shifted(self, row: int, name: str, old: int, ref: int, x: float) -> list[Candidate]:
+        """A shift of ``row`` from ``x`` into the classes of code ``ref``: a new value
+        drawn on the grid (numeric columns), else ``ref``'s value."""
+        change = {row: [(name, old, ref)]}
+        if not self.new_values.draws(name):
+            return [Candidate("shift", 1, change)]
+        bound = self.columns[name].bound
+        assert bound is not None
+        v = self.new_values.draw(name, x, bound, ref)
+        return [] if v is None else [Candidate("shift", 1, change, drawn={(row, name): v})]
 
     def blanks(self, row: int, state: AttackState) -> list[Candidate]:
         out = []
@@ -347,6 +367,8 @@ class Optimiser:
 
     def apply(self, chosen: tuple[Candidate, list[list[tuple[int, int, int]]]]) -> None:
         c, moved = chosen
+        c = self.new_values.settle(c)
+        self.new_values.applied(c)
         for state, rows in zip(self.states, moved, strict=True):
             if rows:
                 state.apply(rows)

@@ -9,7 +9,9 @@ The metric and the API see the same cells with the markers read as missing
 
 A change is a cell taking the value another input row holds in the same column
 (a swap, a shift), a new avatar's value (regenerate: the new avatars are appended
-to the input, see ``appended``) or a blank (suppress); a deletion drops rows. Each is applied
+to the input, see ``appended``), a new number drawn on the column's grid (a shift,
+written in the column's type: text in a CSV's text column) or a blank (suppress); a
+deletion drops rows. Each is applied
 by a ``take`` of the input column, so every library keeps the column's exact
 dtype (categories, time zones, widths).
 """
@@ -211,10 +213,13 @@ def rebuild(
     sources: dict[str, dict[int, int]],
     deleted: Collection[int],
     extended: Any = None,
+    new_values: dict[str, tuple[list[float], list[str]]] | None = None,
 ) -> Any:
     """The table with each changed cell taken from its source row (-1: blank) and
     the deleted rows dropped. A source row past the table's end is a row of
-    ``extended`` (the table followed by new avatars, see :func:`appended`)."""
+    ``extended`` (the table followed by new avatars, see :func:`appended`); a source
+    ``-2 - k`` is the column's ``k``-th new value (``new_values``: each as a number
+    and as the column's text, see :func:`with_new_values`)."""
     m = n_rows(table, library)
     rows_of = table if extended is None else extended
     keep = np.ones(m, dtype=bool)
@@ -226,23 +231,29 @@ def rebuild(
         idx = np.arange(m, dtype=np.int64)
         rows = np.fromiter(source.keys(), dtype=np.int64, count=len(source))
         idx[rows] = np.fromiter(source.values(), dtype=np.int64, count=len(source))
-        blank = idx < 0
+        blank = idx == -1
         idx[blank] = 0
+        column = rows_of[name] if library != "pyarrow" else rows_of.column(name)
+        if name in (new_values or {}):
+            assert new_values is not None
+            column = with_new_values(column, library, *new_values[name])
+            drawn = idx <= -2
+            idx[drawn] = n_rows(rows_of, library) - 2 - idx[drawn]
         if library == "polars":
-            col = rows_of[name].gather(idx)
+            col = column.gather(idx)
             if blank.any():
                 col = pl.select(
                     pl.when(pl.Series(blank)).then(None).otherwise(col).alias(name)
                 ).to_series()
             out = out.with_columns(col.alias(name))
         elif library == "pandas":
-            col = rows_of[name].take(idx).set_axis(table.index)
+            col = column.take(idx).set_axis(table.index)
             out[name] = col.mask(blank) if blank.any() else col
         else:
             import pyarrow as pa
             import pyarrow.compute as pc
 
-            col = rows_of.column(name).take(pa.array(idx))
+            col = column.take(pa.array(idx))
             if blank.any():
                 col = pc.if_else(pa.array(blank), pa.scalar(None, type=col.type), col)
             out = out.set_column(out.column_names.index(name), name, col)
@@ -255,6 +266,33 @@ def rebuild(
     import pyarrow as pa
 
     return out.filter(pa.array(keep))
+
+
+def with_new_values(column: Any, library: str, numbers: list[float], texts: list[str]) -> Any:
+    """A column followed by new values in its own type: text in a text column (a
+    CSV's cells as read), integers in an integer column, else floats."""
+    if library == "polars":
+        dtype = column.dtype
+        values: list[Any] = (
+            texts if dtype == pl.String else [int(v) for v in numbers] if dtype.is_integer()
+            else numbers
+        )  # fmt: skip
+        return column.append(pl.Series(column.name, values).cast(dtype))
+    if library == "pandas":
+        import pandas as pd
+
+        kind = column.dtype.kind
+        values = [int(v) for v in numbers] if kind in "iu" else numbers if kind == "f" else texts
+        more = pd.Series(values, name=column.name).astype(column.dtype)
+        return pd.concat([column, more], ignore_index=True)
+    import pyarrow as pa
+
+    t = column.type
+    values = (
+        texts if pa.types.is_string(t) or pa.types.is_large_string(t)
+        else [int(v) for v in numbers] if pa.types.is_integer(t) else numbers
+    )  # fmt: skip
+    return pa.chunked_array([*column.chunks, pa.array(values).cast(t)], type=t)
 
 
 def as_file(frame: pl.DataFrame, source: FileSource) -> Loaded:

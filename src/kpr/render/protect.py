@@ -157,6 +157,27 @@ def _untested_text(result: ProtectResult) -> list[str]:
     return lines
 
 
+def marks_lines(result: ProtectResult) -> list[str]:
+    """What the moves leave visible: per changed numeric column, the changed rows
+    whose value is held by 2-3 rows against the table's share; the rows holding a
+    pair of categorical values no original row holds, before and after."""
+    out = []
+    for c in result.multiplicity:
+        verdict = "passed" if c.passed else "FAILED: changed rows stand out by their copies"
+        out.append(
+            f"{c.column}: {c.few:,} of {c.changed:,} changed row(s) hold a value held by "
+            f"2-3 rows ({100 * c.share:.1f} %, table {100 * c.table_share:.1f} %; one-sided "
+            f"binomial p = {c.p_value:.3g}, {verdict})"
+        )
+    p = result.plausibility
+    if p is not None:
+        out.append(
+            f"rows with a pair of categorical values no original row holds "
+            f"({len(p.columns)} column(s)): {p.before:,} → {p.after:,}"
+        )
+    return out
+
+
 def _kept(result: ProtectResult) -> str:
     return f"; kept unchanged: {', '.join(result.keep)}" if result.keep else ""
 
@@ -205,6 +226,9 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
                 f"  {format_rate(a.before.rate):>9} → {format_rate(a.after.rate):>9}  {a.name}"
             )
     lines += ["", "Per column:"] + [f"  {x}" for x in _columns(result)]
+    marks = marks_lines(result)
+    if marks:
+        lines += ["", "Marks the moves could leave:"] + [f"  {x}" for x in marks]
     if result.utility is None:
         lines.append("  (fidelity not measured: --no-utility)")
     if output is not None and not result.already_met:
@@ -243,6 +267,7 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
  <ul>
 {columns}
  </ul>
+{_marks_html(result)}
  <h3>Attacks</h3>
  <table>
   <tr><th>known variables</th><th>before</th><th>after</th></tr>
@@ -256,6 +281,17 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
 {page.footer(esc(DATA_NOTE), now or datetime.now(UTC))}"""
     title = f"Protection to {format_rate(result.target)} — kpr"
     return page.document(title, body, HEADING)
+
+
+def _marks_html(result: ProtectResult) -> str:
+    marks = marks_lines(result)
+    if not marks:
+        return ""
+    items = "\n".join(f"  <li>{esc(x)}</li>" for x in marks)
+    return f""" <h3>Marks the moves could leave</h3>
+ <ul>
+{items}
+ </ul>"""
 
 
 def _collateral_html(result: ProtectResult) -> str:

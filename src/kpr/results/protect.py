@@ -14,6 +14,7 @@ from kpr.metric.counts import Counts
 from kpr.results import json, views
 from kpr.results.control import ControlComparison
 from kpr.results.distance import DistanceMetrics
+from kpr.results.marks import MultiplicityCheck, Plausibility
 from kpr.results.rates import AttackRate, format_rate
 
 #: Every move of ``kpr.protect``, in the order candidates are tried within a cost.
@@ -177,6 +178,10 @@ class ProtectResult(json.JsonResult, views.Page):
     distance_after: DistanceMetrics | None = None
     #: per-column distribution distance and association change (``kpr.utility``), or None
     utility: dict[str, Any] | None = None
+    #: per changed numeric column: changed rows held by 2-3 rows against the table's share
+    multiplicity: tuple[MultiplicityCheck, ...] = ()
+    #: rows holding a pair of categorical values no original row holds, before and after
+    plausibility: Plausibility | None = None
     #: the change log: one row per changed avatar cell or deleted row (avatar_row,
     #: column, move, old, new, old_class, new_class); avatar values only. It tells
     #: which avatars linked someone: the data owner's record, never to be published.
@@ -312,4 +317,8 @@ class ProtectResult(json.JsonResult, views.Page):
             "control_after": optional(self.control_after),
             "distance_before": optional(self.distance_before),
             "distance_after": optional(self.distance_after),
+            "marks": {
+                "multiplicity": [c.to_dict() for c in self.multiplicity],
+                "plausibility": optional(self.plausibility),
+            },
         }
