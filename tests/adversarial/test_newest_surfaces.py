@@ -273,3 +273,22 @@ def test_a_malformed_file_leaves_no_descriptor_open(tmp_path: Path) -> None:
             except kpr.InputError as exc:
                 assert "\n" not in str(exc).strip()
     assert _open_descriptors() <= before
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("original_row,avatar_row\n0,1\n1,x\n", "'x' is not one"),
+        ("original_row,avatar_row\n0,0\n1,0\n", "one avatar row to several individuals"),
+    ],
+)
+def test_a_bad_pairing_file_is_named(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
+    match: str,
+) -> None:  # fmt: skip
+    pairing = tmp_path / "my pairing.csv"
+    pairing.write_text(text, encoding="utf-8")
+    args = ["evaluate", files["original"], files["avatars"], "-k", "ville",
+            "--pairing", str(pairing)]  # fmt: skip
+    line = assert_cli_refuses(args, capsys, match)
+    assert f"pairing {pairing}: " in line
