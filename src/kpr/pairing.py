@@ -133,6 +133,23 @@ def read_pairing(
     row order) says the pairing is written in those ids: they are mapped to
     positions. Whole numbers only, one-to-one, every original row once.
     An :class:`Unpaired` gives its rows (-1: no avatar) after a check of its size."""
+    if not isinstance(pairing, str | os.PathLike):
+        return _read_pairing(pairing, n, n_avatars, ids)
+    try:
+        return _read_pairing(pairing, n, n_avatars, ids)
+    except InputError as exc:  # name the file at fault, once
+        path = os.fspath(pairing)
+        if path in str(exc):
+            raise
+        raise InputError(f"pairing {path}: {exc}") from None
+
+
+def _read_pairing(
+    pairing: Any,
+    n: int,
+    n_avatars: int,
+    ids: tuple[str, np.ndarray, np.ndarray] | None,
+) -> np.ndarray:
     if isinstance(pairing, Unpaired):
         if len(pairing.rows) != n or (len(pairing.rows) and pairing.rows.max() >= n_avatars):
             raise InputError(f"the pairing does not fit tables of {n:,} and {n_avatars:,} rows")

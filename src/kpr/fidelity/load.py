@@ -22,7 +22,7 @@ from kpr.errors import InputError, first_line
 from kpr.inputs.dates import US_PER_DAY
 from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.kinds import looks_like_codes
-from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, table_columns
+from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, metadata_source, table_columns
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import reconcile
 from kpr.inputs.sides import Side, check_column_types, column_names, load_side
@@ -96,7 +96,7 @@ def _restrict(side: Side | None, obj: object, columns: Sequence[str], label: str
 def metadata_kinds(metadata: Any, table: str | None = None) -> tuple[dict[str, str], set[str]]:
     """The kinds SDV metadata declares, and the columns it describes with a sdtype the
     Quality Report does not score (ids, personal information): those are skipped."""
-    columns = table_columns(metadata_dict(metadata), table)
+    columns = table_columns(metadata_dict(metadata), table, metadata_source(metadata))
     kinds: dict[str, str] = {}
     skipped: set[str] = set()
     for name, spec in columns.items():
@@ -106,6 +106,17 @@ def metadata_kinds(metadata: Any, table: str | None = None) -> tuple[dict[str, s
         elif sdtype:
             skipped.add(str(name))
     return kinds, skipped
+
+
+def _metadata_fits(metadata: Any, described: Sequence[str], names: Sequence[str]) -> None:
+    """Metadata describing a column the original lacks is another table's: refused,
+    naming the column and the file, rather than its kinds applied to the wrong data."""
+    absent = [c for c in described if c not in names]
+    if absent:
+        raise InputError(
+            f"{metadata_source(metadata)} describes column {absent[0]!r}, which the original "
+            "does not have: give the metadata of this table (or name its table with --table)"
+        )
 
 
 def days_to_ns(days: np.ndarray) -> np.ndarray:
@@ -178,6 +189,8 @@ def load_tables(
     else:
         wanted = given_names(columns, "columns", "column", "age")
     resolve_columns(o_names, wanted, "original")  # names a missing column, with a hint
+    if metadata is not None:
+        _metadata_fits(metadata, [*declared, *skipped], o_names)
     bad = sorted(set(kinds or {}) - set(o_names))
     if bad:
         raise InputError(f"a kind is declared for {bad[0]!r}, which is not a column of original")

@@ -28,8 +28,14 @@ SDTYPE_KINDS = {
 }
 
 
+def metadata_source(metadata: Any) -> str:
+    """How messages name the metadata: its file when it is one."""
+    return f"metadata {Path(metadata)}" if isinstance(metadata, str | os.PathLike) else "metadata"
+
+
 def metadata_dict(metadata: Any) -> dict[str, Any]:
     """The metadata as a dict: given as one, as a JSON file, or as an SDV object."""
+    source = metadata_source(metadata)
     if isinstance(metadata, str | os.PathLike):
         path = Path(metadata)
         try:
@@ -43,34 +49,39 @@ def metadata_dict(metadata: Any) -> dict[str, Any]:
         metadata = metadata.to_dict()
     if not isinstance(metadata, Mapping):
         raise InputError(
-            f"metadata must be SDV metadata (a dict, a JSON file or a Metadata object), "
+            f"{source} must be SDV metadata (a dict, a JSON file or a Metadata object), "
             f"got {type(metadata).__name__}"
         )
     return dict(metadata)
 
 
-def table_columns(metadata: Mapping[str, Any], table: str | None) -> Mapping[str, Any]:
-    """The ``columns`` of the one table the metadata describes (``table`` for many)."""
+def table_columns(
+    metadata: Mapping[str, Any], table: str | None, source: str = "metadata"
+) -> Mapping[str, Any]:
+    """The ``columns`` of the one table the metadata describes (``table`` for many);
+    ``source`` names the metadata in messages (:func:`metadata_source`)."""
     tables = metadata.get("tables")
     if tables is None:
         columns = metadata.get("columns")
         if not isinstance(columns, Mapping):
-            raise InputError("metadata has neither 'columns' nor 'tables': give SDV metadata")
+            raise InputError(f"{source} has neither 'columns' nor 'tables': give SDV metadata")
         if table is not None:
-            raise InputError(f"--table {table!r} given, but the metadata describes one table")
+            raise InputError(
+                f"--table {table!r} given, but {source} describes one table: drop --table"
+            )
         return columns
     if not isinstance(tables, Mapping) or not tables:
-        raise InputError("metadata 'tables' is empty: give SDV metadata with a table")
+        raise InputError(f"{source}: 'tables' is empty; give SDV metadata with a table")
     names = ", ".join(map(repr, tables))
     if table is None:
         if len(tables) > 1:
-            raise InputError(f"the metadata describes several tables ({names}); name one (--table)")
+            raise InputError(f"{source} describes several tables ({names}); name one (--table)")
         table = next(iter(tables))
     if table not in tables:
-        raise InputError(f"the metadata has no table {table!r}; its tables: {names}")
+        raise InputError(f"{source} has no table {table!r}; its tables: {names}")
     columns = tables[table].get("columns") if isinstance(tables[table], Mapping) else None
     if not isinstance(columns, Mapping):
-        raise InputError(f"metadata table {table!r} has no 'columns'")
+        raise InputError(f"{source}: table {table!r} has no 'columns'")
     return columns
 
 
@@ -78,7 +89,7 @@ def sdv_kinds(
     metadata: Any, known: str | Iterable[str], table: str | None = None
 ) -> dict[str, str]:
     """The kinds SDV metadata gives the known variables it describes."""
-    columns = table_columns(metadata_dict(metadata), table)
+    columns = table_columns(metadata_dict(metadata), table, metadata_source(metadata))
     names = [known] if isinstance(known, str) else list(known)
     kinds: dict[str, str] = {}
     for name in names:

@@ -400,6 +400,29 @@ def contribution_svg(names: Sequence[str], points: Sequence[float], key: str) ->
         return to_inline_svg(fig, key, label)
 
 
+def _rate_axis(ax: Axes) -> None:
+    """A rate's y axis in percent, its ticks inside 0..100 % (105 % would read as a
+    possible rate); room above 100 % is kept for the notes, little below 0 %."""
+    low, high = ax.get_ylim()
+    low = max(low, -0.03 * (high - low))
+    ticks = MaxNLocator(nbins=5).tick_values(low, high)
+    ax.set_yticks([t for t in ticks if max(low, 0.0) <= t <= min(high, 100.0)])
+    ax.set_ylim(low, high)
+    ax.yaxis.set_major_formatter(FuncFormatter(_tick_percent))
+
+
+def _circle_current(ax: Axes, pts: Sequence[CurvePoint], current: float | None) -> None:
+    """Circle the point of the main attack's tolerance, when the curve has it."""
+    here = [p for p in pts if current is not None and p.tolerance == current]
+    if here:
+        ax.plot(
+            [100.0 * here[0].tolerance], [here[0].rate], linestyle="none", marker="o",
+            markersize=12, markerfacecolor="none", markeredgecolor=VERMILLION,
+            markeredgewidth=2,
+            label=f"The attack above (tolerance {100.0 * here[0].tolerance:g} %)",
+        )  # fmt: skip
+
+
 def tolerance_svg(
     points: Sequence[CurvePoint], current: float | None, key: str, *, confidence: float
 ) -> str:
@@ -426,32 +449,14 @@ def tolerance_svg(
                 fmt="none", ecolor=BLUE, elinewidth=1.5, capsize=4, label=interval,
             )  # fmt: skip
         ax.plot(xs, rates, color=BLUE, marker="o", markersize=5, linewidth=2, label="Rate")
-        here = [p for p in pts if current is not None and p.tolerance == current]
-        if here:
-            ax.plot(
-                [100.0 * here[0].tolerance],
-                [here[0].rate],
-                linestyle="none",
-                marker="o",
-                markersize=12,
-                markerfacecolor="none",
-                markeredgecolor=VERMILLION,
-                markeredgewidth=2,
-                label=f"The attack above (tolerance {100.0 * here[0].tolerance:g} %)",
-            )
+        _circle_current(ax, pts, current)
         ax.set_xscale("log")
         ax.set_xticks(xs, [f"{x:g} %" for x in xs])
         ax.xaxis.set_minor_locator(NullLocator())
         if len(xs) == 1:
             ax.set_xlim(xs[0] / 2, xs[0] * 2)
         ax.margins(x=0.08, y=0.3)
-        low, high = ax.get_ylim()
-        low = max(low, -0.03 * (high - low))  # no room below 0 %; above 100 %, the notes
-        # no tick outside 0..100 %: 105 % would read as a possible rate
-        ticks = MaxNLocator(nbins=5).tick_values(low, high)
-        ax.set_yticks([t for t in ticks if max(low, 0.0) <= t <= min(high, 100.0)])
-        ax.set_ylim(low, high)
-        ax.yaxis.set_major_formatter(FuncFormatter(_tick_percent))
+        _rate_axis(ax)
         ax.grid(axis="y", **GRID)
         ax.set_axisbelow(True)
         for x, p in zip(xs, pts, strict=True):
