@@ -206,7 +206,12 @@ def test_swaps_across_many_attacks_add_no_implausible_pair() -> None:
     original, avatars = _household()
     candidates = ["age", "hours", "sex", "region", "job", "edu", "race", "kids"]
     protected, result = kpr.protect(
-        original, avatars, candidates=candidates, max_known=3, target=97, moves="swap",
+        original,
+        avatars,
+        candidates=candidates,
+        max_known=3,
+        target=97,
+        moves="swap",
         distances=False,
     )  # fmt: skip  (the fidelity reads the original whole: its other columns are checked)
     assert len(result.attacks) > 90 and result.moves_used.get("swap", 0) > 20
@@ -220,3 +225,56 @@ def test_swaps_across_many_attacks_add_no_implausible_pair() -> None:
     assert (husbands == "F").sum() <= (
         avatars.filter(pl.col("relationship") == "Husband")["sex"] == "F"
     ).sum()
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 1)), min_size=1, max_size=12
+    ),
+    st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 1)), min_size=2, max_size=12
+    ),
+    st.data(),
+)
+def test_the_pair_index_agrees_with_a_count_by_hand(
+    original: list[tuple[int, int, int]], avatars: list[tuple[int, int, int]], data: st.DataObject
+) -> None:
+    """Any change of any cells: admissible exactly when the changed rows are not more
+    often implausible; after applying, the index's counts equal a fresh count."""
+    from kpr.protection.optimise import Candidate
+    from kpr.protection.plausibility import pair_index
+
+    names = ["x", "y", "z"]
+    o = {n: np.array([r[i] for r in original]) for i, n in enumerate(names)}
+    a = {n: np.array([r[i] for r in avatars]) for i, n in enumerate(names)}
+    index = pair_index(o, a, {"x": 3, "y": 3, "z": 2})
+    seen = {(p, q): {(r[i], r[j]) for r in original} for i, p in enumerate(names)
+            for j, q in enumerate(names) if i < j}  # fmt: skip
+
+    def implausible(row: tuple[int, ...]) -> bool:
+        return any(
+            (row[names.index(p)], row[names.index(q)]) not in s for (p, q), s in seen.items()
+        )
+
+    rows = data.draw(
+        st.lists(st.integers(0, len(avatars) - 1), min_size=1, max_size=2, unique=True)
+    )
+    changes: dict[int, list[tuple[str, int, int]]] = {}
+    new_rows = {}
+    for r in rows:
+        name = data.draw(st.sampled_from(names))
+        new = data.draw(st.integers(0, 2 if name != "z" else 1))
+        changes[r] = [(name, int(a[name][r]), new)]
+        changed = list(avatars[r])
+        changed[names.index(name)] = new
+        new_rows[r] = tuple(changed)
+    before = sum(implausible(avatars[r]) for r in rows)
+    after = sum(implausible(new_rows[r]) for r in rows)
+    c = Candidate("swap", len(rows), changes)
+    assert index.admissible(c) == (after <= before)
+    for r, [(name, _, new)] in changes.items():
+        a[name][r] = new
+    index.applied(c)
+    fresh = [implausible(new_rows.get(i, row)) for i, row in enumerate(avatars)]
+    assert index.implausible() == sum(fresh)
+    assert index.before == sum(implausible(row) for row in avatars)
