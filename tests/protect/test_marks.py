@@ -278,3 +278,18 @@ def test_the_pair_index_agrees_with_a_count_by_hand(
     fresh = [implausible(new_rows.get(i, row)) for i, row in enumerate(avatars)]
     assert index.implausible() == sum(fresh)
     assert index.before == sum(implausible(row) for row in avatars)
+
+
+@pytest.mark.parametrize("library", ["pandas", "pyarrow"])
+def test_new_values_keep_the_type_of_a_pandas_or_arrow_column(library: str) -> None:
+    original, avatars = tables(n=800, seed=5)
+    given = avatars.to_pandas() if library == "pandas" else avatars.to_arrow()
+    protected, result = kpr.protect(
+        original, given, KNOWN, target=99, moves="shift", distances=False, utility=False
+    )
+    assert result.met and result.moves_used.get("shift", 0) > 0
+    back = pl.from_pandas(protected) if library == "pandas" else pl.from_arrow(protected)
+    assert isinstance(back, pl.DataFrame) and back.schema == avatars.schema
+    for name, step in (("age", 1), ("income", 100), ("score", 0.1)):
+        assert _on_grid(_changed(avatars, back, name), step), name
+    assert kpr.evaluate(original, back, KNOWN).rate >= 99
