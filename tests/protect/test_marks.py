@@ -164,3 +164,132 @@ def test_the_checks_are_reported_in_text_json_and_html() -> None:
     line = f"{first.column}: {first.few:,} of {first.changed:,} changed row(s)"
     assert line in protect_text(result)
     assert line in render_protect(result)
+
+
+def _household(n: int = 300, seed: int = 11) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Relationship tied to sex (a husband is a man, a wife a woman), relationship not
+    a known variable; eight candidates for the attacks."""
+    rng = random.Random(seed)
+
+    def row() -> dict[str, object]:
+        rel = rng.choice(["Husband", "Wife", "Child", "Other"])
+        sex = {"Husband": "M", "Wife": "F"}.get(rel) or rng.choice("FM")
+        return {
+            "age": rng.randint(18, 90), "hours": rng.randint(10, 60), "sex": sex,
+            "region": rng.choice("abcdef"), "job": rng.choice("pqrst"),
+            "edu": rng.choice("uvwx"), "race": rng.choice("yz"), "kids": rng.randint(0, 4),
+            "relationship": rel,
+        }  # fmt: skip
+
+    original = pl.DataFrame([row() for _ in range(n)])
+    flip = pl.Series([rng.random() < 0.05 for _ in range(n)])  # a few implausible rows
+    avatars = pl.DataFrame([row() for _ in range(n)]).with_columns(
+        pl.col("age") + pl.Series([rng.randint(-2, 2) for _ in range(n)]),
+        pl.when(flip).then(pl.col("sex").replace({"F": "M", "M": "F"})).otherwise("sex"),
+    )
+    return original, avatars
+
+
+def _implausible(original: pl.DataFrame, avatars: pl.DataFrame, columns: list[str]) -> int:
+    """Rows of ``avatars`` holding a pair of values (two of ``columns``) that no row of
+    ``original`` holds: the slow count, row by row."""
+    seen = {
+        (a, b): set(zip(original[a].to_list(), original[b].to_list(), strict=True))
+        for i, a in enumerate(columns)
+        for b in columns[i + 1 :]
+    }
+    rows = avatars.select(columns).to_dicts()
+    return sum(any((r[a], r[b]) not in pairs for (a, b), pairs in seen.items()) for r in rows)
+
+
+def test_swaps_across_many_attacks_add_no_implausible_pair() -> None:
+    original, avatars = _household()
+    candidates = ["age", "hours", "sex", "region", "job", "edu", "race", "kids"]
+    protected, result = kpr.protect(
+        original,
+        avatars,
+        candidates=candidates,
+        max_known=3,
+        target=97,
+        moves="swap",
+        distances=False,
+    )  # fmt: skip  (the fidelity reads the original whole: its other columns are checked)
+    assert len(result.attacks) > 90 and result.moves_used.get("swap", 0) > 20
+    categorical = ["sex", "region", "job", "edu", "race", "relationship"]
+    p = result.plausibility
+    assert p is not None and set(p.columns) == set(categorical)
+    before = _implausible(original, avatars, categorical)
+    after = _implausible(original, protected, categorical)
+    assert (p.before, p.after) == (before, after) and 0 < after <= before
+    husbands = protected.filter(pl.col("relationship") == "Husband")["sex"]
+    assert (husbands == "F").sum() <= (
+        avatars.filter(pl.col("relationship") == "Husband")["sex"] == "F"
+    ).sum()
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 1)), min_size=1, max_size=12
+    ),
+    st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 1)), min_size=2, max_size=12
+    ),
+    st.data(),
+)
+def test_the_pair_index_agrees_with_a_count_by_hand(
+    original: list[tuple[int, int, int]], avatars: list[tuple[int, int, int]], data: st.DataObject
+) -> None:
+    """Any change of any cells: admissible exactly when the changed rows are not more
+    often implausible; after applying, the index's counts equal a fresh count."""
+    from kpr.protection.optimise import Candidate
+    from kpr.protection.plausibility import pair_index
+
+    names = ["x", "y", "z"]
+    o = {n: np.array([r[i] for r in original]) for i, n in enumerate(names)}
+    a = {n: np.array([r[i] for r in avatars]) for i, n in enumerate(names)}
+    index = pair_index(o, a, {"x": 3, "y": 3, "z": 2})
+    seen = {(p, q): {(r[i], r[j]) for r in original} for i, p in enumerate(names)
+            for j, q in enumerate(names) if i < j}  # fmt: skip
+
+    def implausible(row: tuple[int, ...]) -> bool:
+        return any(
+            (row[names.index(p)], row[names.index(q)]) not in s for (p, q), s in seen.items()
+        )
+
+    rows = data.draw(
+        st.lists(st.integers(0, len(avatars) - 1), min_size=1, max_size=2, unique=True)
+    )
+    changes: dict[int, list[tuple[str, int, int]]] = {}
+    new_rows = {}
+    for r in rows:
+        name = data.draw(st.sampled_from(names))
+        new = data.draw(st.integers(0, 2 if name != "z" else 1))
+        changes[r] = [(name, int(a[name][r]), new)]
+        changed = list(avatars[r])
+        changed[names.index(name)] = new
+        new_rows[r] = tuple(changed)
+    before = sum(implausible(avatars[r]) for r in rows)
+    after = sum(implausible(new_rows[r]) for r in rows)
+    c = Candidate("swap", len(rows), changes)
+    assert index.admissible(c) == (after <= before)
+    for r, [(name, _, new)] in changes.items():
+        a[name][r] = new
+    index.applied(c)
+    fresh = [implausible(new_rows.get(i, row)) for i, row in enumerate(avatars)]
+    assert index.implausible() == sum(fresh)
+    assert index.before == sum(implausible(row) for row in avatars)
+
+
+@pytest.mark.parametrize("library", ["pandas", "pyarrow"])
+def test_new_values_keep_the_type_of_a_pandas_or_arrow_column(library: str) -> None:
+    original, avatars = tables(n=800, seed=5)
+    given = avatars.to_pandas() if library == "pandas" else avatars.to_arrow()
+    protected, result = kpr.protect(
+        original, given, KNOWN, target=99, moves="shift", distances=False, utility=False
+    )
+    assert result.met and result.moves_used.get("shift", 0) > 0
+    back = pl.from_pandas(protected) if library == "pandas" else pl.from_arrow(protected)
+    assert isinstance(back, pl.DataFrame) and back.schema == avatars.schema
+    for name, step in (("age", 1), ("income", 100), ("score", 0.1)):
+        assert _on_grid(_changed(avatars, back, name), step), name
+    assert kpr.evaluate(original, back, KNOWN).rate >= 99

@@ -55,9 +55,12 @@ from kpr.protection.optimise import (
     Optimiser,
     Outcome,
 )
+from kpr.protection.plausibility import PairIndex, pair_index
+from kpr.protection.plausibility import text_codes as pairs_text_codes
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import KprResult
 from kpr.results.json import finite_or_none
+from kpr.results.marks import Plausibility
 from kpr.results.protect import MOVES, AttackOutcome, ProtectResult
 from kpr.results.rates import AttackRate
 
@@ -95,6 +98,7 @@ class _Loaded:
     encoded: EncodedTables
     own: np.ndarray | None  #: the pairing: each original row's avatar row
     frame: pl.DataFrame | None = None  #: the original, every column typed (see _original_frame)
+    whole: bool = False  #: the original was read whole (every column, not only the known)
 
     def for_metric(self, table: Any) -> Any:
         """An avatar table (the input, extended or protected) as the metric reads it."""
@@ -152,7 +156,7 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
     encoded = encode(prepared, known)
     m = tables.n_rows(table, library)
     own = None if pairing is None else read_pairing(pairing, encoded.n, m)  # read once
-    return _Loaded(original, table, library, source, kinds_of, prepared, encoded, own)
+    return _Loaded(original, table, library, source, kinds_of, prepared, encoded, own, None, whole)
 
 
 def _columns(
@@ -432,7 +436,7 @@ def protect(
     states, new_avatars, extended = _states(loaded, job, job.moves.regenerate_k)
     before = _evaluations(loaded.pair, job, loaded.own)
     _agree(states, before)
-    columns, outcome, protected = _optimise(loaded, states, job, new_avatars, extended)
+    columns, outcome, protected, plausible = _optimise(loaded, states, job, new_avatars, extended)
     kept_pairing = _kept_pairing(loaded, outcome.deleted)
     after_pair = _pair(loaded.original, loaded.for_metric(protected), every, csv)
     after = _evaluations(after_pair, job, kept_pairing)
@@ -447,6 +451,7 @@ def protect(
     )
     if distances:
         around["distance_before"], around["distance_after"] = _distances(loaded, protected, csv)
+    around["plausibility"] = plausible
     sizes = (loaded.encoded.n, tables.n_rows(loaded.table, loaded.library))
     around["collateral"], around["untested"] = measured_collateral(
         loaded.pair, after_pair, every, attacks, sizes, collateral
@@ -521,14 +526,22 @@ def _optimise(
     job: _Job,
     new_avatars: NewAvatars | None,
     extended: Any,
-) -> tuple[dict[str, Column], Outcome, Any]:
-    """The greedy choice of moves, and the avatar table rewritten with them."""
+) -> tuple[dict[str, Column], Outcome, Any, Plausibility]:
+    """The greedy choice of moves, the avatar table rewritten with them, and the
+    rows holding a pair of categorical values no original row holds, before and after."""
     columns = _columns(loaded, states, job.keep)
     n_columns = len(tables.columns_of(loaded.table, loaded.library))
+    pairs = _pair_index(loaded, columns, job)
     optimiser = Optimiser(
-        columns, states, job.target, job.allowed, job.seed, n_columns, new_avatars
+        columns, states, job.target, job.allowed, job.seed, n_columns, new_avatars, None, pairs
     )
     outcome = optimiser.run()
+    plausible = Plausibility(pairs.columns, pairs.before, pairs.implausible(outcome.deleted))
+    if plausible.after > plausible.before:
+        raise ProtectionError(
+            f"protect failed its own verification (a bug): rows with a pair of categorical "
+            f"values no original holds rose {plausible.before} -> {plausible.after}"
+        )
     sources = {name: col.source for name, col in columns.items()}
     for name in tables.columns_of(loaded.table, loaded.library):
         sources.setdefault(name, dict(outcome.regenerated))
@@ -537,7 +550,33 @@ def _optimise(
     protected = tables.rebuild(
         loaded.table, loaded.library, sources, outcome.deleted, extended, new_values
     )
-    return columns, outcome, protected
+    return columns, outcome, protected, plausible
+
+
+def _pair_index(loaded: _Loaded, columns: dict[str, Column], job: _Job) -> PairIndex:
+    """The categorical pairs the originals hold: the categorical known variables (their
+    codes shared by both tables) and, unless *regenerate* rewrites whole rows, the
+    other text, categorical and boolean columns both tables have (compared as text;
+    when the original was read whole: with the control, the distances, the fidelity)."""
+    original: dict[str, np.ndarray] = {}
+    avatars: dict[str, np.ndarray] = {}
+    radices: dict[str, int] = {}
+    for name, col in columns.items():
+        if col.kind is Kind.CATEGORICAL:
+            o = loaded.encoded.columns[name].o
+            original[name], avatars[name] = o, col.codes
+            size = max(int(o.max(initial=0)), int(col.codes.max(initial=0))) + 1
+            radices[name] = max(loaded.encoded.columns[name].radix, size)
+    view = tables.to_polars(loaded.view(loaded.table), loaded.library)
+    text = (pl.String, pl.Categorical, pl.Enum, pl.Boolean)
+    others = [n for n, t in view.schema.items() if n not in columns and isinstance(t, text)]
+    if others and loaded.whole and "regenerate" not in job.allowed:
+        frame = _original_frame(loaded, job.csv)
+        for name in others:
+            if name in frame.columns:
+                o, a, radix = pairs_text_codes(frame[name], view[name])
+                original[name], avatars[name], radices[name] = o, a, radix
+    return pair_index(original, avatars, radices)
 
 
 def _around(

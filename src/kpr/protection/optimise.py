@@ -25,6 +25,7 @@ import numpy as np
 from kpr.metric.attack import Kind
 from kpr.protection.draws import NewValues
 from kpr.protection.grid import Grid
+from kpr.protection.plausibility import PairIndex
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import protection_rate
 
@@ -111,6 +112,7 @@ class Optimiser:
         n_columns: int,
         new_avatars: NewAvatars | None = None,
         grids: dict[str, Grid] | None = None,
+        pairs: PairIndex | None = None,
     ) -> None:
         self.columns, self.states, self.target = columns, list(states), target
         self.allowed = set(moves)
@@ -129,6 +131,7 @@ class Optimiser:
             name: c.values[1:] for name, c in columns.items() if c.values is not None
         }
         self.new_values = NewValues(columns, self.states, self.rng, grids)
+        self.pairs = pairs  #: categorical pairs no original holds (kept from rising)
         #: per (attack, variable): the avatars sorted by their key without that variable
         self.neighbours: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -341,6 +344,8 @@ class Optimiser:
 
     def admissible(self, c: Candidate) -> list[list[tuple[int, int, int]]] | None:
         """Each attack's moved rows, or None when one attack refuses the move."""
+        if self.pairs is not None and not self.pairs.admissible(c):
+            return None
         out = []
         for state in self.states:
             moved = state.moves_of(c.changes, c.deleted)
@@ -397,5 +402,7 @@ class Optimiser:
                     col.codes[r] = new
                     col.source[r] = -1 if c.move == "suppress" else int(col.first_row[new])
                     self.cell_moves[(r, name)] = c.move
+        if self.pairs is not None:
+            self.pairs.applied(c)
         self.cost += c.cells
         self.trace.append((self.cost, self.worst()))
