@@ -1,178 +1,261 @@
-"""Can an attacker who has only the release tell which rows ``kpr protect`` changed?
+"""Can an attacker holding only the release spot the rows ``kpr protect`` changed?
 
-For each table and each protect seed, a fixed classifier is trained to spot the
-changed rows (the labels come from protect's change log) from features an attacker
-computes on the release alone:
+A fixed classifier (scikit-learn's HistGradientBoostingClassifier, random_state 0,
+5-fold stratified cross-validation shuffled with random_state 0) is trained on
+features computed from the release alone (:func:`leak_features`); the label is
+"protect changed this row" (from ``result.changes``). The placebo computes the
+same features on the unprotected avatars and scores the SAME labels: what the
+classifier finds there is what the rows protect chose already looked like. The
+leak is AUC(protected) - AUC(placebo), over several protect seeds.
 
-- per numeric known variable: how many rows hold the row's exact value (log), and
-  whether that is 2 or 3 rows (the "held by 2-3 rows" rule, which needs no labels);
-- how many rows hold the row's exact known values, and its class profile (each numeric
-  value binned at 5 % of the release's own mean, the attacker's guess of kpr's grid);
-- categorical pair plausibility: over every pair of text columns of the release, the
-  fewest rows holding the row's pair (log) and the number of its pairs held by at most
-  3 rows.
+    python benchmarks/bench_protect_leak.py --case demo --seeds 5
+    python benchmarks/bench_protect_leak.py --case large --rows 100_000 --seeds 5
+    python benchmarks/bench_protect_leak.py --case cost
 
-The placebo scores the *same* rows, with the same labels, on the unprotected release:
-what the classifier finds there is the rows protect chose (linked, rare), not marks
-its moves left. The leak is AUC(protected) - AUC(placebo); each AUC comes from 5-fold
-stratified cross-validation (scikit-learn's HistGradientBoostingClassifier,
-``random_state=0``; folds shuffled with seed 0), the mean and range over protect's seeds.
-
-Tables: the demo (``kpr demo --write``'s original and avatars, its six known
-variables) and ``make_large.py``'s table (5 known, income continuous) at
-``--rows`` (100,000 by default). Needs scikit-learn (``pip install 'kpr[bench]'``).
-
-    python benchmarks/bench_protect_leak.py [--seeds 5] [--rows 100000] [--rule robust]
-
-``--rule`` and ``--moves`` are passed to ``kpr.protect`` when given. Prints one
-Markdown table, ready for docs/protect.md.
+``--case cost`` (issue 34, item 8) protects the demo with each move, raises k,
+and prints the window-rule rate reached, SDMetrics' quality score and the AUC of a
+model trained on the release (income > 50K) tested on the demo's holdout.
+``--moves`` and ``--rule`` are passed to ``kpr.protect`` (``--rule`` only when
+given, for a protect that accepts it). Needs the ``bench`` extra (scikit-learn,
+sdmetrics). Prints markdown tables.
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
+import itertools
 import statistics
 import sys
-import tempfile
-import time
-from collections.abc import Sequence
-from itertools import combinations
+from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from make_data import KNOWN  # noqa: E402
-from make_large import large_chunk  # noqa: E402
-from run import header  # noqa: E402
-
-import kpr  # noqa: E402
+import kpr
 
 DEMO_KNOWN = ["age", "sex", "race", "marital_status", "education", "native_country"]
-#: The attacker's guess of a class width: this share of the release's mean.
-WIDTH_SHARE = 0.05
+LARGE_KNOWN = ["age", "height", "income", "region", "sex"]
+QUANTILES = 20
+MAX_PAIR_COLUMNS = 10
 
 
-def _multiplicity(frame: pl.DataFrame, columns: Sequence[str]) -> np.ndarray:
-    """For each row, how many rows hold its values of ``columns`` (missing equal)."""
-    return frame.select(pl.len().over(list(columns)).alias("n"))["n"].to_numpy()
+def leak_features(release: pl.DataFrame, known: list[str]) -> pl.DataFrame:
+    """Features of each row computed from ``release`` alone (one row per row).
 
-
-def features(release: pl.DataFrame, known: Sequence[str]) -> np.ndarray:
-    """The release-only features of every row (see the module's docstring)."""
+    - ``profile_exact``: rows sharing its exact values on the known variables;
+    - ``profile_coarse``: the same with each numeric known variable cut at the
+      release's own 20-quantiles (the attacker lacks kpr's grid, which is the
+      originals');
+    - per numeric known column: rows holding its exact value, and whether that is
+      2 or 3 rows (a shift that copies another row's value makes such pairs);
+    - over pairs of text columns (the first 10): how many of the row's pairs no
+      other row holds, how many fewer than 5 other rows hold, and the fewest.
+    """
     numeric = [c for c in known if release.schema[c].is_numeric()]
-    texts = [c for c in release.columns if release.schema[c] == pl.String]
-    out = []
+    text = [c for c in release.columns if release.schema[c] == pl.String][:MAX_PAIR_COLUMNS]
+    coarse = [
+        (pl.col(c).rank("min") * QUANTILES // (pl.len() + 1)).alias(f"_q_{c}") if c in numeric
+        else pl.col(c).alias(f"_q_{c}")
+        for c in known
+    ]  # fmt: skip
+    exprs: list[pl.Expr] = [
+        pl.len().over(known).alias("profile_exact"),
+    ]
     for c in numeric:
-        held = _multiplicity(release, [c])
-        out += [np.log(held), ((held == 2) | (held == 3)).astype(float)]
-    out.append(np.log(_multiplicity(release, known)))
-    binned = release.select(
-        [
-            (pl.col(c) / (WIDTH_SHARE * abs(release[c].mean() or 1.0))).floor().alias(c)
-            if c in numeric
-            else pl.col(c)
-            for c in known
+        exprs.append(pl.len().over(c).alias(f"mult_{c}"))
+        exprs.append(pl.len().over(c).is_between(2, 3).cast(pl.Int8).alias(f"two_three_{c}"))
+    pairs = [pl.len().over([a, b]) - 1 for a, b in itertools.combinations(text, 2)]
+    if pairs:
+        exprs += [
+            pl.sum_horizontal([(p == 0).cast(pl.Int32) for p in pairs]).alias("pairs_absent"),
+            pl.sum_horizontal([(p < 5).cast(pl.Int32) for p in pairs]).alias("pairs_rare"),
+            pl.min_horizontal(pairs).alias("pairs_min"),
         ]
-    )
-    out.append(np.log(_multiplicity(binned, known)))
-    if len(texts) >= 2:
-        pairs = np.column_stack([_multiplicity(release, p) for p in combinations(texts, 2)])
-        out += [np.log(pairs.min(axis=1)), (pairs <= 3).sum(axis=1).astype(float)]
-    return np.column_stack(out)
+    staged = release.with_columns(coarse)
+    q = [f"_q_{c}" for c in known]
+    return staged.select(*exprs, pl.len().over(q).alias("profile_coarse"))
 
 
-def auc(x: np.ndarray, y: np.ndarray) -> float:
-    """5-fold cross-validated AUC of the fixed classifier."""
+def changed_rows(changes: pl.DataFrame | None, rows: int) -> np.ndarray:
+    """1 for each avatar row the change log names, else 0."""
+    label = np.zeros(rows, dtype=np.int8)
+    if changes is not None and changes.height:
+        label[changes["avatar_row"].unique().to_numpy()] = 1
+    return label
+
+
+def cv_auc(features: pl.DataFrame, label: np.ndarray) -> float:
+    """AUC of the fixed classifier's out-of-fold scores."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    x = features.fill_null(-1).to_numpy().astype(np.float64)
     model = HistGradientBoostingClassifier(random_state=0)
-    scores = cross_val_predict(model, x, y, cv=folds, method="predict_proba")[:, 1]
-    return float(roc_auc_score(y, scores))
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    score = cross_val_predict(model, x, label, cv=folds, method="predict_proba")[:, 1]
+    return float(roc_auc_score(label, score))
 
 
-def leak_of_one_run(
-    original: pl.DataFrame, avatars: pl.DataFrame, known: list[str], seed: int, options: dict
-) -> tuple[float, float, int, float]:
-    """(AUC protected, AUC placebo, rows changed, seconds) for one protect seed."""
-    start = time.perf_counter()
-    protected, result = kpr.protect(original, avatars, known, target=99, seed=seed, **options)
-    seconds = time.perf_counter() - start
-    log = result.changes
-    assert log is not None
-    deleted = log.filter(pl.col("move") == "delete")["avatar_row"].to_numpy()
-    changed = log.filter(pl.col("move") != "delete")["avatar_row"].to_numpy()
-    kept = np.setdiff1d(np.arange(avatars.height), deleted)
-    labels = np.isin(kept, changed)
-    protected_pl = protected if isinstance(protected, pl.DataFrame) else pl.from_pandas(protected)
-    placebo = avatars[kept]
-    assert protected_pl.height == len(kept)
-    return (
-        auc(features(protected_pl, known), labels),
-        auc(features(placebo, known), labels),
-        int(labels.sum()),
-        seconds,
+def protect_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {"moves": args.moves, "distances": False, "utility": False}
+    if args.rule is not None:
+        options["rule"] = args.rule
+    return options
+
+
+def demo_tables() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The demo's originals (first 24,000 Adult rows), avatars (k 20, seed 0), holdout."""
+    from kpr.avatar import generate
+
+    data = pl.read_parquet(str(files("kpr") / "data" / "adult.parquet"))
+    original = data.head(24_000)
+    made = generate(original, k=20, seed=0)
+    assert isinstance(made.avatars, pl.DataFrame)
+    return original, made.avatars, data.slice(24_000)
+
+
+def large_tables(rows: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``make_large.py``'s table (seed 0): continuous income, 100 regions."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from make_large import large_chunk
+
+    original, avatars = large_chunk(rows, 0)
+    return pl.from_arrow(original), pl.from_arrow(avatars)  # type: ignore[return-value]
+
+
+def leak(args: argparse.Namespace) -> None:
+    if args.case == "demo":
+        original, avatars, _ = demo_tables()
+        known, name = DEMO_KNOWN, "the demo (24,000 Adult rows, kpr avatars k 20 seed 0)"
+    else:
+        original, avatars = large_tables(args.rows)
+        known, name = LARGE_KNOWN, f"make_large.py, {args.rows:,} rows"
+    placebo_x = leak_features(avatars, known)
+    rows = []
+    for seed in range(args.seeds):
+        table, result = kpr.protect(
+            original, avatars, known, target=args.target, seed=seed, **protect_options(args)
+        )
+        if table.height != avatars.height:
+            raise SystemExit("the leak is measured for moves that keep every row (no delete)")
+        label = changed_rows(result.changes, avatars.height)
+        protected = cv_auc(leak_features(table, known), label)
+        placebo = cv_auc(placebo_x, label)
+        after = result.worst_after.after.rate
+        rows.append((seed, int(label.sum()), after, protected, placebo))
+        print(f"seed {seed}: {label.sum()} rows changed, KPR after {after:.2f} %, "
+              f"AUC protected {protected:.3f}, placebo {placebo:.3f}", flush=True)  # fmt: skip
+    diffs = [r[3] - r[4] for r in rows]
+    print(f"\n{name}, known {', '.join(known)}, target {args.target:g}, moves {args.moves}"
+          + (f", rule {args.rule}" if args.rule else ""))  # fmt: skip
+    print("| table | seeds | rows changed (mean) | AUC protected | AUC placebo | "
+          "difference: mean | min | max |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        f"| {name} | 0 to {args.seeds - 1} | {statistics.mean(r[1] for r in rows):,.0f} | "
+        f"{statistics.mean(r[3] for r in rows):.3f} | {statistics.mean(r[4] for r in rows):.3f} | "
+        f"{statistics.mean(diffs):+.3f} | {min(diffs):+.3f} | {max(diffs):+.3f} |"
     )
 
 
-def demo_tables() -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
-    with tempfile.TemporaryDirectory() as folder:
-        from kpr.cli.demo_files import write_demo
+def window_rate(original: pl.DataFrame, table: pl.DataFrame, known: list[str]) -> float:
+    """The window rule's rate (``kpr analyze --method window``)."""
+    from kpr.analysis.analyze import analyze
 
-        write_demo(Path(folder) / "demo")
-        o = pl.read_csv(Path(folder) / "demo" / "original.csv", infer_schema_length=None)
-        a = pl.read_csv(Path(folder) / "demo" / "avatars.csv", infer_schema_length=None)
-    return o, a, DEMO_KNOWN
+    result = analyze(original, table, known, method="window", tolerances=None)
+    return float(result.attack.rate)
 
 
-def large_tables(rows: int) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
-    o, a = large_chunk(rows, 0)
-    return pl.from_arrow(o), pl.from_arrow(a), list(KNOWN)  # type: ignore[return-value]
+def quality(original: pl.DataFrame, table: pl.DataFrame) -> float:
+    """SDMetrics' QualityReport score (column shapes and pair trends)."""
+    from sdmetrics.reports.single_table import QualityReport
+
+    meta = {
+        "columns": {
+            c: {"sdtype": "numerical" if original.schema[c].is_numeric() else "categorical"}
+            for c in original.columns
+        }
+    }
+    report = QualityReport()
+    report.generate(original.to_pandas(), table.to_pandas(), meta, verbose=False)
+    return float(report.get_score())
+
+
+def downstream_auc(train: pl.DataFrame, test: pl.DataFrame) -> float:
+    """Train on ``train`` (income > 50K), AUC on ``test`` (originals never used)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import roc_auc_score
+
+    feats = [c for c in train.columns if c != "income"]
+
+    def xy(t: pl.DataFrame) -> tuple[Any, np.ndarray]:
+        x = t.select(
+            pl.col(c).cast(pl.Categorical).to_physical() if t.schema[c] == pl.String
+            else pl.col(c)
+            for c in feats
+        ).to_pandas()  # fmt: skip
+        return x, t["income"].str.contains(">").fill_null(False).to_numpy()
+
+    # the categories' codes must agree between train and test: one string cache
+    with pl.StringCache():
+        xtr, ytr = xy(train)
+        xte, yte = xy(test)
+    cats = [i for i, c in enumerate(feats) if train.schema[c] == pl.String]
+    model = HistGradientBoostingClassifier(random_state=0, categorical_features=cats)
+    model.fit(xtr, ytr)
+    return float(roc_auc_score(yte, model.predict_proba(xte)[:, 1]))
+
+
+def cost(args: argparse.Namespace) -> None:
+    from kpr.avatar import avatarize, generate
+
+    original, avatars, holdout = demo_tables()
+    made = generate(original, k=20, seed=0)
+    pairing = pl.DataFrame({"original_row": np.arange(original.height), "avatar_row": made.pairing})
+    known = DEMO_KNOWN
+    print("| release | class-rule KPR | window-rule KPR | cells changed | SDMetrics quality | "
+          "downstream AUC (income > 50K, holdout) |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|")
+
+    def row(label: str, table: pl.DataFrame, cells: str) -> None:
+        rate = kpr.evaluate(original, table, known).rate
+        print(f"| {label} | {rate:.2f} % | {window_rate(original, table, known):.2f} % | {cells} | "
+              f"{quality(original, table):.4f} | {downstream_auc(table, holdout):.4f} |",
+              flush=True)  # fmt: skip
+
+    row("avatars as made (k 20)", avatars, "0")
+    extra = {"rule": args.rule} if args.rule else {}
+    for moves in ("swap,shift", "swap", "suppress", "delete", "regenerate"):
+        table, r = kpr.protect(
+            original, avatars, known, target=args.target, moves=moves, seed=0,
+            pairing=pairing if moves == "regenerate" else None,
+            distances=False, utility=False, **extra,
+        )  # fmt: skip
+        label = f"protect {moves}" + ("" if r.met else " (target not met)")
+        row(label, table, f"{r.cells_total:,}")
+    for k in args.raise_k:
+        table = avatarize(original, k=k, seed=0)
+        assert isinstance(table, pl.DataFrame)
+        row(f"raise k to {k}", table, "every cell")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--case", choices=["demo", "large", "cost"], default="demo")
     parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=100_000)
-    parser.add_argument("--rule", help="passed to kpr.protect (when it takes rule=)")
-    parser.add_argument("--moves", help="passed to kpr.protect, comma-separated")
-    parser.add_argument("--tables", default="demo,large")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--target", type=float, default=99.0)
+    parser.add_argument("--moves", default="swap,shift")
+    parser.add_argument("--rule", default=None)
+    parser.add_argument("--raise-k", type=int, nargs="*", default=[40, 80, 160])
     args = parser.parse_args()
-    options: dict = {}
-    if args.moves:
-        options["moves"] = args.moves.split(",")
-    if args.rule:
-        if "rule" not in inspect.signature(kpr.protect).parameters:
-            parser.error("this kpr.protect takes no rule=")
-        options["rule"] = args.rule
-    print(header())
-    print(f"protect options: {options or 'the defaults'}; seeds 0-{args.seeds - 1}\n")
-    rows = []
-    makers = {"demo": demo_tables, "large": lambda: large_tables(args.rows)}
-    for name in args.tables.split(","):
-        original, avatars, known = makers[name]()
-        runs = [
-            leak_of_one_run(original, avatars, known, seed, options) for seed in range(args.seeds)
-        ]
-        diffs = [p - q for p, q, _, _ in runs]
-        rows.append(
-            f"| {name} ({original.height:,} rows) | {statistics.mean(r[0] for r in runs):.3f} "
-            f"| {statistics.mean(r[1] for r in runs):.3f} | {statistics.mean(diffs):+.3f} "
-            f"({min(diffs):+.3f} to {max(diffs):+.3f}) "
-            f"| {statistics.median(r[2] for r in runs):,.0f} "
-            f"| {statistics.median(r[3] for r in runs):.1f} |"
-        )
-        print(f"  {name}: " + ", ".join(f"{p:.3f}/{q:.3f}" for p, q, _, _ in runs), flush=True)
-    print("\n| table | AUC protected | AUC placebo | leak (range) | rows changed | protect (s) |")
-    print("|---|---:|---:|---:|---:|---:|")
-    print("\n".join(rows))
+    if args.case == "cost":
+        cost(args)
+    else:
+        leak(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,51 @@
+"""The leak benchmark's features: computed from the release alone, one row per row."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+_PATH = Path(__file__).parents[2] / "benchmarks" / "bench_protect_leak.py"
+_SPEC = importlib.util.spec_from_file_location("bench_protect_leak", _PATH)
+assert _SPEC is not None and _SPEC.loader is not None
+leak = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(leak)
+
+RELEASE = pl.DataFrame(
+    {
+        "age": [30, 30, 41, 52, 52, 52],
+        "income": [1.5, 2.25, 2.25, 9.0, 7.0, 7.5],
+        "sex": ["F", "F", "M", "M", "M", "F"],
+        "job": ["a", "a", "b", "b", "b", "c"],
+    }
+)
+
+
+def test_features_by_hand() -> None:
+    f = leak.leak_features(RELEASE, ["age", "income", "sex"])
+    assert f.height == RELEASE.height
+    assert f["profile_exact"].to_list() == [1, 1, 1, 1, 1, 1]
+    assert f["mult_age"].to_list() == [2, 2, 1, 3, 3, 3]
+    assert f["two_three_age"].to_list() == [1, 1, 0, 1, 1, 1]
+    assert f["mult_income"].to_list() == [1, 2, 2, 1, 1, 1]
+    # (sex, job) pairs: F-a twice, M-b three times, F-c once (no other row holds it)
+    assert f["pairs_absent"].to_list() == [0, 0, 0, 0, 0, 1]
+    assert f["pairs_min"].to_list() == [1, 1, 2, 2, 2, 0]
+
+
+def test_features_see_only_the_release() -> None:
+    """The same release gives the same features whatever else changed (labels, order)."""
+    order = [5, 3, 1, 0, 4, 2]
+    f = leak.leak_features(RELEASE, ["age", "income", "sex"])
+    g = leak.leak_features(RELEASE[order], ["age", "income", "sex"])
+    assert f[order].equals(g)
+
+
+def test_labels_from_the_change_log() -> None:
+    changes = pl.DataFrame({"avatar_row": [3, 1, 3], "column": ["age", "sex", "income"]})
+    assert leak.changed_rows(changes, 5).tolist() == [0, 1, 0, 1, 0]
+    assert leak.changed_rows(None, 3).tolist() == [0, 0, 0]
+    assert np.asarray(leak.changed_rows(changes, 5)).dtype == np.int8
