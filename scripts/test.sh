@@ -84,10 +84,10 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   # 444 of the 1248 tests: 195 s with -n 2 --dist worksteal in the main venv at load
   # average 4.1-4.6 (2026-12-01).
   SLICE=(-q -p no:cacheprovider -n auto --dist worksteal -k "not spark"
-    tests/engines tests/test_metric.py tests/inputs
+    tests/engine tests/test_metric.py tests/inputs
     tests/metric/test_exact.py tests/test_pairing.py
     tests/avatar/test_generator.py tests/avatar/test_projection.py tests/avatar/test_metrics.py
-    tests/avatar/test_distance.py tests/analysis/test_shared_sweep.py tests/report/test_html.py)
+    tests/avatar/test_distance.py tests/analysis/test_shared_sweep.py tests/render/test_html.py)
 
   step "pytest at the lowest direct versions"
   start=$SECONDS

@@ -11,7 +11,7 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 
 import kpr
-from tests.engines.test_engines import CASES, _reference, assert_same
+from tests.engine.test_engines import CASES, _reference, assert_same
 from tests.strategies import Case, assert_matches_reference, cases
 
 Convert = Callable[[pl.DataFrame], Any]

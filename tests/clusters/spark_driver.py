@@ -15,7 +15,7 @@ from kpr.cli.app import main as cli
 from kpr.engine.spark import spark_session
 from tests.clusters.processes import HOST
 from tests.clusters.slice import check_cases, check_hypothesis_sample, check_row_ids
-from tests.engines.conftest import _to_spark
+from tests.engine.conftest import _to_spark
 
 #: Small executors: the machine is shared with other Spark tests.
 CLUSTER_CONF = {

@@ -12,8 +12,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from tests.engines.conftest import _to_dask
-from tests.engines.test_engines import CASES
+from tests.engine.conftest import _to_dask
+from tests.engine.test_engines import CASES
 
 from .processes import HOST
 from .slice import check_cases, check_hypothesis_sample, check_row_ids

@@ -1,5 +1,5 @@
-"""The engines of ``tests/engines`` (one case runs on each of them)."""
+"""The engines of ``tests/engine`` (one case runs on each of them)."""
 
-from tests.engines.conftest import engine, spark
+from tests.engine.conftest import engine, spark
 
 __all__ = ["engine", "spark"]

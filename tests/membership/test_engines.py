@@ -13,7 +13,7 @@ import pytest
 
 import kpr
 from kpr.analysis.members import count_profiles
-from tests.engines.conftest import Convert
+from tests.engine.conftest import Convert
 from tests.reference import reference_triples
 
 from .test_api import triples

@@ -37,8 +37,8 @@ from kpr.metric.classes import (
     push_digit,
     value_codes,
 )
-from tests.engines.conftest import _duckdb_convert, _to_dask, _to_spark
-from tests.engines.conftest import spark as spark  # the session fixture, for getfixturevalue
+from tests.engine.conftest import _duckdb_convert, _to_dask, _to_spark
+from tests.engine.conftest import spark as spark  # the session fixture, for getfixturevalue
 
 #: U's values 0 .. 99.9 on classes 10 wide from 0: codes 0 .. 9.
 TENS = NumericBins(10, 50.0, 30.0, 0.0, 99.9, lo=0.0, width=10.0, code_min=0.0, code_max=9.0)
@@ -104,7 +104,7 @@ ENGINES = ["polars", "duckdb", "dask", "spark"]
 
 @pytest.fixture(params=ENGINES)
 def convert(request: pytest.FixtureRequest) -> Callable[[pl.DataFrame], Any]:
-    """A polars frame as one engine's input (``tests/engines/conftest.py``)."""
+    """A polars frame as one engine's input (``tests/engine/conftest.py``)."""
     name = request.param
     if name == "polars":
         return lambda f: f.lazy()

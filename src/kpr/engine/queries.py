@@ -189,7 +189,7 @@ class Counting(Protocol):
     backend, each backend's differences in its :class:`Hooks`) and
     ``kpr.engine.polars.MemoryCounting`` (polars tables read into memory, counted
     with numpy). ``kpr.engine.backends.counting_for`` picks one; a new path
-    implements these five methods and passes ``tests/engines/test_conformance.py``.
+    implements these five methods and passes ``tests/engine/test_conformance.py``.
     ``cells`` serves the measures beyond the rate (counts by profile, and by
     profile x one extra column) and needs no scan first.
     """

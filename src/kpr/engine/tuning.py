@@ -2,7 +2,7 @@
 :class:`Tuning` passed in (``DEFAULT_TUNING`` unless a caller gives another),
 and the functions that turn them into a named path.
 
-Every path gives the same counts (``tests/engines/test_conformance.py`` runs the
+Every path gives the same counts (``tests/engine/test_conformance.py`` runs the
 reference cases on each); the thresholds only choose the quickest for a size.
 A test forces a path by passing ``Tuning.forcing(path)``, never by patching a
 module's constants.

@@ -13,8 +13,8 @@ import pytest
 import kpr
 from tests.adversarial.conftest import run_cli
 from tests.file_reads import file_reads
-from tests.protect.test_protect import KNOWN
-from tests.protect.test_regenerate import own_avatars
+from tests.protection.test_protect import KNOWN
+from tests.protection.test_regenerate import own_avatars
 
 #: Every step that needs the original: regenerate (the new avatars), swap and shift,
 #: two attacks, the control, the distances and the fidelity (both on by default).

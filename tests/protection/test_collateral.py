@@ -19,7 +19,7 @@ from kpr.protection.collateral import untested_subsets
 from kpr.render.protect import protect_text, render_protect, untested_rows
 from kpr.results.evaluation import format_rate
 from kpr.results.protect import MAX_SUBSETS, Collateral
-from tests.protect.test_protect import KNOWN, NUMERIC, tables
+from tests.protection.test_protect import KNOWN, NUMERIC, tables
 from tests.reference import reference_kpr, reference_window
 from tests.test_schema import validate
 

@@ -10,7 +10,7 @@ import pytest
 
 import kpr
 from tests.adversarial.conftest import assert_cli_refuses, run_cli
-from tests.protect.test_protect import KNOWN
+from tests.protection.test_protect import KNOWN
 from tests.test_schema import validate
 
 K = ",".join(KNOWN)

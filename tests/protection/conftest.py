@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.protect.test_protect import tables
+from tests.protection.test_protect import tables
 
 
 @pytest.fixture

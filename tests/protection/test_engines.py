@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import kpr
-from tests.protect.test_protect import KNOWN, reference, tables
+from tests.protection.test_protect import KNOWN, reference, tables
 
 
 def _as_polars(table: Any) -> pl.DataFrame:

@@ -25,7 +25,7 @@ from kpr.engine.jobs import Job
 from kpr.engine.polars import polars_counting
 from kpr.engine.tuning import KeyCount, TablePath, Tuning
 from kpr.metric.attack import make_attack
-from tests.engines.test_scan import KINDS, tables
+from tests.engine.test_scan import KINDS, tables
 
 TEXTS = st.one_of(st.none(), st.sampled_from(["", "a", "b", "ab", "é", "a" * 20, "NaN"]))
 FLOATS = st.one_of(st.none(), st.sampled_from([0.0, -0.0, float("nan"), 1.5, float("inf")]))
@@ -179,7 +179,7 @@ def test_the_link_in_memory_is_the_lazy_link(
 def _pool(kind: str) -> Executor | None:
     """A pool to share work with: none, a real thread, one that runs every call at
     once, or one that never starts them."""
-    from tests.engines.test_scan import _Never, _Now
+    from tests.engine.test_scan import _Never, _Now
 
     if kind == "none":
         return None

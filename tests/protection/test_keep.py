@@ -9,8 +9,8 @@ import pytest
 
 import kpr
 from tests.adversarial.conftest import assert_cli_refuses, run_cli
-from tests.protect.test_protect import KNOWN, tables
-from tests.protect.test_regenerate import own_avatars
+from tests.protection.test_protect import KNOWN, tables
+from tests.protection.test_regenerate import own_avatars
 
 
 def test_kept_columns_are_never_changed() -> None:

@@ -1,4 +1,4 @@
-"""kpr.protect on Spark DataFrames (the one engine tests/protect/test_engines.py leaves
+"""kpr.protect on Spark DataFrames (the one engine tests/protection/test_engines.py leaves
 to this folder, which holds the Spark session): the protected table, collected, reaches
 the target by a fresh evaluation and by the reference, equal to the polars run."""
 
@@ -9,8 +9,8 @@ from typing import Any
 import polars as pl
 
 import kpr
-from tests.engines.conftest import _to_spark
-from tests.protect.test_protect import KNOWN, reference, tables
+from tests.engine.conftest import _to_spark
+from tests.protection.test_protect import KNOWN, reference, tables
 
 
 def test_protect_on_spark_equals_polars_and_meets_the_target(spark: Any) -> None:

@@ -13,7 +13,7 @@ import kpr
 from kpr.render.protect import comparison, protect_text, render_protect
 from kpr.results.evaluation import format_rate
 from kpr.results.protect import ProtectResult
-from tests.protect.test_protect import KNOWN, tables
+from tests.protection.test_protect import KNOWN, tables
 
 
 def _protected(**more: object) -> ProtectResult:

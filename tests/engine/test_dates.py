@@ -15,7 +15,7 @@ import pytest
 
 import kpr
 from kpr.engine.spark import spark_inputs
-from tests.engines.conftest import Convert
+from tests.engine.conftest import Convert
 from tests.reference import reference_kpr
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -89,7 +89,7 @@ def test_dates_equal_the_hand_computation(engine: Convert, seed: int) -> None:
 
 @pytest.mark.parametrize("engine_name", ["polars", "pandas", "duckdb"])
 def test_datetimes_equal_the_hand_computation(engine_name: str, request: Any) -> None:
-    from tests.engines import conftest
+    from tests.engine import conftest
 
     convert = {
         "polars": lambda f: f,

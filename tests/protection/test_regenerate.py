@@ -16,7 +16,7 @@ import pytest
 import kpr
 from kpr.avatar.generator import generate
 from tests.adversarial.conftest import assert_cli_refuses, run_cli
-from tests.protect.test_protect import KNOWN, reference
+from tests.protection.test_protect import KNOWN, reference
 from tests.test_schema import validate
 
 

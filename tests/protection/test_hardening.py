@@ -13,7 +13,7 @@ import pytest
 
 import kpr
 from tests.adversarial.conftest import assert_cli_refuses
-from tests.protect.test_protect import KNOWN, tables
+from tests.protection.test_protect import KNOWN, tables
 
 
 def _argv(files: dict[str, Path], *more: str, avatars: Path | None = None) -> list[str]:
