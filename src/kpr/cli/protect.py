@@ -115,6 +115,12 @@ def in_command_words(message: str) -> str:
     help="Skip the fidelity before and after (kpr.utility: every column and pair).",
 )  # fmt: skip
 @click.option(
+    "--rule", type=click.Choice(["class", "robust"]), default="class", show_default=True,
+    help="class: the spec's class rule held for the attacks given; robust: the window rule "
+    "too (every numeric value within one width, no class edges): nobody newly linked under "
+    "either.",
+)  # fmt: skip
+@click.option(
     "--collateral", is_flag=True,
     help="Measure the subsets of the known variables no attack names (up to 64) also when a "
     "table has more than 100,000 rows (below it they always are).",
@@ -143,6 +149,7 @@ def protect_command(
     control: str | None,
     no_distances: bool,
     no_utility: bool,
+    rule: str,
     collateral: bool,
     tolerance: float,
     kinds: dict[str, str],
@@ -172,6 +179,7 @@ def protect_command(
     moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
     pairing, control : ``--pairing`` and ``--control`` paths.
     no_distances, no_utility : skip the distances or the fidelity before and after.
+    rule : ``--rule``: class, or robust (the window rule held too).
     collateral : measure the untested subsets whatever the tables' size.
     tolerance, kinds : the attack's tolerance; ``--categorical``, ``--numeric``, ``--date``.
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
@@ -203,7 +211,7 @@ def protect_command(
             candidates=names, max_known=max_known, max_attacks=max_attacks, tolerance=tolerance,
             kinds=kinds or None, control=control, distances=not no_distances,
             utility=not no_utility, output=output, **read.keywords(),
-            collateral=collateral,
+            collateral=collateral, rule=rule,
         )  # fmt: skip
     except InputError as exc:
         raise InputError(in_command_words(str(exc))) from None

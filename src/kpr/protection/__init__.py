@@ -58,10 +58,11 @@ from kpr.protection.optimise import (
 from kpr.protection.plausibility import PairIndex, pair_index
 from kpr.protection.plausibility import text_codes as pairs_text_codes
 from kpr.protection.state import AttackState
+from kpr.protection.window_state import WindowState
 from kpr.results.evaluation import KprResult
 from kpr.results.json import finite_or_none
 from kpr.results.marks import Plausibility
-from kpr.results.protect import MOVES, AttackOutcome, ProtectResult
+from kpr.results.protect import MOVES, AttackOutcome, Collateral, ProtectResult
 from kpr.results.rates import AttackRate
 
 __all__ = [
@@ -360,6 +361,7 @@ def protect(
     utility: bool = True,
     output: str | os.PathLike[str] | None = None,
     collateral: bool = False,
+    rule: str = "class",
     **read: Unpack[ReadKeywords],
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
@@ -404,6 +406,12 @@ def protect(
         have at most 100,000 rows; ``True`` measures them above that too. The given
         attacks' collateral (window rule, tolerances 0.04 and 0.06, moved grids) is
         always measured.
+    rule
+        ``"class"`` (the spec's class rule held for every attack given) or
+        ``"robust"``: the window rule too (an avatar approaches when every numeric
+        value lies within one width, no class edges): every attack reaches the target
+        under both rules and nobody becomes linked under either; delete and suppress
+        are then not always admissible.
     tolerance, kinds, delimiter, encoding, na_values
         As in ``kpr.evaluate``.
 
@@ -429,6 +437,7 @@ def protect(
         ReadSettings.of(read),
         utility,
         arguments.names(keep, "keep"),
+        arguments.rule(rule),
     )
     attacks, every, csv, target = job.attacks, job.every, job.csv, job.target
     whole = control is not None or distances or utility or "regenerate" in job.allowed
@@ -456,6 +465,8 @@ def protect(
     around["collateral"], around["untested"] = measured_collateral(
         loaded.pair, after_pair, every, attacks, sizes, collateral
     )
+    if job.rule == "robust":
+        _verify_window(around["collateral"], target, outcome.unfixed == 0)
     result = _result(job, loaded, columns, outcome, before, after, changes, around)
     return loaded.view(protected), result
 
@@ -472,6 +483,7 @@ class _Job:
     csv: ReadSettings
     utility: bool  # the fidelity before and after
     keep: tuple[str, ...] = ()  # columns no move may change
+    rule: str = "class"  #: "class", or "robust": the window rule held too
 
     @cached_property
     def every(self) -> Attack:
@@ -532,8 +544,18 @@ def _optimise(
     columns = _columns(loaded, states, job.keep)
     n_columns = len(tables.columns_of(loaded.table, loaded.library))
     pairs = _pair_index(loaded, columns, job)
+    windows = _windows(loaded, states, columns) if job.rule == "robust" else []
     optimiser = Optimiser(
-        columns, states, job.target, job.allowed, job.seed, n_columns, new_avatars, None, pairs
+        columns,
+        states,
+        job.target,
+        job.allowed,
+        job.seed,
+        n_columns,
+        new_avatars,
+        None,
+        pairs,
+        windows,
     )
     outcome = optimiser.run()
     plausible = Plausibility(pairs.columns, pairs.before, pairs.implausible(outcome.deleted))
@@ -551,6 +573,47 @@ def _optimise(
         loaded.table, loaded.library, sources, outcome.deleted, extended, new_values
     )
     return columns, outcome, protected, plausible
+
+
+def _verify_window(rows: tuple[Collateral, ...], target: float, met: bool) -> None:
+    """``--rule robust``, checked by fresh evaluations: under the window rule nobody
+    is newly linked, and every attack reaches the target when the run met it."""
+    for c in rows:
+        if c.rule != "window":
+            continue
+        if c.newly_linked or (met and c.after.rate < target):
+            raise ProtectionError(
+                f"protect failed its own verification (a bug): under the window rule, "
+                f"{', '.join(c.known)}: {c.after.rate:.4f} %, {c.newly_linked} newly linked"
+            )
+
+
+def _windows(
+    loaded: _Loaded, states: list[AttackState], columns: dict[str, Column]
+) -> list[WindowState]:
+    """Each attack's window rule on the input avatars (``--rule robust``)."""
+    enc, m = loaded.encoded, tables.n_rows(loaded.table, loaded.library)
+    out = []
+    for state in states:
+        known = list(state.known)
+        codes = np.column_stack([enc.columns[v].o for v in known])
+        _, first, held = np.unique(codes, axis=0, return_index=True, return_counts=True)
+        u_rows = np.sort(first[held == 1])
+        u_values, a_values = {}, {}
+        for v in known:
+            enc_col, col = enc.columns[v], columns[v]
+            if v in state.bins:
+                assert enc_col.o_values is not None and col.values is not None
+                u_values[v] = enc_col.o_values[enc_col.o[u_rows]].astype(np.float64)
+                a_values[v] = col.values[col.codes[:m]].astype(np.float64)
+            else:
+                u_values[v] = enc_col.o[u_rows]
+                a_values[v] = col.codes[:m]
+        numeric = [v for v in known if v in state.bins]
+        categorical = [v for v in known if v not in state.bins]
+        half = {v: state.bins[v].width for v in numeric}
+        out.append(WindowState.build(u_values, a_values, categorical, numeric, half, enc.n))
+    return out
 
 
 def _pair_index(loaded: _Loaded, columns: dict[str, Column], job: _Job) -> PairIndex:
@@ -641,6 +704,7 @@ def _result(
         trace=_thin(outcome.trace),
         unfixed=outcome.unfixed,
         keep=job.keep,
+        rule=job.rule,
         changes=changes,
         multiplicity=multiplicity_checks(columns, outcome.deleted),
         **around,

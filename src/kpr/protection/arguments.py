@@ -134,3 +134,14 @@ def reading(read: Mapping[str, object]) -> None:
     bad = [m for m in markers if not isinstance(m, str)]
     if bad:
         raise InputError(f"na_values= must be texts, got {bad[0]!r}")
+
+
+#: ``rule``: the class rule alone, or the window rule too.
+RULES = ("class", "robust")
+
+
+def rule(value: object) -> str:
+    """``rule=`` (``--rule``): one of :data:`RULES`."""
+    if value not in RULES:
+        raise InputError(f"rule must be 'class' or 'robust', not {value!r} (--rule)")
+    return str(value)

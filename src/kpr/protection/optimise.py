@@ -27,6 +27,7 @@ from kpr.protection.draws import NewValues
 from kpr.protection.grid import Grid
 from kpr.protection.plausibility import PairIndex
 from kpr.protection.state import AttackState
+from kpr.protection.window_state import WindowState
 from kpr.results.evaluation import protection_rate
 
 DEFAULT_MOVES = ("swap", "shift")
@@ -113,6 +114,7 @@ class Optimiser:
         new_avatars: NewAvatars | None = None,
         grids: dict[str, Grid] | None = None,
         pairs: PairIndex | None = None,
+        windows: Sequence[WindowState] = (),
     ) -> None:
         self.columns, self.states, self.target = columns, list(states), target
         self.allowed = set(moves)
@@ -132,6 +134,9 @@ class Optimiser:
         }
         self.new_values = NewValues(columns, self.states, self.rng, grids)
         self.pairs = pairs  #: categorical pairs no original holds (kept from rising)
+        #: ``--rule robust``: each attack's window rule, kept from linking anyone
+        self.windows = list(windows)
+        self._window_deltas: dict[int, list[dict[int, int]]] = {}
         #: per (attack, variable): the avatars sorted by their key without that variable
         self.neighbours: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -141,37 +146,69 @@ class Optimiser:
     def worst(self) -> float:
         return min(protection_rate(s.linked, s.n) for s in self.states)
 
+    def window_met(self, window: WindowState) -> bool:
+        return protection_rate(window.linked, window.n) >= self.target
+
+    def all_met(self) -> bool:
+        return all(self.met(s) for s in self.states) and all(
+            self.window_met(w) for w in self.windows
+        )
+
     def run(self) -> Outcome:
-        unfixed: list[tuple[int, int]] = []
+        unfixed: list[tuple[str, int, int]] = []
         # first every link one changed cell can remove, then the others with any move
         for draws, cap in ((_DRAWS, 1), (_DRAWS, None), (_DRAWS * _RETRY, None)):
             self.tried = 0
-            todo = [
-                (j, key)
-                for j, s in enumerate(self.states)
-                if not self.met(s)
-                for key, _ in s.linked_profiles()
-            ]
+            todo = self._todo()
             self.rng.shuffle(todo)
             unfixed = []
-            for j, key in todo:
-                state = self.states[j]
-                if self.met(state):
-                    continue
-                row = state.single.get(key)
-                if row is None:  # freed by an earlier move
-                    continue
-                best = self.best(row, state, draws, cap)
-                if best is None:
-                    unfixed.append((j, key))
+            for rule, j, key in todo:
+                if not self._free(rule, j, key, draws, cap):
+                    unfixed.append((rule, j, key))
                     self.tried += self.last_tried
                     continue
-                self.apply(best)
-                if all(self.met(s) for s in self.states):
+                if self.all_met():
                     return self.outcome(0)
             if not unfixed and cap is None:
                 break
         return self.outcome(len(unfixed))
+
+    def _todo(self) -> list[tuple[str, int, int]]:
+        """The links to remove: each attack's linked profiles (class rule) and, under
+        the robust rule, its members linked by the window rule."""
+        todo = [
+            ("class", j, key)
+            for j, s in enumerate(self.states)
+            if not self.met(s)
+            for key, _ in s.linked_profiles()
+        ]
+        todo += [
+            ("window", j, int(i))
+            for j, w in enumerate(self.windows)
+            if not self.window_met(w)
+            for i in w.linked_members()
+        ]
+        return todo
+
+    def _free(self, rule: str, j: int, key: int, draws: int, cap: int | None) -> bool:
+        """Try to remove one link; False when no admissible move was found (a link
+        freed or a target met by earlier moves counts as done)."""
+        state = self.states[j]
+        if rule == "class":
+            row = state.single.get(key)
+            if self.met(state) or row is None:  # met, or freed by an earlier move
+                return True
+            best = self.best(row, state, draws, cap)
+        else:
+            window = self.windows[j]
+            if self.window_met(window) or window.counts[key] != 1:
+                return True
+            row = self._lone_avatar(window, key)
+            best = self.best(row, state, draws, cap, frees=(j, key))
+        if best is None:
+            return False
+        self.apply(best)
+        return True
 
     def outcome(self, unfixed: int) -> Outcome:
         tried = self.tried if unfixed else 0
@@ -352,17 +389,94 @@ class Optimiser:
             if moved and state.check(moved) is None:
                 return None
             out.append(moved)
+        if self.windows:
+            deltas = []
+            for window in self.windows:
+                delta = window.change(self._window_moves(c, window))
+                if delta and window.check(delta) is None:
+                    return None
+                deltas.append(delta)
+            self._window_deltas[id(c)] = deltas
         return out
 
+    def _frees(self, c: Candidate, frees: tuple[int, int] | None) -> bool:
+        if frees is None:
+            return True
+        j, member = frees
+        return bool(self._window_deltas[id(c)][j].get(member, 0))
+
+    def _row_values(self, row: int, known: Sequence[str]) -> dict[str, float]:
+        """An avatar row's current values of ``known``: categorical codes, numbers."""
+        out = {}
+        for name in known:
+            col = self.columns[name]
+            code = int(col.codes[row])
+            out[name] = float(code) if col.values is None else float(col.values[code])
+        return out
+
+    def _window_moves(
+        self, c: Candidate, window: WindowState
+    ) -> list[tuple[dict[str, float] | None, dict[str, float] | None]]:
+        """(old values, new values) of each row the candidate changes or deletes."""
+        known = (*window.categorical, *window.numeric)
+        moved: list[tuple[dict[str, float] | None, dict[str, float] | None]] = []
+        for row in c.deleted:
+            moved.append((self._row_values(row, known), None))
+        for row, changes in c.changes.items():
+            touched = [(n, new) for n, _, new in changes if n in known]
+            if not touched:
+                continue
+            old = self._row_values(row, known)
+            new = dict(old)
+            for name, code in touched:
+                col = self.columns[name]
+                drawn = c.drawn.get((row, name))
+                if drawn is not None:
+                    new[name] = float(drawn)
+                else:
+                    new[name] = float(code) if col.values is None else float(col.values[code])
+            moved.append((old, new))
+        return moved
+
+    def _lone_avatar(self, window: WindowState, member: int) -> int:
+        """The one avatar row that approaches a member the window rule links."""
+        known = (*window.categorical, *window.numeric)
+        near = np.ones(self.m, dtype=bool)
+        near[list(self.deleted)] = False
+        target = window.member_values(member)
+        for name in known:
+            col = self.columns[name]
+            if col.values is None:
+                near &= col.codes[: self.m] == int(target[name])
+                continue
+            y, x = col.values[col.codes[: self.m]], target[name]
+            if np.isfinite(x):
+                near &= np.abs(y - x) <= window.half[window.numeric.index(name)]
+            else:
+                near &= (y == x) | (np.isnan(y) & np.isnan(x))
+        rows = np.flatnonzero(near)
+        assert len(rows) == 1, f"window member {member}: {len(rows)} avatars approach, not 1"
+        return int(rows[0])
+
     def best(
-        self, row: int, state: AttackState, draws: int, cap: int | None = None
+        self,
+        row: int,
+        state: AttackState,
+        draws: int,
+        cap: int | None = None,
+        frees: tuple[int, int] | None = None,
     ) -> tuple[Candidate, list[list[tuple[int, int, int]]]] | None:
         """The cheapest admissible move (at most ``cap`` cells), ties drawn at random;
+        ``frees``: (window, member) a move must unlink under the window rule.
         ``last_tried`` counts the candidates looked at."""
         self.last_tried = 0
         for tier in self.candidates(row, state, draws, cap):
             self.last_tried += len(tier)
-            ok = [(c, moved) for c in tier if (moved := self.admissible(c)) is not None]
+            ok = [
+                (c, moved)
+                for c in tier
+                if (moved := self.admissible(c)) is not None and self._frees(c, frees)
+            ]
             if ok:
                 least = min(_IMPACT[c.move] for c, _ in ok)
                 return self.rng.choice([x for x in ok if _IMPACT[x[0].move] == least])
@@ -372,6 +486,9 @@ class Optimiser:
 
     def apply(self, chosen: tuple[Candidate, list[list[tuple[int, int, int]]]]) -> None:
         c, moved = chosen
+        for window, delta in zip(self.windows, self._window_deltas.pop(id(c), []), strict=False):
+            window.apply(delta)
+        self._window_deltas.clear()
         c = self.new_values.settle(c)
         self.new_values.applied(c)
         for state, rows in zip(self.states, moved, strict=True):

@@ -206,6 +206,7 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
         f"Protection to a target of {format_rate(result.target)} "
         f"(moves: {', '.join(result.moves)}; seed {result.seed}{_kept(result)})",
         result.meaning,
+        result.rule_sentence,
         "",
         f"  {'':<64} {'before':>36} {'after':>16}",
     ]
@@ -274,6 +275,7 @@ def render_protect(result: ProtectResult, *, now: datetime | None = None) -> str
 {attacks}
  </table>
  <figure>{trace}</figure>
+ <p>{esc(result.rule_sentence)}</p>
  <p>Moves allowed: {esc(", ".join(result.moves))}; seed {result.seed}{esc(_kept(result))}.
  Every rate above comes from a fresh, full evaluation of the protected table. The
  guarantee holds for these attacks, not for every possible attacker.</p>

@@ -167,6 +167,8 @@ class ProtectResult(json.JsonResult, views.Page):
     keep: tuple[str, ...] = ()  #: columns no move was allowed to change
     largest_change: dict[str, float] = field(default_factory=dict)
     tried: int = 0  #: candidate moves tried in vain for the profiles left linked
+    #: "class": the class rule held for the attacks given; "robust": the window rule too
+    rule: str = "class"
     #: every given attack under the window rule, other tolerances and moved grids,
     #: before and after
     collateral: tuple[Collateral, ...] = ()
@@ -186,6 +188,22 @@ class ProtectResult(json.JsonResult, views.Page):
     #: column, move, old, new, old_class, new_class); avatar values only. It tells
     #: which avatars linked someone: the data owner's record, never to be published.
     changes: pl.DataFrame | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def rule_sentence(self) -> str:
+        """What protect held, in one sentence."""
+        if self.rule == "robust":
+            return (
+                "Rule: robust. The class rule and the window rule (every numeric value "
+                "within one width, no class edges) were both held for the attacks given: "
+                "nobody newly linked under either; other tolerances and moved grids are "
+                "measured below, not held."
+            )
+        return (
+            "Rule: class (the spec's class grid). The window rule, other tolerances and "
+            "moved grids are measured below, not held; --rule robust holds the window "
+            "rule too."
+        )
 
     @property
     def worst_before(self) -> AttackOutcome:
@@ -291,6 +309,7 @@ class ProtectResult(json.JsonResult, views.Page):
             "meaning": self.meaning,
             "reason": self.reason,
             "moves": list(self.moves),
+            "rule": self.rule,
             "keep": list(self.keep),
             "seed": self.seed,
             "n_avatars": self.n_avatars,

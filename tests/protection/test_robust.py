@@ -1,0 +1,148 @@
+"""``kpr protect --rule robust`` (issue 34, item 1): the class rule and the window rule
+both held for the attacks given, checked against the slow references of
+tests/reference.py; the window counts protect keeps, against a count by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kpr
+from kpr.protection.window_state import WindowState
+from tests.conftest import run_cli
+from tests.protection.test_protect import KNOWN, NUMERIC, tables
+from tests.reference import reference_kpr, reference_window
+from tests.test_schema import validate
+
+
+def test_robust_holds_the_class_and_the_window_rule() -> None:
+    original, avatars = tables(n=600, seed=21)
+    protected, result = kpr.protect(
+        original, avatars, KNOWN, target=95.0, rule="robust", distances=False, utility=False
+    )
+    assert result.met and result.rule == "robust"
+    o, a, p = original.to_dicts(), avatars.to_dicts(), protected.to_dicts()
+    window_before = reference_window(o, a, KNOWN, NUMERIC)
+    window_after = reference_window(o, p, KNOWN, NUMERIC)
+    assert 100 * (1 - len(window_before) / len(o)) < 95  # the window rule had work to do
+    assert 100 * (1 - len(window_after) / len(o)) >= 95
+    assert not window_after - window_before  # nobody newly linked by the window rule
+    class_before = reference_kpr(o, a, KNOWN, NUMERIC)
+    class_after = reference_kpr(o, p, KNOWN, NUMERIC)
+    assert class_after.kpr >= 95
+    assert not set(class_after.pairs) - set(class_before.pairs)  # no link new or moved
+
+
+def test_the_class_rule_alone_leaves_window_links_robust_removes() -> None:
+    original, avatars = tables(n=600, seed=21)
+    o = original.to_dicts()
+    window = {}
+    for rule in ("class", "robust"):
+        protected, result = kpr.protect(
+            original, avatars, KNOWN, target=95.0, rule=rule, distances=False, utility=False
+        )
+        window[rule] = len(reference_window(o, protected.to_dicts(), KNOWN, NUMERIC))
+        assert result.rule == rule
+    assert window["robust"] < window["class"]
+
+
+VALUES = st.sampled_from([0.0, 1.0, 1.5, 2.0, 3.0, 5.0, math.nan, math.inf])
+ROW = st.tuples(st.integers(0, 2), VALUES, VALUES)
+
+
+def _approaches(x: tuple, y: tuple, half: tuple[float, float]) -> bool:
+    if x[0] != y[0]:
+        return False
+    for a, b, h in zip(x[1:], y[1:], half, strict=True):
+        if math.isnan(a) or math.isnan(b):
+            if not (math.isnan(a) and math.isnan(b)):
+                return False
+        elif math.isinf(a) or math.isinf(b):
+            if a != b:
+                return False
+        elif abs(a - b) > h:
+            return False
+    return True
+
+
+def _columns(rows: list[tuple]) -> dict[str, np.ndarray]:
+    return {
+        "c": np.array([r[0] for r in rows], dtype=np.int64),
+        "x": np.array([r[1] for r in rows], dtype=np.float64),
+        "y": np.array([r[2] for r in rows], dtype=np.float64),
+    }
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(ROW, min_size=1, max_size=12),
+    st.lists(ROW, min_size=1, max_size=12),
+    st.lists(st.tuples(st.integers(0, 11), ROW), max_size=6),
+    st.sampled_from([(1.0, 1.0), (0.5, 2.0)]),
+)
+def test_window_counts_equal_a_count_by_hand_through_moves(
+    members: list[tuple], avatars: list[tuple], moves: list[tuple], half: tuple[float, float]
+) -> None:
+    state = WindowState.build(
+        _columns(members),
+        _columns(avatars),
+        ["c"],
+        ["x", "y"],
+        dict(zip("xy", half, strict=True)),
+        99,
+    )
+    avatars = list(avatars)
+    for target, new in [(None, None), *moves]:
+        if target is not None:
+            row = target % len(avatars)
+            old = avatars[row]
+            delta = state.change(
+                [(dict(zip("cxy", old, strict=True)), dict(zip("cxy", new, strict=True)))]
+            )
+            counts = state.counts.copy()
+            admissible = state.check(delta) is not None
+            ends_at_one = [i for i, d in delta.items() if counts[i] + d == 1 and counts[i] != 1]
+            assert admissible == (not ends_at_one)
+            state.apply(delta)
+            avatars[row] = new
+        by_hand = [sum(_approaches(m, a, half) for a in avatars) for m in members]
+        assert state.counts.tolist() == by_hand
+        assert state.linked == by_hand.count(1)
+
+
+@pytest.fixture
+def csv_files(tmp_path: Path) -> tuple[str, str]:
+    original, avatars = tables(n=300, seed=3)
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    original.write_csv(o)
+    avatars.write_csv(a)
+    return str(o), str(a)
+
+
+def test_the_command_takes_the_rule_and_says_it(
+    csv_files: tuple[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "p.csv"
+    args = ["protect", *csv_files, "-k", ",".join(KNOWN), "--target", "90", "-o", str(out)]
+    code, stdout, _ = run_cli([*args, "--rule", "robust", "-f", "json", "--no-distances"], capsys)
+    assert code == 0
+    document = json.loads(stdout)
+    validate("protect", document)
+    assert document["rule"] == "robust"
+    out.unlink()
+    code, stdout, _ = run_cli([*args, "--rule", "robust", "--no-distances"], capsys)
+    assert code == 0 and "Rule: robust." in stdout
+    code, _, err = run_cli([*args, "--rule", "window"], capsys)
+    assert code == 2 and "--rule" in err
+
+
+def test_a_bad_rule_is_one_input_error() -> None:
+    original, avatars = tables(n=50, seed=1)
+    with pytest.raises(kpr.InputError, match="rule must be 'class' or 'robust'"):
+        kpr.protect(original, avatars, KNOWN, rule="window")
