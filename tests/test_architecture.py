@@ -47,7 +47,7 @@ RULES = {
     "analysis avatar fidelity",
     "render": "errors checks version labels metric inputs results",
     "sdmetrics_metric": "errors metric api",
-    "assessment": "errors version metric results api analysis avatar fidelity render",
+    "assessment": "errors version metric inputs results api analysis avatar fidelity render",
     "cli": "errors checks version metric inputs engine results api analysis avatar protection "
     "render demo fidelity progress assessment",
     "__main__": "cli",

@@ -3,10 +3,11 @@ on inputs read once), and ``kpr.verify`` that re-checks it."""
 
 from __future__ import annotations
 
-from .compute import AssessResult, Parameters, assess
+from .compute import assess
+from .figures import AssessResult, HotSpot, Parameters, Verdict, WorstSubset
 from .pack import write_pack
 from .policy import TEMPLATE, Policy, parse_policy
 from .verify import verify
 
-__all__ = ["TEMPLATE", "AssessResult", "Parameters", "Policy", "assess", "parse_policy",
-           "verify", "write_pack"]  # fmt: skip
+__all__ = ["TEMPLATE", "AssessResult", "HotSpot", "Parameters", "Policy", "Verdict",
+           "WorstSubset", "assess", "parse_policy", "verify", "write_pack"]  # fmt: skip

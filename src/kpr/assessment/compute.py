@@ -1,16 +1,17 @@
 """``kpr.assess``: every criterion of the evidence pack, computed once on the inputs
 read once (singling out and correct links by ``kpr.analysis.analyze``, inference,
-membership, utility), reduced to named figures that ``kpr verify`` re-checks.
+membership, distances, utility, protect's changes), reduced to named figures that
+``kpr verify`` re-checks.
 
 Only headline counts and rates reach the figures: no per-value table, no row.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
@@ -21,94 +22,42 @@ from kpr.api import evaluate
 from kpr.avatar.distance import distance_metrics
 from kpr.errors import InputError
 from kpr.fidelity import utility
+from kpr.inputs.files import Loaded, check_columns
+from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.metric.attack import column_names
 
+from .figures import DISTANCE_ROWS, AssessResult, Figure, HotSpot, Parameters, WorstSubset
 from .hotspots import hot_spots
-from .inputs import InputFile, read_input
-from .policy import CRITERIA, Policy, read_policy
+from .inputs import ROLES, InputFile, read_input, read_policy_file
+from .policy import Policy, policy_of
 
-Figure = int | float | None
-
-#: Distances are computed on a seeded sample of at most this many rows per side.
-DISTANCE_ROWS = 100_000
+Path = str | os.PathLike[str]
 
 #: The utility scores filed (SDMetrics' Quality Report and Octopize's measures).
 UTILITY = ("overall", "column_shapes", "column_pair_trends", "mean_hellinger",
            "correlation_difference")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Parameters:
-    """Every parameter of an assessment (written to the manifest, read back by verify)."""
+@dataclass
+class _Work:
+    """The inputs read once, and what the criteria add as they are computed."""
 
-    candidates: tuple[str, ...]
-    max_known: int
-    secrets: tuple[str, ...]
-    seed: int = 0
-    distance_rows: int = DISTANCE_ROWS  #: rows per side above which distances sample
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "candidates": list(self.candidates),
-            "max_known": self.max_known,
-            "secrets": list(self.secrets),
-            "seed": self.seed,
-            "distance_rows": self.distance_rows,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Parameters:
-        return cls(
-            tuple(d["candidates"]), int(d["max_known"]), tuple(d["secrets"]), int(d["seed"]),
-            int(d["distance_rows"]),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class AssessResult:
-    """The figures of every criterion, the items' notes, the verdicts and the inputs."""
-
-    parameters: Parameters
-    inputs: tuple[InputFile, ...]
-    figures: Mapping[str, Figure]
-    worst_subsets: tuple[Mapping[str, Any], ...]
+    files: dict[str, InputFile]
+    params: Parameters
     policy: Policy
-    policy_text: str | None
-    not_assessed: Mapping[str, str] = field(default_factory=dict)
-    hot_spots: tuple[Mapping[str, Any], ...] = ()
+    figures: dict[str, Figure] = field(default_factory=dict)
+    absent: dict[str, str] = field(default_factory=dict)
 
-    def verdicts(self) -> dict[str, dict[str, Any]]:
-        """Per criterion: the figure, the threshold with its unit and pass/fail, or
-        "no threshold stated" (then no verdict)."""
-        out: dict[str, dict[str, Any]] = {}
-        for name, crit in CRITERIA.items():
-            value = self.figures.get(crit.figure)
-            t = self.policy.thresholds.get(name)
-            entry: dict[str, Any] = {"figure": crit.figure, "value": value, "unit": crit.unit}
-            if t is None:
-                entry |= {"threshold": None, "verdict": "no threshold stated"}
-            elif value is None:
-                entry |= {"threshold": t.value, "verdict": "not assessed"}
-            else:
-                entry |= {"threshold": t.value, "verdict": "pass" if t.passes(value) else "fail"}
-            entry["rationale"] = t.rationale if t else ""
-            out[name] = entry
-        return out
+    def loaded(self, role: str) -> Loaded | None:
+        f = self.files.get(role)
+        return None if f is None else f.loaded
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema": "kpr-assess/1",
-            "parameters": self.parameters.to_dict(),
-            "figures": dict(self.figures),
-            "worst_subsets": [dict(w) for w in self.worst_subsets],
-            "hot_spots": [dict(g) for g in self.hot_spots],
-            "not_assessed": dict(self.not_assessed),
-            "policy": self.policy.to_dict(),
-            "verdicts": self.verdicts(),
-        }
+    def typed(self, role: str) -> pl.DataFrame | None:
+        f = self.files.get(role)
+        return None if f is None else f.typed()
 
 
-def _singling_out(d: Mapping[str, Any], figures: dict[str, Figure]) -> list[dict[str, Any]]:
+def _singling_out(d: Mapping[str, Any], figures: dict[str, Figure]) -> list[WorstSubset]:
     a = d["attack"]
     figures |= {
         "singling_out.rate": a["kpr"],
@@ -137,12 +86,7 @@ def _singling_out(d: Mapping[str, Any], figures: dict[str, Figure]) -> list[dict
         }
     entries = d["sweep"]["entries"] if d.get("sweep") else []
     return [
-        {
-            "known": e["known"],
-            "rate": e["kpr"],
-            "unique": e["unique_originals"],
-            "linked": e["linked"],
-        }
+        WorstSubset(tuple(e["known"]), e["kpr"], e["unique_originals"], e["linked"])
         for e in entries[:5]
     ]
 
@@ -208,19 +152,28 @@ def _sample(frame: pl.DataFrame, rows: int, seed: int) -> pl.DataFrame:
     return frame if frame.height <= rows else frame.sample(rows, seed=seed)
 
 
-def _distances(
-    o: pl.DataFrame, a: pl.DataFrame, h: pl.DataFrame | None, p: pl.DataFrame | None,
-    params: Parameters, figures: dict[str, Figure],
-) -> None:  # fmt: skip
+def _like(original: pl.DataFrame, other: pl.DataFrame, role: str) -> pl.DataFrame:
+    """Another table of the same individuals, with the original's columns (as
+    ``kpr distance`` reads it)."""
+    check_columns(other.columns, original.columns, role)
+    return other.select(original.columns)
+
+
+def _distances(w: _Work) -> None:
     """Closeness in the FAMD space fitted on the (sampled) original; the pairing's
     metrics only when no side was sampled (a sample breaks the row positions)."""
-    sides = [o, a] + ([h] if h is not None else [])
-    rows, seed = params.distance_rows, params.seed
-    sampled = any(t.height > rows for t in sides)
+    o = w.typed("original")
+    assert o is not None
+    a = _like(o, w.files["synthetic"].typed(), "synthetic")
+    h = None if "holdout" not in w.files else _like(o, w.files["holdout"].typed(), "holdout")
+    rows, seed = w.params.distance_rows, w.params.seed
+    sampled = any(t.height > rows for t in (o, a, *([h] if h is not None else [])))
     d = distance_metrics(
         _sample(o, rows, seed), _sample(a, rows, seed),
-        None if h is None else _sample(h, rows, seed), pairing=None if sampled else p,
+        None if h is None else _sample(h, rows, seed),
+        pairing=None if sampled else w.typed("pairing"),
     ).to_dict()  # fmt: skip
+    figures = w.figures
     figures["distance.sample_rows_per_side"] = rows if sampled else None
     for side in ("synthetic", "holdout"):
         if d[side] is not None:
@@ -232,19 +185,93 @@ def _distances(
         figures["distance.median_local_cloaking"] = d["pairing"]["median_local_cloaking"]
 
 
+def _attacks(w: _Work) -> tuple[list[WorstSubset], list[HotSpot]]:
+    """Singling out, correct links, hot spots, inference and membership, each on the
+    tables read once (``Loaded``: the APIs read them as they read the files)."""
+    o, a, h = w.loaded("original"), w.loaded("synthetic"), w.loaded("holdout")
+    p, params, read = w.typed("pairing"), w.params, w.params.read.keywords()
+    an = analyze(o, a, candidates=params.candidates, max_known=params.max_known,
+                 control=h, pairing=p, seed=params.seed, **read)  # fmt: skip
+    worst = _singling_out(an.to_dict(), w.figures)
+    spots, hidden = hot_spots(evaluate(o, a, known=params.candidates, **read), w.policy.min_count)
+    w.figures["singling_out.hot_spots_hidden"] = hidden
+    if p is None:
+        w.absent["linkability"] = "no pairing given (--pairing): correct links need it"
+    if params.secrets:
+        inf = inference(o, a, known=params.candidates, secret=params.secrets, control=h,
+                        seed=params.seed, **read)  # fmt: skip
+        _inference(inf.to_dict(), w.figures)
+    else:
+        w.absent["inference"] = "no sensitive variable given (--secret)"
+    if h is not None:
+        m = membership(o, a, holdout=h, known=params.candidates, seed=params.seed, **read)
+        _membership(m.to_dict(), w.figures)
+    else:
+        w.absent["membership"] = "no holdout given (--holdout): the attack needs non-members"
+        w.absent["control"] = "no holdout given (--holdout): the control is the holdout"
+    return worst, spots
+
+
+def _utility_and_changes(w: _Work) -> None:
+    u = utility(w.loaded("original"), w.loaded("synthetic"), **w.params.read.keywords()).to_dict()
+    w.figures |= {f"utility.{k}": u[k] for k in UTILITY}
+    log = w.typed("protect_log")
+    if log is not None:
+        _protect_log(log, w.figures)
+    else:
+        w.absent["protect"] = "no change log of kpr protect given (--protect-log)"
+
+
+def parameters(
+    candidates: str | Iterable[str], max_known: int | None, secret: str | Iterable[str],
+    seed: int, distance_rows: int, read: ReadSettings,
+) -> Parameters:  # fmt: skip
+    """The assessment's parameters, checked (one line for what is wrong)."""
+    if not candidates:
+        raise InputError("assess needs --candidates: the variables an attacker might know")
+    # names as every API takes them (a name holding a comma is one name); the command
+    # line splits its comma-separated lists before (``split_names``)
+    names = tuple(column_names(candidates, "candidates", "candidate variable", "age"))
+    secrets = tuple(column_names(secret, "secret", "secret column", "income")) if secret else ()
+    known = min(3, len(names)) if max_known is None else int(max_known)
+    if isinstance(distance_rows, bool) or not isinstance(distance_rows, int) or distance_rows < 2:
+        raise InputError("distance_rows must be a whole number of at least 2")
+    return Parameters(names, known, secrets, int(seed), distance_rows, read)
+
+
+def _read_tables(params: Parameters, paths: Mapping[str, Path | None]) -> dict[str, InputFile]:
+    """Every table given, read once with the same settings; the names checked."""
+    files = {role: read_input(role, p, params.read) for role, p in paths.items() if p is not None}
+    columns = files["original"].columns_named
+    missing = [c for c in (*params.candidates, *params.secrets) if c not in columns]
+    if missing:
+        raise InputError(
+            f"{', '.join(map(repr, missing))} not a column of the original: "
+            "fix --candidates or --secret"
+        )
+    empty = [s for s in params.secrets if files["original"].all_missing(s)]
+    if empty:
+        raise InputError(
+            f"the secret {empty[0]!r} is missing in every row of the original: there is "
+            "nothing to infer; choose another --secret"
+        )
+    return files
+
+
 def assess(
-    original: str | Path,
-    synthetic: str | Path,
+    original: Path,
+    synthetic: Path,
     *,
     candidates: str | Iterable[str],
     max_known: int | None = None,
     secret: str | Iterable[str] = (),
-    holdout: str | Path | None = None,
-    pairing: str | Path | None = None,
-    protect_log: str | Path | None = None,
-    policy: str | Path | None = None,
+    holdout: Path | None = None,
+    pairing: Path | None = None,
+    protect_log: Path | None = None,
+    policy: Path | None = None,
     seed: int = 0,
     distance_rows: int = DISTANCE_ROWS,
+    **read: Unpack[ReadKeywords],
 ) -> AssessResult:
     """Assess ``synthetic`` against ``original`` on every criterion a data-protection
     officer files (singling out, links, inference, membership, utility, protect's
@@ -255,64 +282,21 @@ def assess(
     ``kpr protect --changes-out`` changed; ``policy`` the controller's thresholds
     (``kpr assess --init`` writes a template); ``max_known`` defaults to 3 (at most
     the number of candidates); distances are measured on a sample of ``distance_rows``
-    rows per side drawn with ``seed`` when a side is larger."""
-    if not candidates:
-        raise InputError("assess needs --candidates: the variables an attacker might know")
-    # names as every API takes them (a name holding a comma is one name); the command
-    # line splits its comma-separated lists before (``split_names``)
-    names = tuple(column_names(candidates, "candidates", "candidate variable", "age"))
-    secrets = tuple(column_names(secret, "secret", "secret column", "income")) if secret else ()
-    known = min(3, len(names)) if max_known is None else int(max_known)
-    if isinstance(distance_rows, bool) or not isinstance(distance_rows, int) or distance_rows < 2:
-        raise InputError("distance_rows must be a whole number of at least 2")
-    params = Parameters(names, known, secrets, int(seed), distance_rows)
-    files = {"original": original, "synthetic": synthetic, "holdout": holdout,
-             "pairing": pairing, "protect_log": protect_log}  # fmt: skip
-    read = {role: read_input(role, p) for role, p in files.items() if p is not None}
-    o, a = read["original"].frame, read["synthetic"].frame
-    assert o is not None and a is not None
-    missing = [c for c in (*params.candidates, *params.secrets) if c not in o.columns]
-    if missing:
-        raise InputError(
-            f"{', '.join(map(repr, missing))} not a column of the original: "
-            "fix --candidates or --secret"
-        )
-    pol, text = (Policy(), None)
+    rows per side drawn with ``seed`` when a side is larger; ``delimiter``,
+    ``encoding``, ``na_values``: how every CSV is read, as in ``kpr.evaluate``."""
+    params = parameters(candidates, max_known, secret, seed, distance_rows,
+                        ReadSettings.of(read))  # fmt: skip
+    files = _read_tables(params, {"original": original, "synthetic": synthetic,
+                                  "holdout": holdout, "pairing": pairing,
+                                  "protect_log": protect_log})  # fmt: skip
+    pol, data = Policy(), None
     if policy is not None:
-        pol, text = read_policy(policy, o.columns)
-        read["policy"] = read_input("policy", policy)
-    h = read["holdout"].frame if "holdout" in read else None
-    p = read["pairing"].frame if "pairing" in read else None
-    figures: dict[str, Figure] = {}
-    absent: dict[str, str] = {}
-    an = analyze(o, a, candidates=params.candidates, max_known=params.max_known,
-                 control=h, pairing=p, seed=params.seed)  # fmt: skip
-    worst = _singling_out(an.to_dict(), figures)
-    spots, hidden = hot_spots(evaluate(o, a, known=params.candidates), pol.min_count)
-    figures["singling_out.hot_spots_hidden"] = hidden
-    if p is None:
-        absent["linkability"] = "no pairing given (--pairing): correct links need it"
-    if params.secrets:
-        inf = inference(o, a, known=params.candidates, secret=params.secrets, control=h,
-                        seed=params.seed)  # fmt: skip
-        _inference(inf.to_dict(), figures)
-    else:
-        absent["inference"] = "no sensitive variable given (--secret)"
-    if h is not None:
-        m = membership(o, a, holdout=h, known=params.candidates, seed=params.seed)
-        _membership(m.to_dict(), figures)
-    else:
-        absent["membership"] = "no holdout given (--holdout): the attack needs non-members"
-        absent["control"] = "no holdout given (--holdout): the control is the holdout"
-    _distances(o, a, h, p, params, figures)
-    u = utility(o, a).to_dict()
-    figures |= {f"utility.{k}": u[k] for k in UTILITY}
-    if "protect_log" in read:
-        log = read["protect_log"].frame
-        assert log is not None
-        _protect_log(log, figures)
-    else:
-        absent["protect"] = "no change log of kpr protect given (--protect-log)"
-    ordered = tuple(read[r] for r in ("original", "synthetic", "holdout", "pairing",
-                                      "protect_log", "policy") if r in read)  # fmt: skip
-    return AssessResult(params, ordered, figures, tuple(worst), pol, text, absent, tuple(spots))
+        files["policy"], data = read_policy_file(policy)
+        pol = policy_of(data, files["original"].columns_named, f"policy {policy}")
+    w = _Work(files, params, pol)
+    worst, spots = _attacks(w)
+    _utility_and_changes(w)
+    _distances(w)
+    ordered = tuple(files[r] for r in ROLES if r in files)
+    return AssessResult(params, ordered, w.figures, tuple(worst), pol, data, w.absent,
+                        tuple(spots))  # fmt: skip

@@ -11,6 +11,8 @@ import polars as pl
 from kpr.metric.classes import interval_label
 from kpr.results.evaluation import KprResult
 
+from .figures import HotSpot
+
 #: Hot spots filed in the pack, riskiest first.
 TOP = 5
 
@@ -24,11 +26,11 @@ def _label(row: dict[str, Any], name: str, binned: bool) -> str:
     return interval_label(row["lower"], row["upper"], row["upper"] - row["lower"])
 
 
-def hot_spots(result: KprResult, min_count: int) -> tuple[list[dict[str, Any]], int]:
+def hot_spots(result: KprResult, min_count: int) -> tuple[list[HotSpot], int]:
     """The ``TOP`` classes with the highest share of linked people among those of at
     least ``min_count`` people, and how many classes holding a linked person were too
     small to be shown."""
-    found: list[dict[str, Any]] = []
+    found: list[HotSpot] = []
     hidden = 0
     for name in result.known:
         binned = result.variables[name].kind.binned
@@ -37,10 +39,8 @@ def hot_spots(result: KprResult, min_count: int) -> tuple[list[dict[str, Any]], 
             if row["originals"] < min_count:
                 hidden += 1
                 continue
-            found.append({
-                "variable": name, "value": _label(row, name if not binned else "class", binned),
-                "people": row["originals"], "linked": row["linked"],
-                "share": 100 * row["linked"] / row["originals"],
-            })  # fmt: skip
-    found.sort(key=lambda g: (-g["share"], -g["linked"], g["variable"], g["value"]))
+            value = _label(row, name if not binned else "class", binned)
+            share = 100 * row["linked"] / row["originals"]
+            found.append(HotSpot(name, value, row["originals"], row["linked"], share))
+    found.sort(key=lambda g: (-g.share, -g.linked, g.variable, g.value))
     return found[:TOP], hidden

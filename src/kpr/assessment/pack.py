@@ -9,11 +9,13 @@ import os
 import platform
 import shutil
 import tempfile
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from kpr.errors import InputError
+from kpr.inputs.writers import check_output_path, write_atomic
 from kpr.render.assess import assess_page
 from kpr.version import __version__
 
@@ -69,9 +71,12 @@ def manifest(result: AssessResult, command: str) -> dict[str, Any]:
 
 
 def check_pack_folder(folder: str | os.PathLike[str]) -> Path:
-    """Refuse, before any work, a target that exists and is not an empty folder."""
+    """Refuse, before any work, a target that exists and is not an empty folder (a
+    symlink, even to an empty folder, is refused: the pack replaces what it names)."""
     path = Path(folder)
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
+    if path.is_symlink():
+        raise InputError(f"-o {folder}: it is a symbolic link; give a new folder")
+    if path.exists() and not path.is_dir():
         raise InputError(f"-o {folder}: it exists and is not a folder; give a new folder")
     if path.is_dir() and any(path.iterdir()):
         raise InputError(f"-o {folder}: the folder is not empty; give a new or empty folder")
@@ -82,35 +87,50 @@ def _dump(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_pack(result: AssessResult, folder: str | os.PathLike[str], command: str) -> Path:
-    """Write the pack to ``folder`` (new or empty) through a temporary sibling folder."""
-    target = check_pack_folder(folder)
-    target.parent.mkdir(parents=True, exist_ok=True)
+def pack_files(result: AssessResult, folder: Path, command: str) -> dict[str, bytes]:
+    """Every file of the pack by name, as bytes (the policy as it was read)."""
     results = result.to_dict()
     man = manifest(result, command)
     roles = " ".join(
         f"--{f.role.replace('_', '-')} {f.path.name}" for f in result.inputs if f.role != "policy"
     )
+    readme = README.format(version=__version__, min_count=result.policy.min_count,
+                           folder=folder.name, roles=roles)  # fmt: skip
+    files = {
+        "results.json": _dump(results),
+        "manifest.json": _dump(man),
+        "report.html": assess_page(results, man),
+        "README.txt": readme,
+    }
+    out = {name: text.encode("utf-8") for name, text in files.items()}
+    if result.policy_bytes is not None:
+        out["policy.toml"] = result.policy_bytes
+    return out
+
+
+def _bytes(data: bytes) -> Callable[[Path], object]:
+    return lambda p: p.write_bytes(data)
+
+
+def _write_all(tmp: Path, files: dict[str, bytes], inputs: list[Path]) -> None:
+    for name, data in files.items():
+        path = check_output_path(tmp / name, name, inputs)
+        write_atomic(path, _bytes(data))
+    os.chmod(tmp, 0o755)
+
+
+def write_pack(result: AssessResult, folder: str | os.PathLike[str], command: str) -> Path:
+    """Write the pack to ``folder`` (new or empty): every file through
+    ``kpr.inputs.writers`` into a temporary sibling folder, renamed into place once
+    whole, so an error or an interruption leaves no pack and no temporary folder."""
+    target = check_pack_folder(folder)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    files = pack_files(result, target, command)
     tmp = Path(tempfile.mkdtemp(prefix=".kpr-pack-", dir=target.parent))
     try:
-        (tmp / "results.json").write_text(_dump(results), encoding="utf-8")
-        (tmp / "manifest.json").write_text(_dump(man), encoding="utf-8")
-        (tmp / "report.html").write_text(assess_page(results, man), encoding="utf-8")
-        (tmp / "README.txt").write_text(
-            README.format(
-                version=__version__,
-                min_count=result.policy.min_count,
-                folder=target.name,
-                roles=roles,
-            ),
-            encoding="utf-8",
-        )
-        if result.policy_text is not None:
-            (tmp / "policy.toml").write_bytes(result.policy_text.encode("utf-8"))
-        os.chmod(tmp, 0o755)
-        if target.is_dir():
-            target.rmdir()  # empty, checked above
-        os.rename(tmp, target)
+        _write_all(tmp, files, [f.path for f in result.inputs])
+        check_pack_folder(target)  # still new or empty: nothing came in meanwhile
+        os.rename(tmp, target)  # over an empty folder too (POSIX)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

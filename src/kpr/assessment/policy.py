@@ -12,7 +12,6 @@ import datetime as dt
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kpr.errors import InputError
@@ -208,11 +207,10 @@ def parse_policy(text: str, columns: Sequence[str], label: str = "policy") -> Po
     )
 
 
-def read_policy(path: str | Path, columns: Sequence[str]) -> tuple[Policy, str]:
-    """The policy file's parsed content and its text (kept in the pack as read)."""
+def policy_of(data: bytes, columns: Sequence[str], label: str = "policy") -> Policy:
+    """The policy of a file's bytes (UTF-8 TOML), its columns checked against ``columns``."""
     try:
-        # bytes decoded as is, line ends kept: the pack's copy hashes alike
-        text = Path(path).read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read the policy {path}: {e}") from None
-    return parse_policy(text, columns, f"policy {path}"), text
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{label} is not UTF-8 text ({e.reason}): save it as UTF-8") from None
+    return parse_policy(text, columns, label)

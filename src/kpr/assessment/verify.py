@@ -16,7 +16,8 @@ from typing import Any
 
 from kpr.errors import InputError
 
-from .compute import Parameters, assess
+from .compute import assess
+from .figures import AssessResult, Parameters
 from .inputs import sha256_of
 from .pack import versions
 
@@ -59,15 +60,8 @@ def compare_figures(expected: Mapping[str, Any], found: Mapping[str, Any]) -> li
     return out
 
 
-def verify(pack: str | Path, **files: str | Path | None) -> list[str]:
-    """The differences between ``pack`` and the files given by role (``original``,
-    ``synthetic``, ``holdout``, ``pairing``, ``protect_log``); empty when all match."""
-    folder = Path(pack)
-    if not folder.is_dir():
-        raise InputError(f"{pack} is not a folder: give the folder kpr assess wrote")
-    man = _read_json(folder / "manifest.json", "kpr-assess-manifest/1")
-    results = _read_json(folder / "results.json", "kpr-assess/1")
-    given = {role: p for role, p in files.items() if p is not None}
+def _roles(man: Mapping[str, Any], given: Mapping[str, object]) -> None:
+    """Refuse to compare when a role the manifest lists is missing or one is extra."""
     listed = [role for role in man["inputs"] if role != "policy"]
     missing = [r for r in listed if r not in given]
     extra = [r for r in given if r not in listed]
@@ -77,32 +71,55 @@ def verify(pack: str | Path, **files: str | Path | None) -> list[str]:
             + [f"--{r.replace('_', '-')} is not a role of this pack" for r in extra]
         )
         raise InputError(f"cannot compare: {what} (the pack lists {', '.join(listed)})")
+
+
+def _files(man: Mapping[str, Any], paths: Mapping[str, Path]) -> list[str]:
+    out = []
+    for role, path in paths.items():
+        if not path.is_file():
+            raise InputError(f"cannot compare: the {role} {path} is not a file")
+        if sha256_of(path) != man["inputs"][role]["sha256"]:
+            out.append(f"file {role} ({path}): SHA-256 differs from the pack's")
+    return out
+
+
+def _hot_spots(expected: list[Mapping[str, Any]], again: AssessResult) -> list[str]:
+    spots = [g.to_dict() for g in again.hot_spots]
+    if len(spots) != len(expected) or not all(
+        a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        for a, b in zip(expected, spots, strict=False)
+    ):
+        return ["hot spots differ from the pack's"]
+    return []
+
+
+def verify(pack: str | Path, **files: str | Path | None) -> list[str]:
+    """The differences between ``pack`` and the files given by role (``original``,
+    ``synthetic``, ``holdout``, ``pairing``, ``protect_log``); empty when all match.
+    The files are read with the settings the manifest states."""
+    folder = Path(pack)
+    if not folder.is_dir():
+        raise InputError(f"{pack} is not a folder: give the folder kpr assess wrote")
+    man = _read_json(folder / "manifest.json", "kpr-assess-manifest/1")
+    results = _read_json(folder / "results.json", "kpr-assess/1")
+    given = {role: Path(p) for role, p in files.items() if p is not None}
+    _roles(man, given)
     out = [
         f"version of {name}: pack {man['versions'].get(name)}, here {now}"
         for name, now in versions().items()
         if man["versions"].get(name) != now
     ]
     policy = folder / "policy.toml" if "policy" in man["inputs"] else None
-    paths = {**{r: Path(p) for r, p in given.items()}, **({"policy": policy} if policy else {})}
-    for role, path in paths.items():
-        if not path.is_file():
-            raise InputError(f"cannot compare: the {role} {path} is not a file")
-        if sha256_of(path) != man["inputs"][role]["sha256"]:
-            out.append(f"file {role} ({path}): SHA-256 differs from the pack's")
+    out += _files(man, {**given, **({"policy": policy} if policy else {})})
     params = Parameters.from_dict(man["parameters"])
     again = assess(
         given["original"], given["synthetic"], candidates=params.candidates,
         max_known=params.max_known, secret=params.secrets, holdout=given.get("holdout"),
         pairing=given.get("pairing"), protect_log=given.get("protect_log"), policy=policy,
-        seed=params.seed, distance_rows=params.distance_rows,
+        seed=params.seed, distance_rows=params.distance_rows, **params.read.keywords(),
     )  # fmt: skip
     out += compare_figures(results["figures"], again.figures)
-    spots = [dict(g) for g in again.hot_spots]
-    if len(spots) != len(results["hot_spots"]) or not all(
-        a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-        for a, b in zip(results["hot_spots"], spots, strict=False)
-    ):
-        out.append("hot spots differ from the pack's")
+    out += _hot_spots(results["hot_spots"], again)
     if results["verdicts"] != again.to_dict()["verdicts"] and not out:
         out.append("verdicts differ from the pack's")
     return out
