@@ -73,23 +73,6 @@ def test_figures_equal_the_individual_commands(
     assert f["protect.move.shift"] == 2 and f["protect.column.âge"] == 2
 
 
-def test_nothing_personal_in_the_pack(pack: Path, inputs: dict[str, Path]) -> None:
-    original = pl.read_parquet(inputs["original"])
-    assert original.filter(pl.col("région du nord") == RARE).height < 10
-    texts = {p.name: p.read_text("utf-8") for p in pack.iterdir()}
-    for name, text in texts.items():
-        assert RARE not in text and "Île" not in text, name
-        for row in original.head(50).iter_rows():
-            assert ",".join(map(str, row)) not in text, name
-    results = _json(pack, "results.json")
-    assert results["hot_spots"] and all(g["people"] >= 10 for g in results["hot_spots"])
-    # the rare value's 3 people are linked by a copy of themselves: counted, never named
-    assert results["figures"]["singling_out.hot_spots_hidden"] >= 0
-    pairing_hash = _json(pack, "manifest.json")["inputs"]["pairing"]["sha256"]
-    assert pairing_hash in texts["report.html"]
-    assert "original_row" not in "".join(texts.values())
-
-
 def test_verify_matches_then_names_a_changed_file(
     pack: Path, inputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
