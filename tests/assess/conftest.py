@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 from kpr.assessment import TEMPLATE
+from tests.render.test_browser import browser  # noqa: F401 (the system Chromium, for test_browser)
 
 #: A value held by fewer than min_count (10) people: it must never reach the pack.
 RARE = "Île rare"

@@ -5,27 +5,9 @@ visible, the plots drawn, no console error, no request, no sideways scroll."""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from tests.render.conftest import ARTIFACTS
-from tests.render.test_browser import _browser_or_skip
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[object]:
-    chromium = _browser_or_skip()
-    from tests.render.cdp import Chromium
-
-    profile = tmp_path / "profile"
-    profile.mkdir()
-    page = Chromium(chromium, profile)
-    try:
-        yield page
-    finally:
-        page.close()
 
 
 def test_every_item_is_shown_at_1280_px(browser: object, pack: Path) -> None:

@@ -21,6 +21,15 @@ def _figure(rows: int) -> Any:
     return Figure(figsize=(7.6, 1.6 + 0.38 * rows), layout="constrained")
 
 
+def _rows_axis(ax: Any, names: Sequence[str], xlabel: str) -> None:
+    """A horizontal bar chart's axes: one row per name, first on top, a light grid."""
+    ax.set_yticks(list(range(len(names))), [shorten(n, 48) for n in names])
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", **plots.GRID)
+    ax.set_axisbelow(True)
+
+
 def subsets_svg(worst: Sequence[Mapping[str, Any]], figures: Mapping[str, Any]) -> str:
     """The rate of each riskiest subset of known variables and of every candidate
     known, against the floor (every unique person linked) and the control's rate."""
@@ -37,12 +46,9 @@ def subsets_svg(worst: Sequence[Mapping[str, Any]], figures: Mapping[str, Any]) 
         if control is not None:
             ax.axvline(control, color=plots.BLUISH_GREEN, linewidth=1.2,
                        label="Control (holdout) at the same size")  # fmt: skip
-        ax.set_yticks(ys, [shorten(name, 48) for name, _ in rows])
-        ax.invert_yaxis()
+        _rows_axis(ax, [name for name, _ in rows],
+                   "KPR, percent of people not singled out (higher is safer)")  # fmt: skip
         ax.set_xlim(0, 100)
-        ax.set_xlabel("KPR, percent of people not singled out (higher is safer)")
-        ax.grid(axis="x", **plots.GRID)
-        ax.set_axisbelow(True)
         plots.legend_above(fig, ax, ncols=2)
         label = "KPR per subset of known variables, with the floor and the control's rate."
         return plots.to_inline_svg(fig, "assess-subsets", label)
@@ -64,12 +70,8 @@ def secrets_svg(secrets: Sequence[str], figures: Mapping[str, Any]) -> str:
                 label="Guess through the link")  # fmt: skip
         ax.barh([y + 0.2 for y in ys], guess, 0.4, color=plots.GREY,
                 label="Population guess (most common value)")  # fmt: skip
-        ax.set_yticks(ys, [shorten(s, 48) for s in shown])
-        ax.invert_yaxis()
+        _rows_axis(ax, shown, "Precision, percent of guesses right")
         ax.set_xlim(0, 100)
-        ax.set_xlabel("Precision, percent of guesses right")
-        ax.grid(axis="x", **plots.GRID)
-        ax.set_axisbelow(True)
         plots.legend_above(fig, ax, ncols=2)
         label = "Inference per sensitive variable: the link's precision against the population's."
         return plots.to_inline_svg(fig, "assess-secrets", label)
@@ -113,10 +115,6 @@ def protect_svg(figures: Mapping[str, Any]) -> str:
         fig = _figure(len(rows))
         ax = fig.subplots()
         ax.barh(ys, [v for _, v in rows], 0.6, color=plots.ORANGE)
-        ax.set_yticks(ys, [shorten(name, 48) for name, _ in rows])
-        ax.invert_yaxis()
-        ax.set_xlabel("Cells changed by kpr protect")
-        ax.grid(axis="x", **plots.GRID)
-        ax.set_axisbelow(True)
+        _rows_axis(ax, [name for name, _ in rows], "Cells changed by kpr protect")
         label = "Cells kpr protect changed, per column and per move."
         return plots.to_inline_svg(fig, "assess-protect", label)
