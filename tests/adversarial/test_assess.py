@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -76,6 +77,16 @@ def test_read_settings_apply_to_every_role_and_round_trip(
               "--holdout", holdout]  # fmt: skip
     code, out_text, _ = run_cli(verify, capsys)
     assert code == 0 and "every hash and figure matches" in out_text
+    # the manifest's command writes the same pack again (its options read back)
+    words = shlex.split(man["command"])
+    words[words.index("--output") + 1] = str(tmp_path / "again")
+    assert run_cli(words[1:], capsys)[0] == 0
+    again = json.loads((tmp_path / "again" / "manifest.json").read_text("utf-8"))
+    assert again["parameters"] == man["parameters"] and again["inputs"] == man["inputs"]
+    results = [
+        json.loads((d / "results.json").read_text("utf-8")) for d in (out, tmp_path / "again")
+    ]
+    assert results[0] == results[1]
 
 
 @pytest.mark.parametrize(
