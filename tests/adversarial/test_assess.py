@@ -218,6 +218,28 @@ def test_an_interrupted_pack_leaves_nothing(
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
+def test_sigterm_between_two_files_leaves_nothing(
+    table: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signal comes after a file is in place and before the next one is begun
+    (outside every single-file write): the whole pack is still undone."""
+    result = _result(table)
+    checked: list[Path] = []
+
+    def check(path: Path, option: str, inputs: object) -> Path:
+        checked.append(path)
+        if len(checked) == 3:
+            signal.raise_signal(signal.SIGTERM)
+        return path
+
+    monkeypatch.setattr(pack_module, "check_output_path", check)
+    before = _only(tmp_path)
+    with pytest.raises(SystemExit):
+        write_pack(result, tmp_path / "pack", "kpr assess ...")
+    assert _only(tmp_path) == before
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
 def test_an_empty_folder_is_filled_whole(table: Path, tmp_path: Path) -> None:
     folder = tmp_path / "pack"
     folder.mkdir()

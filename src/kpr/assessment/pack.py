@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kpr.errors import InputError
-from kpr.inputs.writers import check_output_path, write_atomic
+from kpr.inputs.writers import _sigterm_as_exit, check_output_path, write_atomic
 from kpr.render.assess import assess_page
 from kpr.version import __version__
 
@@ -126,12 +126,15 @@ def write_pack(result: AssessResult, folder: str | os.PathLike[str], command: st
     target = check_pack_folder(folder)
     target.parent.mkdir(parents=True, exist_ok=True)
     files = pack_files(result, target, command)
-    tmp = Path(tempfile.mkdtemp(prefix=".kpr-pack-", dir=target.parent))
-    try:
-        _write_all(tmp, files, [f.path for f in result.inputs])
-        check_pack_folder(target)  # still new or empty: nothing came in meanwhile
-        os.rename(tmp, target)  # over an empty folder too (POSIX)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    # SIGTERM as SystemExit for the whole folder, as writers does for one file: the
+    # temporary folder is removed whatever the moment it comes
+    with _sigterm_as_exit():
+        tmp = Path(tempfile.mkdtemp(prefix=".kpr-pack-", dir=target.parent))
+        try:
+            _write_all(tmp, files, [f.path for f in result.inputs])
+            check_pack_folder(target)  # still new or empty: nothing came in meanwhile
+            os.rename(tmp, target)  # over an empty folder too (POSIX)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     return target

@@ -62,8 +62,10 @@ ASSESS_FILES = bundle(
 )  # fmt: skip
 #: ``kpr verify``'s files: every role an option, as one ``files``.
 VERIFY_FILES = bundle(
-    "files", PackFiles, click.option("--original", type=_PATH),
-    click.option("--synthetic", type=_PATH), *ROLE_OPTIONS,
+    "files", PackFiles,
+    click.option("--original", type=_PATH, help="The original the pack assessed."),
+    click.option("--synthetic", type=_PATH, help="The synthetic table the pack assessed."),
+    *ROLE_OPTIONS,
 )  # fmt: skip
 
 
