@@ -18,7 +18,6 @@ from kpr.errors import InputError
 
 from .compute import assess
 from .figures import AssessResult, Parameters
-from .inputs import sha256_of
 from .pack import versions
 
 #: Relative tolerance of floats.
@@ -73,14 +72,13 @@ def _roles(man: Mapping[str, Any], given: Mapping[str, object]) -> None:
         raise InputError(f"cannot compare: {what} (the pack lists {', '.join(listed)})")
 
 
-def _files(man: Mapping[str, Any], paths: Mapping[str, Path]) -> list[str]:
-    out = []
-    for role, path in paths.items():
-        if not path.is_file():
-            raise InputError(f"cannot compare: the {role} {path} is not a file")
-        if sha256_of(path) != man["inputs"][role]["sha256"]:
-            out.append(f"file {role} ({path}): SHA-256 differs from the pack's")
-    return out
+def _files(man: Mapping[str, Any], again: AssessResult) -> list[str]:
+    """The files whose bytes, as read again, hash otherwise than the pack says."""
+    return [
+        f"file {f.role} ({f.path}): SHA-256 differs from the pack's"
+        for f in again.inputs
+        if f.sha256 != man["inputs"][f.role]["sha256"]
+    ]
 
 
 def _hot_spots(expected: list[Mapping[str, Any]], again: AssessResult) -> list[str]:
@@ -110,7 +108,6 @@ def verify(pack: str | Path, **files: str | Path | None) -> list[str]:
         if man["versions"].get(name) != now
     ]
     policy = folder / "policy.toml" if "policy" in man["inputs"] else None
-    out += _files(man, {**given, **({"policy": policy} if policy else {})})
     params = Parameters.from_dict(man["parameters"])
     again = assess(
         given["original"], given["synthetic"], candidates=params.candidates,
@@ -118,6 +115,7 @@ def verify(pack: str | Path, **files: str | Path | None) -> list[str]:
         pairing=given.get("pairing"), protect_log=given.get("protect_log"), policy=policy,
         seed=params.seed, distance_rows=params.distance_rows, **params.read.keywords(),
     )  # fmt: skip
+    out += _files(man, again)
     out += compare_figures(results["figures"], again.figures)
     out += _hot_spots(results["hot_spots"], again)
     if results["verdicts"] != again.to_dict()["verdicts"] and not out:
