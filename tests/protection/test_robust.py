@@ -146,3 +146,51 @@ def test_a_bad_rule_is_one_input_error() -> None:
     original, avatars = tables(n=50, seed=1)
     with pytest.raises(kpr.InputError, match="rule must be 'class' or 'robust'"):
         kpr.protect(original, avatars, KNOWN, rule="window")
+
+
+@st.composite
+def _huge_case(draw: st.DrawFn) -> tuple[list[tuple], list[tuple], list[tuple], tuple]:
+    """Members and avatars around a large magnitude with a small width, many of
+    them at x ± h exactly (or the float nearest it), and moves among them."""
+    base = draw(st.sampled_from([0.0, 4.5e6, 1e12, -1e12, 1e15, 3e15, 1e300]))
+    h = draw(st.sampled_from([0.5, 0.3, 0.7, 0.123, 1e-3, 1e-4, 7.0]))
+    steps = st.sampled_from([0.0, 1.0, -1.0, 2.0, 0.5, 1.0 + 2**-40, -(1.0 + 2**-40)])
+    value = st.builds(lambda k, ulps: np.nextafter(base + k * h, np.inf * ulps), steps,
+                      st.sampled_from([0, 1, -1]))  # fmt: skip
+    row = st.tuples(st.integers(0, 1), value | st.just(math.nan), value)
+    members = draw(st.lists(row, min_size=1, max_size=10))
+    avatars = draw(st.lists(row, min_size=1, max_size=10))
+    moves = draw(st.lists(st.tuples(st.integers(0, 9), row), max_size=5))
+    return members, avatars, moves, (h, draw(st.sampled_from([h, 2 * h])))
+
+
+@settings(max_examples=80)
+@given(_huge_case())
+def test_window_counts_are_exact_at_any_magnitude(case: tuple) -> None:
+    """Values near 1e12, 1e15, 1e300 with small widths, at x ± h exactly: the counts,
+    and the avatars the index finds, equal a count by the definition in float64."""
+    members, avatars, moves, half = case
+    state = WindowState.build(
+        _columns(members), _columns(avatars), ["c"], ["x", "y"], {"x": half[0], "y": half[1]}, 99
+    )
+    avatars = list(avatars)
+    for target, new in [(None, None), *moves]:
+        if target is not None:
+            row = target % len(avatars)
+            old, avatars[row] = avatars[row], new
+            state.apply(state.change([(_values(old), _values(new))]))
+            state.avatar_moved(row, _values(new))
+        approach = [[_approaches(m, a, half) for a in avatars] for m in members]
+        assert state.counts.tolist() == [sum(r) for r in approach]
+        current = _columns(avatars)
+
+        def values_of(rows: np.ndarray, now: dict = current) -> dict[str, np.ndarray]:
+            return {v: now[v][rows] for v in "xy"}
+
+        for i, r in enumerate(approach):
+            found = state.approaching(i, values_of)
+            assert found.tolist() == [j for j, hit in enumerate(r) if hit]
+
+
+def _values(row: tuple) -> dict[str, float]:
+    return {"c": row[0], "x": row[1], "y": row[2]}
