@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -42,6 +43,8 @@ _CLIP = 2.0**1000
 #: Distinct values whose approached members are remembered (a lone avatar's old
 #: values are asked once per candidate move).
 _CACHE = 4096
+#: Members near the edge of their window checked at once (their balls as lists).
+_EDGE_BLOCK = 4096
 
 #: A value: per known variable, the categorical code or the numeric value.
 Values = dict[str, float]
@@ -90,6 +93,10 @@ class _Stratum:
     members: np.ndarray  #: indices of the members, into the state's arrays
     points: np.ndarray  #: their finite numeric values (members x numeric), 0 elsewhere
     sid: int  #: the stratum's number (its avatars' ``avatar_stratum``)
+    columns: tuple[np.ndarray, ...] = ()  #: ``points``' columns, each contiguous
+
+    def __post_init__(self) -> None:
+        self.columns = tuple(np.ascontiguousarray(c) for c in self.points.T)
 
 
 @dataclass
@@ -167,24 +174,26 @@ class WindowState:
             slack = _radius(math.frexp(top + 2.0)[1])
             tree = cKDTree(a_scaled)
             outer = np.asarray(
-                tree.query_ball_point(scaled, 1 + slack, p=np.inf, return_length=True)
+                tree.query_ball_point(scaled, 1 + slack, p=np.inf, return_length=True, workers=-1)
             )
             inner = np.zeros_like(outer)
             if 2 * slack < 1:
                 inner = np.asarray(
-                    tree.query_ball_point(scaled, 1 - 2 * slack, p=np.inf, return_length=True)
+                    tree.query_ball_point(
+                        scaled, 1 - 2 * slack, p=np.inf, return_length=True, workers=-1
+                    )
                 )
             self.counts[stratum.members] += inner
             edge = np.flatnonzero(outer != inner)
-            if not len(edge):
-                continue
-            balls = tree.query_ball_point(scaled[edge], 1 + slack, p=np.inf)
-            sizes = np.array([len(b) for b in balls], dtype=np.int64)
-            near = np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])
-            who = np.repeat(edge, sizes)
-            ok = np.all(np.abs(points[near] - stratum.points[who]) <= self.half, axis=1)
-            found = np.bincount(who[ok], minlength=len(stratum.members))[edge]
-            self.counts[stratum.members[edge]] += found - inner[edge]
+            for start in range(0, len(edge), _EDGE_BLOCK):  # bounded lists of indices
+                block = edge[start : start + _EDGE_BLOCK]
+                balls = tree.query_ball_point(scaled[block], 1 + slack, p=np.inf)
+                sizes = np.array([len(b) for b in balls], dtype=np.int64)
+                near = np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])
+                who = np.repeat(block, sizes)
+                ok = np.all(np.abs(points[near] - stratum.points[who]) <= self.half, axis=1)
+                found = np.bincount(who[ok], minlength=len(stratum.members))[block]
+                self.counts[stratum.members[block]] += found - inner[block]
 
     def approached(self, values: Values | None) -> np.ndarray:
         """The members an avatar with these values approaches (None: a deleted row)."""
@@ -207,12 +216,19 @@ class WindowState:
             return np.empty(0, dtype=np.int64)
         if not len(self.numeric):
             return stratum.members
-        lo, hi = _span(float(point[self.axis]), float(self.half[self.axis]))
-        sorted_axis = stratum.points[:, self.axis]
-        first = int(np.searchsorted(sorted_axis, lo, "left"))
-        last = int(np.searchsorted(sorted_axis, hi, "right"))
-        near = np.all(np.abs(stratum.points[first:last] - point) <= self.half, axis=1)
+        half = self._half
+        lo, hi = _span(point[self.axis], half[self.axis])
+        sorted_axis = stratum.columns[self.axis]
+        first = int(sorted_axis.searchsorted(lo, "left"))
+        last = int(sorted_axis.searchsorted(hi, "right"))
+        near = np.abs(stratum.columns[0][first:last] - point[0]) <= half[0]
+        for j in range(1, len(point)):
+            near &= np.abs(stratum.columns[j][first:last] - point[j]) <= half[j]
         return stratum.members[first:last][near]
+
+    @cached_property
+    def _half(self) -> tuple[float, ...]:
+        return tuple(float(h) for h in self.half)
 
     def change(self, moved: Sequence[tuple[Values | None, Values | None]]) -> dict[int, int]:
         """The change of each touched member's count for rows moving from their old
@@ -325,7 +341,8 @@ def _keys(
 
 def _key_of(
     values: Values, cat: Sequence[str], num: Sequence[str]
-) -> tuple[tuple[int, ...], np.ndarray]:
+) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """One row's stratum key and its numeric values (0 where not finite)."""
     x = [float(values[v]) for v in num]
     key = tuple(int(values[v]) for v in cat) + tuple(_status_of(v) for v in x)
-    return key, np.array([v if math.isfinite(v) else 0.0 for v in x], dtype=np.float64)
+    return key, tuple(v if math.isfinite(v) else 0.0 for v in x)
