@@ -34,9 +34,8 @@ from functools import cached_property
 import numpy as np
 from scipy.spatial import cKDTree
 
-#: Relative slack of the scaled radius; the absolute part grows with |x/h|
-#: (``_radius``), as in ``kpr.analysis.window``.
-_SLACK = 1e-9
+from kpr.analysis.window import _radius as window_radius
+
 #: Scaled values are clipped here so no coordinate is infinite (clipping never moves
 #: two points apart; the exact check decides).
 _CLIP = 2.0**1000
@@ -68,12 +67,6 @@ def _status_of(x: float) -> int:
     if math.isinf(x):
         return 2 if x > 0 else 3
     return 0
-
-
-def _radius(exponent: int) -> float:
-    """Slack above 1 of the scaled Chebyshev distance for points with
-    max |x/h| + 2 < 2**exponent (``kpr.analysis.window._radius``'s bound)."""
-    return _SLACK + math.ldexp(1.0, exponent - 50)
 
 
 def _span(x: float, h: float) -> tuple[float, float]:
@@ -171,7 +164,8 @@ class WindowState:
                 a_scaled = np.clip(points / self.half, -_CLIP, _CLIP)
                 scaled = np.clip(stratum.points / self.half, -_CLIP, _CLIP)
             top = max(float(np.abs(a_scaled).max()), float(np.abs(scaled).max()))
-            slack = _radius(math.frexp(top + 2.0)[1])
+            # the tree's radius slack of the window analysis (it grows with |x/h|)
+            slack = window_radius(math.frexp(top + 2.0)[1]) - 1.0
             tree = cKDTree(a_scaled)
             outer = np.asarray(
                 tree.query_ball_point(scaled, 1 + slack, p=np.inf, return_length=True, workers=-1)
