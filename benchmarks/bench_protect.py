@@ -4,6 +4,12 @@
 income, sex, region, education), from about 96 % to 99 %; prints protect's time
 against one ``kpr.evaluate`` of the same tables in the same process (protect
 runs two evaluations per attack itself: before, and the verification after).
+Two of the known variables are numeric (age, an integer; income, a lognormal
+rounded to the unit, nearly continuous). ``--rule robust`` holds the window rule
+too (its verification included; the collateral subsets are off by default above
+100k rows). Each run is a fresh subprocess, so its peak resident memory
+(``ru_maxrss``: numpy and polars allocate outside ``tracemalloc``) is its own;
+``--profile N`` prints the N costliest functions of one run (cProfile, cumulative).
 Fidelity and distances are off here (``utility=False, distances=False``): they
 measure the release, not the optimiser.
 
@@ -18,13 +24,21 @@ originals (``kpr.utility``) and the mean change of the pairwise associations
 from the unprotected avatars.
 
     python benchmarks/bench_protect.py --case large [--rows 1000000] [--repeats 3]
+        [--rule robust] [--profile 25]
     python benchmarks/bench_protect.py --case adult
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import json
+import os
+import pstats
+import resource
 import statistics
+import subprocess
+import sys
 import time
 from importlib.resources import files
 from typing import Any
@@ -72,31 +86,71 @@ def large_tables(
     return original, avatars.sample(fraction=1.0, shuffle=True, seed=seed)
 
 
-def bench_large(rows: int, repeats: int, target: float) -> None:
+def large_run(rows: int, target: float, rule: str, profile: int) -> dict[str, Any]:
+    """One protect and one evaluate of the large tables, in this process: times,
+    the result and the process's peak resident memory."""
     original, avatars = large_tables(rows)
-    times, evals = [], []
-    result = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        kpr.evaluate(original, avatars, KNOWN)
-        evals.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        _, result = kpr.protect(
-            original, avatars, KNOWN, target=target, distances=False, utility=False
-        )
-        times.append(time.perf_counter() - start)
-    assert result is not None
-    w = result.worst_after
-    print(
-        f"{rows:,} rows per side, 10 columns, 5 known: {w.before.rate:.2f} % -> "
-        f"{w.after.rate:.2f} % (target {target}), {result.cells_total:,} cells changed "
-        f"({result.moves_used}), met={result.met}"
+    profiler = cProfile.Profile() if profile else None
+    start = time.perf_counter()
+    if profiler is not None:
+        profiler.enable()
+    _, result = kpr.protect(
+        original, avatars, KNOWN, target=target, distances=False, utility=False, rule=rule
     )
-    p, e = statistics.median(times), statistics.median(evals)
+    if profiler is not None:
+        profiler.disable()
+    took = time.perf_counter() - start
+    start = time.perf_counter()
+    kpr.evaluate(original, avatars, KNOWN)
+    evaluate = time.perf_counter() - start
+    if profiler is not None:
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(profile)
+    w = result.worst_after
+    window = [
+        c
+        for c in result.collateral
+        if c.rule == "window" and c.known == tuple(KNOWN) and c.tolerance == 0.05
+    ]
+    return {
+        "protect": took,
+        "evaluate": evaluate,
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "before": w.before.rate,
+        "after": w.after.rate,
+        "window": [window[0].before.rate, window[0].after.rate] if window else None,
+        "cells": result.cells_total,
+        "moves": str(result.moves_used),
+        "met": result.met,
+    }
+
+
+def bench_large(rows: int, repeats: int, target: float, rule: str, profile: int) -> None:
+    """``repeats`` runs, each in a fresh subprocess (its own peak memory)."""
+    runs = []
+    for _ in range(repeats):
+        command = [sys.executable, __file__, "--one", "--rows", str(rows), "--target", str(target)]
+        command += ["--rule", rule, "--profile", str(profile)]
+        done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
+        runs.append(json.loads(done.stdout.splitlines()[-1]))
+    r = runs[-1]
+    window = (
+        "" if r["window"] is None else " (window rule {:.2f} % -> {:.2f} %)".format(*r["window"])
+    )
+    print(
+        f"{rows:,} rows per side, 10 columns, 5 known, rule {rule}: {r['before']:.2f} % -> "
+        f"{r['after']:.2f} %{window} (target {target}), {r['cells']:,} cells changed "
+        f"({r['moves']}), met={r['met']}"
+    )
+    times = [x["protect"] for x in runs]
+    p = statistics.median(times)
+    e = statistics.median(x["evaluate"] for x in runs)
+    peak = statistics.median(x["peak_mib"] for x in runs)
     print(
         f"protect: median {p:.1f} s over {repeats} run(s) {[round(t, 1) for t in times]}; "
-        f"one kpr.evaluate: median {e:.2f} s; ratio {p / e:.1f}x"
+        f"one kpr.evaluate: median {e:.2f} s; ratio {p / e:.1f}x; "
+        f"peak RSS median {peak:,.0f} MiB"
     )
+    print(f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 def _adult() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
@@ -178,9 +232,14 @@ def main() -> None:
     parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=1_000_000)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--target", type=float, default=99.0)
+    parser.add_argument("--rule", choices=["class", "robust"], default="class")
+    parser.add_argument("--profile", type=int, default=0, help="print N functions (cProfile)")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.case == "large":
-        bench_large(args.rows, args.repeats, args.target)
+    if args.one:
+        print(json.dumps(large_run(args.rows, args.target, args.rule, args.profile)))
+    elif args.case == "large":
+        bench_large(args.rows, args.repeats, args.target, args.rule, args.profile)
     else:
         bench_adult()
 

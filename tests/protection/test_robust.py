@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kpr
-from kpr.protection.window_state import WindowState
+from kpr.protection.window_state import WindowState, _span
 from tests.conftest import run_cli
 from tests.protection.test_protect import KNOWN, NUMERIC, tables
 from tests.reference import reference_kpr, reference_window
@@ -146,3 +146,82 @@ def test_a_bad_rule_is_one_input_error() -> None:
     original, avatars = tables(n=50, seed=1)
     with pytest.raises(kpr.InputError, match="rule must be 'class' or 'robust'"):
         kpr.protect(original, avatars, KNOWN, rule="window")
+
+
+@st.composite
+def _huge_case(draw: st.DrawFn) -> tuple[list[tuple], list[tuple], list[tuple], tuple]:
+    """Members and avatars around a large magnitude with a small width, many of
+    them at x ± h exactly (or the float nearest it), and moves among them (None:
+    the avatar deleted)."""
+    base = draw(st.sampled_from([0.0, 4.5e6, 1e12, -1e12, 1e15, 3e15, 1e300]))
+    h = draw(st.sampled_from([0.5, 0.3, 0.7, 0.123, 1e-3, 1e-4, 7.0]))
+    steps = st.sampled_from([0.0, 1.0, -1.0, 2.0, 0.5, 1.0 + 2**-40, -(1.0 + 2**-40)])
+    value = st.builds(lambda k, ulps: np.nextafter(base + k * h, np.inf * ulps), steps,
+                      st.sampled_from([0, 1, -1]))  # fmt: skip
+    row = st.tuples(st.integers(0, 1), value | st.just(math.nan), value)
+    members = draw(st.lists(row, min_size=1, max_size=10))
+    avatars = draw(st.lists(row, min_size=1, max_size=10))
+    moves = draw(st.lists(st.tuples(st.integers(0, 9), row | st.none()), max_size=5))
+    return members, avatars, moves, (h, draw(st.sampled_from([h, 2 * h])))
+
+
+@settings(max_examples=80)
+@given(_huge_case())
+def test_window_counts_are_exact_at_any_magnitude(case: tuple) -> None:
+    """Values near 1e12, 1e15, 1e300 with small widths, at x ± h exactly: the counts,
+    and the avatars the index finds, equal a count by the definition in float64."""
+    members, avatars, moves, half = case
+    state = WindowState.build(
+        _columns(members), _columns(avatars), ["c"], ["x", "y"], {"x": half[0], "y": half[1]}, 99
+    )
+    avatars = list(avatars)
+    for target, new in [(None, None), *moves]:
+        if target is not None:
+            row = target % len(avatars)
+            old, avatars[row] = avatars[row], new
+            state.apply(state.change([(_values(old), _values(new))]))
+            state.avatar_moved(row, _values(new))
+        approach = [[a is not None and _approaches(m, a, half) for a in avatars] for m in members]
+        assert state.counts.tolist() == [sum(r) for r in approach]
+        current = _columns([(-1, math.nan, math.nan) if a is None else a for a in avatars])
+
+        def values_of(rows: np.ndarray, now: dict = current) -> dict[str, np.ndarray]:
+            return {v: now[v][rows] for v in "xy"}
+
+        for i, r in enumerate(approach):
+            found = state.approaching(i, values_of)
+            assert found.tolist() == [j for j, hit in enumerate(r) if hit]
+
+
+def _values(row: tuple | None) -> dict[str, float] | None:
+    return None if row is None else {"c": row[0], "x": row[1], "y": row[2]}
+
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=300)
+@given(FINITE, st.floats(min_value=1e-300, max_value=1e300), st.integers(-4, 4))
+def test_the_binary_search_bounds_hold_every_approaching_value(
+    x: float, h: float, steps: int
+) -> None:
+    """Floats a few steps from fl(x ± h), where the rounding of y - x decides: each y
+    with fl(|y - x|) <= h lies inside the bounds the members are searched in."""
+    lo, hi = _span(x, h)
+    for edge in (x + h, x - h):
+        y = float(edge)
+        for _ in range(abs(steps)):
+            y = math.nextafter(y, math.copysign(math.inf, steps))
+        if math.isfinite(y) and abs(y - x) <= h:
+            assert lo <= y <= hi
+    assert lo <= x <= hi
+
+
+def test_the_bounds_need_their_slack() -> None:
+    """y - x rounds down to h while y lies above fl(x + h): bounds without slack
+    would miss an avatar that approaches."""
+    x, h = -0.3, 1.0
+    y = math.nextafter(x + h, math.inf)
+    assert abs(y - x) <= h and y > x + h
+    lo, hi = _span(x, h)
+    assert lo <= y <= hi

@@ -439,24 +439,19 @@ class Optimiser:
         return moved
 
     def _lone_avatar(self, window: WindowState, member: int) -> int:
-        """The one avatar row that approaches a member the window rule links."""
-        known = (*window.categorical, *window.numeric)
-        near = np.ones(self.m, dtype=bool)
-        near[list(self.deleted)] = False
-        target = window.member_values(member)
-        for name in known:
-            col = self.columns[name]
-            if col.values is None:
-                near &= col.codes[: self.m] == int(target[name])
-                continue
-            y, x = col.values[col.codes[: self.m]], target[name]
-            if np.isfinite(x):
-                near &= np.abs(y - x) <= window.half[window.numeric.index(name)]
-            else:
-                near &= (y == x) | (np.isnan(y) & np.isnan(x))
-        rows = np.flatnonzero(near)
+        """The one avatar row that approaches a member the window rule links (found
+        in the window's index of its stratum's avatars, not by a scan)."""
+        rows = window.approaching(member, self._numbers)
         assert len(rows) == 1, f"window member {member}: {len(rows)} avatars approach, not 1"
         return int(rows[0])
+
+    def _numbers(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The current numeric values of some avatar rows."""
+        return {
+            name: col.values[col.codes[rows]]
+            for name, col in self.columns.items()
+            if col.values is not None
+        }
 
     def best(
         self,
@@ -521,5 +516,11 @@ class Optimiser:
                     self.cell_moves[(r, name)] = c.move
         if self.pairs is not None:
             self.pairs.applied(c)
+        for window in self.windows:
+            known = (*window.categorical, *window.numeric)
+            for r in c.deleted:
+                window.avatar_moved(r, None)
+            for r in c.changes:
+                window.avatar_moved(r, self._row_values(r, known))
         self.cost += c.cells
         self.trace.append((self.cost, self.worst()))
