@@ -54,6 +54,8 @@ class AttackOutcome:
 #: rule at the attack's tolerance on grids moved by these fractions of each width.
 COLLATERAL_TOLERANCES = (0.04, 0.06)
 GRID_OFFSETS = (0.25, 0.5, 0.75)
+#: Under ``--rule robust`` each moved grid is held at the target less this many points.
+MOVED_GRID_SLACK = 0.5
 _FRACTIONS = {0.25: "¼", 0.5: "½", 0.75: "¾"}
 
 #: The subsets of the known variables no attack names are measured by default when
