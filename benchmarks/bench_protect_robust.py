@@ -37,6 +37,22 @@ def tables(case: str, rows: int) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]
     return pl.from_arrow(original), pl.from_arrow(avatars), LARGE_KNOWN  # type: ignore[return-value]
 
 
+def _count_doubts() -> dict[str, int]:
+    """The decoys and escapes the optimiser applies (absent before they existed)."""
+    from kpr.protection import optimise
+
+    doubts: dict[str, int] = {}
+    run = optimise.Optimiser.run
+
+    def counted(self: optimise.Optimiser) -> optimise.Outcome:
+        outcome = run(self)
+        doubts.update(getattr(outcome, "doubts", {}))
+        return outcome
+
+    optimise.Optimiser.run = counted  # type: ignore[method-assign]
+    return doubts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=("demo", "large"), default="demo")
@@ -46,6 +62,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     original, avatars, known = tables(args.case, args.rows)
+    doubts = _count_doubts()
     start = time.perf_counter()
     _, r = kpr.protect(
         original, avatars, known, target=args.target, seed=args.seed, rule=args.rule,
@@ -54,7 +71,7 @@ def main() -> None:
     seconds = time.perf_counter() - start
     print(f"{args.case} rule {args.rule}: met {r.met}, unfixed {r.unfixed}")
     print(f"cells changed {sum(r.cells_changed.values())} {dict(r.cells_changed)}")
-    print(f"moves {dict(r.moves_used)}")
+    print(f"moves {dict(r.moves_used)}; of them decoys and escapes {doubts}")
     print(f"class after {r.attacks[0].after.rate:.2f} (before {r.attacks[0].before.rate:.2f})")
     for c in r.collateral:
         where = f"offset {c.offset}" if c.offset else f"tolerance {c.tolerance}"

@@ -473,7 +473,7 @@ def protect(
         loaded.pair, after_pair, every, attacks, sizes, collateral
     )
     if job.rule == "robust":
-        _verify_robust(around["collateral"], target, outcome.unfixed == 0, job.tolerance)
+        _verify_robust(around["collateral"], target, outcome.unfixed == 0)
     result = _result(job, loaded, columns, outcome, before, after, changes, around)
     return loaded.view(protected), result
 
@@ -585,9 +585,7 @@ def _optimise(
     return columns, outcome, protected, plausible
 
 
-def _verify_robust(
-    rows: tuple[Collateral, ...], target: float, met: bool, tolerance: float
-) -> None:
+def _verify_robust(rows: tuple[Collateral, ...], target: float, met: bool) -> None:
     """``--rule robust``, checked by fresh evaluations: under the window rule nobody
     is newly linked and every attack reaches the target when the run met it; on each
     moved grid nobody is newly linked and every attack reaches the target less
@@ -595,7 +593,7 @@ def _verify_robust(
     for c in rows:
         if c.rule == "window":
             floor, what = target, "the window rule"
-        elif c.rule == "class" and c.offset and c.tolerance == tolerance:
+        elif c.offset:
             floor, what = target - MOVED_GRID_SLACK, f"the grid moved {c.offset:g} width"
         else:
             continue

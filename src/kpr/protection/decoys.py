@@ -94,8 +94,8 @@ class Doubt:
         for k, name in enumerate(window.numeric):
             x = values[name]
             if math.isfinite(x):
-                b = state.bins[name]
-                keep &= np.array([raw_class(p, b) == raw_class(x, b) for p in points[:, k]])
+                b = state.bins[name]  # raw_class, over the stratum at once
+                keep &= np.floor((points[:, k] - b.origin) / b.width) == raw_class(x, b)
         return [window.member_values(int(i)) for i in members[keep]]
 
     def values(self, row: int, known: Sequence[str]) -> Values:
@@ -116,11 +116,8 @@ class Doubt:
         if not window.numeric:
             return []
         out = []
-        busy = self._linking()
         for row in self._stratum_rows(attack, person):
-            if row == lone or row in busy or row in self.deleted:
-                continue
-            if self._links_in_window(row):
+            if row == lone or row in self.deleted or self._links(row):
                 continue
             for prefer in ("every grid", "class", "window"):
                 proposal = self._decoy(attack, person, row, prefer)
@@ -226,12 +223,12 @@ class Doubt:
         v = float(values[ref])
         return v if abs(v - x) <= bound else None
 
-    def _linking(self) -> set[int]:
-        """Avatar rows that are the one avatar of a linking profile, under any grid."""
-        return {r for s in (*self.states, *self.moved) for r in s.single.values()}
-
-    def _links_in_window(self, row: int) -> bool:
-        """Whether ``row`` is the one avatar approaching some member, in any attack."""
+    def _links(self, row: int) -> bool:
+        """Whether ``row`` links someone: the one avatar of a profile of U under any
+        held grid, or the one avatar approaching a member, in any attack."""
+        for s in (*self.states, *self.moved):
+            if s.single.get(int(s.keys[row])) == row:
+                return True
         for w in self.windows:
             near = w.approached(self.values(row, (*w.categorical, *w.numeric)))
             if len(near) and bool(np.any(w.counts[near] == 1)):
