@@ -226,3 +226,16 @@ def test_a_bad_rule_is_one_input_error() -> None:
     original, avatars = tables(n=50, seed=1)
     with pytest.raises(kpr.InputError, match="rule must be 'class' or 'robust'"):
         kpr.protect(original, avatars, KNOWN, rule="window")
+
+
+def test_a_moved_grid_left_short_is_not_met_and_named() -> None:
+    original, avatars = tables(n=300, seed=5)
+    _, result = kpr.protect(
+        original, avatars, ["age", "region"], target=99.5, rule="robust",
+        distances=False, utility=False,
+    )  # fmt: skip
+    assert all(a.after.rate >= 99.5 for a in result.attacks)  # the class rule alone is met
+    assert result.short and not result.met and result.unfixed
+    assert all(c.offset and c.after.rate < 99.0 for c in result.short)
+    assert result.reason is not None and "grid moved" in result.reason
+    assert "(held to 99.00 %)" in result.reason

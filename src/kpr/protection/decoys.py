@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 DECOY_ROWS = 4
 #: Existing values looked at, per variable, for a reference code.
 _REFS = 16
+#: The cells a decoy is drawn into, each tried: the person's cell under every grid
+#: (the class grid and the moved ones), under the class grid, or anywhere in the
+#: person's window (a person no avatar holds under one grid cannot take a decoy in
+#: its cell there: it would be newly linked).
+PREFERENCES = ("every grid", "class", "window")
 
 
 @dataclass(frozen=True)
@@ -109,9 +114,13 @@ class Doubt:
 
     # decoys -------------------------------------------------------------------
 
-    def decoys(self, attack: int, person: Values, lone: int) -> list[Proposal]:
-        """Avatars of the person's stratum that link no one, redrawn into the
-        person's class cell and window (one proposal per row and preference)."""
+    def decoys(
+        self, attack: int, person: Values, lone: int, cells: int, prefer: Sequence[str]
+    ) -> list[Proposal]:
+        """Avatars of the person's stratum that link no one and need ``cells`` values
+        redrawn into the person's class cell and window: one proposal per row and
+        preference of :data:`PREFERENCES` (the cells of every grid, of the class
+        grid, of the window alone)."""
         window = self.windows[attack]
         if not window.numeric:
             return []
@@ -119,33 +128,55 @@ class Doubt:
         for row in self._stratum_rows(attack, person):
             if row == lone or row in self.deleted or self._links(row):
                 continue
-            for prefer in ("every grid", "class", "window"):
-                proposal = self._decoy(attack, person, row, prefer)
+            needs = self._needs(attack, person, row)
+            if needs is None or len(needs) != cells:
+                continue
+            for grids in prefer:
+                proposal = self._decoy(attack, person, row, needs, grids)
                 if proposal is not None:
                     out.append(proposal)
         return out
 
-    def _decoy(self, attack: int, person: Values, row: int, prefer: str) -> Proposal | None:
+    def _needs(self, attack: int, person: Values, row: int) -> list[int] | None:
+        """The numeric variables (positions) whose value ``row`` must change to
+        approach the person inside its class cell; None when it cannot be a decoy (a
+        value missing or infinite, or a kept column to change)."""
         window = self.windows[attack]
-        grids = self.grids(attack)
-        changes, drawn, widths = [], {}, 0.0
+        class_grid = self.grids(attack)[:1]
+        out = []
         for k, name in enumerate(window.numeric):
             col = self.columns[name]
             assert col.values is not None
             x, h = person[name], float(window.half[k])
-            old = int(col.codes[row])
-            y = float(col.values[old])
+            y = float(col.values[int(col.codes[row])])
             if not math.isfinite(x):
                 if not (y == x or (math.isnan(x) and math.isnan(y))):
                     return None  # another status: not of the stratum
                 continue
             if not math.isfinite(y):
                 return None
+            if abs(y - x) <= h and self._same(name, y, x=x, grids=class_grid):
+                continue  # approaches already, in the person's class
             if col.kept:
                 return None
-            if abs(y - x) <= h and self._same(name, y, x=x, grids=grids[:1]):
-                continue  # approaches already, in the person's class
-            wanted = grids if prefer == "every grid" else grids[:1] if prefer == "class" else []
+            out.append(k)
+        return out
+
+    def _decoy(
+        self, attack: int, person: Values, row: int, needs: list[int], prefer: str
+    ) -> Proposal | None:
+        """``row``'s values of ``needs`` drawn within the person's window, in the
+        person's cell of the grids ``prefer`` names."""
+        window = self.windows[attack]
+        grids = self.grids(attack)
+        wanted = {"every grid": grids, "class": grids[:1], "window": []}[prefer]
+        changes, drawn, widths = [], {}, 0.0
+        for k in needs:
+            name = window.numeric[k]
+            col = self.columns[name]
+            assert col.values is not None
+            x, h = person[name], float(window.half[k])
+            old = int(col.codes[row])
             ref = self._reference(col, x - h, x + h, partial(self._same, name, x=x, grids=wanted))
             if ref is None:
                 return None
@@ -154,10 +185,8 @@ class Doubt:
                 return None
             changes.append((name, old, ref))
             drawn[name] = v
-            widths += abs(v - y) / h
-        if not changes:
-            return None
-        return Proposal("decoy", row, changes, drawn, widths)
+            widths += abs(v - float(col.values[old])) / h
+        return Proposal("decoy", row, changes, drawn, widths) if changes else None
 
     # escapes ------------------------------------------------------------------
 

@@ -12,6 +12,13 @@ drawn uniformly on the column's grid over the target class within one class widt
 ``kpr.protection.draws``; a date takes a value another avatar holds), so that a
 protected row carries no mark: not a blank, not a value sitting on a class edge,
 not a copy of a value that was unique.
+
+Under ``--rule robust`` every move is also checked against each attack's window
+rule and its class rule on the moved grids (``moved``, held at the target less
+``MOVED_GRID_SLACK``), whose links are removed too; and a link is first offered the
+moves that create doubt (``kpr.protection.decoys``: a decoy, or the lone avatar
+sent out of the person's window), the least net change in widths first, before
+any other move of as many cells.
 """
 
 from __future__ import annotations
@@ -24,12 +31,12 @@ from functools import partial
 import numpy as np
 
 from kpr.metric.attack import Kind
-from kpr.protection.decoys import Doubt
+from kpr.protection.decoys import PREFERENCES, Doubt
 from kpr.protection.draws import NewValues
 from kpr.protection.grid import Grid
 from kpr.protection.plausibility import PairIndex
 from kpr.protection.state import AttackState
-from kpr.protection.window_state import WindowState
+from kpr.protection.window_state import Values, WindowState
 from kpr.results.evaluation import protection_rate
 from kpr.results.protect import MOVED_GRID_SLACK as MOVED_SLACK
 
@@ -392,18 +399,22 @@ class Optimiser:
                     out.append(Candidate("swap", 2, changes, partner=other))
         return out
 
-    def doubts_for(self, row: int, link: Link) -> list[Candidate]:
-        """Decoys and escapes for a link (``--rule robust``), each as a shift."""
+    def doubts_for(self, row: int, link: Link, cells: int, people: list[Values]) -> list[Candidate]:
+        """Decoys and escapes of ``cells`` changed cells for a link (``--rule
+        robust``), each as a shift; ``people``: the members the link is about,
+        looked up once per link."""
         if self.doubt is None or link is None or "shift" not in self.allowed:
             return []
         rule, j, key = link
         attack = self.doubt.attack_of(rule, j)
+        if not people:
+            people += self.doubt.people(rule, j, key if rule == "window" else row)
         out = []
-        for person in self.doubt.people(rule, j, key if rule == "window" else row):
-            for p in (
-                *self.doubt.decoys(attack, person, row),
-                *self.doubt.escapes(attack, person, row),
-            ):
+        for person in people:
+            proposals = self.doubt.decoys(attack, person, row, cells, PREFERENCES)
+            if cells == 1:
+                proposals += self.doubt.escapes(attack, person, row)
+            for p in proposals:
                 change = {p.row: p.changes}
                 drawn = {(p.row, name): v for name, v in p.drawn.items()}
                 out.append(
@@ -424,16 +435,10 @@ class Optimiser:
         others)."""
         makers: list[tuple[tuple[int, int], Callable[[], list[Candidate]]]] = []
         if self.doubt is not None and link is not None:
-            doubts: list[list[Candidate]] = []
-
-            def made(cells: int) -> list[Candidate]:
-                if not doubts:
-                    doubts.append(self.doubts_for(row, link))
-                return [c for c in doubts[0] if c.cells == cells]
-
+            people: list[Values] = []
             most = max(len(w.numeric) for w in self.windows)
             for cells in range(1, most + 1):
-                makers.append(((cells, -1), partial(made, cells)))
+                makers.append(((cells, -1), partial(self.doubts_for, row, link, cells, people)))
         if "shift" in self.allowed:
             makers.append(((1, 0), lambda: self.shifts(row, state, draws)))
             makers.append(((1, 1), lambda: self.joins(row, state, _JOIN_DRAWS)))
