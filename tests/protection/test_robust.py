@@ -218,6 +218,9 @@ def test_the_command_takes_the_rule_and_says_it(
     out.unlink()
     code, stdout, _ = run_cli([*args, "--rule", "robust", "--no-distances"], capsys)
     assert code == 0 and "Rule: robust." in stdout
+    assert "moved by ¼, ½ and ¾ of a width at the target less 0.5 point" in stdout
+    assert "Under the window rule, other tolerances and moved grids" in stdout
+    assert "Under rules protect does not hold" not in stdout
     code, _, err = run_cli([*args, "--rule", "window"], capsys)
     assert code == 2 and "--rule" in err
 
