@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -46,6 +46,16 @@ _REFS = 16
 #: person's window (a person no avatar holds under one grid cannot take a decoy in
 #: its cell there: it would be newly linked).
 PREFERENCES = ("every grid", "class", "window")
+
+
+def row_values(columns: Mapping[str, Column], row: int, known: Sequence[str]) -> Values:
+    """An avatar row's current values of ``known``: categorical codes, numbers."""
+    out = {}
+    for name in known:
+        col = columns[name]
+        code = int(col.codes[row])
+        out[name] = float(code) if col.values is None else float(col.values[code])
+    return out
 
 
 @dataclass(frozen=True)
@@ -104,13 +114,7 @@ class Doubt:
         return [window.member_values(int(i)) for i in members[keep]]
 
     def values(self, row: int, known: Sequence[str]) -> Values:
-        """An avatar row's current values: categorical codes, numbers."""
-        out = {}
-        for name in known:
-            col = self.columns[name]
-            code = int(col.codes[row])
-            out[name] = float(code) if col.values is None else float(col.values[code])
-        return out
+        return row_values(self.columns, row, known)
 
     # decoys -------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from functools import partial
 import numpy as np
 
 from kpr.metric.attack import Kind
-from kpr.protection.decoys import PREFERENCES, Doubt
+from kpr.protection.decoys import PREFERENCES, Doubt, row_values
 from kpr.protection.draws import NewValues
 from kpr.protection.grid import Grid
 from kpr.protection.plausibility import PairIndex
@@ -497,12 +497,7 @@ class Optimiser:
 
     def _row_values(self, row: int, known: Sequence[str]) -> dict[str, float]:
         """An avatar row's current values of ``known``: categorical codes, numbers."""
-        out = {}
-        for name in known:
-            col = self.columns[name]
-            code = int(col.codes[row])
-            out[name] = float(code) if col.values is None else float(col.values[code])
-        return out
+        return row_values(self.columns, row, known)
 
     def _window_moves(
         self, c: Candidate, window: WindowState
