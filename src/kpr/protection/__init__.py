@@ -417,8 +417,10 @@ def protect(
         ``"class"`` (the spec's class rule held for every attack given) or
         ``"robust"``: the window rule too (an avatar approaches when every numeric
         value lies within one width, no class edges): every attack reaches the target
-        under both rules and nobody becomes linked under either; delete and suppress
-        are then not always admissible.
+        under both rules, and on the class grids moved by ¼, ½ and ¾ of a width the
+        target less 0.5 point; nobody becomes linked under any of them. Links are
+        freed first by decoys and escapes (:mod:`kpr.protection.decoys`); delete and
+        suppress are then not always admissible.
     tolerance, kinds, delimiter, encoding, na_values
         As in ``kpr.evaluate``.
 
