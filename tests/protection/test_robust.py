@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from pathlib import Path
+from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -14,7 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kpr
+from kpr.protection.optimise import Optimiser
 from kpr.protection.window_state import WindowState, _span
+from kpr.results.protect import GRID_OFFSETS
 from tests.conftest import run_cli
 from tests.protection.test_protect import KNOWN, NUMERIC, tables
 from tests.reference import reference_kpr, reference_window
@@ -37,6 +42,81 @@ def test_robust_holds_the_class_and_the_window_rule() -> None:
     class_after = reference_kpr(o, p, KNOWN, NUMERIC)
     assert class_after.kpr >= 95
     assert not set(class_after.pairs) - set(class_before.pairs)  # no link new or moved
+
+
+def test_robust_holds_the_moved_grids_at_the_target_less_half_a_point() -> None:
+    original, avatars = tables(n=600, seed=21)
+    o, a = original.to_dicts(), avatars.to_dicts()
+    protected, result = kpr.protect(
+        original, avatars, KNOWN, target=99.0, rule="robust", distances=False, utility=False
+    )
+    p = protected.to_dicts()
+    assert result.met
+    class_before, class_after = (reference_kpr(o, t, KNOWN, NUMERIC) for t in (a, p))
+    assert class_after.kpr >= 99
+    assert not set(class_after.pairs.items()) - set(class_before.pairs.items())
+    window_before, window_after = (reference_window(o, t, KNOWN, NUMERIC) for t in (a, p))
+    assert 100 * (1 - len(window_after) / len(o)) >= 99
+    assert not window_after - window_before
+    for offset in GRID_OFFSETS:
+        before = reference_kpr(o, a, KNOWN, NUMERIC, offset=offset)
+        after = reference_kpr(o, p, KNOWN, NUMERIC, offset=offset)
+        assert before.kpr < 98.5  # the moved grid had work to do
+        assert after.kpr >= 98.5
+        assert not set(after.pairs) - set(before.pairs)  # held strictly: nobody newly linked
+    moved = [c for c in result.collateral if c.offset]
+    assert [c.after.linked for c in moved] == [
+        len(reference_kpr(o, p, KNOWN, NUMERIC, offset=c.offset).pairs) for c in moved
+    ]
+
+
+def _by_hand(optimiser: Optimiser, m: int) -> None:
+    """Every count the optimiser keeps, against a count by hand over the avatars'
+    current values (the class rule on each held grid by ``floor((x - origin) /
+    width)``, the window rule by its definition; the tables have no missing value)."""
+    (window,) = optimiser.windows
+    known = (*window.categorical, *window.numeric)
+    rows = [r for r in range(m) if r not in optimiser.deleted]
+    avatar = np.array([[optimiser._row_values(r, known)[k] for k in known] for r in rows])
+    members = np.array(
+        [[window.member_values(i)[k] for k in known] for i in range(len(window.counts))]
+    )
+    for state in optimiser.held:
+        origin = np.array([state.bins[k].origin if k in state.bins else 0.0 for k in known])
+        width = np.array([state.bins[k].width if k in state.bins else 1.0 for k in known])
+        binned = np.array([k in state.bins for k in known])
+
+        def profile(x: np.ndarray, origin: np.ndarray = origin, width: np.ndarray = width,
+                    binned: np.ndarray = binned) -> list[tuple[float, ...]]:  # fmt: skip
+            return [tuple(r) for r in np.where(binned, np.floor((x - origin) / width), x)]
+
+        held = Counter(profile(avatar))
+        assert state.linked == sum(held[p] == 1 for p in profile(members))
+    half = np.array([0.0] * len(window.categorical) + list(window.half))
+    near = np.all(np.abs(members[:, None, :] - avatar[None, :, :]) <= half, axis=2)
+    assert window.counts.tolist() == near.sum(axis=1).tolist()
+
+
+@settings(max_examples=5)
+@given(st.integers(0, 2**16))
+def test_decoys_keep_every_count_equal_to_a_count_by_hand(seed: int) -> None:
+    original, avatars = tables(n=80, seed=seed)
+    original, avatars = original.drop("note"), avatars.drop("note")
+    applied: list[str] = []
+    apply = Optimiser.apply
+
+    def checked(self: Optimiser, chosen: Any) -> None:
+        applied.append(chosen[0].doubt)
+        apply(self, chosen)
+        _by_hand(self, self.m)
+
+    with patch.object(Optimiser, "apply", checked):
+        kpr.protect(
+            original, avatars, KNOWN, target=99.0, rule="robust", seed=seed,
+            distances=False, utility=False,
+        )  # fmt: skip
+    assert applied  # the tables always have links to remove
+    assert {"decoy", "escape"} & set(applied)  # moves that create doubt among them
 
 
 def test_the_class_rule_alone_leaves_window_links_robust_removes() -> None:
@@ -138,6 +218,9 @@ def test_the_command_takes_the_rule_and_says_it(
     out.unlink()
     code, stdout, _ = run_cli([*args, "--rule", "robust", "--no-distances"], capsys)
     assert code == 0 and "Rule: robust." in stdout
+    assert "moved by ¼, ½ and ¾ of a width at the target less 0.5 point" in stdout
+    assert "Under the window rule, other tolerances and moved grids" in stdout
+    assert "Under rules protect does not hold" not in stdout
     code, _, err = run_cli([*args, "--rule", "window"], capsys)
     assert code == 2 and "--rule" in err
 
@@ -225,3 +308,16 @@ def test_the_bounds_need_their_slack() -> None:
     assert abs(y - x) <= h and y > x + h
     lo, hi = _span(x, h)
     assert lo <= y <= hi
+
+
+def test_a_moved_grid_left_short_is_not_met_and_named() -> None:
+    original, avatars = tables(n=150, seed=5)
+    _, result = kpr.protect(
+        original, avatars, ["age", "region"], target=99.5, rule="robust",
+        distances=False, utility=False,
+    )  # fmt: skip
+    assert all(a.after.rate >= 99.5 for a in result.attacks)  # the class rule alone is met
+    assert result.short and not result.met and result.unfixed
+    assert all(c.offset and c.after.rate < 99.0 for c in result.short)
+    assert result.reason is not None and "grid moved" in result.reason
+    assert "(held to 99.00 %)" in result.reason

@@ -117,8 +117,9 @@ def in_command_words(message: str) -> str:
 @click.option(
     "--rule", type=click.Choice(["class", "robust"]), default="class", show_default=True,
     help="class: the spec's class rule held for the attacks given; robust: the window rule "
-    "too (every numeric value within one width, no class edges): nobody newly linked under "
-    "either.",
+    "too (every numeric value within one width, no class edges) and the class rule on grids "
+    "moved by 1/4, 1/2, 3/4 width (at the target less 0.5 point): nobody newly linked under "
+    "any; links freed first by decoys and escapes.",
 )  # fmt: skip
 @click.option(
     "--collateral", is_flag=True,
@@ -179,7 +180,7 @@ def protect_command(
     moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
     pairing, control : ``--pairing`` and ``--control`` paths.
     no_distances, no_utility : skip the distances or the fidelity before and after.
-    rule : ``--rule``: class, or robust (the window rule held too).
+    rule : ``--rule``: class, or robust (the window rule and the moved grids held too).
     collateral : measure the untested subsets whatever the tables' size.
     tolerance, kinds : the attack's tolerance; ``--categorical``, ``--numeric``, ``--date``.
     read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).

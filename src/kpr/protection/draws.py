@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from kpr.protection.optimise import Candidate, Column
 
 
-def _class(x: float, bins: NumericBins) -> float:
+def raw_class(x: float, bins: NumericBins) -> float:
     """The raw class of ``x`` (``kpr.metric.classes.value_codes`` before its special
     codes: two values with the same raw class have the same code)."""
     q = (x - bins.origin) / bins.width
@@ -101,7 +101,7 @@ class NewValues:
         for s in self.states:
             b = s.bins.get(name)
             if b is not None:
-                c = _class(anchor, b)
+                c = raw_class(anchor, b)
                 classes.append((b.origin + c * b.width, b.origin + (c + 1) * b.width))
         lo, hi = interval(x, bound, classes)
         wanted = d.buckets.pick(self.rng)
@@ -122,7 +122,7 @@ class NewValues:
     def _same_class(self, name: str, v: float, anchor: float) -> bool:
         for s in self.states:
             b = s.bins.get(name)
-            if b is not None and _class(v, b) != _class(anchor, b):
+            if b is not None and raw_class(v, b) != raw_class(anchor, b):
                 return False
         return True
 

@@ -12,6 +12,13 @@ drawn uniformly on the column's grid over the target class within one class widt
 ``kpr.protection.draws``; a date takes a value another avatar holds), so that a
 protected row carries no mark: not a blank, not a value sitting on a class edge,
 not a copy of a value that was unique.
+
+Under ``--rule robust`` every move is also checked against each attack's window
+rule and its class rule on the moved grids (``moved``, held at the target less
+``MOVED_GRID_SLACK``), whose links are removed too; and a link is first offered the
+moves that create doubt (``kpr.protection.decoys``: a decoy, or the lone avatar
+sent out of the person's window), the least net change in widths first, before
+any other move of as many cells.
 """
 
 from __future__ import annotations
@@ -19,16 +26,19 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from kpr.metric.attack import Kind
+from kpr.protection.decoys import PREFERENCES, Doubt, row_values
 from kpr.protection.draws import NewValues
 from kpr.protection.grid import Grid
 from kpr.protection.plausibility import PairIndex
 from kpr.protection.state import AttackState
-from kpr.protection.window_state import WindowState
+from kpr.protection.window_state import Values, WindowState
 from kpr.results.evaluation import protection_rate
+from kpr.results.protect import MOVED_GRID_SLACK as MOVED_SLACK
 
 DEFAULT_MOVES = ("swap", "shift")
 #: Tie-break within a cost: the change of the column distributions.
@@ -42,6 +52,9 @@ _JOINS = 6
 _JOIN_DRAWS = 4
 
 Changes = dict[int, list[tuple[str, int, int]]]  # row -> (variable, old code, new code)
+#: A link to remove: ("class" | "moved", attack or moved grid, profile key) or
+#: ("window", attack, member); None: any move of the row
+Link = tuple[str, int, int] | None
 
 
 @dataclass
@@ -75,6 +88,9 @@ class Candidate:
     #: (row, variable) -> a new value drawn on the column's grid; its change names a
     #: reference code of the same classes (``kpr.protection.draws``)
     drawn: dict[tuple[int, str], float] = field(default_factory=dict)
+    #: a shift that creates doubt (``kpr.protection.decoys``): "decoy" or "escape"
+    doubt: str = ""
+    widths: float = 0.0  #: its net change in widths
 
 
 @dataclass
@@ -100,6 +116,8 @@ class Outcome:
     regenerated: dict[int, int] = field(default_factory=dict)  #: row -> its source row
     #: candidate moves tried, in vain, for the profiles left linked (last pass)
     tried: int = 0
+    #: moves that created doubt (``--rule robust``), per kind: "decoy", "escape"
+    doubts: dict[str, int] = field(default_factory=dict)
 
 
 class Optimiser:
@@ -115,8 +133,14 @@ class Optimiser:
         grids: dict[str, Grid] | None = None,
         pairs: PairIndex | None = None,
         windows: Sequence[WindowState] = (),
+        moved: Sequence[AttackState] = (),
     ) -> None:
         self.columns, self.states, self.target = columns, list(states), target
+        #: ``--rule robust``: each attack's class rule on the moved grids
+        #: (:data:`GRID_OFFSETS`, attack by attack), held at ``target - MOVED_SLACK``
+        self.moved = list(moved)
+        #: every class rule a move is checked against: the attacks', then the moved grids'
+        self.held = self.states + self.moved
         self.allowed = set(moves)
         self.rng = random.Random(seed)
         self.draw = np.random.default_rng(seed)  # many values at once, also seeded
@@ -132,13 +156,22 @@ class Optimiser:
         self.sorted_values = {
             name: c.values[1:] for name, c in columns.items() if c.values is not None
         }
-        self.new_values = NewValues(columns, self.states, self.rng, grids)
+        self.new_values = NewValues(columns, self.held, self.rng, grids)
         self.pairs = pairs  #: categorical pairs no original holds (kept from rising)
         #: ``--rule robust``: each attack's window rule, kept from linking anyone
         self.windows = list(windows)
         self._window_deltas: dict[int, list[dict[int, int]]] = {}
         #: per (attack, variable): the avatars sorted by their key without that variable
         self.neighbours: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
+        per_attack = len(self.moved) // max(len(self.states), 1)
+        self.doubt = None
+        if self.windows:  # --rule robust
+            self.doubt = Doubt(
+                columns, self.states, self.moved, self.windows, self.new_values, self.rng,
+                self.deleted, per_attack, self.m,
+            )  # fmt: skip
+        #: doubt moves applied, per kind ("decoy", "escape")
+        self.doubts: dict[str, int] = {}
 
     def met(self, state: AttackState) -> bool:
         return protection_rate(state.linked, state.n) >= self.target
@@ -149,9 +182,14 @@ class Optimiser:
     def window_met(self, window: WindowState) -> bool:
         return protection_rate(window.linked, window.n) >= self.target
 
+    def moved_met(self, state: AttackState) -> bool:
+        return protection_rate(state.linked, state.n) >= self.target - MOVED_SLACK
+
     def all_met(self) -> bool:
-        return all(self.met(s) for s in self.states) and all(
-            self.window_met(w) for w in self.windows
+        return (
+            all(self.met(s) for s in self.states)
+            and all(self.window_met(w) for w in self.windows)
+            and all(self.moved_met(s) for s in self.moved)
         )
 
     def run(self) -> Outcome:
@@ -188,23 +226,31 @@ class Optimiser:
             if not self.window_met(w)
             for i in w.linked_members()
         ]
+        todo += [
+            ("moved", j, key)
+            for j, s in enumerate(self.moved)
+            if not self.moved_met(s)
+            for key, _ in s.linked_profiles()
+        ]
         return todo
 
     def _free(self, rule: str, j: int, key: int, draws: int, cap: int | None) -> bool:
         """Try to remove one link; False when no admissible move was found (a link
         freed or a target met by earlier moves counts as done)."""
-        state = self.states[j]
-        if rule == "class":
+        if rule in ("class", "moved"):
+            state = self.states[j] if rule == "class" else self.moved[j]
+            met = self.met(state) if rule == "class" else self.moved_met(state)
             row = state.single.get(key)
-            if self.met(state) or row is None:  # met, or freed by an earlier move
+            if met or row is None:  # met, or freed by an earlier move
                 return True
-            best = self.best(row, state, draws, cap)
+            best = self.best(row, state, draws, cap, link=(rule, j, key))
         else:
+            state = self.states[j]
             window = self.windows[j]
             if self.window_met(window) or window.counts[key] != 1:
                 return True
             row = self._lone_avatar(window, key)
-            best = self.best(row, state, draws, cap, frees=(j, key))
+            best = self.best(row, state, draws, cap, link=(rule, j, key))
         if best is None:
             return False
         self.apply(best)
@@ -212,7 +258,10 @@ class Optimiser:
 
     def outcome(self, unfixed: int) -> Outcome:
         tried = self.tried if unfixed else 0
-        return Outcome(self.deleted, self.cell_moves, self.trace, unfixed, self.regenerated, tried)
+        return Outcome(
+            self.deleted, self.cell_moves, self.trace, unfixed, self.regenerated, tried,
+            dict(self.doubts),
+        )  # fmt: skip
 
     # candidates ---------------------------------------------------------------
 
@@ -263,7 +312,7 @@ class Optimiser:
         """Avatars that differ from ``row``'s profile only in ``name``, shifted into it."""
         col = self.columns[name]
         lookup, mult = state.lookups[name], state.multipliers[name]
-        j = next(i for i, s in enumerate(self.states) if s is state)
+        j = next(i for i, s in enumerate(self.held) if s is state)
         if (j, name) not in self.neighbours:
             rest = state.keys - lookup[col.codes] * mult
             order = np.argsort(rest, kind="stable")
@@ -350,13 +399,46 @@ class Optimiser:
                     out.append(Candidate("swap", 2, changes, partner=other))
         return out
 
+    def doubts_for(self, row: int, link: Link, cells: int, people: list[Values]) -> list[Candidate]:
+        """Decoys and escapes of ``cells`` changed cells for a link (``--rule
+        robust``), each as a shift; ``people``: the members the link is about,
+        looked up once per link."""
+        if self.doubt is None or link is None or "shift" not in self.allowed:
+            return []
+        rule, j, key = link
+        attack = self.doubt.attack_of(rule, j)
+        if not people:
+            people += self.doubt.people(rule, j, key if rule == "window" else row)
+        out = []
+        for person in people:
+            proposals = self.doubt.decoys(attack, person, row, cells, PREFERENCES)
+            if cells == 1:
+                proposals += self.doubt.escapes(attack, person, row)
+            for p in proposals:
+                change = {p.row: p.changes}
+                drawn = {(p.row, name): v for name, v in p.drawn.items()}
+                out.append(
+                    Candidate(
+                        "shift", len(p.changes), change, drawn=drawn, doubt=p.kind, widths=p.widths
+                    )
+                )
+            if out:
+                break
+        return out
+
     def candidates(
-        self, row: int, state: AttackState, draws: int, cap: int | None = None
+        self, row: int, state: AttackState, draws: int, cap: int | None = None, link: Link = None
     ) -> Iterator[list[Candidate]]:
         """Candidates grouped by cost (at most ``cap`` cells), cheapest group first,
         each group built only when the cheaper ones had no admissible move (within one
-        cell: shifts of the linking avatar before the others)."""
+        cell: moves that create doubt, then shifts of the linking avatar, then the
+        others)."""
         makers: list[tuple[tuple[int, int], Callable[[], list[Candidate]]]] = []
+        if self.doubt is not None and link is not None:
+            people: list[Values] = []
+            most = max(len(w.numeric) for w in self.windows)
+            for cells in range(1, most + 1):
+                makers.append(((cells, -1), partial(self.doubts_for, row, link, cells, people)))
         if "shift" in self.allowed:
             makers.append(((1, 0), lambda: self.shifts(row, state, draws)))
             makers.append(((1, 1), lambda: self.joins(row, state, _JOIN_DRAWS)))
@@ -384,7 +466,7 @@ class Optimiser:
         if self.pairs is not None and not self.pairs.admissible(c):
             return None
         out = []
-        for state in self.states:
+        for state in self.held:
             moved = state.moves_of(c.changes, c.deleted)
             if moved and state.check(moved) is None:
                 return None
@@ -399,20 +481,23 @@ class Optimiser:
             self._window_deltas[id(c)] = deltas
         return out
 
-    def _frees(self, c: Candidate, frees: tuple[int, int] | None) -> bool:
-        if frees is None:
+    def _removes(self, c: Candidate, moved: list[list[tuple[int, int, int]]], link: Link) -> bool:
+        """Whether an admissible candidate touches the link it is tried for (a link
+        of a class rule: its profile's count changes; of the window rule: its
+        member's count changes)."""
+        if link is None:
             return True
-        j, member = frees
-        return bool(self._window_deltas[id(c)][j].get(member, 0))
+        rule, j, key = link
+        if rule == "class" and self.doubt is None:
+            return True  # --rule class: as before (every move of the lone avatar)
+        if rule == "window":
+            return bool(self._window_deltas[id(c)][j].get(key, 0))
+        rows = moved[j if rule == "class" else len(self.states) + j]
+        return any(key in (old, new) for _, old, new in rows)
 
     def _row_values(self, row: int, known: Sequence[str]) -> dict[str, float]:
         """An avatar row's current values of ``known``: categorical codes, numbers."""
-        out = {}
-        for name in known:
-            col = self.columns[name]
-            code = int(col.codes[row])
-            out[name] = float(code) if col.values is None else float(col.values[code])
-        return out
+        return row_values(self.columns, row, known)
 
     def _window_moves(
         self, c: Candidate, window: WindowState
@@ -459,19 +544,22 @@ class Optimiser:
         state: AttackState,
         draws: int,
         cap: int | None = None,
-        frees: tuple[int, int] | None = None,
+        link: Link = None,
     ) -> tuple[Candidate, list[list[tuple[int, int, int]]]] | None:
         """The cheapest admissible move (at most ``cap`` cells), ties drawn at random;
-        ``frees``: (window, member) a move must unlink under the window rule.
+        ``link``: (rule, attack, profile or member) the move must touch.
         ``last_tried`` counts the candidates looked at."""
         self.last_tried = 0
-        for tier in self.candidates(row, state, draws, cap):
+        for tier in self.candidates(row, state, draws, cap, link):
             self.last_tried += len(tier)
             ok = [
                 (c, moved)
                 for c in tier
-                if (moved := self.admissible(c)) is not None and self._frees(c, frees)
+                if (moved := self.admissible(c)) is not None and self._removes(c, moved, link)
             ]
+            if ok and ok[0][0].doubt:  # the least net change in widths
+                least_change = min(c.widths for c, _ in ok)
+                return self.rng.choice([x for x in ok if x[0].widths == least_change])
             if ok:
                 least = min(_IMPACT[c.move] for c, _ in ok)
                 return self.rng.choice([x for x in ok if _IMPACT[x[0].move] == least])
@@ -481,12 +569,14 @@ class Optimiser:
 
     def apply(self, chosen: tuple[Candidate, list[list[tuple[int, int, int]]]]) -> None:
         c, moved = chosen
+        if c.doubt:
+            self.doubts[c.doubt] = self.doubts.get(c.doubt, 0) + 1
         for window, delta in zip(self.windows, self._window_deltas.pop(id(c), []), strict=False):
             window.apply(delta)
         self._window_deltas.clear()
         c = self.new_values.settle(c)
         self.new_values.applied(c)
-        for state, rows in zip(self.states, moved, strict=True):
+        for state, rows in zip(self.held, moved, strict=True):
             if rows:
                 state.apply(rows)
         for r in c.deleted:

@@ -84,6 +84,12 @@ class AttackState:
         state.linked = sum(members[k] for k in single)
         return state
 
+    @property
+    def offset(self) -> float:
+        """The fraction of a width the class grid's origin is moved down by (0: the
+        spec's grid; ``kpr.engine.inmemory.EncodedTables.digits(offset=)``)."""
+        return next((b.offset for b in self.bins.values()), 0.0)
+
     def key_after(self, row: int, changes: Iterable[tuple[str, int, int]]) -> int:
         """``row``'s key once its value codes change (variable, old code, new code)."""
         key = int(self.keys[row])

@@ -224,6 +224,15 @@ class WindowState:
     def _half(self) -> tuple[float, ...]:
         return tuple(float(h) for h in self.half)
 
+    def stratum_of(self, values: Values) -> tuple[np.ndarray, np.ndarray]:
+        """The members sharing these categorical values and numeric statuses, and
+        their finite numeric values (members x numeric)."""
+        key, _ = _key_of(values, self.categorical, self.numeric)
+        stratum = self.strata.get(key)
+        if stratum is None:
+            return np.empty(0, dtype=np.int64), np.zeros((0, len(self.numeric)))
+        return stratum.members, stratum.points
+
     def change(self, moved: Sequence[tuple[Values | None, Values | None]]) -> dict[int, int]:
         """The change of each touched member's count for rows moving from their old
         values to their new ones (None: the row does not exist on that side)."""

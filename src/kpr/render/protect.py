@@ -13,7 +13,7 @@ from pathlib import Path
 from kpr.render import page
 from kpr.render.page import esc
 from kpr.results.evaluation import format_rate
-from kpr.results.protect import AttackOutcome, Collateral, ProtectResult
+from kpr.results.protect import MOVED_GRID_SLACK, AttackOutcome, Collateral, ProtectResult
 
 HEADING = "kpr report · protecting a release"
 DATA_NOTE = (
@@ -107,6 +107,28 @@ COLLATERAL_NOTE = (
     "class rule with every grid's origin moved down by that fraction of its width "
     "(kpr evaluate --grid-offset)."
 )
+
+
+ROBUST_NOTE = (
+    "Verified by fresh evaluations: under --rule robust protect holds the class rule and "
+    "the window rule (no class edges: an avatar approaches when every numeric value is "
+    "within one width) at the target, and the class rule on each moved grid (every grid's "
+    "origin moved down by that fraction of its width, kpr evaluate --grid-offset) at the "
+    f"target less {MOVED_GRID_SLACK:g} point, nobody newly linked under any of them. The "
+    "other tolerances "
+    "are measured, not guaranteed."
+)
+
+
+def collateral_heading(result: ProtectResult) -> str:
+    """The collateral section's title: the rules it shows, held or not."""
+    if result.rule == "robust":
+        return "Under the window rule, other tolerances and moved grids, for the attacks given"
+    return "Under rules protect does not hold, for the attacks given"
+
+
+def collateral_note(result: ProtectResult) -> str:
+    return ROBUST_NOTE if result.rule == "robust" else COLLATERAL_NOTE
 
 
 def collateral_rows(result: ProtectResult) -> list[tuple[str, str, str, str]]:
@@ -213,13 +235,13 @@ def protect_text(result: ProtectResult, output: str | os.PathLike[str] | None = 
     lines += [f"  {f:<64} {b:>36} {a:>16}" for f, b, a in comparison(result)]
     lines += ["", NO_INTERVAL]
     if result.collateral:
-        lines += ["", "Under rules protect does not hold, for the attacks given:"]
+        lines += ["", f"{collateral_heading(result)}:"]
         lines += [
             f"  {rule:<48} {attack:<40} {rates:>22}  newly linked {newly}"
             for rule, attack, rates, newly in collateral_rows(result)
         ]
         lines += _untested_text(result)
-        lines.append(f"  {COLLATERAL_NOTE}")
+        lines.append(f"  {collateral_note(result)}")
     if len(result.attacks) > 1:
         lines += ["", f"Attacks ({len(result.attacks)}), worst after first:"]
         for a in sorted(result.attacks, key=lambda x: x.after.rate)[:10]:
@@ -320,14 +342,14 @@ def _collateral_html(result: ProtectResult) -> str:
         if u.rows
         else ""
     )
-    return f""" <h3>Under rules protect does not hold, for the attacks given</h3>
+    return f""" <h3>{esc(collateral_heading(result))}</h3>
  <table>
   <tr><th>rule</th><th>attack</th><th>KPR before → after</th><th>newly linked</th></tr>
 {rows}
  </table>
  <h3>Subsets of the known variables not among the attacks given</h3>
  <p>{esc(u.sentence)}</p>{table}
- <p>{esc(COLLATERAL_NOTE)}</p>"""
+ <p>{esc(collateral_note(result))}</p>"""
 
 
 def write_protect(result: ProtectResult, path: str | os.PathLike[str]) -> Path:

@@ -5,6 +5,7 @@ it; computed in :mod:`kpr.protection`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,8 @@ class AttackOutcome:
 #: rule at the attack's tolerance on grids moved by these fractions of each width.
 COLLATERAL_TOLERANCES = (0.04, 0.06)
 GRID_OFFSETS = (0.25, 0.5, 0.75)
+#: Under ``--rule robust`` each moved grid is held at the target less this many points.
+MOVED_GRID_SLACK = 0.5
 _FRACTIONS = {0.25: "¼", 0.5: "½", 0.75: "¾"}
 
 #: The subsets of the known variables no attack names are measured by default when
@@ -194,15 +197,16 @@ class ProtectResult(json.JsonResult, views.Page):
         """What protect held, in one sentence."""
         if self.rule == "robust":
             return (
-                "Rule: robust. The class rule and the window rule (every numeric value "
-                "within one width, no class edges) were both held for the attacks given: "
-                "nobody newly linked under either; other tolerances and moved grids are "
-                "measured below, not held."
+                "Rule: robust. For the attacks given, the class rule and the window rule "
+                "(every numeric value within one width, no class edges) were held at the "
+                "target, and the class rule on the grids moved by ¼, ½ and ¾ of a width at "
+                f"the target less {MOVED_GRID_SLACK:g} point: nobody newly linked under any "
+                "of them; other tolerances are measured below, not held."
             )
         return (
             "Rule: class (the spec's class grid). The window rule, other tolerances and "
             "moved grids are measured below, not held; --rule robust holds the window "
-            "rule too."
+            "rule and the moved grids too."
         )
 
     @property
@@ -215,8 +219,27 @@ class ProtectResult(json.JsonResult, views.Page):
 
     @property
     def met(self) -> bool:
-        """Every attack's rate after protection reaches the target."""
-        return all(a.after.rate >= self.target for a in self.attacks)
+        """Every attack's rate after protection reaches the target (under ``robust``,
+        also under the window rule, and its moved grids the target less
+        :data:`MOVED_GRID_SLACK`)."""
+        return all(a.after.rate >= self.target for a in self.attacks) and not self.short
+
+    @property
+    def short(self) -> tuple[Collateral, ...]:
+        """Under ``robust``: the given attacks' window and moved-grid rows left below
+        what the rule holds them to (empty under ``class``)."""
+        if self.rule != "robust":
+            return ()
+        return tuple(c for c in self.collateral if c.after.rate < self.floor(c))
+
+    def floor(self, c: Collateral) -> float:
+        """What ``robust`` holds a collateral row to: the target for the window rule,
+        the target less :data:`MOVED_GRID_SLACK` on a moved grid (-inf otherwise)."""
+        if c.rule == "window":
+            return self.target
+        if c.offset:  # moved grids are measured at the attack's tolerance alone
+            return self.target - MOVED_GRID_SLACK
+        return -math.inf
 
     @property
     def already_met(self) -> bool:
@@ -249,10 +272,16 @@ class ProtectResult(json.JsonResult, views.Page):
             if self.tried
             else "no candidate could be made"
         )
+        reached = f"The worst attack ({worst.name}) reached {format_rate(worst.after.rate)}"
+        if worst.after.rate >= self.target and self.short:
+            c = min(self.short, key=lambda c: c.after.rate - self.floor(c))
+            reached = (
+                f"Under the {c.name}, {', '.join(c.known)} reached "
+                f"{format_rate(c.after.rate)} (held to {format_rate(self.floor(c))})"
+            )
         return (
             f"{self.unfixed:,} linked profile(s) kept their link: an admissible move "
-            f"({', '.join(self.moves)}{held}) was looked for and {looked}. The worst attack "
-            f"({worst.name}) reached {format_rate(worst.after.rate)}. "
+            f"({', '.join(self.moves)}{held}) was looked for and {looked}. {reached}. "
             f"{free}{self._more_moves}lower the target"
         )
 
