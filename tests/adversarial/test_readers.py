@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,13 +76,70 @@ def test_a_file_that_cannot_be_opened_is_named(
     locked.write_text(GOOD, encoding="utf-8")
     real_open = Path.open
 
-    def refusing_open(self: Path, *args: object, **kwargs: object) -> object:
+    def refusing_open(self: Path, *args: Any, **kwargs: Any) -> Any:
         if self == locked:
             raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+        return real_open(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "open", refusing_open)
     message = assert_input_error(
         lambda: kpr.evaluate(locked, good, known=["age", "sex"]), "cannot read it"
     )
     assert message == f"original {locked}: cannot read it (Permission denied)"
+
+
+# --- a missing column: named with its file and the columns that exist -------------------
+
+#: command (with O the original's path, S the other table's) -> the column it lacks
+MISSING = {
+    "evaluate": (["evaluate", "O", "S", "-k", "agee"], "agee"),
+    "protect": (["protect", "O", "S", "-k", "age,zz", "--target", "50", "-o", "OUT"], "zz"),
+    "analyze": (["analyze", "O", "S", "-c", "agee,sex"], "agee"),
+    "tune": (["tune", "O", "-k", "agee", "--target", "50", "--ks", "2"], "agee"),
+    "tune numeric": (["tune", "O", "-k", "age", "--target", "50", "--numeric", "ag"], "ag"),
+    "sweep": (["sweep", "O", "-k", "age,zz", "--k", "2"], "zz"),
+    "inference": (["inference", "O", "S", "-k", "age", "--secret", "cty"], "cty"),
+    "distance": (["distance", "O", "S", "--categorical", "cty"], "cty"),
+    "utility columns": (["utility", "O", "S", "--columns", "agee"], "agee"),
+    "utility kind": (["utility", "O", "S", "--categorical", "cty"], "cty"),
+    "avatarize": (["avatarize", "O", "--categorical", "cty", "-o", "OUT"], "cty"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISSING))
+def test_a_missing_column_is_named_with_its_file_and_the_columns_there(
+    tmp_path: Path, good: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    argv, column = MISSING[case]
+    paths = {"O": str(good), "S": str(good), "OUT": str(tmp_path / "out.csv")}
+    line = assert_cli_refuses([paths.get(a, a) for a in argv] + ["-q"], capsys, repr(column))
+    assert str(good) in line, line  # the file at fault
+    assert "'sex'" in line, line  # a column it has
+
+
+def test_the_synthetic_side_is_blamed_for_the_column_it_lacks(
+    tmp_path: Path, good: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    two = tmp_path / "two columns.csv"
+    two.write_text("age,sex\n30,F\n40,M\n", encoding="utf-8")
+    line = assert_cli_refuses(["utility", str(good), str(two)], capsys, "'city'")
+    assert line.startswith(f"kpr: error: synthetic {two} lacks"), line
+    assert "'age', 'sex'" in line
+
+
+def test_metadata_of_another_table_names_both_files(
+    tmp_path: Path, good: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    meta = tmp_path / "meta.json"
+    meta.write_text('{"columns": {"zip": {"sdtype": "categorical"}}}', encoding="utf-8")
+    argv = ["utility", str(good), str(good), "--metadata", str(meta)]
+    line = assert_cli_refuses(argv, capsys, f"metadata {meta} describes column 'zip'")
+    assert f"original {good}" in line and "'city'" in line, line
+
+
+def test_a_long_header_is_shown_in_part() -> None:
+    from kpr.inputs.names import suggest
+
+    hint = suggest("zz", [f"c{i}" for i in range(30)])
+    assert hint.startswith("; columns are: 'c0', 'c1'") and hint.endswith(", …")
+    assert "'c8'" not in hint
