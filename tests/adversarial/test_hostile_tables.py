@@ -160,3 +160,13 @@ def test_a_quoted_line_break_is_one_value(tmp_path: Path) -> None:
     path = write(tmp_path / "quoted.csv", text)
     got = kpr.evaluate(path, path, known=["city"])
     assert got.n == 31
+
+
+def test_distance_refuses_a_holdout_without_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Once "median DCR is nan" and "0 (nan %)" in the text."""
+    original = write(tmp_path / "o.csv", NORMAL)
+    empty = write(tmp_path / "holdout.csv", "age,sex,city\n")
+    argv = ["distance", original, original, "--holdout", empty, "-q"]
+    assert_cli_refuses(argv, capsys, "the holdout table has no rows")

@@ -131,6 +131,11 @@ def distance_metrics(
     syn = _closeness(tree, coords, original, synthetic, n)
     hold = None
     if holdout is not None:
+        if tb.n_rows(holdout) == 0:  # its medians would be NaN
+            raise InputError(
+                "the holdout table has no rows; give real individuals not used to make the "
+                "synthetic table, or leave the holdout out"
+            )
         held = _finite(proj.transform(holdout), holdout, "holdout")
         hold = _closeness(tree, held, original, holdout, n)
     paired = None
