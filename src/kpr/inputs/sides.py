@@ -166,7 +166,7 @@ def _from_pandas(obj: Any, names: Sequence[str], label: str) -> pl.DataFrame:
     columns = _pandas_columns(obj, names)
     try:
         return pl.from_pandas(obj[columns])
-    except Exception:  # pyarrow's or polars' conversion errors, several types
+    except Exception as whole:  # pyarrow's or polars' conversion errors, several types
         for name, column in zip(names, columns, strict=True):
             try:
                 pl.from_pandas(obj[[column]])
@@ -175,7 +175,10 @@ def _from_pandas(obj: Any, names: Sequence[str], label: str) -> pl.DataFrame:
                 raise InputError(
                     f"{label}: column {name!r} mixes value types{found}; give each column one type"
                 ) from None
-        raise
+        raise InputError(
+            f"{label}: the known columns cannot be converted ({first_line(whole)}); "
+            "give each column one type"
+        ) from None
 
 
 def _odd_value(column: Any) -> str:
