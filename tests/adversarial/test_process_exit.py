@@ -75,3 +75,31 @@ def test_the_console_flushes_its_output_before_it_ends(malformed: tuple[Path, Pa
 @pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (2, 2), (130, 130), ("bye", 1)])
 def test_exit_codes_follow_python(code: object, status: int) -> None:
     assert exit_code(code) == status
+
+
+#: Every command that reads the tables, with the malformed CSV as its original.
+EVERY_READER = [
+    ["evaluate", "BAD", "GOOD", "--known", "age"],
+    ["protect", "BAD", "GOOD", "--known", "age", "--target", "50", "-o", "OUT"],
+    ["utility", "BAD", "GOOD"],
+    ["analyze", "BAD", "GOOD", "--candidates", "age,sex"],
+    ["tune", "BAD", "--known", "age", "--target", "50", "--ks", "2"],
+    ["distance", "BAD", "GOOD"],
+]
+
+
+def test_every_reading_command_refuses_the_malformed_csv_cleanly_under_load(
+    busy: None, malformed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """30 runs, 5 of each command, two at a time beside two busy loops: each ends with
+    exit 2 and one line naming the file (a hang fails on ``_run``'s timeout)."""
+    bad, good = malformed
+    paths = {"BAD": str(bad), "GOOD": str(good), "OUT": str(tmp_path / "out.csv")}
+    runs = [[paths.get(a, a) for a in argv] for argv in EVERY_READER * 5]
+    with ThreadPoolExecutor(2) as pool:
+        done = list(pool.map(_run, runs))
+    failed = [(argv[0], p.returncode, p.stderr[-300:]) for argv, p in zip(runs, done, strict=True)
+              if p.returncode != 2 or p.stderr.count("\n") != 1]  # fmt: skip
+    assert not failed, failed
+    for p in done:
+        assert p.stderr.startswith(f"kpr: error: original {bad}: malformed CSV"), p.stderr

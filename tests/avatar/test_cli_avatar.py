@@ -300,7 +300,7 @@ def test_tune_control_end_to_end(
         ("sweep", ["--known", "agee"], "did you mean 'age'"),
         ("sweep", ["--tolerance", "5"], "tolerance"),
         ("sweep", ["--report", "OUT/missing/r.html"], "does not exist"),
-        ("sweep", ["--control", "OUT/control.csv"], "control: no column 'smoker'"),
+        ("sweep", ["--control", "OUT/control.csv"], "control.csv: no column 'smoker'"),
         ("tune", ["--target", "0"], "--target must be a percentage in (0, 100]"),
         ("tune", ["--target", "100.1"], "--target must be a percentage in (0, 100]"),
         ("tune", ["--target", "nan"], "--target must be a percentage in (0, 100]"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import narwhals as nw
 import numpy as np
 import polars as pl
 from scipy.spatial import cKDTree
@@ -77,6 +78,26 @@ def _closeness(
     )
 
 
+def _finite(coords: np.ndarray, table: Any, role: str) -> np.ndarray:
+    """The coordinates, when every one is finite; else the column behind them is named
+    (an ``inf`` or a NaN in a numeric column has no place in the space)."""
+    if np.isfinite(coords).all():
+        return coords
+    frame = nw.from_native(table, eager_only=True)
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype.is_float() and not column.drop_nulls().is_finite().all():
+            odd = column.filter(~column.is_finite() & ~column.is_nan())
+            odd = odd[0] if len(odd) else float("nan")  # an infinity, the likely cause
+            raise InputError(
+                f"the {role} table: column {str(name)!r} holds {odd!r}, which is not a finite "
+                "number: give finite numbers, or leave the cell empty (missing)"
+            )
+    raise InputError(
+        f"the {role} table has values that are not finite numbers: give finite numbers"
+    )
+
+
 def distance_metrics(
     original: Any,
     synthetic: Any,
@@ -104,12 +125,19 @@ def distance_metrics(
     proj = projection
     if proj is None:
         proj = Projection.fit(original, ncp, categorical, numeric)
-    tree = cKDTree(proj.coordinates, balanced_tree=False, compact_nodes=False)
-    coords = proj.transform(synthetic)
+    finite = _finite(proj.coordinates, original, "original")
+    tree = cKDTree(finite, balanced_tree=False, compact_nodes=False)
+    coords = _finite(proj.transform(synthetic), synthetic, "synthetic")
     syn = _closeness(tree, coords, original, synthetic, n)
     hold = None
     if holdout is not None:
-        hold = _closeness(tree, proj.transform(holdout), original, holdout, n)
+        if tb.n_rows(holdout) == 0:  # its medians would be NaN
+            raise InputError(
+                "the holdout table has no rows; give real individuals not used to make the "
+                "synthetic table, or leave the holdout out"
+            )
+        held = _finite(proj.transform(holdout), holdout, "holdout")
+        hold = _closeness(tree, held, original, holdout, n)
     paired = None
     if pairing is not None:
         own = read_pairing(pairing, n, coords.shape[0])

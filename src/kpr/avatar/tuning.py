@@ -148,17 +148,16 @@ def _plan(
     inputs = {"original": _label(original, "original")}
     if control is not None:
         inputs["control"] = _label(control, "control")
+    blame = _blame(original, "original")  # messages name the file, or the table's role
     original = _read(original, cats, "original")
     tb.frame_backend(original)  # a polars or pandas table, else one clear InputError
     if generator.drop:  # left out of the avatars entirely, as avatarize --drop does
-        check_columns(
-            [str(c) for c in tb.column_names(original)], generator.drop, inputs["original"]
-        )
+        check_columns([str(c) for c in tb.column_names(original)], generator.drop, blame)
         original = tb.drop_columns(original, list(generator.drop))
     names = [str(c) for c in tb.column_names(original)]
-    check_columns(names, attack.known, "original")
+    check_columns(names, attack.known, blame)
     nums = list(generator.numeric)
-    check_columns(names, cats + nums, "original")
+    check_columns(names, cats + nums, blame)
     n = tb.n_rows(original)
     if n < 2:
         raise InputError(
@@ -166,17 +165,24 @@ def _plan(
         )
     checked_ks = check_ks(ks, n)
     if control is not None:
+        blame = _blame(control, "control")
         control = _read(control, cats, "control")
         tb.frame_backend(control)  # a polars or pandas table, else one clear InputError
         present = [c for c in generator.drop if c in tb.column_names(control)]
         control = tb.drop_columns(control, present) if present else control
-        check_columns([str(c) for c in tb.column_names(control)], attack.known, "control")
+        check_columns([str(c) for c in tb.column_names(control)], attack.known, blame)
     # A column the user declares categorical is compared as categorical by the attack too.
     kinds = {c: Kind.CATEGORICAL for c in cats if c in attack.known}
     kinds.update({c: Kind.NUMERIC for c in nums if c in attack.known})
     subsets = int(control_subsets)  # type: ignore[call-overload]  # checked above
     attack = replace(attack, kinds=kinds)
     return _Plan(original, control, attack, checked_ks, generator, inputs, subsets)
+
+
+def _blame(table: Any, role: str) -> str:
+    """How a message names an input: its role and file (``original data.csv``)."""
+    label = _label(table, role)
+    return f"{role} {label}" if isinstance(table, str | os.PathLike) else label
 
 
 def _label(table: Any, role: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -152,19 +152,27 @@ def _inputs(
     fmt: str,
     generator: GeneratorSettings,
     csv: ReadSettings,
+    known: Sequence[str],
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """The outputs checked first (no report onto an input; matplotlib there), then the
     original and the control, read as the generator's declared kinds say (the sweep
-    leaves the --drop columns out)."""
+    leaves the --drop columns out), each holding the ``known`` and declared columns
+    (a missing one is named with its file here: the sweep sees tables, not files)."""
     from kpr.avatar.files import read_original
+    from kpr.inputs.files import check_columns
 
     check_files({"--report": report}, [original, *([control] if control else [])], fmt)
     check_report(report)
     cats = list(generator.categorical)
     frame = read_original(original, categorical=cats, csv=csv)
+    check_columns(
+        frame.columns, [*known, *generator.numeric, *generator.drop], f"original {original}"
+    )
     if control is None:
         return frame, None
-    return frame, read_original(control, categorical=cats, csv=csv, role="control")
+    control_frame = read_original(control, categorical=cats, csv=csv, role="control")
+    check_columns(control_frame.columns, known, f"control {control}")
+    return frame, control_frame
 
 
 # --- kpr sweep -------------------------------------------------------------------------
@@ -211,7 +219,7 @@ def sweep_command(
     requires(click.get_current_context(), {"control_subsets": "control"})
     names = split_names(known)
     wanted = parse_ks(ks, "--k")
-    frame, control_frame = _inputs(original, control, report, fmt, generator, read)
+    frame, control_frame = _inputs(original, control, report, fmt, generator, read, names)
     with render.progress_bar(stderr, quiet) as progress:
         result = sweep(
             frame, names, ks=wanted, repeats=repeats, control=control_frame,
@@ -298,7 +306,7 @@ def tune_command(
     )
     names = split_names(known)
     wanted = parse_ks(ks, "--ks")
-    frame, control_frame = _inputs(original, control, report, fmt, generator, read)
+    frame, control_frame = _inputs(original, control, report, fmt, generator, read, names)
     with render.progress_bar(stderr, quiet) as progress:
         result = tune(
             frame, names, target=target, ks=wanted, repeats=repeats, control=control_frame,

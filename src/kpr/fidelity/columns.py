@@ -302,7 +302,7 @@ def category_codes(
     names = [n for n in names if n not in out]
     if not names:
         return out
-    both = pl.concat([o.select(names), s.select(names)], how="vertical", rechunk=False)
+    both = pl.concat([o.select(names), s.select(names)], how="vertical_relaxed", rechunk=False)
     labels = []
     for name in names:
         dtype = both[name].dtype

@@ -23,6 +23,7 @@ from kpr.inputs.dates import US_PER_DAY
 from kpr.inputs.files import read_table, resolve_columns
 from kpr.inputs.kinds import looks_like_codes
 from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, metadata_source, table_columns
+from kpr.inputs.names import shown_columns, suggest
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import reconcile
 from kpr.inputs.sides import Side, check_column_types, column_names, load_side
@@ -108,14 +109,18 @@ def metadata_kinds(metadata: Any, table: str | None = None) -> tuple[dict[str, s
     return kinds, skipped
 
 
-def _metadata_fits(metadata: Any, described: Sequence[str], names: Sequence[str]) -> None:
-    """Metadata describing a column the original lacks is another table's: refused,
-    naming the column and the file, rather than its kinds applied to the wrong data."""
+def _metadata_fits(
+    metadata: Any, described: Sequence[str], names: Sequence[str], label: str
+) -> None:
+    """Metadata describing a column the original (``label``) lacks is another table's:
+    refused, naming the column and both files, rather than its kinds applied to the
+    wrong data."""
     absent = [c for c in described if c not in names]
     if absent:
         raise InputError(
-            f"{metadata_source(metadata)} describes column {absent[0]!r}, which the original "
-            "does not have: give the metadata of this table (or name its table with --table)"
+            f"{metadata_source(metadata)} describes column {absent[0]!r}, which {label} does "
+            f"not have (its columns: {shown_columns(names)}): give the metadata of this table "
+            "(or name its table with --table)"
         )
 
 
@@ -188,20 +193,26 @@ def load_tables(
         wanted = [c for c in o_names if c not in skipped]
     else:
         wanted = given_names(columns, "columns", "column", "age")
-    resolve_columns(o_names, wanted, "original")  # names a missing column, with a hint
+    o_label = o_side.label if o_side is not None else "original"
+    s_label = s_side.label if s_side is not None else "synthetic"
+    resolve_columns(o_names, wanted, o_label)  # names a missing column, with a hint
     if metadata is not None:
-        _metadata_fits(metadata, [*declared, *skipped], o_names)
+        _metadata_fits(metadata, [*declared, *skipped], o_names, o_label)
     bad = sorted(set(kinds or {}) - set(o_names))
     if bad:
-        raise InputError(f"a kind is declared for {bad[0]!r}, which is not a column of original")
+        raise InputError(
+            f"a kind is declared for {bad[0]!r}, which is not a column of {o_label}"
+            f"{suggest(bad[0], o_names)}"
+        )
     declared = {**declared, **(kinds or {})}
     declared = {k: v for k, v in declared.items() if k in wanted}
     attack = make_attack(wanted, kinds=declared)
     missing = [c for c in wanted if c not in s_names and c.strip() not in s_names]
     if missing:
         raise InputError(
-            f"synthetic lacks column {missing[0]!r} of original; compare tables with the "
-            "same columns (or restrict with columns=/--columns)"
+            f"{s_label} lacks column {missing[0]!r} of the original (its columns: "
+            f"{shown_columns(s_names)}); compare tables with the same columns (or restrict "
+            "with columns=/--columns)"
         )
     o = _restrict(o_side, original, wanted, "original")
     s = _restrict(s_side, synthetic, wanted, "synthetic")

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import gzip
 import os
 import shutil
 import stat
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,10 +74,23 @@ def read_table(
     ``compact``: CSV columns of numbers held as numbers (see the module docstring and
     :data:`Compact`)."""
     label = f"{name} {path}".strip()
-    with _regular_file(Path(path), label) as p:
-        if _is_parquet(p, Path(path)):
+    try:
+        return _read_table(Path(path), columns, options, label, compact)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:  # click would call EOF "interrupted"
+        raise InputError(
+            f"{label}: damaged gzip file ({first_line(exc)}); compress it again"
+        ) from None
+    except OSError as exc:  # permission denied, an I/O error, a full temporary folder
+        raise InputError(f"{label}: cannot read it ({exc.strerror or first_line(exc)})") from None
+
+
+def _read_table(
+    path: Path, columns: Sequence[str] | None, options: ReadSettings, label: str, compact: Compact
+) -> Loaded:
+    with _regular_file(path, label) as p:
+        if _is_parquet(p, path):
             frame = _read_parquet(p, columns, label)
-            if p != Path(path):  # a spooled pipe: read it before the copy goes
+            if p != path:  # a spooled pipe: read it before the copy goes
                 frame = frame.collect().lazy()
             return Loaded(frame, untyped=False, label=label)
         sniffed = sniff_csv(p, options.delimiter, options.encoding, label)

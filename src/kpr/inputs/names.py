@@ -5,16 +5,27 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+#: How many of a table's columns a message lists before "…".
+SHOWN = 8
+
+
+def shown_columns(candidates: Iterable[str]) -> str:
+    """A few of the columns a table has, for a message: ``'a', 'b', …``."""
+    pool = [str(c) for c in candidates]
+    return ", ".join(map(repr, pool[:SHOWN])) + (", …" if len(pool) > SHOWN else "")
+
 
 def suggest(name: str, candidates: Iterable[str]) -> str:
-    """A hint naming the closest existing column, or listing a few when none is close."""
+    """A hint naming the closest existing column, if one is close, and a few of the
+    columns the table has (the user sees what is there, not only a guess)."""
     pool = [str(c) for c in candidates]
+    if not pool:
+        return "; the table has no columns"
     folded = {c.casefold().strip(): c for c in pool}
     key = name.casefold().strip()
     close = [folded[key]] if key in folded else []
     if not close:
         close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if close:
-        return f"; did you mean {close[0]!r}?"
-    shown = ", ".join(map(repr, pool[:8])) + (", ..." if len(pool) > 8 else "")
-    return f"; columns are: {shown}" if pool else "; the table has no columns"
+        return f"; did you mean {close[0]!r}? (columns: {shown_columns(pool)})"
+    return f"; columns are: {shown_columns(pool)}"

@@ -133,13 +133,7 @@ def _load_side(obj: object, known: Sequence[str], label: str, read: ReadSettings
     if module in ("pandas", "pyarrow"):
         categories = native_categories(obj, _names(obj, known, label))
     if module == "pandas":
-        try:
-            frame = pl.from_pandas(obj[_pandas_columns(obj, _names(obj, known, label))])  # type: ignore[index]
-        except Exception as exc:
-            raise InputError(
-                f"{label}: a known column mixes value types ({first_line(exc)}); "
-                "give each column one type"
-            ) from None
+        frame = _from_pandas(obj, _names(obj, known, label), label)
         frame.columns = list(known)
         return Side(frame.lazy(), False, label, categories=_renamed(categories, obj, known, label))
     if module == "pyarrow":
@@ -164,6 +158,41 @@ def _names(obj: Any, known: Sequence[str], label: str) -> list[str]:
     """The columns of a pandas DataFrame or pyarrow Table that ``known`` designates."""
     columns = obj.column_names if hasattr(obj, "column_names") else obj.columns
     return resolve_columns([str(c) for c in columns], known, label)
+
+
+def _from_pandas(obj: Any, names: Sequence[str], label: str) -> pl.DataFrame:
+    """The ``names`` columns of a pandas frame in polars; a column polars cannot convert
+    (values of several types) is named, with its first value of another type."""
+    columns = _pandas_columns(obj, names)
+    try:
+        return pl.from_pandas(obj[columns])
+    except Exception as whole:  # pyarrow's or polars' conversion errors, several types
+        for name, column in zip(names, columns, strict=True):
+            try:
+                pl.from_pandas(obj[[column]])
+            except Exception as exc:
+                found = _odd_value(obj[column]) or f" ({first_line(exc)})"
+                raise InputError(
+                    f"{label}: column {name!r} mixes value types{found}; give each column one type"
+                ) from None
+        raise InputError(
+            f"{label}: the known columns cannot be converted ({first_line(whole)}); "
+            "give each column one type"
+        ) from None
+
+
+def _odd_value(column: Any) -> str:
+    """`` (e.g. 'x', a str among int)``: the first value whose type is not the most
+    common one of the column (what the user must fix)."""
+    values = column.dropna().tolist()
+    types = [type(v) for v in values]
+    if not types:
+        return ""
+    usual = max(set(types), key=types.count)
+    odd = next((v for v in values if type(v) is not usual), None)
+    if odd is None:
+        return ""
+    return f" (e.g. {odd!r}, a {type(odd).__name__} among {usual.__name__})"
 
 
 def _pandas_columns(obj: Any, names: Sequence[str]) -> list[Any]:

@@ -149,7 +149,7 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
     for name in known:
         if name not in names:
             raise InputError(
-                f"the known variable {name!r} is not a column of the avatars; "
+                f"{name!r} is not a column of the avatars{f' {avatars}' if source else ''}; "
                 f"their columns: {', '.join(map(repr, names[:20]))}"
             )
     for name in job.keep:
