@@ -52,30 +52,25 @@ def evaluate(
 
     Parameters
     ----------
-    tolerance, kinds, widths
-        The attack: its tolerance; kinds overriding the inferred ones (``{"zip":
-        "categorical"}``); class widths instead of U's (days or a ``timedelta`` for dates).
-    metadata, table
-        SDV metadata (a dict, a JSON path or an object with ``to_dict()``; ``table``
-        names the table of multi-table metadata) declaring kinds; ``kinds`` wins.
+    tolerance, kinds, widths, metadata, table
+        The attack: its tolerance; kinds (``{"zip": "categorical"}``) overriding those SDV
+        ``metadata`` declares (a dict, a JSON path or an object with ``to_dict()``; ``table``
+        names the table of multi-table metadata) and the inferred ones; class widths instead
+        of U's (days or a ``timedelta`` for dates).
     delimiter, encoding, na_values
         How CSV paths are read (``**read``, as ``kpr.inputs.reading.ReadSettings`` takes it).
     progress, row_id
-        ``progress(label)``, called as the work advances. ``row_id``: a column of integer
-        ids in both tables, reported by ``linked_individuals()`` (default: row positions,
-        which Spark, Dask and DuckDB do not have).
+        ``progress(label)`` is called as the work advances. ``row_id``: integer ids in both
+        tables for ``linked_individuals()`` (default: row positions, not on Spark/Dask/DuckDB).
     pairing
         Adds ``correct_links`` (linked individuals whose unique avatar is their own):
-        ``kpr avatarize --pairing-out``'s file, a frame with ``original_row`` and
-        ``avatar_row`` (``row_id``'s ids if given), or one avatar row per original row;
-        whole numbers, one-to-one.
+        ``kpr avatarize --pairing-out``'s file, a frame of ``original_row``, ``avatar_row``
+        (whole, one-to-one; ``row_id``'s ids if given), or one avatar row per original row.
     control, control_subsets, seed
         Individuals not used to make the avatars: adds the size-fair control comparison
         (``kpr.analysis.ControlComparison``: ``control_subsets`` subsets drawn by ``seed``).
     tuning
-        Advanced: the thresholds that choose the engine's counting path
-        (``kpr.engine.tuning.Tuning``). Every path gives the same counts and the
-        default is the quickest for each size, so leave it unset.
+        Advanced, leave it unset: the counting path's thresholds (``kpr.engine.tuning.Tuning``).
     grid_offset
         A check, not the spec's figure: every numeric variable's class grid moved down
         by this fraction of its width, in [0, 1); the result says so.

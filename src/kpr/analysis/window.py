@@ -104,8 +104,6 @@ def approach_counts(
     ``u`` and ``avatars`` hold the known columns with the same dtypes;
     ``half_widths`` gives h_v > 0 for each numeric column.
     """
-    from scipy.spatial import cKDTree
-
     n_u, n_a = u.height, avatars.height
     counts = np.zeros(n_u, dtype=np.int8)
     if n_u == 0 or n_a == 0:
@@ -138,6 +136,24 @@ def approach_counts(
     todo = ~_same_cell_pass(q_sid, q_scaled, a_sid, a_scaled, a_mult, verify, counts)
     if not todo.any():
         return counts
+    _tree_pass(q_pts, a_pts, a_mult, exponents, todo, verify, counts)
+    return counts
+
+
+def _tree_pass(
+    q_pts: Floats,
+    a_pts: Floats,
+    a_mult: Ints,
+    exponents: npt.NDArray[np.intc],
+    todo: npt.NDArray[np.bool_],
+    verify: Callable[[npt.NDArray[np.intp], npt.NDArray[np.intp]], npt.NDArray[np.bool_]],
+    counts: npt.NDArray[np.int8],
+) -> None:
+    """Count the rows ``todo`` (those the same-cell pass left open) with a k-d tree,
+    one query radius per magnitude ``exponents``; when both nearest points were found
+    and one failed the check, the row's whole ball is checked. Sets their ``counts``."""
+    from scipy.spatial import cKDTree
+
     tree = cKDTree(a_pts, leafsize=16, compact_nodes=False, balanced_tree=False)
     for exponent in np.unique(exponents[todo]):
         rows = np.flatnonzero(todo & (exponents == exponent))
@@ -156,7 +172,6 @@ def approach_counts(
             ball = np.asarray(tree.query_ball_point(q_pts[i], r=radius, p=np.inf), np.intp)
             hit = verify(np.full(ball.size, i, dtype=np.intp), ball)
             counts[i] = min(int(a_mult[ball[hit]].sum()), 2)
-    return counts
 
 
 def _strata(

@@ -151,12 +151,7 @@ def analyze_command(
     """
     requires(click.get_current_context(), CONTROL_NEEDS)
     original, avatars, labels = _tables(original, avatars, demo)
-    names = split_names(candidates) or (list(DEMO_KNOWN) if demo else [])
-    known_names = split_names(known) or None
-    if not names and known_names is None:
-        raise InputError("give --candidates: the variables an attacker might know")
-    if max_known is None:
-        max_known = min(3, len(names)) if names else 3
+    names, known_names, max_known = _attack_names(candidates, known, max_known, demo)
     inputs = [original, avatars, *([control.path] if control.path else [])]
     labels += inputs[2:]
     check_writes({"--report": report}, inputs, fmt)  # before the work
@@ -170,6 +165,20 @@ def analyze_command(
     if report is not None:
         result.to_html(report, top=top, inputs=labels, kpr_avatars=kpr_avatars)
     emit(fmt, result.to_json, lambda: text.text_report(result, top, kpr_avatars), report)
+
+
+def _attack_names(
+    candidates: tuple[str, ...], known: tuple[str, ...], max_known: int | None, demo: bool
+) -> tuple[list[str], list[str] | None, int]:
+    """The candidates (the demo's by default with ``--demo``), the known variables, and
+    the sweep's largest subset (3 by default, fewer when fewer are candidates)."""
+    names = split_names(candidates) or (list(DEMO_KNOWN) if demo else [])
+    known_names = split_names(known) or None
+    if not names and known_names is None:
+        raise InputError("give --candidates: the variables an attacker might know")
+    if max_known is None:
+        max_known = min(3, len(names)) if names else 3
+    return names, known_names, max_known
 
 
 def _tables(original: str | None, avatars: str | None, demo: bool) -> tuple[str, str, list[str]]:

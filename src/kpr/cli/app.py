@@ -196,13 +196,29 @@ def evaluate(
     secret : ``--secret``: adds ``kpr inference``'s block.
     out : what is printed and written, and the release gate (:class:`Outputs`).
     """
-    from kpr.api import evaluate as evaluate_tables
-    from kpr.api import evaluate_and_infer
-
     from . import text
 
     requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
     names, secrets = split_names(known), split_names(secret)
+    _refuse_secret_conflicts(secrets, widths, grid_offset)
+    out.check((original, avatars))
+    engine.check(pairing, control.path)
+    with text.progress(stderr, out.quiet, held=True) as step:
+        read_names = [*names, *(s for s in secrets if s not in names)]
+        inputs = engine.tables(
+            original, avatars, read_names, read, out.linked_out is not None, step
+        )
+        keywords = {
+            "tolerance": tolerance, "kinds": kinds, "progress": step, "row_id": engine.row_id,
+            "pairing": pairing, **control.keywords(), **read.keywords(),
+        }  # fmt: skip
+        result, inferred = _evaluated(inputs, names, secrets, grid_offset, widths, keywords)
+    emit_evaluation(result, out, (original, avatars), kpr_avatars, inferred)
+
+
+def _refuse_secret_conflicts(secrets: list[str], widths: Widths, grid_offset: float) -> None:
+    """``--secret`` counts on U's classes and the spec's grid: the options that change
+    them are refused before anything is read."""
     if secrets and (widths.widths or widths.metadata):
         raise click.UsageError(
             "--secret takes its classes from U and its kinds from --categorical, --numeric "
@@ -210,27 +226,27 @@ def evaluate(
         )
     if secrets and grid_offset:
         raise click.UsageError("--secret counts on the spec's grid: drop --grid-offset or --secret")
-    out.check((original, avatars))
-    engine.check(pairing, control.path)
-    inferred = None
-    with text.progress(stderr, out.quiet, held=True) as step:
-        read_names = [*names, *(s for s in secrets if s not in names)]
-        inputs = engine.tables(
-            original, avatars, read_names, read, out.linked_out is not None, step
-        )
-        if secrets:  # the inputs read once for both
-            result, inferred = evaluate_and_infer(
-                *inputs, names, secret=secrets, tolerance=tolerance, kinds=kinds, progress=step,
-                row_id=engine.row_id, pairing=pairing, **control.keywords(), **read.keywords(),
-            )  # fmt: skip
-        else:
-            result = evaluate_tables(
-                *inputs, known=names, tolerance=tolerance, grid_offset=grid_offset, kinds=kinds,
-                **widths.keywords(),
-                **read.keywords(), progress=step, row_id=engine.row_id, pairing=pairing,
-                **control.keywords(),
-            )  # fmt: skip
-    emit_evaluation(result, out, (original, avatars), kpr_avatars, inferred)
+
+
+def _evaluated(
+    inputs: tuple[Any, Any],
+    names: list[str],
+    secrets: list[str],
+    grid_offset: float,
+    widths: Widths,
+    keywords: dict[str, Any],
+) -> tuple[KprResult, InferenceResult | None]:
+    """The rate alone, or with what is inferred about ``secrets`` when ``--secret`` is
+    given (the inputs read once for both); ``keywords`` are the options both take."""
+    from kpr.api import evaluate as evaluate_tables
+    from kpr.api import evaluate_and_infer
+
+    if secrets:
+        return evaluate_and_infer(*inputs, names, secret=secrets, **keywords)
+    result = evaluate_tables(
+        *inputs, known=names, grid_offset=grid_offset, **widths.keywords(), **keywords
+    )
+    return result, None
 
 
 @cli.command(context_settings=CONTEXT)

@@ -23,6 +23,7 @@ from kpr.results.rates import AttackRate
 from .screen import is_terminal, real
 
 if TYPE_CHECKING:
+    import polars as pl
     from rich.console import Console
 
     from kpr.results.utility import UtilityResult
@@ -111,8 +112,21 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
         "",
         "Baselines",
     ]
-    w = result.original_published
-    lines += [
+    lines += _baseline_lines(result)
+    lines += _curve_lines(result, conf)
+    lines += _sweep_lines(result, top, conf)
+    if result.warnings:
+        lines += ["", "Warnings:"] + [f"  - {x}" for x in result.warnings]
+    kpr_avatars = kpr_avatars or result.correct_links is not None
+    lines += ["", "What to do next:"]
+    lines += [f"  - {x}" for x in analysis_advice(result, kpr_avatars)]
+    return "\n".join(lines)
+
+
+def _baseline_lines(result: AnalysisResult) -> list[str]:
+    """The worst case, the original published as is and the control comparison."""
+    a, w = result.attack, result.original_published
+    lines = [
         f"  worst case (every unique original linked)  {format_rate(result.worst_case):>9};"
         f"  avatars minus worst case: {a.rate - result.worst_case:+.2f} points",
         f"    {result.worst_case_explanation}",
@@ -125,43 +139,50 @@ def text_report(result: AnalysisResult, top: int = 10, kpr_avatars: bool = False
         lines.append(f"  {no_control('--control')}")
     else:
         lines += [f"  {x}" for x in c.summary_lines()]
-    if result.tolerance_curve:
-        lines += [
-            "",
-            "Tolerance curve",
-            f"  {'tolerance':>9}  {'KPR':>9}  {conf + ' CI':<18} linked",
-        ]
-        for p in result.tolerance_curve:
-            lines.append(
-                f"  {p.tolerance * 100:>8g} %  {format_rate(p.rate):>9}  {_ci(p):<18} {p.linked:,}"
-            )
-        lines.append(f"  {explain.EXPLAIN_CURVE}")
+    return lines
+
+
+def _curve_lines(result: AnalysisResult, conf: str) -> list[str]:
+    """The rate at each tolerance of the curve (nothing when it was not drawn)."""
+    if not result.tolerance_curve:
+        return []
+    lines = [
+        "",
+        "Tolerance curve",
+        f"  {'tolerance':>9}  {'KPR':>9}  {conf + ' CI':<18} linked",
+    ]
+    for p in result.tolerance_curve:
+        lines.append(
+            f"  {p.tolerance * 100:>8g} %  {format_rate(p.rate):>9}  {_ci(p):<18} {p.linked:,}"
+        )
+    lines.append(f"  {explain.EXPLAIN_CURVE}")
+    return lines
+
+
+def _sweep_lines(result: AnalysisResult, top: int, conf: str) -> list[str]:
+    """The riskiest subsets and each variable's contribution (nothing without a sweep)."""
     s = result.sweep
-    if s is not None:
-        shown = s.top(top)
-        lines += [
-            "",
-            f"Riskiest subsets of known variables (top {len(shown)} of {len(s.entries)}, "
-            f"up to {s.max_known} variables)",
-            f"  {'rank':>4}  {'KPR':>9}  {conf + ' CI':<18} {'linked':>7} {'|U|':>9}  known",
-        ]
-        for i, e in enumerate(shown, 1):
-            lines.append(
-                f"  {i:>4}  {format_rate(e.rate):>9}  {_ci(e):<18} {e.linked:>7,} "
-                f"{e.unique_originals:>9,}  {_names(e.known)}"
-            )
-        lines.append(f"  {explain.EXPLAIN_SWEEP}")
-        width = max(len(x.variable) for x in s.contributions)
-        lines += ["", "Contribution of each variable", f"  {'variable':<{width}}  points  subsets"]
-        for x in s.contributions:
-            lines.append(f"  {x.variable:<{width}}  {x.mean_decrease:>+6.2f}  {x.subsets:>7}")
-        lines.append(f"  {explain.EXPLAIN_CONTRIBUTION}")
-    if result.warnings:
-        lines += ["", "Warnings:"] + [f"  - {x}" for x in result.warnings]
-    kpr_avatars = kpr_avatars or result.correct_links is not None
-    lines += ["", "What to do next:"]
-    lines += [f"  - {x}" for x in analysis_advice(result, kpr_avatars)]
-    return "\n".join(lines)
+    if s is None:
+        return []
+    shown = s.top(top)
+    lines = [
+        "",
+        f"Riskiest subsets of known variables (top {len(shown)} of {len(s.entries)}, "
+        f"up to {s.max_known} variables)",
+        f"  {'rank':>4}  {'KPR':>9}  {conf + ' CI':<18} {'linked':>7} {'|U|':>9}  known",
+    ]
+    for i, e in enumerate(shown, 1):
+        lines.append(
+            f"  {i:>4}  {format_rate(e.rate):>9}  {_ci(e):<18} {e.linked:>7,} "
+            f"{e.unique_originals:>9,}  {_names(e.known)}"
+        )
+    lines.append(f"  {explain.EXPLAIN_SWEEP}")
+    width = max(len(x.variable) for x in s.contributions)
+    lines += ["", "Contribution of each variable", f"  {'variable':<{width}}  points  subsets"]
+    for x in s.contributions:
+        lines.append(f"  {x.variable:<{width}}  {x.mean_decrease:>+6.2f}  {x.subsets:>7}")
+    lines.append(f"  {explain.EXPLAIN_CONTRIBUTION}")
+    return lines
 
 
 #: Pairs listed in the text summary.
@@ -206,7 +227,14 @@ def utility_text(result: UtilityResult, top: int = TOP_PAIRS) -> str:
         lines.append(f"  Not scored (ids or personal information): {', '.join(result.skipped)}")
     lines.append(f"  {result.kinds_used}")
     width = max([len("column"), *(len(c) for c in cols["column"])])
-    lines += [
+    lines += _column_lines(cols, width)
+    lines += _pair_lines(pairs, top, width)
+    return "\n".join(lines)
+
+
+def _column_lines(cols: pl.DataFrame, width: int) -> list[str]:
+    """Each column's shape score, the lowest first."""
+    lines = [
         "",
         "Column shapes (lowest score first)",
         f"  {'column':<{width}}  {'kind':<11}  {'metric':<12}  {'score':>6}  {'Hellinger':>9}"
@@ -218,27 +246,33 @@ def utility_text(result: UtilityResult, top: int = TOP_PAIRS) -> str:
             f"  {r['column']:<{width}}  {r['kind']:<11}  {r['metric']:<12}  "
             f"{_score(r['score']):>6}  {_score(r['hellinger']):>9}  {missing:>13}"
         )
-    if len(pairs):
-        shown = pairs.head(top)
-        lines += [
-            "",
-            f"Pairs whose association moved most (top {len(shown)} of {len(pairs)})",
-            f"  {'pair':<{2 * width + 3}}  {'score':>6}  {'association':<11}  {'original':>8}  "
-            f"{'synthetic':>9}  {'change':>7}",
-        ]
-        for r in shown.iter_rows(named=True):
-            name = f"{r['column_1']} x {r['column_2']}"
-            change = r["association_change"]
-            lines.append(
-                f"  {name:<{2 * width + 3}}  {_score(r['score']):>6}  {r['association']:<11}  "
-                f"{_score(r['original_association']):>8}  {_score(r['synthetic_association']):>9}  "
-                f"{'-' if change is None else f'{change:+.3f}':>7}"
-            )
+    return lines
+
+
+def _pair_lines(pairs: pl.DataFrame, top: int, width: int) -> list[str]:
+    """The ``top`` pairs whose association moved most (nothing without pairs)."""
+    if not len(pairs):
+        return []
+    shown = pairs.head(top)
+    lines = [
+        "",
+        f"Pairs whose association moved most (top {len(shown)} of {len(pairs)})",
+        f"  {'pair':<{2 * width + 3}}  {'score':>6}  {'association':<11}  {'original':>8}  "
+        f"{'synthetic':>9}  {'change':>7}",
+    ]
+    for r in shown.iter_rows(named=True):
+        name = f"{r['column_1']} x {r['column_2']}"
+        change = r["association_change"]
         lines.append(
-            "  association: r = |Pearson's r|, cramers_v = Cramer's V, eta2 = share of the "
-            "number's variance its category explains"
+            f"  {name:<{2 * width + 3}}  {_score(r['score']):>6}  {r['association']:<11}  "
+            f"{_score(r['original_association']):>8}  {_score(r['synthetic_association']):>9}  "
+            f"{'-' if change is None else f'{change:+.3f}':>7}"
         )
-    return "\n".join(lines)
+    lines.append(
+        "  association: r = |Pearson's r|, cramers_v = Cramer's V, eta2 = share of the "
+        "number's variance its category explains"
+    )
+    return lines
 
 
 def print_text(console: Console | LazyConsole, text: str) -> None:

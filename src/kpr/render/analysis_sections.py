@@ -91,54 +91,9 @@ def _card(kind: str, tone: str, rate: AttackRate | float | None, what: str, expl
 
 
 def baselines_section(result: AnalysisResult, svg: str) -> str:
-    a, w, c = result.attack, result.original_published, result.control
-    conf = _conf(a)
-    cards = [
-        _card(
-            "avatars", "blue", a, "Avatars: the real rate",
-            f"{conf} interval {interval_text(a)}; {count_text(a.linked)} of {count_text(a.n)} "
-            "individuals linked",
-        ),
-        _card(
-            "original-published", "vermillion", w, "Original published as is",
-            f"{conf} interval {interval_text(w)}; avatars minus original published: "
-            f'<span class="delta">{a.rate - w.rate:+.2f} points</span>',
-        ),
-        _card(
-            "worst-case", "grey", result.worst_case, "Worst case: every member of U linked",
-            f"100 &times; (1 &minus; |U|/n), |U| = {count_text(a.unique_originals)}; avatars "
-            f'minus worst case: <span class="delta">{a.rate - result.worst_case:+.2f} points'
-            "</span>",
-        ),
-    ]  # fmt: skip
-    if c is None:
-        cards.append(
-            _card(
-                "control", "green", None, "Control individuals: not given",
-                "individuals of the same population that were not used to make the avatars",
-            )
-        )  # fmt: skip
-        control_text = (
-            "No control table was given (<code>--control</code>, or <code>control=</code> in "
-            "Python): the same attack on individuals the synthesis never saw would show how "
-            "much of the risk the synthesis itself creates. Without it, the rate measures the "
-            "risk of synthesis only if the original is the generator's training set (for "
-            "another sample of the population it counts chance matches)."
-        )
-    else:
-        low, high = c.difference_interval
-        cards.append(
-            _card(
-                "control", "green", c.control, "Control individuals: never used for the avatars",
-                f"{conf} interval {interval_text(c.control)}; control minus real: "
-                f'<span class="delta" data-kpr-difference="{c.difference!r}">'
-                f"{c.difference:+.2f} points</span> ({conf} interval {low:+.2f} to "
-                f"{high:+.2f})",
-            )
-        )  # fmt: skip
-        items = "".join(f"<li>{esc(x)}</li>" for x in c.summary_lines())
-        control_text = f'</p>\n <ul class="control">{items}</ul>\n <p>'
-
+    conf = _conf(result.attack)
+    control_card, control_text = _control_card(result, conf)
+    cards = [*_baseline_cards(result, conf), control_card]
     return f"""
 <section id="baselines">
  <h2>Against the baselines</h2>
@@ -158,6 +113,55 @@ def baselines_section(result: AnalysisResult, svg: str) -> str:
  show the {conf} interval.</figcaption>
  </figure>
 </section>"""
+
+
+def _baseline_cards(result: AnalysisResult, conf: str) -> list[str]:
+    """The cards of the avatars, the original published as is and the worst case."""
+    a, w = result.attack, result.original_published
+    return [
+        _card(
+            "avatars", "blue", a, "Avatars: the real rate",
+            f"{conf} interval {interval_text(a)}; {count_text(a.linked)} of {count_text(a.n)} "
+            "individuals linked",
+        ),
+        _card(
+            "original-published", "vermillion", w, "Original published as is",
+            f"{conf} interval {interval_text(w)}; avatars minus original published: "
+            f'<span class="delta">{a.rate - w.rate:+.2f} points</span>',
+        ),
+        _card(
+            "worst-case", "grey", result.worst_case, "Worst case: every member of U linked",
+            f"100 &times; (1 &minus; |U|/n), |U| = {count_text(a.unique_originals)}; avatars "
+            f'minus worst case: <span class="delta">{a.rate - result.worst_case:+.2f} points'
+            "</span>",
+        ),
+    ]  # fmt: skip
+
+
+def _control_card(result: AnalysisResult, conf: str) -> tuple[str, str]:
+    """The control's card and the paragraph that says what it showed (or that it is missing)."""
+    c = result.control
+    if c is None:
+        card = _card(
+            "control", "green", None, "Control individuals: not given",
+            "individuals of the same population that were not used to make the avatars",
+        )  # fmt: skip
+        return card, (
+            "No control table was given (<code>--control</code>, or <code>control=</code> in "
+            "Python): the same attack on individuals the synthesis never saw would show how "
+            "much of the risk the synthesis itself creates. Without it, the rate measures the "
+            "risk of synthesis only if the original is the generator's training set (for "
+            "another sample of the population it counts chance matches)."
+        )
+    low, high = c.difference_interval
+    card = _card(
+        "control", "green", c.control, "Control individuals: never used for the avatars",
+        f"{conf} interval {interval_text(c.control)}; control minus real: "
+        f'<span class="delta" data-kpr-difference="{c.difference!r}">'
+        f"{c.difference:+.2f} points</span> ({conf} interval {low:+.2f} to {high:+.2f})",
+    )  # fmt: skip
+    items = "".join(f"<li>{esc(x)}</li>" for x in c.summary_lines())
+    return card, f'</p>\n <ul class="control">{items}</ul>\n <p>'
 
 
 def no_sweep_section(section: str, title: str) -> str:
