@@ -191,18 +191,23 @@ def downstream_auc(train: pl.DataFrame, test: pl.DataFrame) -> float:
 
     feats = [c for c in train.columns if c != "income"]
 
+    # one fixed code per category, the same in train and test and whatever the row
+    # order or earlier calls (a global string cache made the AUC depend on both)
+    levels = {
+        c: sorted(set(train[c].drop_nulls()) | set(test[c].drop_nulls()))
+        for c in feats
+        if train.schema[c] == pl.String
+    }
+
     def xy(t: pl.DataFrame) -> tuple[Any, np.ndarray]:
         x = t.select(
-            pl.col(c).cast(pl.Categorical).to_physical() if t.schema[c] == pl.String
-            else pl.col(c)
+            pl.col(c).cast(pl.Enum(levels[c])).to_physical() if c in levels else pl.col(c)
             for c in feats
-        ).to_pandas()  # fmt: skip
+        ).to_pandas()
         return x, t["income"].str.contains(">").fill_null(False).to_numpy()
 
-    # the categories' codes must agree between train and test: one string cache
-    with pl.StringCache():
-        xtr, ytr = xy(train)
-        xte, yte = xy(test)
+    xtr, ytr = xy(train)
+    xte, yte = xy(test)
     cats = [i for i, c in enumerate(feats) if train.schema[c] == pl.String]
     model = HistGradientBoostingClassifier(random_state=0, categorical_features=cats)
     model.fit(xtr, ytr)

@@ -49,3 +49,38 @@ def test_labels_from_the_change_log() -> None:
     assert leak.changed_rows(changes, 5).tolist() == [0, 1, 0, 1, 0]
     assert leak.changed_rows(None, 3).tolist() == [0, 0, 0]
     assert np.asarray(leak.changed_rows(changes, 5)).dtype == np.int8
+
+
+def test_window_rate_is_the_window_rule() -> None:
+    """The cost table's window-rule rate: 100 * (1 - linked / |U|), linked by the
+    brute-force window reference."""
+    from tests.reference import _unique, reference_window
+
+    original = pl.DataFrame(
+        {
+            "age": [30, 31, 45, 52, 60, 61, 70, 33],
+            "income": [1.0, 2.0, 3.0, 9.0, 7.0, 7.5, 4.0, 1.2],
+            "sex": ["F", "F", "M", "M", "M", "F", "F", "M"],
+        }
+    )
+    avatars = original.with_columns(pl.col("age") + pl.Series([0, 9, 1, 0, 30, 0, 2, 0]))
+    known = ["age", "income", "sex"]
+    o, a = original.to_dicts(), avatars.to_dicts()
+    linked = reference_window(o, a, known, {"age", "income"})
+    unique = _unique(o, known)
+    expected = 100.0 * (1 - len(linked) / len(unique))
+    assert 0 < len(linked) < len(unique)
+    assert abs(leak.window_rate(original, avatars, known) - expected) < 1e-9
+
+
+def test_placebo_scores_the_same_labels() -> None:
+    """A feature that only the protected release carries: the protected AUC finds the
+    changed rows, the placebo (same labels, unprotected features) does not."""
+    import pytest
+
+    pytest.importorskip("sklearn")
+    label = np.array([0, 1] * 100, dtype=np.int8)  # leaves of 20 rows need some
+    protected = pl.DataFrame({"x": label.astype(np.float64)})
+    placebo = pl.DataFrame({"x": np.zeros(200)})
+    assert leak.cv_auc(protected, label) == 1.0
+    assert leak.cv_auc(placebo, label) == 0.5
