@@ -7,6 +7,8 @@ import dataclasses
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kpr
 from kpr.analysis import analyze
@@ -399,3 +401,34 @@ def test_a_file_based_control_reads_each_file_once(
     assert expected is not None
     if got is not None:
         assert got.to_dict() == expected.to_dict()
+
+
+@settings(max_examples=8, deadline=None)
+@given(order_seed=st.integers(0, 2**32 - 1), swap_sides=st.booleans())
+def test_the_size_fair_draws_do_not_depend_on_row_order(
+    placebo: tuple[pl.DataFrame, pl.DataFrame], order_seed: int, swap_sides: bool
+) -> None:
+    """The control's subsets and the rate at equal size are drawn over the rows in
+    value order: shuffling every table gives the same figures, bit for bit (a draw by
+    position would pick other people). ``swap_sides`` makes the control the larger
+    side, so both sides' draws are checked; the avatars are cut to 900 rows so the
+    rate at equal size is drawn too."""
+    table, avatars = placebo
+    original, control = table[:1000], table[1000:]
+    if swap_sides:
+        original, control = control, original
+    avatars = avatars[:900]
+    rng = np.random.default_rng(order_seed)
+
+    def shuffled(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame[rng.permutation(frame.height)]
+
+    def figures(o: pl.DataFrame, a: pl.DataFrame, c: pl.DataFrame) -> tuple[object, ...]:
+        result = kpr.evaluate(o, a, KNOWN, control=c, control_subsets=5)
+        assert result.control is not None and result.sizes is not None
+        subsets = tuple((s.rate, s.n, s.linked) for s in result.control.subsets)
+        return subsets, result.sizes.rates, result.rate
+
+    first = figures(original, avatars, control)
+    again = figures(shuffled(original), shuffled(avatars), shuffled(control))
+    assert first == again

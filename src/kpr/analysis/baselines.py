@@ -29,7 +29,7 @@ from kpr.errors import InputError
 from kpr.inputs.reconcile import Prepared
 from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
 from kpr.measure import Inputs, evaluate_loaded
-from kpr.metric.attack import Attack
+from kpr.metric.attack import ROW, Attack
 from kpr.metric.counts import Counts
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.notices import Notice
@@ -116,16 +116,36 @@ def random_subsets(
     prepared: Prepared, size: int, count: int, seed: int, side: Side = "original"
 ) -> Iterator[Prepared]:
     """``count`` copies of the inputs, each with a random subset of ``size`` rows of the
-    ``side`` table (drawn without replacement by one generator seeded with ``seed``):
+    ``side`` table (drawn without replacement by one generator seeded with ``seed``,
+    over the rows in :func:`value_order`, so row order does not matter):
     the size-fair draws of the control comparison and of the rate at equal size, for
     every measure compared at another size."""
     frames: dict[Side, pl.DataFrame] = {
         "original": _polars(prepared.original), "avatars": _polars(prepared.avatars)
     }  # fmt: skip
+    order = value_order(frames[side])
     rng = np.random.default_rng(seed)
     for _ in range(count):
-        rows = np.sort(rng.choice(frames[side].height, size=size, replace=False))
+        rows = np.sort(order[rng.choice(len(order), size=size, replace=False)])
         yield _subset(prepared, frames, side, rows)
+
+
+def value_order(frame: pl.DataFrame) -> np.ndarray:
+    """The positions of ``frame``'s rows sorted by their values, every column in turn
+    (missing last; categoricals by their text, not their codes; the row-position
+    column left out): positions drawn in this order pick the same rows, by value,
+    whatever order the file lists them in, so a seeded draw's rate does not depend
+    on row order (tied rows hold the same values; only correct links, which follow
+    the pairing, can tell them apart)."""
+    keys = [
+        pl.col(name).cast(pl.String) if dtype in (pl.Categorical, pl.Enum) else pl.col(name)
+        for name, dtype in frame.schema.items()
+        if name != ROW  # the row's position: what the order must not depend on
+    ]
+    if not keys:
+        return np.arange(frame.height)
+    order = frame.select(pl.arg_sort_by(keys, nulls_last=True, maintain_order=True))
+    return order.to_series().to_numpy().astype(np.int64)
 
 
 def check_control_options(subsets: object, seed: object) -> None:
