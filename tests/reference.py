@@ -285,3 +285,16 @@ def reference_window(
         if near == 1:
             linked.add(i)
     return linked
+
+
+def reference_value_order(rows: list[dict[str, Any]], columns: list[str]) -> list[int]:
+    """The rows' positions sorted by their values in ``columns``, in turn (numbers
+    first, then NaN, then missing; ties keep the rows' order): the order kpr's seeded
+    subsets are drawn in, so that they pick the same rows whatever the row order."""
+
+    def key(v: Any) -> tuple[bool, bool, Any]:
+        missing = v is None
+        nan = not missing and v != v
+        return missing, nan, 0 if missing or nan else v
+
+    return sorted(range(len(rows)), key=lambda i: [key(rows[i][c]) for c in columns])

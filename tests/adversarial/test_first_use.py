@@ -22,7 +22,7 @@ from kpr.analysis import analyze
 from kpr.checks import percentage
 from tests.adversarial._outputs_helpers import AVATARS, ORIGINAL, run_process
 from tests.adversarial.conftest import assert_cli_refuses, assert_input_error, run_cli, write
-from tests.reference import reference_kpr
+from tests.reference import reference_kpr, reference_value_order
 
 KNOWN = ["age", "sex"]
 
@@ -99,10 +99,11 @@ def _people(n: int, seed: int) -> pl.DataFrame:
 def _equal_size_rates(original: pl.DataFrame, avatars: pl.DataFrame, seed: int) -> list[float]:
     """The reference's rate over 5 subsets of the larger side, drawn as kpr draws them."""
     big, small = (avatars, original) if avatars.height > original.height else (original, avatars)
+    order = np.array(reference_value_order(big.to_dicts(), KNOWN))
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(5):
-        rows = np.sort(rng.choice(big.height, size=small.height, replace=False))
+        rows = np.sort(order[rng.choice(big.height, size=small.height, replace=False)])
         part = big[rows]
         o, a = (original, part) if big is avatars else (part, avatars)
         out.append(reference_kpr(o.to_dicts(), a.to_dicts(), KNOWN, {"age"}).kpr)

@@ -10,6 +10,7 @@ import pytest
 import kpr
 from kpr.analysis import analyze
 from kpr.errors import InputError
+from tests.reference import reference_value_order
 
 from ._data import tables
 
@@ -81,12 +82,7 @@ def test_control_is_attacked_as_an_original(
     # by their known variables' values (NaN after every number, missing last), so
     # that row order does not matter
     original = data[0]
-    records = original.select(KNOWN).rows()
-
-    def by(v: object) -> tuple[bool, bool, object]:
-        return v is None, v != v, 0 if v is None or v != v else v
-
-    by_value = np.array(sorted(range(400), key=lambda i: [by(v) for v in records[i]]))
+    by_value = np.array(reference_value_order(original.to_dicts(), KNOWN))
     rng = np.random.default_rng(0)
     rates = []
     for _ in range(20):

@@ -17,6 +17,7 @@ import kpr
 from kpr.analysis.baselines import DEFAULT_SUBSETS
 from tests.adversarial.conftest import assert_input_error, run_cli
 from tests.inference.reference import reference_inference
+from tests.reference import reference_value_order
 
 
 def _tables(n: int, seed: int) -> pl.DataFrame:
@@ -77,8 +78,9 @@ def test_the_control_is_compared_on_the_rate_s_draws(files: dict[str, Path]) -> 
     shares = []
     rows_o, rows_a = o.to_dicts(), a.to_dicts()
     numeric = {"âge du client", "zip", secret}
+    order = np.array(reference_value_order(rows_o, [*KNOWN, secret]))  # drawn by value
     for _ in range(DEFAULT_SUBSETS):
-        picked = np.sort(rng.choice(300, size=100, replace=False))
+        picked = np.sort(order[rng.choice(300, size=100, replace=False)])
         sub = [rows_o[i] for i in picked]
         ref = reference_inference(sub, rows_a, KNOWN, secret, numeric)
         shares.append(ref.right / ref.n)
