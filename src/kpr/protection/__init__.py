@@ -19,7 +19,7 @@ This module is the package's face. The run reads top-down: :mod:`~kpr.protection
 from __future__ import annotations
 
 from kpr.protection.arguments import DEFAULT_MAX_ATTACKS, DEFAULT_REGENERATE_K, check_moves
-from kpr.protection.optimise import DEFAULT_MOVES
+from kpr.protection.moves import DEFAULT_MOVES
 from kpr.protection.run import protect
 from kpr.protection.verification import ProtectionError
 from kpr.results.protect import MOVES

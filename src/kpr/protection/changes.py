@@ -10,7 +10,7 @@ import polars as pl
 from kpr.engine.inmemory import value_classes
 from kpr.labels import class_label
 from kpr.metric.attack import Kind
-from kpr.protection.optimise import Column, Outcome
+from kpr.protection.moves import Column, Outcome
 from kpr.protection.state import AttackState
 
 #: The change log's columns.

@@ -13,7 +13,7 @@ from kpr.errors import InputError
 from kpr.protection import table as tables
 from kpr.protection.job import ProtectJob
 from kpr.protection.loading import Loaded, original_frame
-from kpr.protection.optimise import NewAvatars
+from kpr.protection.moves import NewAvatars
 from kpr.protection.state import AttackState
 
 #: New avatars drawn per linking avatar (independent draws of the generator's weights).

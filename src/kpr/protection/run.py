@@ -24,7 +24,7 @@ from kpr.protection.comparisons import attack_rate, control_and_fidelity, distan
 from kpr.protection.draws import multiplicity_checks
 from kpr.protection.job import ProtectJob
 from kpr.protection.loading import Loaded, evaluations, kept_pairing, load_inputs, load_pair
-from kpr.protection.optimise import DEFAULT_MOVES, Column, Outcome
+from kpr.protection.moves import DEFAULT_MOVES, Column, Outcome
 from kpr.protection.search import attack_states, optimise
 from kpr.protection.verification import agree, verify, verify_robust
 from kpr.results.evaluation import KprResult

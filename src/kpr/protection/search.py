@@ -16,7 +16,8 @@ from kpr.metric.attack import Kind
 from kpr.protection import table as tables
 from kpr.protection.job import ProtectJob
 from kpr.protection.loading import Loaded, load_pair, original_frame
-from kpr.protection.optimise import Column, NewAvatars, Optimiser, Outcome
+from kpr.protection.moves import Column, NewAvatars, Outcome
+from kpr.protection.optimise import Optimiser
 from kpr.protection.plausibility import PairIndex, pair_index
 from kpr.protection.plausibility import text_codes as pairs_text_codes
 from kpr.protection.regenerate import new_avatars

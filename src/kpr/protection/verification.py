@@ -13,7 +13,7 @@ from kpr.errors import KprError
 from kpr.protection import table as tables
 from kpr.protection.collateral import linked_rows
 from kpr.protection.loading import Loaded
-from kpr.protection.optimise import Outcome
+from kpr.protection.moves import Outcome
 from kpr.protection.state import AttackState
 from kpr.results.evaluation import KprResult
 from kpr.results.marks import Plausibility
