@@ -235,7 +235,7 @@ FUNCTION_LINES = 60
 #: Offenders left, each to be split; the lists may only shrink (an entry that no
 #: longer offends fails the test: remove it).
 LONG_MODULES: set[str] = set()
-LONG_FUNCTIONS = {"cli/protect.py:protect_command", "fidelity/load.py:load_tables"}
+LONG_FUNCTIONS: set[str] = set()
 #: Import circles between modules left (each as its sorted modules, "|"-joined).
 MODULE_CIRCLES = {
     "kpr.engine.parsing|kpr.engine.spark",
