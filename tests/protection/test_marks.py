@@ -241,7 +241,7 @@ def test_the_pair_index_agrees_with_a_count_by_hand(
 ) -> None:
     """Any change of any cells: admissible exactly when the changed rows are not more
     often implausible; after applying, the index's counts equal a fresh count."""
-    from kpr.protection.optimise import Candidate
+    from kpr.protection.moves import Candidate
     from kpr.protection.plausibility import pair_index
 
     names = ["x", "y", "z"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -28,6 +29,9 @@ from kpr.cli.options import (
 )
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadSettings
+
+if TYPE_CHECKING:
+    from kpr.results.protect import ProtectResult
 
 
 def _moves(text: str) -> tuple[str, ...]:
@@ -169,42 +173,16 @@ def protect_command(
       kpr protect original.csv avatars.csv -c age,sex,race,education --max-known 2 \\
           --target 98 -o protected.csv --changes-out changes.csv --report protect.html
     \f
-    Parameters
-    ----------
-    original, avatars : the two tables' paths.
-    known, candidates, max_known, max_attacks : one attack, or every subset of the
-        candidates (refused above max_attacks).
-    keep : columns no move may change.
-    target : the rate every attack must reach.
-    output, changes_out : the protected table and the change log to write.
-    moves, regenerate_k, seed : the moves allowed, regenerate's k, the random choices' seed.
-    pairing, control : ``--pairing`` and ``--control`` paths.
-    no_distances, no_utility : skip the distances or the fidelity before and after.
-    rule : ``--rule``: class, or robust (the window rule and the moved grids held too).
-    collateral : measure the untested subsets whatever the tables' size.
-    tolerance, kinds : the attack's tolerance; ``--categorical``, ``--numeric``, ``--date``.
-    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
-    fmt, report, quiet : what is printed and written.
+    The parameters are the options; ``kinds``: --categorical, --numeric, --date as one
+    mapping; ``read``: --delimiter, --encoding, --na-value (a ReadSettings).
     """
-    from kpr.avatar.files import check_output
-    from kpr.inputs.writers import write_csv
     from kpr.protection import protect
-    from kpr.render.protect import protect_text
 
     from .text import started
 
-    known_names = split_names(known) or None
-    names = split_names(candidates) or None
-    if known_names is None and names is None:
-        raise InputError("give --known (one attack) or --candidates with --max-known")
-    if names is not None and known_names is None and max_known is None:
-        max_known = min(3, len(names))
+    known_names, names, max_known = _attack_names(known, candidates, max_known)
     started()
-    inputs = [original, avatars, *(x for x in (pairing, control) if x)]
-    check_output(output, "--output", inputs)
-    check_writes(
-        {"--output": output, "--changes-out": changes_out, "--report": report}, inputs, fmt
-    )
+    _check_paths((original, avatars, pairing, control), output, changes_out, report, fmt)
     try:
         table, result = protect(
             original, avatars, known_names, target=target, moves=moves, seed=seed,
@@ -217,6 +195,47 @@ def protect_command(
     except InputError as exc:
         raise InputError(in_command_words(str(exc))) from None
     del quiet, table  # no progress bar: the optimiser's work is short beside the evaluations
+    _finish(result, fmt, output, changes_out, report)
+
+
+def _attack_names(
+    known: tuple[str, ...], candidates: tuple[str, ...], max_known: int | None
+) -> tuple[list[str] | None, list[str] | None, int | None]:
+    """The known variables or the candidates (one of them is needed), and the largest
+    subset of the candidates (3 by default, fewer when fewer are candidates)."""
+    known_names = split_names(known) or None
+    names = split_names(candidates) or None
+    if known_names is None and names is None:
+        raise InputError("give --known (one attack) or --candidates with --max-known")
+    if names is not None and known_names is None and max_known is None:
+        max_known = min(3, len(names))
+    return known_names, names, max_known
+
+
+def _check_paths(
+    inputs: tuple[str, str, str | None, str | None],
+    output: Path,
+    changes_out: Path | None,
+    report: Path | None,
+    fmt: str,
+) -> None:
+    """Before any work: no output overwrites an input (original, avatars, pairing,
+    control), a symlink or a device."""
+    from kpr.avatar.files import check_output
+
+    given = [inputs[0], inputs[1], *(x for x in inputs[2:] if x)]
+    check_output(output, "--output", given)
+    check_writes({"--output": output, "--changes-out": changes_out, "--report": report}, given, fmt)
+
+
+def _finish(
+    result: ProtectResult, fmt: str, output: Path, changes_out: Path | None, report: Path | None
+) -> None:
+    """The change log, the report and the printed result; exit code 1 when the target
+    was not met."""
+    from kpr.inputs.writers import write_csv
+    from kpr.render.protect import protect_text
+
     if changes_out is not None:
         assert result.changes is not None
         write_csv(result.changes, changes_out)

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import narwhals as nw
 
-from kpr.engine.parsing import NarwhalsParsing
 from kpr.engine.queries import Frame, Hooks, original_groups
 from kpr.errors import InputError, MissingDependencyError, first_line
-from kpr.inputs.dates import US_PER_DAY, is_duration
+from kpr.inputs.dates import US_PER_DAY, days_expr, is_duration
 from kpr.inputs.engine_table import FILE_ROW, EngineTable
 
 if TYPE_CHECKING:
@@ -375,9 +374,12 @@ class SparkHooks(Hooks):
         frame.to_native().unpersist()
 
 
-class SparkParsing(NarwhalsParsing):
+class SparkParsing:
     """Text parsed and dates converted by Spark's own functions
-    (``kpr.inputs.csv_text.TextParsing``)."""
+    (``kpr.inputs.csv_text.TextParsing``); durations by the shared expression, as
+    ``kpr.engine.parsing.NarwhalsParsing`` converts them. (It does not subclass that
+    class: ``kpr.engine.parsing`` chooses this one, so importing it back would make
+    a circle.)"""
 
     def text_facts(self, frame: Frame, name: str) -> tuple[bool, bool, str | None] | None:
         return spark_text_checks(frame.to_native(), name)
@@ -388,5 +390,5 @@ class SparkParsing(NarwhalsParsing):
 
     def to_days(self, frame: Frame, name: str, dtype: Any) -> Frame:
         if is_duration(dtype):  # a duration's microseconds: the shared expression
-            return super().to_days(frame, name, dtype)
+            return frame.with_columns(days_expr(name, dtype).alias(name))
         return spark_days(frame, name, dtype)

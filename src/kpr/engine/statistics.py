@@ -95,12 +95,19 @@ def _window_values(x: nw.Expr, window: Window, bits: int) -> nw.Expr:
     return out
 
 
-def _float_limbs(
+def _limb_columns(
     u: Frame, numeric: Sequence[str], plans: Mapping[str, Deviations | FloatSums]
 ) -> tuple[Frame, dict[tuple[int, int], list[str]]]:
     """U with the limbs of each float column's windows (``kpr.metric.exact``) and
     its signs; the limbs of ``|x|``, top limb first: ``limb = floor(r)``,
-    ``r = (r - limb) * 2**bits``, all exact."""
+    ``r = (r - limb) * 2**bits``, all exact.
+
+    ``kpr.engine.inmemory.sums._window_limbs`` computes the same limbs with numpy, on
+    purpose twice: this one is a narwhals expression, so every lazy engine (polars,
+    DuckDB, Spark, Dask, SQL) computes the limbs inside its own query; that one runs
+    on arrays in memory, block by block. What they share is the rule's: the window's
+    bounds and its scale factors (``Window.scale``); tests/engine/test_conformance.py
+    checks that every counting path gets the same ``lo`` and ``width`` from them."""
     rests: dict[str, int] = {}
     names: dict[tuple[int, int], list[str]] = {}
     start: list[nw.Expr] = []
@@ -137,7 +144,7 @@ def _second_pass(
 ) -> Frame | None:
     """The limb sums of every column (None: nothing to sum, e.g. only zeros)."""
     exprs: list[nw.Expr] = []
-    u, float_limbs = _float_limbs(u, numeric, plans)
+    u, float_limbs = _limb_columns(u, numeric, plans)
     for i, name in enumerate(numeric):
         plan = plans[name]
         if isinstance(plan, FloatSums):

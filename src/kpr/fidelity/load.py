@@ -25,9 +25,9 @@ from kpr.inputs.kinds import looks_like_codes
 from kpr.inputs.metadata import SDTYPE_KINDS, metadata_dict, metadata_source, table_columns
 from kpr.inputs.names import shown_columns, suggest
 from kpr.inputs.reading import ReadSettings
-from kpr.inputs.reconcile import reconcile
+from kpr.inputs.reconcile import Prepared, reconcile
 from kpr.inputs.sides import Side, check_column_types, column_names, load_side
-from kpr.metric.attack import Kind, make_attack
+from kpr.metric.attack import Attack, Kind, make_attack
 from kpr.metric.attack import column_names as given_names
 
 #: SDMetrics' Quality Report also scores ``ordinal`` columns (as categories).
@@ -216,6 +216,15 @@ def load_tables(
         )
     o = _restrict(o_side, original, wanted, "original")
     s = _restrict(s_side, synthetic, wanted, "synthetic")
+    prepared, left, right = _reconciled(o, s, attack)
+    codes = avatarize_codes(left, prepared.kinds, declared)
+    used: dict[str, Kind] = {**prepared.kinds, **dict.fromkeys(codes, Kind.CATEGORICAL)}
+    return Loaded(left, right, used, tuple(sorted(skipped)), codes)
+
+
+def _reconciled(o: Any, s: Any, attack: Attack) -> tuple[Prepared, pl.DataFrame, pl.DataFrame]:
+    """Both tables reconciled as the metric reconciles them and collected (dates as
+    nanoseconds); neither may be empty."""
     try:
         prepared = reconcile(o, s, attack, parsing_for)
         left = _collect(prepared.original, prepared.row)
@@ -232,9 +241,7 @@ def load_tables(
     if dated:
         left = _dates_as_ns(left, dated)
         right = _dates_as_ns(right, dated)
-    codes = avatarize_codes(left, prepared.kinds, declared)
-    used: dict[str, Kind] = {**prepared.kinds, **dict.fromkeys(codes, Kind.CATEGORICAL)}
-    return Loaded(left, right, used, tuple(sorted(skipped)), codes)
+    return prepared, left, right
 
 
 def avatarize_codes(

@@ -21,13 +21,36 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import narwhals as nw
     import numpy as np
 
-    from kpr.metric.binning import NumericBins
+
+class Grid(Protocol):
+    """What the class rule reads of a variable's bins: ``kpr.metric.binning.NumericBins``
+    is one. A protocol, not that class: the binning computes its codes with this
+    module's ``rank``, so importing it back would make an import circle."""
+
+    @property
+    def origin(self) -> float: ...
+
+    @property
+    def width(self) -> float: ...
+
+    @property
+    def code_min(self) -> float | None: ...
+
+    @property
+    def code_max(self) -> float | None: ...
+
+    @property
+    def int_codes(self) -> bool: ...
+
+    @property
+    def clip(self) -> tuple[float, float]: ...
+
 
 # Special codes. In-range codes of members of U are integers >= 0 (because
 # ``origin <= lo <= min``), so negative codes never collide with them.
@@ -52,7 +75,7 @@ def rank(x: float, origin: float, width: float) -> float:
     return q if not math.isfinite(q) else float(math.floor(q))
 
 
-def code_of(x: float | None, bins: NumericBins) -> float:
+def code_of(x: float | None, bins: Grid) -> float:
     """The code of one value: its class when a member of U can hold it, else a
     special class. An int when U's codes fit int64 (``bins.int_codes``), as the
     engines return them; a float otherwise."""
@@ -60,7 +83,7 @@ def code_of(x: float | None, bins: NumericBins) -> float:
     return int(code) if bins.int_codes and math.isfinite(code) else code
 
 
-def _code(x: float | None, bins: NumericBins) -> float:
+def _code(x: float | None, bins: Grid) -> float:
     if x is None:
         return float(MISSING)
     x = float(x)  # integers as the engines read them: cast to float64
@@ -80,7 +103,7 @@ def _code(x: float | None, bins: NumericBins) -> float:
 
 
 def value_codes(
-    values: np.ndarray, bins: NumericBins, shift: float = 0.0, specials: float = 0.0
+    values: np.ndarray, bins: Grid, shift: float = 0.0, specials: float = 0.0
 ) -> np.ndarray:
     """Each float64 value's code (float codes), each class less ``shift`` and each
     special code plus ``specials`` (digits: :func:`digit_shift`), in few passes:
@@ -123,7 +146,7 @@ def value_codes(
     return out
 
 
-def digit_shift(bins: NumericBins, limit: float) -> tuple[float, int] | None:
+def digit_shift(bins: Grid, limit: float) -> tuple[float, int] | None:
     """How a numeric column's codes become small digits shared by both tables:
     ``class - shift`` for the classes, ``code + DIGIT_OFFSET`` for the specials
     (``value_codes(values, bins, shift, DIGIT_OFFSET)``): the shift and the
@@ -137,7 +160,7 @@ def digit_shift(bins: NumericBins, limit: float) -> tuple[float, int] | None:
     return None
 
 
-def code_radix(bins: NumericBins) -> int:
+def code_radix(bins: Grid) -> int:
     """The radix of ``code + DIGIT_OFFSET`` over every code (int codes)."""
     return DIGIT_OFFSET + (0 if bins.code_max is None else int(bins.code_max) + 1)
 
@@ -145,7 +168,7 @@ def code_radix(bins: NumericBins) -> int:
 # -- narwhals lazy expressions (polars, DuckDB, Spark, Dask) ---------------------
 
 
-def rank_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+def rank_expr(x: nw.Expr, bins: Grid) -> nw.Expr:
     """``floor((x - origin) / width)`` where it matters: clipped just outside U's
     codes first, so that engines whose floor returns a 64-bit integer (Spark)
     never overflow on huge values. ``x`` is float64."""
@@ -160,7 +183,7 @@ def rank_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     return nw.when(r.abs() < _FLOOR_SAFE).then(r.floor()).otherwise(r)
 
 
-def _quotient_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+def _quotient_expr(x: nw.Expr, bins: Grid) -> nw.Expr:
     """``(x - origin) / width`` as the spec computes it (IEEE float64)."""
     import narwhals as nw
 
@@ -175,7 +198,7 @@ def _quotient_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     return nw.when(d.is_finite()).then(d / (d * 0.0 + bins.width)).otherwise(d)
 
 
-def true_class_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
+def true_class_expr(x: nw.Expr, bins: Grid) -> nw.Expr:
     """The class of ``x`` by the rule alone, in float64: ``floor((x - origin) /
     width)``, ±inf for ±inf (and for a finite ``x`` whose ``x - origin`` overflows,
     the spec's IEEE rule), missing for missing. Unlike :func:`class_expr`, values
@@ -189,7 +212,7 @@ def true_class_expr(x: nw.Expr, bins: NumericBins) -> nw.Expr:
     return whole.cast(nw.Float64) + 0.0  # + 0.0: -0.0 and 0.0 are one class
 
 
-def class_expr(x: nw.Expr, q: nw.Expr | None, bins: NumericBins) -> nw.Expr:
+def class_expr(x: nw.Expr, q: nw.Expr | None, bins: Grid) -> nw.Expr:
     """The code of ``x`` (float64) from its :func:`rank_expr` ``q`` (None: U has
     no finite value): the class when a member of U can hold it, else a special
     class. int64 when ``bins.int_codes``, else float64."""
@@ -311,6 +334,6 @@ def class_label(code: float, origin: float, width: float, date: bool = False) ->
     return interval_label(origin + code * width, origin + (code + 1) * width, width, date)
 
 
-def label_of(code: float, bins: NumericBins, date: bool = False) -> str:
+def label_of(code: float, bins: Grid, date: bool = False) -> str:
     """How the class ``code`` of a variable binned by ``bins`` reads."""
     return class_label(code, bins.origin, bins.width, date)

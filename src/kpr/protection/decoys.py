@@ -35,7 +35,7 @@ from kpr.protection.state import AttackState
 from kpr.protection.window_state import Values, WindowState
 
 if TYPE_CHECKING:
-    from kpr.protection.optimise import Column
+    from kpr.protection.moves import Column
 
 #: Avatars of the stratum tried as decoys per link.
 DECOY_ROWS = 4

@@ -36,7 +36,7 @@ from kpr.protection.state import AttackState
 from kpr.results.marks import MultiplicityCheck
 
 if TYPE_CHECKING:
-    from kpr.protection.optimise import Candidate, Column
+    from kpr.protection.moves import Candidate, Column
 
 
 def raw_class(x: float, bins: NumericBins) -> float:

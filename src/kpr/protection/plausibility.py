@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 if TYPE_CHECKING:
-    from kpr.protection.optimise import Candidate
+    from kpr.protection.moves import Candidate
 
 #: A column pair's present pairs are a boolean table up to this many cells.
 _TABLE_CELLS = 1 << 24

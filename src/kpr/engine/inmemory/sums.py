@@ -80,9 +80,11 @@ def _integer_limbs(values: Ints, plan: Deviations) -> list[Ints]:
     return [*limbs, rest >> (plan.bits * (plan.limbs - 1))]
 
 
-def _float_limbs(values: np.ndarray, window: Window, bits: int) -> list[np.ndarray]:
+def _window_limbs(values: np.ndarray, window: Window, bits: int) -> list[np.ndarray]:
     """The limbs of a window's magnitudes, lowest first, as ``kpr.engine.statistics``
-    computes them: whole numbers below ``2**bits``, held as float64 (exact)."""
+    computes them: whole numbers below ``2**bits``, held as float64 (exact). The same
+    rule as ``kpr.engine.statistics._limb_columns``, on purpose in numpy: that one is
+    an expression each lazy engine runs in its query, this one runs on arrays."""
     size = np.abs(values)
     inside = np.isfinite(values)
     if window.low is not None:
@@ -209,7 +211,7 @@ def weighted_moments(
 
         def block(part: slice, window: Window = window) -> _Block:
             some, held = kept(values, part, 0.0), kept(counts, part, 0)
-            limbs = _float_limbs(some, window, sums.bits)
+            limbs = _window_limbs(some, window, sums.bits)
             return limbs, held, np.where(some < 0, -held, held), 1 << sums.bits
 
         parts.append(_blockwise(block, len(values), sums.pairs(window), pool, blocks))
