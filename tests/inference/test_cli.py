@@ -67,7 +67,9 @@ def test_the_sentence_reads_the_counts(files: dict[str, Path]) -> None:
 
 def test_the_control_is_compared_on_the_rate_s_draws(files: dict[str, Path]) -> None:
     """The original (300 rows) is drawn down to the control's 100 rows by the same
-    seeded generator as the rate's comparison; each draw's IAL is the reference's."""
+    seeded generator as the rate's comparison, over the rows sorted by their values
+    (the known variables, then the secret; missing last); each draw's IAL is the
+    reference's."""
     o, a, c = (pl.read_csv(files[k]) for k in ("original", "avatars", "control"))
     secret = "income"
     r = kpr.inference(o, a, KNOWN, secret=secret, control=c, seed=7)[secret]
@@ -77,8 +79,14 @@ def test_the_control_is_compared_on_the_rate_s_draws(files: dict[str, Path]) -> 
     shares = []
     rows_o, rows_a = o.to_dicts(), a.to_dicts()
     numeric = {"âge du client", "zip", secret}
+    records = o.select(*KNOWN, secret).rows()
+
+    def by(v: object) -> tuple[bool, bool, object]:
+        return v is None, v != v, 0 if v is None or v != v else v
+
+    by_value = np.array(sorted(range(300), key=lambda i: [by(v) for v in records[i]]))
     for _ in range(DEFAULT_SUBSETS):
-        picked = np.sort(rng.choice(300, size=100, replace=False))
+        picked = np.sort(by_value[rng.choice(300, size=100, replace=False)])
         sub = [rows_o[i] for i in picked]
         ref = reference_inference(sub, rows_a, KNOWN, secret, numeric)
         shares.append(ref.right / ref.n)
