@@ -5,8 +5,8 @@ renumbered to follow their rows) give the same figures, hot spots and subsets.
 Counts and rates are equal bit for bit; the floats of the FAMD distances and the
 correlations, summed in another order, agree to ``kpr verify``'s 1e-12 relative.
 The holdout has the original's size: the control then compares whole tables (with
-sides of different sizes, ``kpr analyze`` draws seeded subsets by row position,
-which a shuffle changes; see the test below)."""
+sides of different sizes, the seeded subsets are drawn over the rows in value
+order, so a shuffle changes them neither; see the test below)."""
 
 from __future__ import annotations
 
@@ -92,13 +92,12 @@ def test_figures_do_not_depend_on_row_order(
     assert again.not_assessed == baseline.not_assessed == {}
 
 
-def test_a_smaller_holdout_draws_subsets_by_position(
+def test_a_smaller_holdout_draws_subsets_by_value(
     tables: tuple[pl.DataFrame, ...], tmp_path: Path
 ) -> None:
-    """Why the test above keeps the holdout at the original's size: with a smaller
-    one, the control comparison averages seeded subsets of the original drawn by row
-    position (``kpr analyze``'s rule, which the pack files as it is), so a shuffle
-    moves its figures; every other figure stays."""
+    """With a smaller holdout the control comparison averages seeded subsets of the
+    original, drawn over its rows in value order (``baselines.random_subsets``): a
+    shuffle moves none of the control's figures."""
     o, a, h, pairing, log = tables
     small = (o, a, h.head(N // 2), pairing, log)
     (tmp_path / "1").mkdir()
@@ -107,5 +106,6 @@ def test_a_smaller_holdout_draws_subsets_by_position(
     s = _shuffled(tables, 1)  # its holdout is not used: the small one stays as it was
     moved = (s[0], s[1], h.head(N // 2), s[3], s[4])
     again = _assess(_write(tmp_path / "2", *moved))
-    differ = {k for k, v in first.figures.items() if not same(again.figures[k], v)}
-    assert differ and all(".control." in k for k in differ)
+    control = {k for k in first.figures if ".control." in k}
+    assert control and all(again.figures[k] == first.figures[k] for k in control)
+    assert first.figures["singling_out.control.compared_at_size"] == N // 2
