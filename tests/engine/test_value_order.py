@@ -1,6 +1,7 @@
 """The ids of the count table's cells (``profiles._numbered``), found from each key's
 rank among its distinct values without sorting the table, equal those of the plain
-sort of the keys (the reference below), for every kind of key: floats with NaN,
+sort of the keys (``profiles.sorted_ids``, the way they were found before), for every
+kind of key: floats with NaN,
 -0.0 and infinities, text, whole numbers, booleans, dates, categoricals, missing."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kpr.engine.profiles import CLASS, PROFILE, _numbered, levels
+from kpr.engine.profiles import CLASS, PROFILE, _numbered, levels, sorted_ids
 
 FLOATS = st.one_of(
     st.none(),
@@ -40,26 +41,6 @@ def tables(draw: st.DrawFn) -> tuple[pl.DataFrame, list[str]]:
     return table.with_row_index("people"), names
 
 
-def _key(table: pl.DataFrame, name: str) -> pl.Expr:
-    categorical = isinstance(table.schema[name], pl.Categorical)
-    return pl.col(name).cast(pl.String) if categorical else pl.col(name)
-
-
-def _plain(table: pl.DataFrame, keys: list[str], extra: str) -> pl.DataFrame:
-    """The plain version: the table sorted by its keys, a profile starting at every
-    change of a known key, the class as the extra key's dense rank (missing last)."""
-    by = [_key(table, c) for c in [*keys, extra]]
-    table = table.sort(by, nulls_last=True)
-    new = pl.int_range(pl.len()) == 0
-    for k in keys:
-        new = new | pl.col(k).ne_missing(pl.col(k).shift(1))
-    rank = _key(table, extra).rank("dense")
-    return table.with_columns(
-        (new.cast(pl.Int64).cum_sum() - 1).alias(PROFILE),
-        (rank.fill_null(rank.max().fill_null(0) + 1).cast(pl.Int64) - 1).alias(CLASS),
-    )
-
-
 def _in_order(table: pl.DataFrame, order: np.ndarray | None) -> pl.DataFrame:
     return table if order is None else table[order]
 
@@ -70,7 +51,7 @@ def test_ids_equal_the_plain_sort(drawn: tuple[pl.DataFrame, list[str]]) -> None
     table, names = drawn
     keys, extra = names[:-1], names[-1]
     got, order = _numbered(table, keys, extra)
-    assert _in_order(got, order).equals(_plain(table, keys, extra))
+    assert _in_order(got, order).equals(sorted_ids(table, keys, extra))
 
 
 def test_a_large_shuffled_table_takes_the_fast_path() -> None:
@@ -87,7 +68,7 @@ def test_a_large_shuffled_table_takes_the_fast_path() -> None:
     got, order = _numbered(table, ["k0", "k1"], "t")
     assert order is not None
     assert got.equals(table.with_columns(got[PROFILE], got[CLASS]))  # rows left in place
-    assert _in_order(got, order).equals(_plain(table, ["k0", "k1"], "t"))
+    assert _in_order(got, order).equals(sorted_ids(table, ["k0", "k1"], "t"))
 
 
 def test_levels_decline_what_they_cannot_check() -> None:

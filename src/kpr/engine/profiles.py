@@ -235,7 +235,14 @@ def _numbered(
         order, profiles, classes = ranked
         ids = pl.Series(PROFILE, profiles), pl.Series(CLASS, classes)
         return table.with_columns(*ids), order
-    table = table.sort(by, nulls_last=True)
+    return sorted_ids(table, keys, extra), None
+
+
+def sorted_ids(table: pl.DataFrame, keys: list[str], extra: str) -> pl.DataFrame:
+    """:func:`_numbered`'s ids the plain way: the table sorted by its keys, a profile
+    starting at every change of a known key, the class as the extra key's dense rank
+    (missing last)."""
+    table = table.sort([_sort_key(table, c) for c in [*keys, extra]], nulls_last=True)
     new = pl.int_range(pl.len()) == 0
     for k in keys:
         new = new | pl.col(k).ne_missing(pl.col(k).shift(1))
@@ -245,7 +252,7 @@ def _numbered(
         if keys
         else pl.lit(0, pl.Int64).alias(PROFILE),
         (rank.fill_null(rank.max().fill_null(0) + 1).cast(pl.Int64) - 1).alias(CLASS),
-    ), None
+    )
 
 
 def cells(counts: ProfileCounts) -> Cells:
