@@ -11,7 +11,7 @@ same counts on the control, and on the size-fair random subsets that
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Unpack
 
@@ -38,6 +38,7 @@ from kpr.metric.inference import Cells, CellScores, InferenceCounts, cell_scores
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.progress import Step
 from kpr.results.inference import (
+    MIN_GROUP,
     ControlMeasure,
     Group,
     InferenceResult,
@@ -82,28 +83,52 @@ def count_secret(prepared: Prepared, attack: Attack, secret: str) -> ProfileCoun
     return counts
 
 
-def _first_values(table: pl.DataFrame, ids: str, column: str, size: int) -> list[Any]:
-    """The value of ``column`` for each id ``0..size-1`` of ``ids``."""
-    first = table.group_by(ids).agg(pl.col(column).first()).sort(ids)
-    out: list[Any] = [None] * size
-    for i, v in zip(first[ids].to_list(), first[column].to_list(), strict=True):
-        out[i] = v
-    return out
+def _first_values(table: pl.DataFrame, ids: str, column: str, wanted: Sequence[int]) -> list[Any]:
+    """The value of ``column`` for each id of ``wanted`` (ids of ``ids``), in that order."""
+    rows = table.filter(pl.col(ids).is_in(list(wanted)))
+    first = rows.group_by(ids).agg(pl.col(column).first())
+    found = dict(zip(first[ids].to_list(), first[column].to_list(), strict=True))
+    return [found[i] for i in wanted]
 
 
-def _groups(
-    c: Cells, scores: CellScores, per: Callable[[np.ndarray], np.ndarray], labels: list[str]
-) -> list[Group]:
-    people = per(c.people.astype(float))
-    linked = per(c.unique * scores.linked)
-    right = per(c.unique * scores.right)
-    disco = per(c.people * scores.disco)
-    cap = per(c.people * scores.cap)
-    return [
-        Group(labels[i], int(people[i]), int(linked[i]), int(right[i]), int(disco[i]),
-              float(cap[i]))
-        for i in range(len(labels))
-    ]  # fmt: skip
+@dataclass(frozen=True)
+class _Sums:
+    """What the measures count per group (secret class or profile), one entry each."""
+
+    people: np.ndarray
+    linked: np.ndarray
+    right: np.ndarray
+    disco: np.ndarray
+    cap: np.ndarray
+
+    @classmethod
+    def of(cls, c: Cells, scores: CellScores, per: Callable[[np.ndarray], np.ndarray]) -> _Sums:
+        return cls(
+            per(c.people.astype(float)), per(c.unique * scores.linked),
+            per(c.unique * scores.right), per(c.people * scores.disco), per(c.people * scores.cap),
+        )  # fmt: skip
+
+    def whole(self, name: str) -> np.ndarray:
+        """A count as the groups hold it: the sum as a whole number (``int``'s truncation)."""
+        values: np.ndarray = getattr(self, name)
+        return np.trunc(values).astype(np.int64)
+
+    def group(self, i: int, label: str) -> Group:
+        return Group(label, int(self.people[i]), int(self.linked[i]), int(self.right[i]),
+                     int(self.disco[i]), float(self.cap[i]))  # fmt: skip
+
+
+def _listed(sums: _Sums) -> tuple[list[int], int]:
+    """The profiles listed (the TOP_PROFILES with the most DiSCO people, then the most
+    right, among those of MIN_GROUP people or more; ties in profile order) and the
+    count of profiles with DiSCO people too small to list. Only the listed ones are
+    labelled: a table can hold a profile per row."""
+    people, disco, right = sums.whole("people"), sums.whole("disco"), sums.whole("right")
+    some = disco > 0
+    shown = people >= MIN_GROUP
+    kept = np.flatnonzero(shown & some)
+    order = kept[np.lexsort((-right[kept], -disco[kept]))]  # stable: ties keep their order
+    return [int(i) for i in order[:TOP_PROFILES]], int(np.count_nonzero(~shown & some))
 
 
 def _breakdowns(
@@ -113,24 +138,23 @@ def _breakdowns(
     DiSCO people among those of MIN_GROUP people or more), and the count of profiles
     with DiSCO people that are too small to list."""
     t, bins, kinds = counts.table, counts.bins, counts.kinds
-    values = _first_values(t, CLASS, counts.extra_key, c.classes)
+    classes = range(c.classes)
+    values = _first_values(t, CLASS, counts.extra_key, classes)
     extra = counts.extra
-    class_labels = [class_name(v, kinds[extra], bins.get(extra)) for v in values]
-    by_class = _groups(c, scores, c.per_class, class_labels)
-    keyed = [_first_values(t, PROFILE, k, c.profiles) for k in counts.keys]
-    profile_labels = [
-        ", ".join(
-            f"{v} {class_name(col[i], kinds[v], bins.get(v))}"
+    by_class = _Sums.of(c, scores, c.per_class)
+    class_groups = [by_class.group(i, class_name(values[i], kinds[extra], bins.get(extra)))
+                    for i in classes]  # fmt: skip
+    by_profile = _Sums.of(c, scores, c.per_profile)
+    listed, hidden = _listed(by_profile)
+    keyed = [_first_values(t, PROFILE, k, listed) for k in counts.keys]
+    profile_groups = [
+        by_profile.group(i, ", ".join(
+            f"{v} {class_name(col[j], kinds[v], bins.get(v))}"
             for v, col in zip(counts.known, keyed, strict=True)
-        )
-        for i in range(c.profiles)
-    ]
-    by_profile = _groups(c, scores, c.per_profile, profile_labels)
-    listed = sorted(
-        (g for g in by_profile if g.shown and g.disco > 0), key=lambda g: (-g.disco, -g.right)
-    )
-    hidden = sum(1 for g in by_profile if not g.shown and g.disco > 0)
-    return tuple(by_class), tuple(listed[:TOP_PROFILES]), hidden
+        ))
+        for j, i in enumerate(listed)
+    ]  # fmt: skip
+    return tuple(class_groups), tuple(profile_groups), hidden
 
 
 def _measure(
