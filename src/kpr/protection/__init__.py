@@ -368,7 +368,7 @@ def protect(
     utility: bool = True,
     output: str | os.PathLike[str] | None = None,
     collateral: bool = False,
-    rule: str = "class",
+    rule: str = "robust",
     **read: Unpack[ReadKeywords],
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
@@ -492,7 +492,7 @@ class _Job:
     csv: ReadSettings
     utility: bool  # the fidelity before and after
     keep: tuple[str, ...] = ()  # columns no move may change
-    rule: str = "class"  #: "class", or "robust": the window rule held too
+    rule: str = "robust"  #: "class", or "robust": the window rule held too
 
     @cached_property
     def every(self) -> Attack:
