@@ -45,7 +45,7 @@ def test_every_attack_under_every_rule_matches_the_references() -> None:
     original, avatars = tables(n=400, seed=21)
     protected, result = kpr.protect(
         original, avatars, candidates=["age", "height", "sex"], max_known=2, target=97,
-        distances=False, utility=False,
+        rule="class", distances=False, utility=False,
     )  # fmt: skip
     assert result.met and result.cells_total
     assert len(result.collateral) == 6 * len(result.attacks)
@@ -114,7 +114,9 @@ def test_large_tables_skip_the_subsets_unless_asked(monkeypatch: pytest.MonkeyPa
 
 def test_shown_in_text_json_and_html() -> None:
     original, avatars = tables(n=300, seed=3)
-    _, result = kpr.protect(original, avatars, KNOWN, target=95, distances=False, utility=False)
+    _, result = kpr.protect(
+        original, avatars, KNOWN, target=95, rule="class", distances=False, utility=False
+    )
     text = protect_text(result)
     assert "Under rules protect does not hold, for the attacks given:" in text
     for c in result.collateral:

@@ -212,6 +212,7 @@ def test_swaps_across_many_attacks_add_no_implausible_pair() -> None:
         max_known=3,
         target=97,
         moves="swap",
+        rule="class",
         distances=False,
     )  # fmt: skip  (the fidelity reads the original whole: its other columns are checked)
     assert len(result.attacks) > 90 and result.moves_used.get("swap", 0) > 20

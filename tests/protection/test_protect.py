@@ -76,7 +76,9 @@ def test_swap_keeps_every_columns_value_counts() -> None:
 
 def test_shift_stays_within_one_class_width() -> None:
     original, avatars = tables(seed=2)
-    _, result = kpr.protect(original, avatars, KNOWN, target=90.0, moves="shift", distances=False)
+    _, result = kpr.protect(
+        original, avatars, KNOWN, target=90.0, moves="shift", rule="class", distances=False
+    )
     assert result.met and result.changes is not None
     log = result.changes
     assert set(log["move"]) == {"shift"} and len(log) == result.cells_total
@@ -120,7 +122,9 @@ def test_same_seed_same_bytes_other_seed_other_changes() -> None:
 def test_target_already_met_changes_nothing() -> None:
     original, avatars = tables(seed=5)
     rate = kpr.evaluate(original, avatars, KNOWN).rate
-    protected, result = kpr.protect(original, avatars, KNOWN, target=rate, distances=False)
+    protected, result = kpr.protect(
+        original, avatars, KNOWN, target=rate, rule="class", distances=False
+    )
     assert result.already_met and result.met and result.cells_total == 0
     assert "nothing was changed" in result.meaning
     assert protected.equals(avatars)
@@ -145,7 +149,13 @@ def test_unreachable_target_says_what_was_reached() -> None:
 def test_several_attacks_each_reach_the_target() -> None:
     original, avatars = tables(seed=7)
     protected, result = kpr.protect(
-        original, avatars, candidates=KNOWN, max_known=2, target=96.0, distances=False
+        original,
+        avatars,
+        candidates=KNOWN,
+        max_known=2,
+        target=96.0,
+        rule="class",
+        distances=False,
     )
     assert len(result.attacks) == 11  # 4 + 6 pairs + the full attack
     assert result.met
@@ -160,13 +170,13 @@ def test_several_attacks_each_reach_the_target() -> None:
 def test_delete_and_suppress_baselines() -> None:
     original, avatars = tables(seed=8)
     protected, result = kpr.protect(
-        original, avatars, KNOWN, target=90, moves="delete", distances=False
+        original, avatars, KNOWN, target=90, moves="delete", rule="class", distances=False
     )
     assert result.met and result.rows_deleted > 0
     assert protected.height == avatars.height - result.rows_deleted
     assert reference(original, protected, KNOWN).kpr >= 90
     protected, result = kpr.protect(
-        original, avatars, KNOWN, target=90, moves="suppress", distances=False
+        original, avatars, KNOWN, target=90, moves="suppress", rule="class", distances=False
     )
     assert result.met and protected.height == avatars.height
     blanks = sum(protected[c].null_count() - avatars[c].null_count() for c in KNOWN)
@@ -215,8 +225,15 @@ def test_property_no_new_link_and_target_met_or_said(
     original, avatars = pl.DataFrame(o_rows), pl.DataFrame(a_rows)
     before = reference(original, avatars, KNOWN)
     protected, result = kpr.protect(
-        original, avatars, KNOWN, target=target, moves=moves, seed=seed, distances=False
-    )
+        original,
+        avatars,
+        KNOWN,
+        target=target,
+        moves=moves,
+        seed=seed,
+        rule="class",
+        distances=False,
+    )  # the class rule's property: met exactly when the class rate reaches the target
     after = reference(original, protected, KNOWN)
     assert set(after.pairs) <= set(before.pairs)
     assert all(before.pairs[i] == j for i, j in after.pairs.items()) or "delete" in moves

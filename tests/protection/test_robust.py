@@ -12,6 +12,7 @@ from typing import Any
 from unittest.mock import patch
 
 import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,6 +45,26 @@ def test_robust_holds_the_class_and_the_window_rule() -> None:
     assert not set(class_after.pairs) - set(class_before.pairs)  # no link new or moved
 
 
+def _assert_robust(o: list[dict], a: list[dict], p: list[dict], target: float) -> Any:
+    """What ``--rule robust`` promises, by the slow references: the class and the
+    window rule at ``target`` with nobody newly linked and no link moved, each moved
+    grid at ``target`` less 0.5 point with nobody newly linked. Returns the class
+    rule's links before and after."""
+    class_before, class_after = (reference_kpr(o, t, KNOWN, NUMERIC) for t in (a, p))
+    assert class_after.kpr >= target
+    assert not set(class_after.pairs.items()) - set(class_before.pairs.items())
+    window_before, window_after = (reference_window(o, t, KNOWN, NUMERIC) for t in (a, p))
+    assert 100 * (1 - len(window_after) / len(o)) >= target
+    assert not window_after - window_before
+    for offset in GRID_OFFSETS:
+        before = reference_kpr(o, a, KNOWN, NUMERIC, offset=offset)
+        after = reference_kpr(o, p, KNOWN, NUMERIC, offset=offset)
+        assert before.kpr < target - 0.5  # the moved grid had work to do
+        assert after.kpr >= target - 0.5
+        assert not set(after.pairs) - set(before.pairs)  # held strictly: nobody newly linked
+    return class_before, class_after
+
+
 def test_robust_holds_the_moved_grids_at_the_target_less_half_a_point() -> None:
     original, avatars = tables(n=600, seed=21)
     o, a = original.to_dicts(), avatars.to_dicts()
@@ -52,22 +73,36 @@ def test_robust_holds_the_moved_grids_at_the_target_less_half_a_point() -> None:
     )
     p = protected.to_dicts()
     assert result.met
-    class_before, class_after = (reference_kpr(o, t, KNOWN, NUMERIC) for t in (a, p))
-    assert class_after.kpr >= 99
-    assert not set(class_after.pairs.items()) - set(class_before.pairs.items())
-    window_before, window_after = (reference_window(o, t, KNOWN, NUMERIC) for t in (a, p))
-    assert 100 * (1 - len(window_after) / len(o)) >= 99
-    assert not window_after - window_before
-    for offset in GRID_OFFSETS:
-        before = reference_kpr(o, a, KNOWN, NUMERIC, offset=offset)
-        after = reference_kpr(o, p, KNOWN, NUMERIC, offset=offset)
-        assert before.kpr < 98.5  # the moved grid had work to do
-        assert after.kpr >= 98.5
-        assert not set(after.pairs) - set(before.pairs)  # held strictly: nobody newly linked
+    _assert_robust(o, a, p, 99.0)
     moved = [c for c in result.collateral if c.offset]
     assert [c.after.linked for c in moved] == [
         len(reference_kpr(o, p, KNOWN, NUMERIC, offset=c.offset).pairs) for c in moved
     ]
+
+
+def test_the_default_rule_is_robust_and_holds_every_rule() -> None:
+    """No ``rule=``: the class rule and the window rule reach 99, each moved grid
+    98.5, nobody newly linked, and correct links do not rise."""
+    n, seed = 400, 34
+    original, avatars = tables(n=n, seed=seed)
+    # tables() shuffles the noisy originals with this seed: the same order, recovered
+    order = pl.DataFrame({"i": range(n)}).sample(fraction=1.0, shuffle=True, seed=seed)["i"]
+    same = ["sex", "region", "note"]  # columns the noise leaves alone
+    assert original[order.to_list()].select(same).equals(avatars.select(same))
+    pairing = np.argsort(order.to_numpy())  # pairing[i]: the avatar row of original row i
+    protected, result = kpr.protect(
+        original, avatars, KNOWN, target=99, pairing=pairing, distances=False, utility=False
+    )
+    assert result.rule == "robust" and result.met
+    o, a, p = original.to_dicts(), avatars.to_dicts(), protected.to_dicts()
+    class_before, class_after = _assert_robust(o, a, p, 99.0)
+
+    def correct(pairs: dict[int, int]) -> int:
+        return sum(pairing[i] == j for i, j in pairs.items())
+
+    assert correct(class_before.pairs) > 0  # some links were correct
+    assert correct(class_after.pairs) <= correct(class_before.pairs)
+    assert result.attacks[0].correct_after == correct(class_after.pairs)
 
 
 def _by_hand(optimiser: Optimiser, m: int) -> None:
@@ -223,6 +258,18 @@ def test_the_command_takes_the_rule_and_says_it(
     assert "Under rules protect does not hold" not in stdout
     code, _, err = run_cli([*args, "--rule", "window"], capsys)
     assert code == 2 and "--rule" in err
+
+
+def test_the_command_holds_the_robust_rule_by_default(
+    csv_files: tuple[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["protect", *csv_files, "-k", ",".join(KNOWN), "--target", "90", "-f", "json"]
+    out = ["-o", str(tmp_path / "p.csv"), "--no-distances", "--no-utility"]
+    code, stdout, _ = run_cli([*args, *out], capsys)
+    assert code == 0
+    document = json.loads(stdout)
+    validate("protect", document)
+    assert document["rule"] == "robust" and document["met"]
 
 
 def test_a_bad_rule_is_one_input_error() -> None:

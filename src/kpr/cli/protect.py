@@ -119,7 +119,7 @@ def in_command_words(message: str) -> str:
     help="Skip the fidelity before and after (kpr.utility: every column and pair).",
 )  # fmt: skip
 @click.option(
-    "--rule", type=click.Choice(["class", "robust"]), default="class", show_default=True,
+    "--rule", type=click.Choice(["class", "robust"]), default="robust", show_default=True,
     help="class: the spec's class rule held for the attacks given; robust: the window rule "
     "too (every numeric value within one width, no class edges) and the class rule on grids "
     "moved by 1/4, 1/2, 3/4 width (at the target less 0.5 point): nobody newly linked under "

@@ -23,7 +23,7 @@ class ProtectJob:
     csv: ReadSettings
     utility: bool  # the fidelity before and after
     keep: tuple[str, ...] = ()  # columns no move may change
-    rule: str = "class"  #: "class", or "robust": the window rule held too
+    rule: str = "robust"  #: "robust" (the window rule and moved grids held too) or "class"
 
     @cached_property
     def every(self) -> Attack:

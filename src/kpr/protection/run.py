@@ -55,7 +55,7 @@ def protect(
     utility: bool = True,
     output: str | os.PathLike[str] | None = None,
     collateral: bool = False,
-    rule: str = "class",
+    rule: str = "robust",
     **read: Unpack[ReadKeywords],
 ) -> tuple[Any, ProtectResult]:
     """Change ``avatars`` as little as possible so that every attack's KPR reaches
@@ -76,9 +76,9 @@ def protect(
     fidelity, each before and after. ``output``: a .csv or .parquet path (a CSV read from
     a CSV keeps its dialect and every cell protect did not change, as read).
     ``collateral``: the unnamed subsets of the known variables measured above 100,000
-    rows too. ``rule``: ``"class"`` (the spec's class rule) or ``"robust"`` (the window
-    rule too, and the grids moved by ¼, ½, ¾ width at the target less 0.5 point; links
-    freed first by decoys and escapes). ``tolerance``, ``kinds``, ``delimiter``,
+    rows too. ``rule``: ``"robust"`` (the default: the class rule, the window rule, and
+    the grids moved by ¼, ½, ¾ width at the target less 0.5 point; links freed first
+    by decoys and escapes) or ``"class"`` (the spec's class rule alone). ``tolerance``, ``kinds``, ``delimiter``,
     ``encoding``, ``na_values``: as in ``kpr.evaluate``. More in docs/protect.md.
     """
     inputs = (original, avatars, pairing, control)
