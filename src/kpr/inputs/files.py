@@ -31,7 +31,7 @@ from pathlib import Path
 
 import polars as pl
 
-from kpr.errors import InputError, first_line
+from kpr.errors import InputError, first_line, shown
 from kpr.inputs.compact import Compact, Parts, TextLost
 from kpr.inputs.names import suggest
 from kpr.inputs.plain_csv import is_plain_candidate, read_plain
@@ -192,7 +192,7 @@ def resolve_columns(
                 f"({', '.join(map(repr, near))}); give the exact name of one of them"
             )
         if not near:
-            raise InputError(f"{label}: no column {name!r}{suggest(name, available)}")
+            raise InputError(f"{label}: no column {shown(name)}{suggest(name, available)}")
         out.append(near[0])
     return out
 
@@ -213,7 +213,7 @@ def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.Lazy
 
 #: Arrow reads a CSV in blocks; a quoted field holding line breaks must fit in one.
 _BLOCK_BYTES = 1 << 20  # Arrow's default
-_MAX_BLOCK_BYTES = 1 << 31
+_MAX_BLOCK_BYTES = (1 << 31) - 1  # Arrow's block size is an int32
 
 
 def _read_csv(
@@ -252,18 +252,29 @@ def _read_arrow(
     import pyarrow as pa
 
     block = _BLOCK_BYTES
+    largest = _MAX_BLOCK_BYTES if is_gzip(p) else min(p.stat().st_size, _MAX_BLOCK_BYTES)
     while True:
         try:
             return _stream_csv(p, columns, options, encoding, delimiter, block, compact)
         except pa.ArrowInvalid as exc:
-            if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
-                block *= 4  # a field larger than a block: read again with larger blocks
+            if _block_too_small(exc) and block < largest:
+                block = min(block * 4, _MAX_BLOCK_BYTES)  # a field larger than a block
                 continue
+            if "cannot infer number of columns" in str(exc):
+                # the whole file in one block and no line break: a header, no row
+                return pl.DataFrame({c: pl.Series(c, [], pl.String) for c in columns})
             if "UTF8" in str(exc):
                 raise not_encoded(label, encoding, exc) from None
             raise InputError(f"{label}: malformed CSV ({first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
             raise not_encoded(label, encoding, exc) from None
+
+
+def _block_too_small(exc: Exception) -> bool:
+    """Arrow's errors for a row (or the header) longer than its block: a quoted field
+    across two blocks, or a first line with no line break within the block."""
+    text = str(exc)
+    return "straddl" in text or "cannot infer number of columns" in text
 
 
 def _read_plain(
