@@ -34,9 +34,10 @@ from kpr.analysis.sweep import encode
 from kpr.avatar.files import check_output
 from kpr.checks import percentage
 from kpr.engine.inmemory import EncodedTables, value_classes
-from kpr.errors import InputError, KprError
+from kpr.errors import InputError, KprError, shown
 from kpr.inputs.files import Loaded as LoadedFile
 from kpr.inputs.files import read_table
+from kpr.inputs.names import suggest
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.labels import class_label
@@ -146,17 +147,15 @@ def _load(original: Any, avatars: Any, job: _Job, pairing: Any, whole: bool) -> 
     else:
         table, library = tables.full_table(avatars, csv)
     names = tables.columns_of(table, library)
+    of_avatars = f"the avatars{f' {avatars}' if source else ''}"
     for name in known:
         if name not in names:
-            raise InputError(
-                f"{name!r} is not a column of the avatars{f' {avatars}' if source else ''}; "
-                f"their columns: {', '.join(map(repr, names[:20]))}"
-            )
+            raise InputError(f"{shown(name)} is not a column of {of_avatars}{suggest(name, names)}")
     for name in job.keep:
         if name not in names:
             raise InputError(
-                f"keep= names {name!r}, which is not a column of the avatars; "
-                f"their columns: {', '.join(map(repr, names[:20]))}"
+                f"keep= names {shown(name)}, which is not a column of {of_avatars}"
+                f"{suggest(name, names)}"
             )
     original = _read_original(original, known, csv, whole)
     prepared = _pair(original, tables.for_metric(table, source, known), attack, csv)
