@@ -26,7 +26,7 @@ texts = st.one_of(
 
 
 def read(path: Path, compact: bool) -> pl.DataFrame:
-    return _stream_csv(path, ["v", "w"], ReadSettings(), "utf-8", ",", BLOCK, compact)
+    return _stream_csv(path, ["v", "w"], ReadSettings(), ("utf-8", ",", "w"), BLOCK, compact, "t")
 
 
 @given(st.lists(st.tuples(texts, st.integers(0, 99)), min_size=1, max_size=80), st.integers(0, 79))
@@ -67,7 +67,8 @@ def test_a_late_code_with_a_leading_zero_keeps_every_value_as_written(tmp_path: 
 
 
 def read_zip(path: Path) -> pl.Series:
-    return _stream_csv(path, ["zip"], ReadSettings(), "utf-8", ",", BLOCK, True)["zip"]
+    dialect = ("utf-8", ",", "zip")
+    return _stream_csv(path, ["zip"], ReadSettings(), dialect, BLOCK, True, "t")["zip"]
 
 
 def test_integers_beyond_2_53_stay_exact(tmp_path: Path) -> None:
@@ -80,12 +81,13 @@ def test_integers_beyond_2_53_stay_exact(tmp_path: Path) -> None:
 
 
 def read_zip_like(path: Path) -> pl.Series:
-    return _stream_csv(path, ["c"], ReadSettings(), "utf-8", ",", BLOCK, True)["c"]
+    return _stream_csv(path, ["c"], ReadSettings(), ("utf-8", ",", "n"), BLOCK, True, "t")["c"]
 
 
 def test_a_column_with_no_value_stays_text(tmp_path: Path) -> None:
     (tmp_path / "o.csv").write_text("a,b\n1,\n2,\n")
-    frame = _stream_csv(tmp_path / "o.csv", ["a", "b"], ReadSettings(), "utf-8", ",", BLOCK, True)
+    dialect = ("utf-8", ",", "b")
+    frame = _stream_csv(tmp_path / "o.csv", ["a", "b"], ReadSettings(), dialect, BLOCK, True, "t")
     assert frame.schema == pl.Schema({"a": pl.Int64, "b": pl.String})
 
 

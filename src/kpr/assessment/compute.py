@@ -20,9 +20,10 @@ from kpr.analysis.inference import inference
 from kpr.analysis.members import membership
 from kpr.api import evaluate
 from kpr.avatar.distance import distance_metrics
-from kpr.errors import InputError
+from kpr.errors import InputError, shown
 from kpr.fidelity import utility
 from kpr.inputs.files import Loaded, check_columns
+from kpr.inputs.names import suggest
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.metric.attack import column_names
 
@@ -246,8 +247,8 @@ def _read_tables(params: Parameters, paths: Mapping[str, Path | None]) -> dict[s
     missing = [c for c in (*params.candidates, *params.secrets) if c not in columns]
     if missing:
         raise InputError(
-            f"{', '.join(map(repr, missing))} not a column of the original: "
-            "fix --candidates or --secret"
+            f"{', '.join(map(shown, missing))} not a column of the original "
+            f"{files['original'].path} (fix --candidates or --secret){suggest(missing[0], columns)}"
         )
     empty = [s for s in params.secrets if files["original"].all_missing(s)]
     if empty:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kpr.errors import InputError
+from kpr.errors import InputError, first_line
 
 from .compute import assess
 from .figures import AssessResult, Parameters
@@ -27,8 +27,16 @@ RTOL = 1e-12
 def _read_json(path: Path, schema: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot read {path}: {e}; give a folder kpr assess wrote") from None
+    except FileNotFoundError:
+        raise InputError(f"{path} is missing: give a folder kpr assess wrote") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory: give a folder kpr assess wrote") from None
+    except OSError as e:
+        raise InputError(f"cannot read {path} ({e.strerror or first_line(e)})") from None
+    except ValueError as e:
+        raise InputError(
+            f"{path} is not valid JSON ({first_line(e)}): give a folder kpr assess wrote"
+        ) from None
     if not isinstance(data, dict) or data.get("schema") != schema:
         raise InputError(f"{path} is not a kpr assess pack of schema {schema}")
     return data

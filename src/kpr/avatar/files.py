@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from kpr.errors import InputError, first_line
+from kpr.errors import InputError, first_line, shown
 
 # The CSV typing rules live with the rest of the input reconciliation; reusing them
 # (rather than a copy) keeps `kpr avatarize` and `kpr evaluate` in agreement.
@@ -118,7 +118,7 @@ def read_like(
             )
         if values.len():
             found = "text" if dtype == pl.String else str(dtype)
-            raise not_numeric(name, labels[0], found, labels[1], f"e.g. {values[0]!r}")
+            raise not_numeric(name, labels[0], found, labels[1], f"e.g. {shown(values[0])}")
     return other
 
 

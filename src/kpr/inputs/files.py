@@ -31,10 +31,11 @@ from pathlib import Path
 
 import polars as pl
 
-from kpr.errors import InputError, first_line
+from kpr.errors import InputError, first_line, shown
 from kpr.inputs.compact import Compact, Parts, TextLost
 from kpr.inputs.names import suggest
 from kpr.inputs.plain_csv import is_plain_candidate, read_plain
+from kpr.inputs.quotes import check_closed
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.sniffing import SAMPLE_BYTES, is_gzip, not_encoded, open_bytes, sniff_csv
 
@@ -192,7 +193,7 @@ def resolve_columns(
                 f"({', '.join(map(repr, near))}); give the exact name of one of them"
             )
         if not near:
-            raise InputError(f"{label}: no column {name!r}{suggest(name, available)}")
+            raise InputError(f"{label}: no column {shown(name)}{suggest(name, available)}")
         out.append(near[0])
     return out
 
@@ -213,7 +214,7 @@ def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.Lazy
 
 #: Arrow reads a CSV in blocks; a quoted field holding line breaks must fit in one.
 _BLOCK_BYTES = 1 << 20  # Arrow's default
-_MAX_BLOCK_BYTES = 1 << 31
+_MAX_BLOCK_BYTES = (1 << 31) - 1  # Arrow's block size is an int32
 
 
 def _read_csv(
@@ -233,7 +234,8 @@ def _read_csv(
     try:
         frame = _read_plain(p, header, columns, options, encoding, delimiter, compact)
         if frame is None:
-            frame = _read_arrow(p, columns, options, label, encoding, delimiter, compact)
+            dialect = (encoding, delimiter, header[-1])
+            frame = _read_arrow(p, columns, options, label, dialect, compact)
     except TextLost:  # a loose column held a value that is no number: read it again
         return _read_csv(p, wanted, options, label, True, sniffed)
     return _renamed(frame.lazy(), columns, wanted).collect()
@@ -244,26 +246,38 @@ def _read_arrow(
     columns: Sequence[str],
     options: ReadSettings,
     label: str,
-    encoding: str,
-    delimiter: str,
+    dialect: tuple[str, str, str],
     compact: Compact,
 ) -> pl.DataFrame:
-    """``columns`` of any CSV file, by Arrow's reader (imported only then)."""
+    """``columns`` of any CSV file, by Arrow's reader (imported only then);
+    ``dialect``: the file's encoding, delimiter and last column's name."""
     import pyarrow as pa
 
+    encoding = dialect[0]
     block = _BLOCK_BYTES
+    largest = _MAX_BLOCK_BYTES if is_gzip(p) else min(p.stat().st_size, _MAX_BLOCK_BYTES)
     while True:
         try:
-            return _stream_csv(p, columns, options, encoding, delimiter, block, compact)
+            return _stream_csv(p, columns, options, dialect, block, compact, label)
         except pa.ArrowInvalid as exc:
-            if "straddl" in str(exc) and block < _MAX_BLOCK_BYTES:
-                block *= 4  # a field larger than a block: read again with larger blocks
+            if _block_too_small(exc) and block < largest:
+                block = min(block * 4, _MAX_BLOCK_BYTES)  # a field larger than a block
                 continue
+            if "cannot infer number of columns" in str(exc):
+                # the whole file in one block and no line break: a header, no row
+                return pl.DataFrame({c: pl.Series(c, [], pl.String) for c in columns})
             if "UTF8" in str(exc):
                 raise not_encoded(label, encoding, exc) from None
             raise InputError(f"{label}: malformed CSV ({first_line(exc)})") from None
         except (UnicodeDecodeError, LookupError) as exc:
             raise not_encoded(label, encoding, exc) from None
+
+
+def _block_too_small(exc: Exception) -> bool:
+    """Arrow's errors for a row (or the header) longer than its block: a quoted field
+    across two blocks, or a first line with no line break within the block."""
+    text = str(exc)
+    return "straddl" in text or "cannot infer number of columns" in text
 
 
 def _read_plain(
@@ -298,20 +312,25 @@ def _stream_csv(
     p: Path,
     columns: Sequence[str],
     options: ReadSettings,
-    encoding: str,
-    delimiter: str,
+    dialect: tuple[str, str, str],
     block: int,
     compact: Compact,
+    label: str,
 ) -> pl.DataFrame:
     """Only ``columns``, as text, parsed one block at a time and moved to polars block
     by block, so Arrow's copy of the text never exists whole, and (``compact``)
     integer columns typed block by block, so their text never exists whole either
-    (memory, see benchmarks/bench_memory.py). Arrow decompresses ``.gz``."""
+    (memory, see benchmarks/bench_memory.py). Arrow decompresses ``.gz``. The last
+    column is read too, to see whether its last cell is an unclosed quote
+    (:func:`kpr.inputs.quotes.check_closed`)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
+    encoding, delimiter, last_name = dialect
     compression = "gzip" if is_gzip(p) else None
-    parts = Parts.of(list(dict.fromkeys(columns)), compact)
+    wanted = list(dict.fromkeys(columns))
+    parts = Parts.of(wanted, compact)
+    last: object = None
     with contextlib.ExitStack() as stack:
         if codecs.lookup(encoding).name != "utf-8":
             # Arrow transcodes other encodings through Python codecs on its own thread,
@@ -326,24 +345,28 @@ def _stream_csv(
                 delimiter=delimiter, quote_char='"', newlines_in_values=True
             ),
             convert_options=pa_csv.ConvertOptions(
-                include_columns=list(columns),
-                column_types={c: pa.string() for c in columns},
+                include_columns=[*wanted, last_name] if last_name not in wanted else wanted,
+                column_types={c: pa.string() for c in [*wanted, last_name]},
                 null_values=list(options.na_values),
                 strings_can_be_null=True,
                 quoted_strings_can_be_null=True,
             ),
         )
+        at_last = wanted.index(last_name) if last_name in wanted else len(wanted)
         for batch in reader:
-            names = batch.schema.names
+            if batch.num_rows:
+                last = batch.column(at_last)[-1].as_py()
+            names = batch.schema.names[: len(wanted)]
             # positional names first: polars would rename an empty name (column_1),
             # through a method older pyarrow batches lack
             plain = pa.RecordBatch.from_arrays(
-                batch.columns, names=[str(i) for i in range(len(names))]
+                batch.columns[: len(wanted)], names=[str(i) for i in range(len(names))]
             )
             part = pl.from_arrow(plain)
             assert isinstance(part, pl.DataFrame)
             part.columns = names
             parts.add(part)
+        check_closed(p, delimiter, last, options.na_values, label)
     return parts.whole(columns)
 
 

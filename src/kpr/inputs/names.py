@@ -5,14 +5,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from kpr.errors import shown
+
 #: How many of a table's columns a message lists before "…".
 SHOWN = 8
 
 
 def shown_columns(candidates: Iterable[str]) -> str:
-    """A few of the columns a table has, for a message: ``'a', 'b', …``."""
+    """A few of the columns a table has, for a message: ``'a', 'b', …`` (a long
+    name cut, see :func:`kpr.errors.shown`)."""
     pool = [str(c) for c in candidates]
-    return ", ".join(map(repr, pool[:SHOWN])) + (", …" if len(pool) > SHOWN else "")
+    return ", ".join(map(shown, pool[:SHOWN])) + (", …" if len(pool) > SHOWN else "")
 
 
 def suggest(name: str, candidates: Iterable[str]) -> str:
@@ -27,5 +30,5 @@ def suggest(name: str, candidates: Iterable[str]) -> str:
     if not close:
         close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if close:
-        return f"; did you mean {close[0]!r}? (columns: {shown_columns(pool)})"
+        return f"; did you mean {shown(close[0])}? (columns: {shown_columns(pool)})"
     return f"; columns are: {shown_columns(pool)}"

@@ -19,7 +19,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from kpr.errors import InputError
+from kpr.errors import InputError, shown
 from kpr.inputs import dates
 from kpr.inputs.csv_text import (
     EngineText,
@@ -73,12 +73,12 @@ def _example(side: Side, name: str) -> str:
     frame = side.frame if side.is_polars else None
     if isinstance(frame, pl.LazyFrame):
         value = frame.select(pl.col(name).drop_nulls().first()).collect().item()
-        return repr(value)
+        return shown(value)
     try:
         lf = side.frame
         assert isinstance(lf, nw.LazyFrame)
         got = lf.filter(~nw.col(name).is_null()).select(name).head(1).collect()
-        return repr(got[name][0]) if len(got) else "?"
+        return shown(got[name][0]) if len(got) else "?"
     except Exception:  # an example is a nicety
         return "?"
 
@@ -269,7 +269,7 @@ def _numeric_expr(
     facts = _text_facts(side, name) if textual and (side.untyped or declared) else None
     if facts is not None and facts[2] is None:
         return text_to_number(name, facts) if side.is_polars else _Parse(integer=facts[1])
-    hint = f"e.g. {facts[2]!r}" if facts is not None else f"e.g. {_example(side, name)}"
+    hint = f"e.g. {shown(facts[2])}" if facts is not None else f"e.g. {_example(side, name)}"
     raise not_numeric(name, other.label, _describe(side, dtype), side.label, hint)
 
 

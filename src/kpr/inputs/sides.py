@@ -13,7 +13,7 @@ from typing import Any
 import narwhals as nw
 import polars as pl
 
-from kpr.errors import InputError, first_line
+from kpr.errors import InputError, first_line, shown
 from kpr.inputs.csv_text import EngineText, TextFacts
 from kpr.inputs.engine_table import EngineTable
 from kpr.inputs.files import Loaded, read_table, resolve_columns
@@ -192,7 +192,7 @@ def _odd_value(column: Any) -> str:
     odd = next((v for v in values if type(v) is not usual), None)
     if odd is None:
         return ""
-    return f" (e.g. {odd!r}, a {type(odd).__name__} among {usual.__name__})"
+    return f" (e.g. {shown(odd)}, a {type(odd).__name__} among {usual.__name__})"
 
 
 def _pandas_columns(obj: Any, names: Sequence[str]) -> list[Any]:

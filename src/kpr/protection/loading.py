@@ -18,9 +18,10 @@ import polars as pl
 
 from kpr.analysis.sweep import encode
 from kpr.engine.inmemory import EncodedTables
-from kpr.errors import InputError
+from kpr.errors import InputError, shown
 from kpr.inputs.files import Loaded as LoadedFile
 from kpr.inputs.files import read_table
+from kpr.inputs.names import suggest
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.measure import evaluate_loaded, load, read_whole
@@ -87,17 +88,15 @@ def load_pair(original: Any, table: Any, attack: Attack, csv: ReadSettings) -> P
 def _check_names(where: str, names: list[str], known: list[str], keep: tuple[str, ...]) -> None:
     """Every known variable and every kept column is a column of the avatars (``where``:
     the avatars' file, or empty)."""
+    of_avatars = f"the avatars{where}"
     for name in known:
         if name not in names:
-            raise InputError(
-                f"{name!r} is not a column of the avatars{where}; "
-                f"their columns: {', '.join(map(repr, names[:20]))}"
-            )
+            raise InputError(f"{shown(name)} is not a column of {of_avatars}{suggest(name, names)}")
     for name in keep:
         if name not in names:
             raise InputError(
-                f"keep= names {name!r}, which is not a column of the avatars; "
-                f"their columns: {', '.join(map(repr, names[:20]))}"
+                f"keep= names {shown(name)}, which is not a column of {of_avatars}"
+                f"{suggest(name, names)}"
             )
 
 

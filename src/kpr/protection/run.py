@@ -78,8 +78,9 @@ def protect(
     ``collateral``: the unnamed subsets of the known variables measured above 100,000
     rows too. ``rule``: ``"robust"`` (the default: the class rule, the window rule, and
     the grids moved by ¼, ½, ¾ width at the target less 0.5 point; links freed first
-    by decoys and escapes) or ``"class"`` (the spec's class rule alone). ``tolerance``, ``kinds``, ``delimiter``,
-    ``encoding``, ``na_values``: as in ``kpr.evaluate``. More in docs/protect.md.
+    by decoys and escapes) or ``"class"`` (the spec's class rule alone). ``tolerance``,
+    ``kinds``, ``delimiter``, ``encoding``, ``na_values``: as in ``kpr.evaluate``. More
+    in docs/protect.md.
     """
     inputs = (original, avatars, pairing, control)
     _check_switches(

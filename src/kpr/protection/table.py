@@ -129,7 +129,7 @@ def full_table(obj: Any, csv: ReadSettings) -> tuple[Any, str]:
         return obj.collect(), "polars"
     lib = library(obj)
     if lib == "pandas" and type(obj).__name__ == "DataFrame":
-        return obj, "pandas"
+        return _named_by_text(obj), "pandas"
     if lib == "pyarrow" and type(obj).__name__ == "Table":
         return obj, "pyarrow"
     try:
@@ -144,6 +144,22 @@ def full_table(obj: Any, csv: ReadSettings) -> tuple[Any, str]:
     collected = frame.lazy().collect(backend="polars").to_native()
     assert isinstance(collected, pl.DataFrame)
     return collected, "polars"
+
+
+def _named_by_text(frame: Any) -> Any:
+    """A pandas frame whose columns are named by texts, as the known variables are
+    (``kpr.evaluate`` reads the column ``0`` as ``"0"``): a renamed copy when a name
+    is not a text, refused when two names then read the same."""
+    if all(isinstance(c, str) for c in frame.columns):
+        return frame
+    names = [str(c) for c in frame.columns]
+    twice = next((c for c in frame.columns if names.count(str(c)) > 1), None)
+    if twice is not None:
+        raise InputError(
+            f"the avatars have two columns named {str(twice)!r} once names are read as "
+            "texts (e.g. 0 and '0'); rename one of them"
+        )
+    return frame.set_axis(names, axis=1)
 
 
 def columns_of(table: Any, library: str) -> list[str]:

@@ -1,0 +1,96 @@
+"""A CSV with an unclosed quote: Arrow read the rest of the file into one cell,
+silently. Refused in one line naming the file and the line where the quote opens,
+by every command (one reader); valid quoted cells, multi-line ones included, are
+read exactly as before."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+
+import kpr
+from kpr.inputs.files import read_all
+from kpr.inputs.reading import ReadSettings
+from tests.adversarial.conftest import assert_cli_refuses, assert_input_error
+
+ROWS = "a,b\n" + "".join(f"{i % 4},{'xy'[i % 2]}\n" for i in range(30))
+
+
+def _file(tmp_path: Path, text: str, name: str = "t.csv", encoding: str = "utf-8") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("tail", "line"),
+    [
+        ('3,"x\n4,5\n6,7\n', 32),  # the rest swallowed, line breaks and all
+        ('3,"never closed', 32),  # on the last line, no line break after it
+        ('3,"', 32),  # an opening quote and nothing after it
+        ('3,"NA', 32),  # what follows is a missing marker
+        ('3,"he said ""hi""\n4,5\n', 32),  # doubled quotes inside, never closed
+    ],
+    ids=["swallows rows", "last line", "quote alone", "a marker", "doubled quotes"],
+)
+def test_an_unclosed_quote_is_refused_with_its_line(tail: str, line: int, tmp_path: Path) -> None:
+    path = _file(tmp_path, ROWS + tail)
+    message = assert_input_error(
+        lambda: kpr.evaluate(path, path, known=["a", "b"], na_values=["", "NA"]),
+        f"opened on line {line} is never closed",
+    )
+    assert "t.csv" in message
+
+
+def test_in_a_cp1252_file_and_a_gzip_file(tmp_path: Path) -> None:
+    text = "âge,ville\n" + "".join(f"{i},Zürich\n" for i in range(20)) + '20,"Genève\n21,x\n'
+    cp = _file(tmp_path, text, "windows.csv", "cp1252")
+    assert_input_error(lambda: kpr.evaluate(cp, cp, known=["âge"], encoding="cp1252"),
+                       "windows.csv: the quote .+ opened on line 22")  # fmt: skip
+    gz = tmp_path / "zipped.csv.gz"
+    gz.write_bytes(gzip.compress(text.encode("utf-8")))
+    assert_input_error(lambda: kpr.evaluate(gz, gz, known=["âge", "ville"]), "opened on line 22")
+
+
+@pytest.mark.parametrize("command", ["evaluate", "assess", "protect", "utility", "distance"])
+def test_every_command_refuses_it(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = _file(tmp_path, ROWS, "good.csv")
+    bad = _file(tmp_path, ROWS + '3,"x\n4,y\n', "bad file.csv")
+    extra = {
+        "evaluate": ["-k", "a,b"],
+        "assess": ["-c", "a,b", "-o", str(tmp_path / "pack")],
+        "protect": ["-k", "a,b", "--target", "90", "-o", str(tmp_path / "out.csv")],
+        "utility": [], "distance": [],
+    }[command]  # fmt: skip
+    line = assert_cli_refuses([command, str(good), str(bad), *extra], capsys, "bad file.csv")
+    assert "opened on line 32 is never closed" in line
+    assert not (tmp_path / "pack").exists() and not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        '3,"x\n4"\n',  # a quoted cell over two lines, last in the file
+        '3,"x\n4"',  # the same without a final line break
+        '3,""\n',  # an empty quoted cell
+        '3,""',
+        '3,"x"""\n',  # a quoted cell ending with a doubled quote
+        '3,"x"""',
+        '3,"a,b"\n4,y\n',
+        '3,x"y\n',  # a quote inside an unquoted cell is a character
+        '3,x"',
+    ],
+)
+def test_valid_quoted_cells_are_read(tail: str, tmp_path: Path) -> None:
+    """Every cell as Python's csv module reads it (an empty cell missing)."""
+    path = _file(tmp_path, ROWS + tail)
+    got = read_all(path, ReadSettings()).frame.collect().rows()
+    expected = list(csv.reader(io.StringIO(ROWS + tail)))[1:]
+    assert got == [tuple(c or None for c in row) for row in expected]
+    assert kpr.evaluate(path, path, known=["a", "b"]).n == len(expected)
