@@ -130,8 +130,13 @@ def bench_large(rows: int, repeats: int, target: float, rule: str, profile: int)
     for _ in range(repeats):
         command = [sys.executable, __file__, "--one", "--rows", str(rows), "--target", str(target)]
         command += ["--rule", rule, "--profile", str(profile)]
+        load = os.getloadavg()[0]
         done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
         runs.append(json.loads(done.stdout.splitlines()[-1]))
+        # each run as it ends, with the 1-minute load before and after (a shared machine)
+        print(f"run {len(runs)}: protect {runs[-1]['protect']:.1f} s, peak RSS "
+              f"{runs[-1]['peak_mib']:,.0f} MiB, load {load:.2f} -> {os.getloadavg()[0]:.2f}",
+              file=sys.stderr, flush=True)  # fmt: skip
     r = runs[-1]
     window = (
         "" if r["window"] is None else " (window rule {:.2f} % -> {:.2f} %)".format(*r["window"])
