@@ -151,7 +151,7 @@ def leak(args: argparse.Namespace) -> None:
     placebo_x = leak_features(avatars, known)
     rows = []
     ablated: dict[str, list[float]] = {}
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         table, result = kpr.protect(
             original, avatars, known, target=args.target, seed=seed, **protect_options(args)
         )
@@ -178,7 +178,7 @@ def leak(args: argparse.Namespace) -> None:
           "difference: mean | min | max |")  # fmt: skip
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     print(
-        f"| {name} | 0 to {args.seeds - 1} | {statistics.mean(r[1] for r in rows):,.0f} | "
+        f"| {name} | {rows[0][0]} to {rows[-1][0]} | {statistics.mean(r[1] for r in rows):,.0f} | "
         f"{statistics.mean(r[3] for r in rows):.3f} | {statistics.mean(r[4] for r in rows):.3f} | "
         f"{statistics.mean(diffs):+.3f} | {min(diffs):+.3f} | {max(diffs):+.3f} |"
     )
@@ -281,6 +281,7 @@ def main() -> None:
     parser.add_argument("--case", choices=["demo", "large", "cost"], default="demo")
     parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=100_000)
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="protect seeds from this one")
     parser.add_argument("--target", type=float, default=99.0)
     parser.add_argument("--moves", default="swap,shift")
     parser.add_argument("--rule", default=None)
