@@ -10,6 +10,8 @@ too (its verification included; the collateral subsets are off by default above
 100k rows). Each run is a fresh subprocess, so its peak resident memory
 (``ru_maxrss``: numpy and polars allocate outside ``tracemalloc``) is its own;
 ``--profile N`` prints the N costliest functions of one run (cProfile, cumulative).
+Each run also reports protect's CPU time over every thread (``time.process_time``):
+on a machine shared with other jobs it changes less than the wall time.
 Fidelity and distances are off here (``utility=False, distances=False``): they
 measure the release, not the optimiser.
 
@@ -91,7 +93,7 @@ def large_run(rows: int, target: float, rule: str, profile: int) -> dict[str, An
     the result and the process's peak resident memory."""
     original, avatars = large_tables(rows)
     profiler = cProfile.Profile() if profile else None
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     if profiler is not None:
         profiler.enable()
     _, result = kpr.protect(
@@ -99,7 +101,7 @@ def large_run(rows: int, target: float, rule: str, profile: int) -> dict[str, An
     )
     if profiler is not None:
         profiler.disable()
-    took = time.perf_counter() - start
+    took, took_cpu = time.perf_counter() - start, time.process_time() - cpu
     start = time.perf_counter()
     kpr.evaluate(original, avatars, KNOWN)
     evaluate = time.perf_counter() - start
@@ -113,6 +115,7 @@ def large_run(rows: int, target: float, rule: str, profile: int) -> dict[str, An
     ]
     return {
         "protect": took,
+        "protect_cpu": took_cpu,
         "evaluate": evaluate,
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "before": w.before.rate,
@@ -130,8 +133,14 @@ def bench_large(rows: int, repeats: int, target: float, rule: str, profile: int)
     for _ in range(repeats):
         command = [sys.executable, __file__, "--one", "--rows", str(rows), "--target", str(target)]
         command += ["--rule", rule, "--profile", str(profile)]
+        load = os.getloadavg()[0]
         done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
         runs.append(json.loads(done.stdout.splitlines()[-1]))
+        # each run as it ends, with the 1-minute load before and after (a shared machine)
+        print(f"run {len(runs)}: protect {runs[-1]['protect']:.1f} s (CPU, every thread: "
+              f"{runs[-1]['protect_cpu']:.1f} s), peak RSS "
+              f"{runs[-1]['peak_mib']:,.0f} MiB, load {load:.2f} -> {os.getloadavg()[0]:.2f}",
+              file=sys.stderr, flush=True)  # fmt: skip
     r = runs[-1]
     window = (
         "" if r["window"] is None else " (window rule {:.2f} % -> {:.2f} %)".format(*r["window"])
@@ -148,7 +157,8 @@ def bench_large(rows: int, repeats: int, target: float, rule: str, profile: int)
     print(
         f"protect: median {p:.1f} s over {repeats} run(s) {[round(t, 1) for t in times]}; "
         f"one kpr.evaluate: median {e:.2f} s; ratio {p / e:.1f}x; "
-        f"peak RSS median {peak:,.0f} MiB"
+        f"peak RSS median {peak:,.0f} MiB; protect's CPU time (every thread): median "
+        f"{statistics.median(x['protect_cpu'] for x in runs):.1f} s"
     )
     print(f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -12,6 +12,11 @@ leak is AUC(protected) - AUC(placebo), over several protect seeds.
     python benchmarks/bench_protect_leak.py --case large --rows 100_000 --seeds 5
     python benchmarks/bench_protect_leak.py --case cost
 
+``--ablate`` also scores each seed with one feature family left out at a time
+(:data:`FAMILIES`: profile counts, exact-value multiplicity, categorical-pair
+plausibility) and prints the difference without it: the family whose removal
+lowers the difference most is the one that carries the leak.
+
 ``--case cost`` (issue 34, item 8) protects the demo with each move, raises k,
 and prints the window-rule rate reached, SDMetrics' quality score and the AUC of a
 model trained on the release (income > 50K) tested on the demo's holdout.
@@ -39,6 +44,11 @@ DEMO_KNOWN = ["age", "sex", "race", "marital_status", "education", "native_count
 LARGE_KNOWN = ["age", "height", "income", "region", "sex"]
 QUANTILES = 20
 MAX_PAIR_COLUMNS = 10
+FAMILIES = {
+    "profile counts": ("profile_",),
+    "exact-value multiplicity": ("mult_", "two_three_"),
+    "categorical-pair plausibility": ("pairs_",),
+}
 
 
 def leak_features(release: pl.DataFrame, known: list[str]) -> pl.DataFrame:
@@ -99,6 +109,11 @@ def cv_auc(features: pl.DataFrame, label: np.ndarray) -> float:
     return float(roc_auc_score(label, score))
 
 
+def without_family(features: pl.DataFrame, family: str) -> pl.DataFrame:
+    """``features`` less the columns of one of :data:`FAMILIES`."""
+    return features.select(c for c in features.columns if not c.startswith(FAMILIES[family]))
+
+
 def protect_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"moves": args.moves, "distances": False, "utility": False}
     if args.rule is not None:
@@ -135,19 +150,27 @@ def leak(args: argparse.Namespace) -> None:
         known, name = LARGE_KNOWN, f"make_large.py, {args.rows:,} rows"
     placebo_x = leak_features(avatars, known)
     rows = []
-    for seed in range(args.seeds):
+    ablated: dict[str, list[float]] = {}
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         table, result = kpr.protect(
             original, avatars, known, target=args.target, seed=seed, **protect_options(args)
         )
         if table.height != avatars.height:
             raise SystemExit("the leak is measured for moves that keep every row (no delete)")
         label = changed_rows(result.changes, avatars.height)
-        protected = cv_auc(leak_features(table, known), label)
+        protected_x = leak_features(table, known)
+        protected = cv_auc(protected_x, label)
         placebo = cv_auc(placebo_x, label)
         after = result.worst_after.after.rate
         rows.append((seed, int(label.sum()), after, protected, placebo))
         print(f"seed {seed}: {label.sum()} rows changed, KPR after {after:.2f} %, "
               f"AUC protected {protected:.3f}, placebo {placebo:.3f}", flush=True)  # fmt: skip
+        for family in FAMILIES if args.ablate else ():
+            less = cv_auc(without_family(protected_x, family), label)
+            less_placebo = cv_auc(without_family(placebo_x, family), label)
+            ablated.setdefault(family, []).append(less - less_placebo)
+            print(f"  without {family}: AUC protected {less:.3f}, placebo {less_placebo:.3f}, "
+                  f"difference {less - less_placebo:+.3f}", flush=True)  # fmt: skip
     diffs = [r[3] - r[4] for r in rows]
     print(f"\n{name}, known {', '.join(known)}, target {args.target:g}, moves {args.moves}"
           + (f", rule {args.rule}" if args.rule else ""))  # fmt: skip
@@ -155,10 +178,16 @@ def leak(args: argparse.Namespace) -> None:
           "difference: mean | min | max |")  # fmt: skip
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     print(
-        f"| {name} | 0 to {args.seeds - 1} | {statistics.mean(r[1] for r in rows):,.0f} | "
+        f"| {name} | {rows[0][0]} to {rows[-1][0]} | {statistics.mean(r[1] for r in rows):,.0f} | "
         f"{statistics.mean(r[3] for r in rows):.3f} | {statistics.mean(r[4] for r in rows):.3f} | "
         f"{statistics.mean(diffs):+.3f} | {min(diffs):+.3f} | {max(diffs):+.3f} |"
     )
+    if ablated:
+        print("\n| features | difference: mean | min | max |\n|---|---:|---:|---:|")
+        print(f"| all | {statistics.mean(diffs):+.3f} | {min(diffs):+.3f} | {max(diffs):+.3f} |")
+        for family, values in ablated.items():
+            print(f"| without {family} | {statistics.mean(values):+.3f} | "
+                  f"{min(values):+.3f} | {max(values):+.3f} |")  # fmt: skip
 
 
 def window_rate(original: pl.DataFrame, table: pl.DataFrame, known: list[str]) -> float:
@@ -252,10 +281,14 @@ def main() -> None:
     parser.add_argument("--case", choices=["demo", "large", "cost"], default="demo")
     parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=100_000)
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="protect seeds from this one")
     parser.add_argument("--target", type=float, default=99.0)
     parser.add_argument("--moves", default="swap,shift")
     parser.add_argument("--rule", default=None)
     parser.add_argument("--raise-k", type=int, nargs="*", default=[40, 80, 160])
+    parser.add_argument(
+        "--ablate", action="store_true", help="leave out one feature family at a time"
+    )
     args = parser.parse_args()
     if args.case == "cost":
         cost(args)

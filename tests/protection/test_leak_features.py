@@ -84,3 +84,17 @@ def test_placebo_scores_the_same_labels() -> None:
     placebo = pl.DataFrame({"x": np.zeros(200)})
     assert leak.cv_auc(protected, label) == 1.0
     assert leak.cv_auc(placebo, label) == 0.5
+
+
+def test_each_family_left_out_alone() -> None:
+    """--ablate leaves out exactly one family's columns, and every column is in one family."""
+    f = leak.leak_features(RELEASE, ["age", "income", "sex"])
+    left = {family: set(leak.without_family(f, family).columns) for family in leak.FAMILIES}
+    assert set(f.columns) - left["profile counts"] == {"profile_exact", "profile_coarse"}
+    assert set(f.columns) - left["exact-value multiplicity"] == {
+        "mult_age", "two_three_age", "mult_income", "two_three_income"
+    }  # fmt: skip
+    assert set(f.columns) - left["categorical-pair plausibility"] == {
+        "pairs_absent", "pairs_rare", "pairs_min"
+    }  # fmt: skip
+    assert set.intersection(*left.values()) == set()
