@@ -64,6 +64,20 @@ def worked_example() -> tuple[pl.DataFrame, pl.DataFrame]:
     return pl.DataFrame(WORKED_ORIGINAL), pl.DataFrame(WORKED_AVATARS)
 
 
+#: The worked example as the CSV text a user hands the command line.
+WORKED_ORIGINAL_CSV = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
+WORKED_AVATARS_CSV = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
+
+
+@pytest.fixture
+def worked_files(tmp_path: Path) -> tuple[str, str]:
+    """The worked example as ``original.csv`` and ``avatars.csv`` in the test's folder."""
+    o, a = tmp_path / "original.csv", tmp_path / "avatars.csv"
+    o.write_text(WORKED_ORIGINAL_CSV)
+    a.write_text(WORKED_AVATARS_CSV)
+    return str(o), str(a)
+
+
 def exit_code(code: object) -> int:
     """The exit code a process ends with for ``SystemExit(code)``: None is 0, an
     integer itself, anything else (a message) 1."""

@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import WORKED_AVATARS_CSV, WORKED_ORIGINAL_CSV
 from tests.conftest import run_cli as run
 from tests.reference import RefResult, reference_kpr
 
 __all__ = ["run"]
 
-ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
-AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
+ORIGINAL, AVATARS = WORKED_ORIGINAL_CSV, WORKED_AVATARS_CSV
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 

@@ -68,3 +68,10 @@ def assert_cli_refuses(argv: list[str], capsys: pytest.CaptureFixture[str], matc
 def write(path: Path, text: str) -> str:
     path.write_text(text, encoding="utf-8")
     return str(path)
+
+
+def assess_argv(
+    original: Path | str, synthetic: Path | str, out: Path, known: str, *extra: str
+) -> list[str]:
+    """``kpr assess`` of two files, attacked on ``known``, into the pack folder ``out``."""
+    return ["assess", str(original), str(synthetic), "-c", known, "-o", str(out), *extra]

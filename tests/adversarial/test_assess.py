@@ -16,7 +16,7 @@ import pytest
 import kpr
 from kpr.assessment import pack as pack_module
 from kpr.assessment import write_pack
-from tests.adversarial.conftest import assert_cli_refuses, assert_input_error, write
+from tests.adversarial.conftest import assert_cli_refuses, assert_input_error, assess_argv, write
 from tests.conftest import run_cli
 
 
@@ -33,14 +33,11 @@ TABLE = _table(range(60))
 
 @pytest.fixture
 def table(tmp_path: Path) -> Path:
-    path = tmp_path / "données originales.csv"
-    path.write_text(TABLE, encoding="utf-8")
-    return path
+    return Path(write(tmp_path / "données originales.csv", TABLE))
 
 
 def _args(original: Path | str, synthetic: Path | str, out: Path, *extra: str) -> list[str]:
-    return ["assess", str(original), str(synthetic), "-c", "âge en années,sexe",
-            "--delimiter", ";", "-o", str(out), *extra]  # fmt: skip
+    return assess_argv(original, synthetic, out, "âge en années,sexe", "--delimiter", ";", *extra)
 
 
 def _only(folder: Path) -> list[str]:

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import kpr
-from tests.adversarial.conftest import assert_cli_refuses, assert_input_error
+from tests.adversarial.conftest import assert_cli_refuses, assert_input_error, assess_argv, write
 from tests.conftest import run_cli
 
 HEADER = "âge en années,sexe,ville"
@@ -24,13 +24,11 @@ KNOWN = "âge en années,sexe"
 
 @pytest.fixture
 def good(tmp_path: Path) -> Path:
-    path = tmp_path / "données réelles.csv"
-    path.write_text(TEXT, encoding="utf-8")
-    return path
+    return Path(write(tmp_path / "données réelles.csv", TEXT))
 
 
 def _assess(original: Path | str, synthetic: Path | str, out: Path, *extra: str) -> list[str]:
-    return ["assess", str(original), str(synthetic), "-c", KNOWN, "-o", str(out), *extra]
+    return assess_argv(original, synthetic, out, KNOWN, *extra)
 
 
 def _protect(original: Path | str, avatars: Path | str, out: Path, *extra: str) -> list[str]:

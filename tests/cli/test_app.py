@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -12,28 +13,19 @@ import pytest
 
 from tests.conftest import run_cli as run
 
-ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
-AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
 
-
-@pytest.fixture
-def files(tmp_path: Path) -> tuple[str, str]:
-    o, a = tmp_path / "original.csv", tmp_path / "avatars.csv"
-    o.write_text(ORIGINAL)
-    a.write_text(AVATARS)
-    return str(o), str(a)
-
-
-def test_text_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(["evaluate", *files, "--known", "age,sex", "-q"], capsys)
+def test_text_output(worked_files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["evaluate", *worked_files, "--known", "age,sex", "-q"], capsys)
     assert code == 0 and err == ""
     assert "Knowledge Protection Rate: 60.00 %" in out
     assert "For 60.00 % of the original individuals" in out
     assert "unique originals |U|" in out and "numeric" in out
 
 
-def test_json_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["evaluate", *files, "-k", "age", "-k", "sex", "--format", "json"], capsys)
+def test_json_output(worked_files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        ["evaluate", *worked_files, "-k", "age", "-k", "sex", "--format", "json"], capsys
+    )
     data = json.loads(out)
     assert code == 0
     assert data["kpr"] == 60.0 and data["n"] == 5 and data["n_avatars"] == 5
@@ -48,37 +40,41 @@ def test_json_output(files: tuple[str, str], capsys: pytest.CaptureFixture[str])
     assert isinstance(data["warnings"], list)
 
 
-def test_a_moved_grid_says_so(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_moved_grid_says_so(
+    worked_files: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--grid-offset``: the figure of the API's ``grid_offset``, and every output
     says the grid was moved (the spec's grid says nothing)."""
     import kpr
 
-    argv = ["evaluate", *files, "-k", "age,sex", "--grid-offset", "0.5", "-q"]
+    argv = ["evaluate", *worked_files, "-k", "age,sex", "--grid-offset", "0.5", "-q"]
     code, out, _ = run([*argv, "-f", "json"], capsys)
     data = json.loads(out)
-    expected = kpr.evaluate(*files, known=["age", "sex"], grid_offset=0.5)
+    expected = kpr.evaluate(*worked_files, known=["age", "sex"], grid_offset=0.5)
     assert code == 0 and data["grid_offset"] == 0.5 and data["kpr"] == expected.rate
     code, out, _ = run(argv, capsys)
     assert "class grid moved down by 0.5 of each width" in out
     assert "from the moved origin" in out
-    code, out, _ = run(["evaluate", *files, "-k", "age,sex", "-q"], capsys)
+    code, out, _ = run(["evaluate", *worked_files, "-k", "age,sex", "-q"], capsys)
     assert "moved" not in out
 
 
-def test_release_gate(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["evaluate", *files, "-k", "age,sex", "--fail-under", "90"], capsys)[0] == 1
-    assert run(["evaluate", *files, "-k", "age,sex", "--fail-under", "60"], capsys)[0] == 0
+def test_release_gate(worked_files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["evaluate", *worked_files, "-k", "age,sex", "--fail-under", "90"], capsys)[0] == 1
+    assert run(["evaluate", *worked_files, "-k", "age,sex", "--fail-under", "60"], capsys)[0] == 0
     code, out, _ = run(
-        ["evaluate", *files, "-k", "age,sex", "--fail-under", "61", "-f", "json"], capsys
+        ["evaluate", *worked_files, "-k", "age,sex", "--fail-under", "61", "-f", "json"], capsys
     )
     assert code == 1 and json.loads(out)["passed"] is False
 
 
 def test_linked_out(
-    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    worked_files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_path = tmp_path / "linked.csv"
-    code, _, _ = run(["evaluate", *files, "-k", "age,sex", "--linked-out", str(out_path)], capsys)
+    code, _, _ = run(
+        ["evaluate", *worked_files, "-k", "age,sex", "--linked-out", str(out_path)], capsys
+    )
     assert code == 0
     linked = pl.read_csv(out_path)
     assert linked.select("original_row", "avatar_row").rows() == [(2, 0), (4, 4)]
@@ -142,135 +138,69 @@ def _bad(tmp_path: Path) -> dict[str, Path]:
 
 
 BAD_CASES = [
-    # (id, argv builder, expected message fragment)
-    ("missing path", lambda f, o: ["evaluate", "nope.csv", o, "-k", "age"], "no such file"),
-    (
-        "directory",
-        lambda f, o: ["evaluate", str(f["empty"].parent), o, "-k", "age"],
-        "is a directory",
-    ),
-    ("empty file", lambda f, o: ["evaluate", str(f["empty"]), o, "-k", "age"], "is empty"),
-    ("header only", lambda f, o: ["evaluate", str(f["header"]), o, "-k", "age"], "no rows"),
-    ("binary", lambda f, o: ["evaluate", str(f["binary"]), o, "-k", "age"], "binary"),
-    ("ragged", lambda f, o: ["evaluate", str(f["ragged"]), o, "-k", "age"], "Expected 2 columns"),
-    (
-        "too many fields",
-        lambda f, o: ["evaluate", str(f["long"]), o, "-k", "age"],
-        "Expected 2 columns",
-    ),
-    (
-        "duplicate names",
-        lambda f, o: ["evaluate", str(f["dupes"]), o, "-k", "sex"],
-        "duplicate column",
-    ),
-    ("unknown column", lambda f, o: ["evaluate", o, o, "-k", "agee"], "did you mean 'age'"),
-    (
-        "duplicates in avatars",
-        lambda f, o: ["evaluate", o, str(f["dupes"]), "-k", "age"],
-        "duplicate",
-    ),
-    (
-        "missing in avatars",
-        lambda f, o: ["evaluate", o, str(f["only_age"]), "-k", "age,sex"],
-        "avatars",
-    ),
-    ("empty known", lambda f, o: ["evaluate", o, o, "-k", ""], "known is empty"),
-    ("no known", lambda f, o: ["evaluate", o, o], "Missing option"),
-    (
-        "tolerance > 1",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "5"],
-        "tolerance must be in (0, 1)",
-    ),
-    (
-        "tolerance 0",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "0"],
-        "tolerance must be in (0, 1)",
-    ),
-    (
-        "tolerance text",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "abc"],
-        "tolerance must be a number",
-    ),
-    (
-        "tolerance nan",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "-t", "nan"],
-        "tolerance must be in",
-    ),
-    (
-        "fail-under 101",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--fail-under", "101"],
-        "[0, 100]",
-    ),
-    (
-        "fail-under -1",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--fail-under", "-1"],
-        "[0, 100]",
-    ),
-    (
-        "fail-under text",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--fail-under", "x"],
-        "[0, 100]",
-    ),
-    ("type mismatch", lambda f, o: ["evaluate", o, str(f["text_age"]), "-k", "age"], "'forty'"),
-    (
-        "bad parquet",
-        lambda f, o: ["evaluate", str(f["garbage_parquet"]), o, "-k", "age"],
-        "not a readable Parquet",
-    ),
-    (
-        "output folder",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--linked-out", "/nonexistent/dir/x.csv"],
-        "does not exist",
-    ),
-    (
-        "both kinds",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--categorical", "age", "--numeric", "age"],
-        "both",
-    ),
-    (
-        "kind not known",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--categorical", "sex"],
-        "not a known variable",
-    ),
-    (
-        "bad delimiter",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--delimiter", ";;"],
-        "one character",
-    ),
-    (
-        "bad encoding",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--encoding", "nope-8"],
-        "nope-8",
-    ),
-    ("bad format", lambda f, o: ["evaluate", o, o, "-k", "age", "-f", "xml"], "xml"),
+    # (id, the arguments of ``kpr evaluate``, expected message fragment): {o} is the
+    # worked example's original, {folder} a folder, the other names files of ``_bad``
+    ("missing path", "nope.csv {o} -k age", "no such file"),
+    ("directory", "{folder} {o} -k age", "is a directory"),
+    ("empty file", "{empty} {o} -k age", "is empty"),
+    ("header only", "{header} {o} -k age", "no rows"),
+    ("binary", "{binary} {o} -k age", "binary"),
+    ("ragged", "{ragged} {o} -k age", "Expected 2 columns"),
+    ("too many fields", "{long} {o} -k age", "Expected 2 columns"),
+    ("duplicate names", "{dupes} {o} -k sex", "duplicate column"),
+    ("unknown column", "{o} {o} -k agee", "did you mean 'age'"),
+    ("duplicates in avatars", "{o} {dupes} -k age", "duplicate"),
+    ("missing in avatars", "{o} {only_age} -k age,sex", "avatars"),
+    ("empty known", "{o} {o} -k ''", "known is empty"),
+    ("no known", "{o} {o}", "Missing option"),
+    ("tolerance > 1", "{o} {o} -k age -t 5", "tolerance must be in (0, 1)"),
+    ("tolerance 0", "{o} {o} -k age -t 0", "tolerance must be in (0, 1)"),
+    ("tolerance text", "{o} {o} -k age -t abc", "tolerance must be a number"),
+    ("tolerance nan", "{o} {o} -k age -t nan", "tolerance must be in"),
+    ("fail-under 101", "{o} {o} -k age --fail-under 101", "[0, 100]"),
+    ("fail-under -1", "{o} {o} -k age --fail-under -1", "[0, 100]"),
+    ("fail-under text", "{o} {o} -k age --fail-under x", "[0, 100]"),
+    ("type mismatch", "{o} {text_age} -k age", "'forty'"),
+    ("bad parquet", "{garbage_parquet} {o} -k age", "not a readable Parquet"),
+    ("output folder", "{o} {o} -k age --linked-out /nonexistent/dir/x.csv", "does not exist"),
+    ("both kinds", "{o} {o} -k age --categorical age --numeric age", "both"),
+    ("kind not known", "{o} {o} -k age --categorical sex", "not a known variable"),
+    ("bad delimiter", "{o} {o} -k age --delimiter ;;", "one character"),
+    ("bad encoding", "{o} {o} -k age --encoding nope-8", "nope-8"),
+    ("bad format", "{o} {o} -k age -f xml", "xml"),
     (
         "grid offset of a whole width",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--grid-offset", "1"],
+        "{o} {o} -k age --grid-offset 1",
         "grid offset (grid_offset, --grid-offset) is a fraction of the width in [0, 1)",
     ),
-    (
-        "grid offset not a number",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "--grid-offset", "half"],
-        "got 'half'",
-    ),
+    ("grid offset not a number", "{o} {o} -k age --grid-offset half", "got 'half'"),
     (
         "grid offset with a secret",
-        lambda f, o: ["evaluate", o, o, "-k", "age", "-s", "sex", "--grid-offset", "0.5"],
+        "{o} {o} -k age -s sex --grid-offset 0.5",
         "drop --grid-offset or --secret",
     ),
 ]
 
 
-@pytest.mark.parametrize(("case", "argv", "fragment"), BAD_CASES, ids=[c[0] for c in BAD_CASES])
+def _evaluate_argv(arguments: str, bad: dict[str, Path], original: str) -> list[str]:
+    """``kpr evaluate`` with ``arguments``, its names ({o}, {folder}, ``_bad``'s) filled in."""
+    names = {"o": original, "folder": str(bad["empty"].parent)}
+    names |= {name: str(path) for name, path in bad.items()}
+    return ["evaluate", *(token.format(**names) for token in shlex.split(arguments))]
+
+
+@pytest.mark.parametrize(
+    ("case", "arguments", "fragment"), BAD_CASES, ids=[c[0] for c in BAD_CASES]
+)
 def test_bad_input_is_one_clear_line(
     case: str,
-    argv,
+    arguments: str,
     fragment: str,
-    files: tuple[str, str],
+    worked_files: tuple[str, str],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, err = run(argv(_bad(tmp_path), files[0]), capsys)
+    code, out, err = run(_evaluate_argv(arguments, _bad(tmp_path), worked_files[0]), capsys)
     assert code == 2, (case, err)
     assert out == ""
     lines = err.strip().splitlines()
@@ -280,24 +210,26 @@ def test_bad_input_is_one_clear_line(
 
 
 def test_no_partial_output_file_on_error(
-    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    worked_files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_path = tmp_path / "linked.csv"
     bad = tmp_path / "text_age.csv"
     bad.write_text("age,sex\n42,M\nforty,F\n")
     code, _, _ = run(
-        ["evaluate", files[0], str(bad), "-k", "age", "--linked-out", str(out_path)], capsys
+        ["evaluate", worked_files[0], str(bad), "-k", "age", "--linked-out", str(out_path)], capsys
     )
     assert code == 2 and not out_path.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".kpr-")]
 
 
 def test_header_only_avatars_give_100_with_a_warning(
-    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    worked_files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     empty = tmp_path / "none.csv"
     empty.write_text("age,sex\n")
-    code, out, _ = run(["evaluate", files[0], str(empty), "-k", "age,sex", "-f", "json"], capsys)
+    code, out, _ = run(
+        ["evaluate", worked_files[0], str(empty), "-k", "age,sex", "-f", "json"], capsys
+    )
     data = json.loads(out)
     assert code == 0 and data["kpr"] == 100.0 and data["n_avatars"] == 0
     assert any(

@@ -10,11 +10,8 @@ from typing import Any
 import polars as pl
 import pytest
 
+from tests.conftest import WORKED_AVATARS_CSV, WORKED_ORIGINAL_CSV, worked_example
 from tests.conftest import run_cli as run
-from tests.conftest import worked_example
-
-ORIGINAL = "age,sex\n30,F\n30,F\n41,M\n52,F\n60,M\n"
-AVATARS = "age,sex\n42,M\n53.5,F\n54,F\n61,M\n59,M\n"
 
 # Text that must be parsed exactly as polars parses it: integers, floats in
 # every notation, inf/nan, a custom missing marker, leading zeros kept in a
@@ -49,18 +46,10 @@ def both(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, Any]
     return results[0], results[1]
 
 
-@pytest.fixture
-def csv_files(tmp_path: Path) -> tuple[str, str]:
-    o, a = tmp_path / "original.csv", tmp_path / "avatars.csv"
-    o.write_text(ORIGINAL)
-    a.write_text(AVATARS)
-    return str(o), str(a)
-
-
 def test_worked_example_from_csv(
-    spark: Any, csv_files: tuple[str, str], capsys: pytest.CaptureFixture[str]
+    spark: Any, worked_files: tuple[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    polars_result, spark_result = both(["evaluate", *csv_files, "-k", "age,sex"], capsys)
+    polars_result, spark_result = both(["evaluate", *worked_files, "-k", "age,sex"], capsys)
     assert spark_result == polars_result
     assert spark_result["kpr"] == 60.0 and spark_result["linked"] == 2
 
@@ -95,8 +84,8 @@ def test_bad_number_in_avatars_is_one_clear_line(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     o, a = tmp_path / "o.csv", tmp_path / "a.csv"
-    o.write_text(ORIGINAL)
-    a.write_text(AVATARS.replace("53.5", "fifty"))
+    o.write_text(WORKED_ORIGINAL_CSV)
+    a.write_text(WORKED_AVATARS_CSV.replace("53.5", "fifty"))
     for engine in ("polars", "spark"):
         code, out, err = run(
             ["evaluate", str(o), str(a), "-k", "age,sex", "--engine", engine], capsys
@@ -112,7 +101,7 @@ def test_linked_out_from_file_positions_or_row_ids(
     """Spark numbers the files' rows (or reads the ids) in the cluster: the same
     CSV of linked individuals as the default engine."""
     o, a = tmp_path / "o.csv", tmp_path / "a.csv"
-    for path, text in ((o, ORIGINAL), (a, AVATARS)):
+    for path, text in ((o, WORKED_ORIGINAL_CSV), (a, WORKED_AVATARS_CSV)):
         header, *lines = text.splitlines()
         path.write_text(
             "\n".join([f"id,{header}", *(f"{100 + i},{x}" for i, x in enumerate(lines))])
