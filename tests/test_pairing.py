@@ -15,6 +15,7 @@ import kpr
 from kpr.analysis import analyze
 from kpr.avatar import generate
 from tests.conftest import run_cli as _cli
+from tests.tables import people
 
 from .reference import reference_kpr
 
@@ -22,15 +23,7 @@ KNOWN = ["age", "sex", "income"]
 
 
 def population(n: int, seed: int) -> pl.DataFrame:
-    rng = np.random.default_rng(seed)
-    age = rng.integers(18, 90, n)
-    return pl.DataFrame(
-        {
-            "age": age,
-            "sex": rng.choice(np.array(["F", "M"]), n),
-            "income": np.round(age * 400 + rng.normal(0, 8000, n), 0),
-        }
-    )
+    return people(n, seed, decimals=0, kids=False)
 
 
 def brute_force(original: pl.DataFrame, avatars: pl.DataFrame, own: np.ndarray) -> int:

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from kpr.avatar import generate
 from kpr.cli.app import cli
 from tests.adversarial.conftest import run_cli
+from tests.tables import people
 from tests.test_schema import validate
 
 #: (command, arguments, schema): file names in braces are the fixture's files.
@@ -79,20 +80,8 @@ def strict_json(text: str) -> Any:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    rng = np.random.default_rng(7)
-    n = 90
-    age = rng.integers(18, 90, n)
-    table = pl.DataFrame(
-        {
-            "age": age,
-            "sex": rng.choice(np.array(["F", "M"]), n),
-            "income": np.round(age * 400 + rng.normal(0, 8000, n), 2),
-            "kids": rng.integers(0, 3, n),
-            "visit": pl.date_range(pl.date(2020, 1, 1), pl.date(2020, 1, 10), eager=True).sample(
-                n, with_replacement=True, seed=1
-            ),
-        }
-    )
+    days = pl.date_range(pl.date(2020, 1, 1), pl.date(2020, 1, 10), eager=True)
+    table = people(90, seed=7).with_columns(visit=days.sample(90, with_replacement=True, seed=1))
     original, control = table[:60], table[60:]
     gen = generate(original, k=3, seed=0)
     avatars = gen.avatars
