@@ -19,6 +19,7 @@ import kpr
 from kpr.avatar import generate
 from kpr.cli.app import main
 from kpr.notices import CODES
+from tests.tables import people
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 SCHEMAS = {p.name: json.loads(p.read_text("utf-8")) for p in (DOCS / "schema").glob("*.json")}
@@ -34,25 +35,18 @@ def validate(name: str, data: Any) -> None:
 
 
 def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
+    """The JSON output of ``kpr <args>``, valid under its command's schema."""
     with pytest.raises(SystemExit) as exit_:
         main([*args, "--format", "json"])
     assert exit_.value.code in (0, 1)
-    return json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)
+    validate(args[0], data)
+    return data
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    rng = np.random.default_rng(0)
-    n = 700
-    age = rng.integers(18, 90, n)
-    table = pl.DataFrame(
-        {
-            "age": age,
-            "sex": rng.choice(np.array(["F", "M"]), n),
-            "income": np.round(age * 400 + rng.normal(0, 8000, n), 2),  # an identifier
-            "kids": rng.integers(0, 3, n),  # few distinct integers
-        }
-    )
+    table = people(700, seed=0)  # income is an identifier, kids few distinct integers
     gen = generate(table[:500], k=4, seed=0)
     root = tmp_path_factory.mktemp("schema")
     paths = {k: root / f"{k}.csv" for k in ("original", "avatars", "control", "pairing")}
@@ -70,18 +64,15 @@ def test_evaluate_json_follows_its_schema(
 ) -> None:
     o, a = files["original"], files["avatars"]
     plain = _cli(["evaluate", o, a, "-k", "age,sex", "-q"], capsys)
-    validate("evaluate", plain)
     assert plain["control"] is None and plain["correct_links"] is None
     full = _cli(["evaluate", o, a, "-k", "age,sex,income,kids", "--control", files["control"],
                  "--control-subsets", "3", "--pairing", files["pairing"], "--fail-under", "99",
                  "-q"], capsys)  # fmt: skip
-    validate("evaluate", full)
     assert full["control"]["shared_rows"] == 10 and full["correct_links"] is not None
     codes = {w["code"] for w in full["warnings"]}
     assert {"identifying-variable", "few-distinct-integers", "control-shares-rows"} <= codes
     assert set(full["variables"]["age"]["over_unique_originals"]) == {"mean", "std", "min", "max"}
     moved = _cli(["evaluate", o, a, "-k", "age,sex", "--grid-offset", "0.25", "-q"], capsys)
-    validate("evaluate", moved)
     assert moved["grid_offset"] == 0.25 and "grid_offset" not in plain
 
 
@@ -105,11 +96,9 @@ def test_analyze_json_follows_its_schema(
     data = _cli(["analyze", o, a, "-c", "age,sex,income", "--max-known", "2", "--control",
                  files["control"], "--control-subsets", "2", "--pairing", files["pairing"],
                  "--tolerances", "0.05,0.1", "-q"], capsys)  # fmt: skip
-    validate("analyze", data)
     assert data["sweep"]["attacks"] == 3 + 3 + 1  # with the full attack
     window = _cli(["analyze", o, a, "-k", "age,sex", "--method", "window", "--tolerances",
                    "0.05", "-q"], capsys)  # fmt: skip
-    validate("analyze", window)
     assert window["sweep"] is None and window["control"] is None
 
 
@@ -119,7 +108,6 @@ def test_sweep_json_follows_its_schema(
     data = _cli(["sweep", files["original"], "-k", "age,sex", "--k", "3,5", "--control",
                  files["control"], "--control-subsets", "2", "--repeats", "2", "-q"],
                 capsys)  # fmt: skip
-    validate("sweep", data)
     assert [r["k"] for r in data["rows"]] == [3, 5]
     for row in data["rows"]:  # the size-fair comparison, summarised over the repeats
         control, runs = row["control"], [run["control"] for run in row["runs"]]
@@ -131,7 +119,6 @@ def test_sweep_json_follows_its_schema(
             r["difference_interval"]["low"] for r in runs
         )
     plain = _cli(["sweep", files["original"], "-k", "age,sex", "--k", "3", "-q"], capsys)
-    validate("sweep", plain)
     assert plain["rows"][0]["control"] is None
 
 
@@ -167,7 +154,6 @@ def test_utility_json_follows_its_schema(
     files: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = _cli(["utility", files["original"], files["avatars"], "-q"], capsys)
-    validate("utility", data)
     assert [c["column"] for c in data["columns"]] == ["age", "sex", "income", "kids"]
     assert len(data["pairs"]) == 6
     constant = pl.DataFrame({"a": [1.0] * 5, "b": [1, 2, 3, 4, 5], "c": list("xxyyz")})
@@ -182,7 +168,6 @@ def test_membership_json_follows_its_schema(
 ) -> None:
     data = _cli(["membership", files["original"], files["avatars"], "--holdout",
                  files["control"], "--replicates", "50", "-q"], capsys)  # fmt: skip
-    validate("membership", data)
     assert data["shared_rows"] == 10 and data["non_members"] == 105
     assert [p["available"] for p in data["tpr_at_fpr"]] == [True, False]
     assert {w["code"] for w in data["warnings"]} == {"holdout-shares-rows"}
@@ -196,14 +181,12 @@ def test_inference_json_follows_its_schema(
 ) -> None:
     o, a = files["original"], files["avatars"]
     plain = _cli(["inference", o, a, "-k", "age,sex", "--secret", "kids,income", "-q"], capsys)
-    validate("inference", plain)
     assert plain["control_n"] is None and [s["secret"] for s in plain["secrets"]] == [
         "kids", "income",
     ]  # fmt: skip
     full = _cli(["inference", o, a, "-k", "age", "--secret", "sex", "--control",
                  files["control"], "--control-subsets", "3", "--denom-lim", "2", "-q"],
                 capsys)  # fmt: skip
-    validate("inference", full)
     assert full["secrets"][0]["denom_lim"] == 2 and len(full["secrets"][0]["control"]) == 3
 
 
@@ -212,6 +195,5 @@ def test_evaluate_with_secrets_adds_the_inference_block(
 ) -> None:
     o, a = files["original"], files["avatars"]
     data = _cli(["evaluate", o, a, "-k", "age,sex", "--secret", "kids", "-q"], capsys)
-    validate("evaluate", data)
     assert data["inference"]["linked"] == data["linked"]
     assert data["inference"]["secrets"][0]["secret"] == "kids"

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -16,8 +15,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("analyze")
     original, avatars = tables(300, 280, seed=5)
     control, _ = tables(200, 1, seed=6)
+    no_age = pl.DataFrame({"sex": ["F"]})  # a control without a known variable
     paths = {}
-    for name, frame in {"original": original, "avatars": avatars, "control": control}.items():
+    for name, frame in {
+        "original": original, "avatars": avatars, "control": control, "control_no_age": no_age,
+    }.items():  # fmt: skip
         path = root / f"{name}.csv"
         frame.write_csv(path)
         paths[name] = str(path)
@@ -86,21 +88,14 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
         (["--candidates", "age", "--max-known", "0"], "--max-known must be an integer >= 1"),
         ([], "give --candidates"),
         (["-c", "age", "--tolerances", "0.05,5"], "tolerance must be in (0, 1)"),
-        (["-c", "age", "--control", "CONTROL_MISSING"], "error: control "),
+        (["-c", "age", "--control", "{control_no_age}"], "error: control "),
         (["-c", "age", "--categorical", "age", "--numeric", "age"], "pick one"),
     ],
 )
 def test_errors_exit_2_with_one_line(
-    files: dict[str, str],
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    args: list[str],
-    message: str,
+    files: dict[str, str], capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    if "CONTROL_MISSING" in args:
-        bad = tmp_path / "control.csv"
-        pl.DataFrame({"sex": ["F"]}).write_csv(bad)
-        args = [str(bad) if a == "CONTROL_MISSING" else a for a in args]
+    args = [a.format(**files) for a in args]  # {name}: a file of ``files``
     code, _, err = run([files["original"], files["avatars"], *args], capsys)
     assert code == 2
     assert err.startswith("kpr: error: ") and message in err

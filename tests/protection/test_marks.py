@@ -205,16 +205,11 @@ def _implausible(original: pl.DataFrame, avatars: pl.DataFrame, columns: list[st
 def test_swaps_across_many_attacks_add_no_implausible_pair() -> None:
     original, avatars = _household()
     candidates = ["age", "hours", "sex", "region", "job", "edu", "race", "kids"]
+    # the fidelity reads the original whole: its other columns are checked
     protected, result = kpr.protect(
-        original,
-        avatars,
-        candidates=candidates,
-        max_known=3,
-        target=97,
-        moves="swap",
-        rule="class",
-        distances=False,
-    )  # fmt: skip  (the fidelity reads the original whole: its other columns are checked)
+        original, avatars, candidates=candidates, max_known=3, target=97, moves="swap",
+        rule="class", distances=False,
+    )  # fmt: skip
     assert len(result.attacks) > 90 and result.moves_used.get("swap", 0) > 20
     categorical = ["sex", "region", "job", "edu", "race", "relationship"]
     p = result.plausibility

@@ -149,13 +149,7 @@ def test_unreachable_target_says_what_was_reached() -> None:
 def test_several_attacks_each_reach_the_target() -> None:
     original, avatars = tables(seed=7)
     protected, result = kpr.protect(
-        original,
-        avatars,
-        candidates=KNOWN,
-        max_known=2,
-        target=96.0,
-        rule="class",
-        distances=False,
+        original, avatars, candidates=KNOWN, max_known=2, target=96.0, rule="class", distances=False
     )
     assert len(result.attacks) == 11  # 4 + 6 pairs + the full attack
     assert result.met

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from collections import Counter
 from html.parser import HTMLParser
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -233,48 +231,7 @@ def test_svg_text_is_escaped_and_math_is_off(hostile_result: KprResult) -> None:
     assert "<img" not in svg and "&lt;img src=x onerror=alert(2)&gt;" in svg
 
 
-def test_plots_leave_no_global_state() -> None:
-    """No pyplot (its figure registry leaks), rcParams restored: checked in a fresh
-    interpreter, as other tests may import pyplot."""
-    code = """
-import sys, matplotlib, polars as pl, kpr
-before = matplotlib.rcParams.copy()  # reading "backend" would import pyplot
-o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
-a = pl.DataFrame({"age": [42.0, 53.5, 54, 61, 59], "sex": ["M", "F", "F", "M", "M"]})
-assert "<svg" in kpr.evaluate(o, a, known=["age", "sex"]).to_html()
-assert matplotlib.rcParams.copy() == before, "rcParams changed"
-assert "matplotlib.pyplot" not in sys.modules, "pyplot imported"
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-
-
 # --- the Python API ----------------------------------------------------------------
-
-
-def test_to_html_writes_atomically(worked_example: KprResult, tmp_path: Path) -> None:
-    target = tmp_path / "report.html"
-    written = worked_example.to_html(target, threshold=90)
-    assert written == target
-    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
-
-
-def test_failed_render_leaves_no_file(
-    demo_result: KprResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def boom(*_args: object) -> str:
-        raise RuntimeError("drawing failed")
-
-    monkeypatch.setattr(plots, "variable_svg", boom)
-    with pytest.raises(RuntimeError, match="drawing failed"):
-        demo_result.to_html(tmp_path / "report.html")
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_to_html_into_a_missing_folder(demo_result: KprResult, tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="does not exist"):
-        demo_result.to_html(tmp_path / "nope" / "report.html")
 
 
 def test_without_matplotlib(demo_result: KprResult, monkeypatch: pytest.MonkeyPatch) -> None:
