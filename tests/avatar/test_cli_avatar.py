@@ -49,14 +49,20 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 # --- kpr avatarize ---------------------------------------------------------------------
 
 
+def _avatarize(
+    source: Path, out: Path, capsys: pytest.CaptureFixture[str], *options: str
+) -> tuple[str, str]:
+    """``kpr avatarize SOURCE -o OUT OPTIONS``, which must succeed: (stdout, stderr)."""
+    code, stdout, stderr = run(["avatarize", str(source), "-o", str(out), *options], capsys)
+    assert code == 0, stderr
+    return stdout, stderr
+
+
 def test_avatarize_csv_roundtrip(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "avatars.csv"
-    code, stdout, stderr = run(
-        ["avatarize", str(files["csv"]), "-o", str(out), "--k", "5", "--seed", "3"], capsys
-    )
-    assert code == 0, stderr
+    stdout, stderr = _avatarize(files["csv"], out, capsys, "--k", "5", "--seed", "3")
     # no spinner when stderr is not a terminal: a line per step ended, for a log
     assert stderr.startswith("kpr: [") and "] reading " in stderr
     assert all(line.startswith("kpr: [") for line in stderr.splitlines())
@@ -73,7 +79,7 @@ def test_avatarize_csv_neutralises_formulas(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "avatars.csv"
-    assert run(["avatarize", str(files["csv"]), "-o", str(out), "--seed", "1"], capsys)[0] == 0
+    _avatarize(files["csv"], out, capsys, "--seed", "1")
     notes = read_original(out)["note"].to_list()
     risky = [v for v in notes if v is not None and v.startswith(("=", "+", "-", "@"))]
     assert risky == []
@@ -86,10 +92,7 @@ def test_avatarize_parquet_roundtrip_keeps_dtypes(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "avatars.parquet"
-    code, _, err = run(
-        ["avatarize", str(files["parquet"]), "-o", str(out), "--k", "4", "--seed", "2"], capsys
-    )
-    assert code == 0, err
+    _avatarize(files["parquet"], out, capsys, "--k", "4", "--seed", "2")
     original = pl.read_parquet(files["parquet"])
     avatars = pl.read_parquet(out)
     assert avatars.schema == original.schema  # Int32, Boolean, nullable floats and strings
@@ -102,10 +105,10 @@ def test_avatarize_parquet_roundtrip_keeps_dtypes(
 def test_avatarize_seed_reproduces_the_bytes(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
 ) -> None:
-    source = str(files["parquet" if suffix == ".parquet" else "csv"])
+    source = files["parquet" if suffix == ".parquet" else "csv"]
     outs = [tmp_path / f"a{i}{suffix}" for i in range(3)]
     for out, seed in zip(outs, ["7", "7", "8"], strict=True):
-        assert run(["avatarize", source, "-o", str(out), "--seed", seed], capsys)[0] == 0
+        _avatarize(source, out, capsys, "--seed", seed)
     assert outs[0].read_bytes() == outs[1].read_bytes()
     assert outs[0].read_bytes() != outs[2].read_bytes()
 
@@ -114,9 +117,9 @@ def test_avatarize_pairing_only_when_asked(
     files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, pairing = tmp_path / "a.parquet", tmp_path / "pairing.csv"
-    argv = ["avatarize", str(files["parquet"]), "-o", str(out), "--k", "6", "--seed", "4"]
-    code, stdout, _ = run([*argv, "--pairing-out", str(pairing)], capsys)
-    assert code == 0 and "pairing" in stdout
+    options = ["--k", "6", "--seed", "4", "--pairing-out", str(pairing)]
+    stdout, _ = _avatarize(files["parquet"], out, capsys, *options)
+    assert "pairing" in stdout
     got = pl.read_csv(pairing)
     assert got.columns == ["original_row", "avatar_row"]
     gen = generate(pl.read_parquet(files["parquet"]), k=6, seed=4)
@@ -134,8 +137,7 @@ def test_avatarize_declared_categorical_keeps_text(
     zips = [f"{z:05d}" for z in rng.integers(1000, 1100, 50)]
     pl.DataFrame({"zip": zips, "age": rng.integers(20, 70, 50)}).write_csv(original)
     out = tmp_path / "a.csv"
-    argv = ["avatarize", str(original), "-o", str(out), "--k", "3", "--categorical", "zip"]
-    assert run(argv, capsys)[0] == 0
+    _avatarize(original, out, capsys, "--k", "3", "--categorical", "zip")
     got = read_original(out, categorical=["zip"])
     assert got.schema["zip"] == pl.String and got["zip"].str.starts_with("0").all()
 

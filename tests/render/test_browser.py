@@ -55,9 +55,8 @@ def browser(tmp_path: Path) -> Iterator[Chromium]:
 
 
 def _open(browser: Chromium, document: str, path: Path, shot: str, *, top: bool = False) -> str:
-    """Opens ``document`` (written at ``path``) and keeps a full-page screenshot
-    ``{shot}-full.png`` (and ``{shot}.png``, the window, with ``top``) in ARTIFACTS;
-    the page's URL."""
+    """The URL of ``document``, written at ``path`` and opened; a full-page screenshot
+    ``{shot}-full.png`` (and, with ``top``, the window's ``{shot}.png``) kept in ARTIFACTS."""
     path.write_text(document, encoding="utf-8")
     url = path.resolve().as_uri()
     browser.open(url)
