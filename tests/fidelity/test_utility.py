@@ -183,16 +183,26 @@ def test_an_empty_table_is_one_line_and_exit_2(
         kpr.utility(*args)
 
 
+@st.composite
+def _coded(
+    draw: st.DrawFn, most_levels: int, columns: tuple[int, int], rows: tuple[int, int]
+) -> tuple[list[int], int, list[np.ndarray], np.random.Generator]:
+    """Categorical columns coded 0 to k - 1, drawn by a seeded generator: (the levels
+    of each, the number of rows, the codes, the generator, to draw more with)."""
+    levels = draw(st.lists(st.integers(1, most_levels), min_size=columns[0], max_size=columns[1]))
+    n = draw(st.integers(*rows))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    return levels, n, [rng.integers(0, k, n) for k in levels], rng
+
+
 @settings(max_examples=40, deadline=None)
-@given(
-    st.lists(st.integers(1, 9), min_size=2, max_size=7),
-    st.integers(0, 300),
-    st.integers(0, 2**32 - 1),
-)
-def test_joint_counts_equal_one_crosstab_per_pair(levels: list[int], n: int, seed: int) -> None:
+@given(_coded(most_levels=9, columns=(2, 7), rows=(0, 300)))
+def test_joint_counts_equal_one_crosstab_per_pair(
+    coded: tuple[list[int], int, list[np.ndarray], np.random.Generator],
+) -> None:
     """Counting several columns together gives every pair's table exactly."""
-    rng = np.random.default_rng(seed)
-    codes = [rng.integers(0, k, n).astype(code_dtype(k)) for k in levels]  # as kpr codes
+    levels, n, drawn, _ = coded
+    codes = [c.astype(code_dtype(k)) for c, k in zip(drawn, levels, strict=True)]  # kpr's
     got = joint_counts(list(codes), levels, n)
     for i, j in itertools.combinations(range(len(levels)), 2):
         want = np.zeros((levels[i], levels[j]), dtype=np.int64)
@@ -282,16 +292,13 @@ def test_sorted_quantiles_equal_numpys(values: list[float], round_: bool) -> Non
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    st.lists(st.integers(1, 60), min_size=1, max_size=6),
-    st.integers(1, 200),
-    st.integers(0, 2**32 - 1),
-)
-def test_group_sums_equal_one_sum_per_category(levels: list[int], n: int, seed: int) -> None:
+@given(_coded(most_levels=60, columns=(1, 6), rows=(1, 200)))
+def test_group_sums_equal_one_sum_per_category(
+    coded: tuple[list[int], int, list[np.ndarray], np.random.Generator],
+) -> None:
     """Summed per cell of several categories' joint table, then per category: the
     per-category sums and present counts of every number."""
-    rng = np.random.default_rng(seed)
-    codes = [rng.integers(0, k, n) for k in levels]
+    levels, n, codes, rng = coded
     values = rng.normal(size=(2, n))
     values[1][rng.random(n) < 0.3] = np.nan
     present = ~np.isnan(values)
