@@ -15,14 +15,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("analyze")
     original, avatars = tables(300, 280, seed=5)
     control, _ = tables(200, 1, seed=6)
-    no_age = pl.DataFrame({"sex": ["F"]})  # a control without a known variable
     paths = {}
-    for name, frame in {
-        "original": original, "avatars": avatars, "control": control, "control_no_age": no_age,
-    }.items():  # fmt: skip
+    for name, frame in {"original": original, "avatars": avatars, "control": control}.items():
         path = root / f"{name}.csv"
         frame.write_csv(path)
         paths[name] = str(path)
+    paths["control_no_age"] = str(root / "control_no_age.csv")  # lacks a known variable
+    pl.DataFrame({"sex": ["F"]}).write_csv(paths["control_no_age"])
     return paths
 
 
