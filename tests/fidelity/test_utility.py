@@ -202,7 +202,7 @@ def test_joint_counts_equal_one_crosstab_per_pair(
 ) -> None:
     """Counting several columns together gives every pair's table exactly."""
     levels, n, drawn, _ = coded
-    codes = [c.astype(code_dtype(k)) for c, k in zip(drawn, levels, strict=True)]  # kpr's
+    codes = [c.astype(code_dtype(k)) for c, k in zip(drawn, levels, strict=True)]  # kpr dtypes
     got = joint_counts(list(codes), levels, n)
     for i, j in itertools.combinations(range(len(levels)), 2):
         want = np.zeros((levels[i], levels[j]), dtype=np.int64)
