@@ -39,15 +39,6 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
 
-# Dask computes on its synchronous scheduler in the tests: the same task graph in the
-# same order, so the same answer, without the thread hand-offs of its default
-# scheduler, which made each small compute wait for a core on a busy machine (3x the
-# wall time of an evaluate at load 25, for the same CPU). Set before Dask is imported
-# (Dask reads DASK_* variables then), and given to the commands the tests start.
-# tests/engine/test_engines.py runs Dask's default threads once; tests/clusters, a
-# distributed cluster.
-os.environ.setdefault("DASK_SCHEDULER", "synchronous")
-
 
 @pytest.fixture(scope="session")
 def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:

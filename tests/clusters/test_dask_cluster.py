@@ -22,9 +22,6 @@ from .slice import check_cases, check_hypothesis_sample, check_row_ids
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     distributed = pytest.importorskip("distributed")
-    import dask
-
-    before = dask.config.get("scheduler", None)
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host=HOST,
         dashboard_address=None, memory_limit="1GiB",
@@ -33,13 +30,12 @@ def client() -> Iterator[Any]:
         with distributed.Client(cluster.scheduler_address) as c:
             yield c
     finally:
-        _close_every_client(distributed, before)
+        _close_every_client(distributed)
         cluster.close()
 
 
-def _close_every_client(distributed: Any, before: str | None) -> None:
-    """Later Dask tests must run on the scheduler they had before (``before``, the
-    suite's, see tests/conftest.py), not a closed cluster."""
+def _close_every_client(distributed: Any) -> None:
+    """Later Dask tests must run on Dask's own scheduler again, not a closed cluster."""
     import dask
 
     while True:
@@ -47,10 +43,7 @@ def _close_every_client(distributed: Any, before: str | None) -> None:
             distributed.default_client().close()
         except ValueError:  # no client left
             break
-    if before is None:
-        dask.config.config.pop("scheduler", None)
-    else:
-        dask.config.config["scheduler"] = before
+    dask.config.config.pop("scheduler", None)
 
 
 def test_the_cluster_has_worker_processes(client: Any) -> None:

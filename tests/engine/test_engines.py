@@ -15,7 +15,7 @@ from kpr.metric.attack import Kind
 from tests.conftest import WORKED_AVATARS, WORKED_ORIGINAL
 from tests.reference import numeric_variables, reference_kpr
 
-from .conftest import Convert, _to_dask
+from .conftest import Convert
 
 INF = math.inf
 NAN = math.nan
@@ -217,21 +217,6 @@ def test_every_engine_gives_the_reference_answer(engine: Convert, name: str) -> 
         kinds=case.kinds,
         tuning=engine.tuning,
     )
-    assert_same(result, _reference(case))
-
-
-@pytest.mark.parametrize("name", ["worked-example", "missing-values"])
-def test_dask_on_its_default_threads_gives_the_reference_answer(name: str) -> None:
-    """The suite runs Dask on its synchronous scheduler (tests/conftest.py); a user's
-    Dask runs on threads by default: the same answer there."""
-    dask = pytest.importorskip("dask")
-    case = CASES[name]
-    o, a = case.frames()
-    assert dask.config.get("scheduler") == "synchronous"  # the suite's, as set
-    with dask.config.set(scheduler="threads"):
-        assert dask.config.get("scheduler") == "threads"
-        result = kpr.evaluate(_to_dask(o), _to_dask(a), case.known, tolerance=case.tolerance,
-                              kinds=case.kinds)  # fmt: skip
     assert_same(result, _reference(case))
 
 
