@@ -81,13 +81,20 @@ check "sdmetrics venv" python3 -m venv .venv-sdmetrics \
 # slow end-to-end sweeps do not depend on a version, and the whole of CI must stay under
 # 30 minutes on a 2-core machine. KPR_SKIP_BOUNDS=1 skips both (local runs).
 if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
-  # 444 of the 1248 tests: 195 s with -n 2 --dist worksteal in the main venv at load
-  # average 4.1-4.6 (2026-12-01).
+  # Each entry says which dependency API it holds at its bound. Not in it: tests that
+  # only repeat, on random tables, calls these files already make at the bounds
+  # (tests/engine/test_hypothesis.py: DuckDB, Dask and polars' hashed path on
+  # hypothesis tables, whose API calls test_engines.py and test_conformance.py make on
+  # every edge case; tests/analysis/test_shared_sweep.py: the sweep against kpr.evaluate,
+  # both on polars).
   SLICE=(-q -p no:cacheprovider -n auto --dist worksteal -k "not spark"
-    tests/engine tests/test_metric.py tests/inputs
-    tests/metric/test_exact.py tests/test_pairing.py
-    tests/avatar/test_generator.py tests/avatar/test_projection.py tests/avatar/test_metrics.py
-    tests/avatar/test_distance.py tests/analysis/test_shared_sweep.py tests/render/test_html.py)
+    tests/engine  # every engine but Spark: polars, pandas, pyarrow, DuckDB, Dask, narwhals
+    --ignore=tests/engine/test_hypothesis.py
+    tests/inputs  # readers: pyarrow's CSV, polars' CSV and Parquet, pandas, file formats
+    tests/test_metric.py tests/metric/test_exact.py tests/test_pairing.py  # the rate: polars, numpy
+    tests/avatar/test_generator.py tests/avatar/test_projection.py  # the generator: scipy, saiph
+    tests/avatar/test_metrics.py tests/avatar/test_distance.py  # its metrics: scipy, pandas
+    tests/render/test_html.py)  # the HTML report: matplotlib
 
   step "pytest at the lowest direct versions"
   start=$SECONDS
