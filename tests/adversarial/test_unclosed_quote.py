@@ -94,3 +94,74 @@ def test_valid_quoted_cells_are_read(tail: str, tmp_path: Path) -> None:
     expected = list(csv.reader(io.StringIO(ROWS + tail)))[1:]
     assert got == [tuple(c or None for c in row) for row in expected]
     assert kpr.evaluate(path, path, known=["a", "b"]).n == len(expected)
+
+
+# --- a quote left open in a field that is not the last one (issue 38) ------------------
+
+THREE = "a,b,c\n" + "".join(f"{i % 4},{'xy'[i % 2]},{i}\n" for i in range(30))
+
+
+@pytest.mark.parametrize(
+    ("tail", "line"),
+    [
+        ('3,"x,5\n4,y,6\n6,x,7\n', 32),  # the middle field, the rest swallowed
+        ('3,"x,5\n', 32),  # on the last line
+        ('"3,x,5\n4,y,6\n', 32),  # the first field
+        ('3,"x\n4,y,6\n', 32),  # the row then lacks a field at the line break
+        ('3,"a\n""b"",c",9\n5,"x,5\n6,y,7\n', 34),  # after a valid multi-line cell
+        ('3,x"y,5\n4,"x,6\n', 33),  # after a quote inside an unquoted cell
+    ],
+    ids=[
+        "middle",
+        "last line",
+        "first field",
+        "lacks a field",
+        "after multi-line",
+        "after literal",
+    ],
+)
+def test_an_unclosed_quote_in_another_field_is_refused_with_its_line(
+    tail: str, line: int, tmp_path: Path
+) -> None:
+    path = _file(tmp_path, THREE + tail, "three cols.csv")
+    message = assert_input_error(
+        lambda: kpr.evaluate(path, path, known=["a", "b"]),
+        f"opened on line {line} is never closed",
+    )
+    assert message.startswith("original ") and "three cols.csv" in message
+    assert "Expected" not in message and "close that quote, or remove it" in message
+
+
+def test_in_another_field_of_a_cp1252_file_a_gzip_file_and_a_semicolon_file(
+    tmp_path: Path,
+) -> None:
+    text = "âge;ville;n\n" + "".join(f"{i};Zürich;{i}\n" for i in range(20)) + '20;"Genève;1\n'
+    cp = _file(tmp_path, text, "windows.csv", "cp1252")
+    assert_input_error(lambda: kpr.evaluate(cp, cp, known=["âge"], encoding="cp1252"),
+                       "windows.csv: the quote .+ opened on line 22")  # fmt: skip
+    gz = tmp_path / "zipped.csv.gz"
+    gz.write_bytes(gzip.compress(text.encode("utf-8")))
+    assert_input_error(lambda: kpr.evaluate(gz, gz, known=["âge"]), "opened on line 22")
+
+
+def test_a_row_short_of_a_field_without_a_quote_keeps_its_message(tmp_path: Path) -> None:
+    """A malformed row with no quote left open is not blamed on a quote."""
+    path = _file(tmp_path, THREE + '3,"x"\n4,y,6\n')
+    message = assert_input_error(lambda: kpr.evaluate(path, path, known=["a"]), "malformed CSV")
+    assert "quote" not in message
+
+
+@pytest.mark.parametrize("command", ["evaluate", "protect", "utility"])
+def test_every_command_refuses_it_in_another_field(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = _file(tmp_path, THREE, "good.csv")
+    bad = _file(tmp_path, THREE + '3,"x,5\n4,y,6\n', "bad file.csv")
+    extra = {
+        "evaluate": ["-k", "a,b"],
+        "protect": ["-k", "a,b", "--target", "90", "-o", str(tmp_path / "out.csv")],
+        "utility": [],
+    }[command]
+    line = assert_cli_refuses([command, str(good), str(bad), *extra], capsys, "bad file.csv")
+    assert "opened on line 32 is never closed" in line
+    assert not (tmp_path / "out.csv").exists()
