@@ -53,7 +53,7 @@ def _count(flag: Any, label: str) -> Any:
 
 def _column(frame: nw.LazyFrame[Any], name: str) -> MarkerCount:
     """One text column: one query for its distinct values and their rows, then
-    :func:`counted_markers` on them."""
+    :func:`_counted` on them."""
     values = frame.group_by(name).agg(nw.len().alias(_ROWS)).collect()
     return _counted(values, name)
 
