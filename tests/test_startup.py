@@ -26,6 +26,8 @@ HEAVY = (
     "kpr.cli.analyze",
     "kpr.cli.avatar",
     "kpr.cli.ksweep",
+    "kpr.analysis.inference",  # evaluate --secret only
+    "kpr.results.inference",
 )
 #: Nor the modules of the engines it does not run on.
 OTHER_ENGINES = ("kpr.engine.spark", "kpr.engine.dask", "kpr.engine.duckdb", "pyspark", "dask")

@@ -9,10 +9,9 @@ comparison (``kpr.analysis.baselines.evaluate_inputs``, which builds on
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from kpr.analysis.baselines import check_control_options, evaluate_inputs
-from kpr.analysis.inference import check_secrets, infer_loaded, load_secrets
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
@@ -21,7 +20,9 @@ from kpr.measure import evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.progress import Step
 from kpr.results.evaluation import KprResult
-from kpr.results.inference import InferenceResult
+
+if TYPE_CHECKING:  # the inference is imported when it runs: evaluate alone never loads it
+    from kpr.results.inference import InferenceResult
 
 __all__ = ["evaluate", "evaluate_and_infer", "evaluate_inputs", "evaluate_loaded", "load"]
 
@@ -126,6 +127,8 @@ def evaluate_and_infer(
     read once (``kpr evaluate --secret``): each result equals its function's on the
     same arguments. ``kinds`` may declare the secrets' kinds too; absolute widths and
     SDV metadata are not taken (the secrets' classes come from U)."""
+    from kpr.analysis.inference import check_secrets, infer_loaded, load_secrets
+
     secrets = check_secrets(make_attack(known, tolerance).known, secret)
     own = {n: k for n, k in (kinds or {}).items() if n not in secrets}
     attack = _checked_attack(known, tolerance, own, None, None, None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -169,13 +169,16 @@ def unique_value_rows(prepared: Prepared, names: Iterable[str]) -> dict[str, int
     return {n: prepared.unique_values[n] for n in names}
 
 
-def markers_of(prepared: Prepared, names: Iterable[str]) -> dict[str, MarkerCount]:
-    """Per known text variable, the missing-value markers of the original (one query
-    for the variables not yet counted; kept on ``prepared`` for the next attacks)."""
+def markers_of(
+    prepared: Prepared, names: Iterable[str], texts: Mapping[str, nw.DataFrame[Any]] | None = None
+) -> dict[str, MarkerCount]:
+    """Per known text variable, the missing-value markers of the original (from the
+    distinct ``texts`` the engine made on its way, else one query, for the variables
+    not yet counted; kept on ``prepared`` for the next attacks)."""
     names = list(names)
     todo = [n for n in names if n not in prepared.markers]
     if todo:
-        counts = marker_counts(prepared.original, todo)
+        counts = marker_counts(prepared.original, todo, texts)
         prepared.markers.update({n: counts.get(n, MarkerCount({}, 0, 0, 0)) for n in todo})
     return {n: prepared.markers[n] for n in names if prepared.markers[n].found}
 
@@ -297,7 +300,7 @@ def _result(
         warnings=[
             *warnings_for(variables, c.n, c.n_avatars, c.unique_originals),
             *identifier_warnings(unique_value_rows(prepared, attack.known), c.n),
-            *marker_warnings(markers_of(prepared, attack.known)),
+            *marker_warnings(markers_of(prepared, attack.known, run.texts)),
         ],
         _detail=detail,
     )

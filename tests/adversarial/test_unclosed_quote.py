@@ -1,5 +1,6 @@
 """A CSV with an unclosed quote: Arrow read the rest of the file into one cell,
-silently. Refused in one line naming the file and the line where the quote opens,
+silently (the last field), or said only "Expected 3 columns, got 2" (another field).
+Refused in one line naming the file and the line where the quote opens,
 by every command (one reader); valid quoted cells, multi-line ones included, are
 read exactly as before."""
 
@@ -18,6 +19,7 @@ from kpr.inputs.reading import ReadSettings
 from tests.adversarial.conftest import assert_cli_refuses, assert_input_error
 
 ROWS = "a,b\n" + "".join(f"{i % 4},{'xy'[i % 2]}\n" for i in range(30))
+THREE = "a,b,c\n" + "".join(f"{i % 4},{'xy'[i % 2]},{i}\n" for i in range(30))
 
 
 def _file(tmp_path: Path, text: str, name: str = "t.csv", encoding: str = "utf-8") -> Path:
@@ -46,8 +48,16 @@ def test_an_unclosed_quote_is_refused_with_its_line(tail: str, line: int, tmp_pa
     assert "t.csv" in message
 
 
-def test_in_a_cp1252_file_and_a_gzip_file(tmp_path: Path) -> None:
-    text = "âge,ville\n" + "".join(f"{i},Zürich\n" for i in range(20)) + '20,"Genève\n21,x\n'
+@pytest.mark.parametrize(
+    ("header", "row", "tail"),
+    [
+        ("âge,ville", "{},Zürich", '20,"Genève\n21,x\n'),
+        ("âge;ville;n", "{};Zürich;1", '20;"Genève;1\n'),
+    ],
+    ids=["last field", "another field"],
+)
+def test_in_a_cp1252_file_and_a_gzip_file(header: str, row: str, tail: str, tmp_path: Path) -> None:
+    text = f"{header}\n" + "".join(row.format(i) + "\n" for i in range(20)) + tail
     cp = _file(tmp_path, text, "windows.csv", "cp1252")
     assert_input_error(lambda: kpr.evaluate(cp, cp, known=["âge"], encoding="cp1252"),
                        "windows.csv: the quote .+ opened on line 22")  # fmt: skip
@@ -57,11 +67,15 @@ def test_in_a_cp1252_file_and_a_gzip_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["evaluate", "assess", "protect", "utility", "distance"])
+@pytest.mark.parametrize(
+    ("rows", "tail"), [(ROWS, '3,"x\n4,y\n'), (THREE, '3,"x,5\n4,y,6\n')], ids=["last", "another"]
+)
 def test_every_command_refuses_it(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str, rows: str, tail: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    good = _file(tmp_path, ROWS, "good.csv")
-    bad = _file(tmp_path, ROWS + '3,"x\n4,y\n', "bad file.csv")
+    """In the last field (Arrow reads the rest into it) or another (Arrow counts fields)."""
+    good = _file(tmp_path, rows, "good.csv")
+    bad = _file(tmp_path, rows + tail, "bad file.csv")
     extra = {
         "evaluate": ["-k", "a,b"],
         "assess": ["-c", "a,b", "-o", str(tmp_path / "pack")],
@@ -69,7 +83,7 @@ def test_every_command_refuses_it(
         "utility": [], "distance": [],
     }[command]  # fmt: skip
     line = assert_cli_refuses([command, str(good), str(bad), *extra], capsys, "bad file.csv")
-    assert "opened on line 32 is never closed" in line
+    assert "opened on line 32 is never closed" in line and "Expected" not in line
     assert not (tmp_path / "pack").exists() and not (tmp_path / "out.csv").exists()
 
 
@@ -94,3 +108,44 @@ def test_valid_quoted_cells_are_read(tail: str, tmp_path: Path) -> None:
     expected = list(csv.reader(io.StringIO(ROWS + tail)))[1:]
     assert got == [tuple(c or None for c in row) for row in expected]
     assert kpr.evaluate(path, path, known=["a", "b"]).n == len(expected)
+
+
+# --- a quote left open in a field that is not the last one (issue 38) ------------------
+
+
+@pytest.mark.parametrize(
+    ("tail", "line"),
+    [
+        ('3,"x,5\n4,y,6\n6,x,7\n', 32),  # the middle field, the rest swallowed
+        ('3,"x,5\n', 32),  # on the last line
+        ('"3,x,5\n4,y,6\n', 32),  # the first field
+        ('3,"x\n4,y,6\n', 32),  # the row then lacks a field at the line break
+        ('3,"a\n""b"",c",9\n5,"x,5\n6,y,7\n', 34),  # after a valid multi-line cell
+        ('3,x"y,5\n4,"x,6\n', 33),  # after a quote inside an unquoted cell
+    ],
+    ids=[
+        "middle",
+        "last line",
+        "first field",
+        "lacks a field",
+        "after multi-line",
+        "after literal",
+    ],
+)
+def test_an_unclosed_quote_in_another_field_is_refused_with_its_line(
+    tail: str, line: int, tmp_path: Path
+) -> None:
+    path = _file(tmp_path, THREE + tail, "three cols.csv")
+    message = assert_input_error(
+        lambda: kpr.evaluate(path, path, known=["a", "b"]),
+        f"opened on line {line} is never closed",
+    )
+    assert message.startswith("original ") and "three cols.csv" in message
+    assert "Expected" not in message and "close that quote, or remove it" in message
+
+
+def test_a_row_short_of_a_field_without_a_quote_keeps_its_message(tmp_path: Path) -> None:
+    """A malformed row with no quote left open is not blamed on a quote."""
+    path = _file(tmp_path, THREE + '3,"x"\n4,y,6\n')
+    message = assert_input_error(lambda: kpr.evaluate(path, path, known=["a"]), "malformed CSV")
+    assert "quote" not in message

@@ -24,7 +24,8 @@ from kpr.engine.inmemory.texts import TextIds
 from kpr.engine.jobs import Job
 from kpr.engine.polars import polars_counting
 from kpr.engine.tuning import KeyCount, TablePath, Tuning
-from kpr.metric.attack import make_attack
+from kpr.inputs.markers import MARKERS, marker_counts
+from kpr.metric.attack import Kind, make_attack
 from tests.engine.test_scan import KINDS, tables
 
 TEXTS = st.one_of(st.none(), st.sampled_from(["", "a", "b", "ab", "é", "a" * 20, "NaN"]))
@@ -128,6 +129,7 @@ def test_text_ids_are_exact(
     for text, i in of.items():
         expected[i] = held[text]
     assert rows == expected  # each id's rows (id 0: missing)
+    assert ids.texts().to_list() == [None, *sorted(set(of) - {None}, key=of.__getitem__)]
     for text, i in zip(avatars, encoded, strict=True):
         assert i == (0 if text is None else of.get(text, -1))
 
@@ -385,3 +387,24 @@ def test_digits_of_a_block_inside_the_classes_are_those_of_the_class_codes(
     column = pl.Series(values, dtype=pl.Float64)
     digits = LinkDigits(plan[1], array, column, bins, plan[0])
     assert digits.block(column, 0, len(values)).tolist() == expected.tolist()
+
+
+MARKED = st.one_of(st.none(), st.sampled_from([*MARKERS, "1", " 2.5 ", "x", "NaN"]))
+
+
+@settings(max_examples=60)
+@given(st.lists(MARKED, min_size=1, max_size=40), st.sampled_from([0, 2_000]))
+def test_the_markers_counted_on_the_engines_texts_equal_the_query(
+    values: list[str | None], few: int
+) -> None:
+    """The missing-value markers counted on the distinct texts the in-memory engine
+    numbered (an enum of them, or hash windows) equal those of the query on the
+    original; the engine made them for every text column it numbered."""
+    frame = pl.DataFrame({"t": pl.Series(values, dtype=pl.String), "x": range(len(values))})
+    lazy = nw.from_native(frame.lazy())
+    tuning = replace(Tuning.forcing(TablePath.MEMORY), few_texts=few)
+    kinds = {"t": Kind.CATEGORICAL, "x": Kind.NUMERIC}
+    attack = make_attack(list(kinds), 0.05)
+    run = queries.run(lazy, lazy, attack, kinds, row=None, counting=polars_counting(lazy, tuning))
+    assert set(run.texts) == {"t"}
+    assert marker_counts(lazy, ["t", "x"], run.texts) == marker_counts(lazy, ["t", "x"])

@@ -109,7 +109,8 @@ class MemoryCounting(queries.CountingState):
         n, size_u, scans = tables.scan(kinds, exact, integers)
         moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
         profile = {v: s.profile for v, s in scans.items()}
-        return Scan(n, size_u, moments, profile, {v: s.unique for v, s in scans.items()})
+        texts = {v: s.texts for v, s in scans.items() if s.texts is not None}
+        return Scan(n, size_u, moments, profile, {v: s.unique for v, s in scans.items()}, texts)
 
     def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
         assert self._tables is not None, "scan first"

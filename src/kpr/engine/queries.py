@@ -79,6 +79,9 @@ class EngineRun:
     #: per known variable, the original rows whose value no other row has (when
     #: the engine counted them on its way; else None)
     unique_rows: dict[str, int] | None = None
+    #: per known text variable, its distinct values with their rows in the original,
+    #: when the engine made them on its way (``Scan.texts``)
+    texts: dict[str, nw.DataFrame[Any]] = field(default_factory=dict)
 
     def internal_bins(self) -> dict[str, NumericBins]:
         return {self.aliases[v]: b for v, b in self.bins.items()}
@@ -173,13 +176,16 @@ class Scan:
     n, |U|, the exact moments of the numeric variables over U, the profile of each
     column (``missing``, and ``distinct`` for integer columns) and, when the path
     counted them on its way, its rows holding a value no other row holds (None:
-    one ``is_unique`` query over the original later)."""
+    one ``is_unique`` query over the original later) and the distinct values of its
+    text columns with their rows (``kpr.inputs.markers.value_rows``; the others are
+    queried if asked for)."""
 
     n: int
     u: int
     moments: dict[str, Moments]
     profile: dict[str, dict[str, int]]
     unique_rows: dict[str, int] | None
+    texts: dict[str, nw.DataFrame[Any]] = field(default_factory=dict)
 
 
 class Counting(Protocol):
@@ -426,8 +432,9 @@ def run(
     def coded() -> tuple[Frame, Frame]:
         return code_frame(u, kinds, bins, row), code_frame(avatars, kinds, bins, row)
 
+    texts = {v: scan.texts[a] for v, a in aliases.items() if a in scan.texts}
     size_u = scan.u
     return EngineRun(
         Counts(scan.n, m, size_u, linked if size_u else 0), user_bins, coded, row, profile,
-        aliases, unique_rows,
+        aliases, unique_rows, texts,
     )  # fmt: skip

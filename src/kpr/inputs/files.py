@@ -28,6 +28,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -35,9 +36,13 @@ from kpr.errors import InputError, first_line, shown
 from kpr.inputs.compact import Compact, Parts, TextLost
 from kpr.inputs.names import suggest
 from kpr.inputs.plain_csv import is_plain_candidate, read_plain
-from kpr.inputs.quotes import check_closed
+from kpr.inputs.quotes import check_closed, open_quote, unclosed
 from kpr.inputs.reading import ReadSettings
 from kpr.inputs.sniffing import SAMPLE_BYTES, is_gzip, not_encoded, open_bytes, sniff_csv
+
+if TYPE_CHECKING:  # imported when a CSV needs Arrow
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
@@ -324,7 +329,6 @@ def _stream_csv(
     column is read too, to see whether its last cell is an unclosed quote
     (:func:`kpr.inputs.quotes.check_closed`)."""
     import pyarrow as pa
-    import pyarrow.csv as pa_csv
 
     encoding, delimiter, last_name = dialect
     compression = "gzip" if is_gzip(p) else None
@@ -338,36 +342,64 @@ def _stream_csv(
             # failed; transcoded here first, Arrow only ever reads UTF-8
             p, compression = stack.enter_context(_as_utf8(p, encoding)), None
         fh = stack.enter_context(pa.input_stream(str(p), compression=compression))
-        reader = pa_csv.open_csv(
-            fh,
-            read_options=pa_csv.ReadOptions(encoding="utf8", block_size=block),
-            parse_options=pa_csv.ParseOptions(
-                delimiter=delimiter, quote_char='"', newlines_in_values=True
-            ),
-            convert_options=pa_csv.ConvertOptions(
-                include_columns=[*wanted, last_name] if last_name not in wanted else wanted,
-                column_types={c: pa.string() for c in [*wanted, last_name]},
-                null_values=list(options.na_values),
-                strings_can_be_null=True,
-                quoted_strings_can_be_null=True,
-            ),
-        )
         at_last = wanted.index(last_name) if last_name in wanted else len(wanted)
-        for batch in reader:
-            if batch.num_rows:
-                last = batch.column(at_last)[-1].as_py()
-            names = batch.schema.names[: len(wanted)]
-            # positional names first: polars would rename an empty name (column_1),
-            # through a method older pyarrow batches lack
-            plain = pa.RecordBatch.from_arrays(
-                batch.columns[: len(wanted)], names=[str(i) for i in range(len(names))]
-            )
-            part = pl.from_arrow(plain)
-            assert isinstance(part, pl.DataFrame)
-            part.columns = names
-            parts.add(part)
+        try:  # Arrow reads the first block as it opens
+            for batch in _arrow_reader(fh, wanted, last_name, delimiter, options, block):
+                if batch.num_rows:
+                    last = batch.column(at_last)[-1].as_py()
+                parts.add(_polars_part(batch, len(wanted)))
+        except pa.ArrowInvalid as exc:
+            # a row lacking fields may be a quote, opened in another field than the
+            # last, that runs to the end of the file: named rather than Arrow's count
+            if not _block_too_small(exc) and (line := open_quote(p, delimiter)) is not None:
+                raise unclosed(label, line) from None
+            raise
         check_closed(p, delimiter, last, options.na_values, label)
     return parts.whole(columns)
+
+
+def _arrow_reader(
+    fh: pa.NativeFile,
+    wanted: Sequence[str],
+    last_name: str,
+    delimiter: str,
+    options: ReadSettings,
+    block: int,
+) -> pa_csv.CSVStreamingReader:
+    """Arrow's reader of the ``wanted`` columns and the last one, as text."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    return pa_csv.open_csv(
+        fh,
+        read_options=pa_csv.ReadOptions(encoding="utf8", block_size=block),
+        parse_options=pa_csv.ParseOptions(
+            delimiter=delimiter, quote_char='"', newlines_in_values=True
+        ),
+        convert_options=pa_csv.ConvertOptions(
+            include_columns=[*wanted, last_name] if last_name not in wanted else list(wanted),
+            column_types={c: pa.string() for c in [*wanted, last_name]},
+            null_values=list(options.na_values),
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=True,
+        ),
+    )
+
+
+def _polars_part(batch: pa.RecordBatch, wanted: int) -> pl.DataFrame:
+    """The ``wanted`` first columns of one of Arrow's record batches, in polars."""
+    import pyarrow as pa
+
+    names = batch.schema.names[:wanted]
+    # positional names first: polars would rename an empty name (column_1),
+    # through a method older pyarrow batches lack
+    plain = pa.RecordBatch.from_arrays(
+        batch.columns[:wanted], names=[str(i) for i in range(len(names))]
+    )
+    part = pl.from_arrow(plain)
+    assert isinstance(part, pl.DataFrame)
+    part.columns = names
+    return part
 
 
 @contextlib.contextmanager

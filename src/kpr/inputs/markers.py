@@ -1,16 +1,20 @@
 """Missing-value markers read as values: ``?`` (the UCI convention), ``NA``, ``N/A``,
 ``null``, ``-`` and ``.`` are text to a CSV reader unless ``--na-value`` names them, so
 a known column may silently hold them as a category (or turn a numeric column into a
-categorical one). This module counts them, one query per known text column; the warning that names
-them (with the ``--na-value`` to pass) is :func:`kpr.diagnostics.marker_warnings`."""
+categorical one). This module counts them on each known text column's distinct values:
+those the counting path made on its way (the in-memory engine numbers them), else one
+query per column; the warning that names them (with the ``--na-value`` to pass) is
+:func:`kpr.diagnostics.marker_warnings`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import narwhals as nw
+import numpy as np
+import polars as pl
 
 #: The markers looked for, each as a whole value.
 MARKERS = ("?", "NA", "N/A", "null", "-", ".")
@@ -36,6 +40,8 @@ class MarkerCount:
 
 #: The rows each distinct value stands for, in the small table of distinct values.
 _ROWS = "__kpr_rows__"
+#: The distinct values, in a table made by :func:`value_rows`.
+_VALUE = "__kpr_value__"
 
 
 def _count(flag: Any, label: str) -> Any:
@@ -46,10 +52,24 @@ def _count(flag: Any, label: str) -> Any:
 
 
 def _column(frame: nw.LazyFrame[Any], name: str) -> MarkerCount:
-    """One text column: one query for its distinct values and their rows, then the
-    markers and the numbers looked for among the distinct values alone (a column of 100
-    values costs 100 tests, not one per row)."""
+    """One text column: one query for its distinct values and their rows, then
+    :func:`_counted` on them."""
     values = frame.group_by(name).agg(nw.len().alias(_ROWS)).collect()
+    return _counted(values, name)
+
+
+def value_rows(values: pl.Series, rows: np.ndarray) -> nw.DataFrame[Any]:
+    """A text column's distinct ``values`` (missing included, as None) with the
+    ``rows`` holding each: what a counting path that numbered the column's values
+    on its way (``kpr.engine.inmemory``) already holds, handed to
+    :func:`marker_counts` so that no query reads the column again."""
+    table = pl.DataFrame({_VALUE: values.cast(pl.String), _ROWS: rows.astype(np.int64)})
+    return nw.from_native(table, eager_only=True)
+
+
+def _counted(values: nw.DataFrame[Any], name: str) -> MarkerCount:
+    """The markers and the numbers looked for among the distinct values alone (a
+    column of 100 values costs 100 tests, not one per row)."""
     col = nw.col(name)
     present = ~col.is_null() & ~col.is_in(MARKERS)
     number = col.str.contains(NUMBER)
@@ -66,8 +86,18 @@ def _column(frame: nw.LazyFrame[Any], name: str) -> MarkerCount:
     )
 
 
-def marker_counts(frame: nw.LazyFrame[Any], names: Iterable[str]) -> dict[str, MarkerCount]:
+def marker_counts(
+    frame: nw.LazyFrame[Any],
+    names: Iterable[str],
+    values: Mapping[str, nw.DataFrame[Any]] | None = None,
+) -> dict[str, MarkerCount]:
     """Per text column of ``names``, the markers it holds (columns of another type
-    hold none and are left out); one query per text column, on its distinct values."""
+    hold none and are left out): from its distinct ``values`` when a counting path
+    made them (:func:`value_rows`), else from one query on its distinct values."""
     schema = frame.collect_schema()
-    return {n: _column(frame, n) for n in names if schema[n] == nw.String}
+    values = values or {}
+    return {
+        n: _counted(values[n], _VALUE) if n in values else _column(frame, n)
+        for n in names
+        if schema[n] == nw.String
+    }

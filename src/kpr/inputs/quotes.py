@@ -1,12 +1,15 @@
 """An unclosed quote in a CSV file: Arrow reads everything after it, to the end of
-the file, into one cell (``newlines_in_values``), silently. That happens only when
-the quote opens the last field of a row (elsewhere the row lacks fields, and Arrow
-says so), so the last row's last cell is then the file's tail after the quote.
+the file, into one cell (``newlines_in_values``). When the quote opens the last field
+of a row, silently: the last row's last cell is then the file's tail after the quote.
+Elsewhere the row then lacks fields, and Arrow says only "Expected 3 columns, got 2".
+Both are refused with one line naming the line of the quote (:func:`unclosed`).
 
-:func:`check_closed` looks at that cell and the file's last bytes only: a file
+:func:`check_closed` looks at that last cell and the file's last bytes only: a file
 whose last cell is the quote's unclosed rest ends with ``"`` + the cell (quotes
 doubled, as written), right after a delimiter or a line break; a closed quoted cell
-ends with its closing ``"``, an unquoted one has no ``"`` before it."""
+ends with its closing ``"``, an unquoted one has no ``"`` before it.
+:func:`open_quote` reads the file once, quote to quote, when Arrow refused a row:
+whether it ends inside a quoted field, and where that field opens."""
 
 from __future__ import annotations
 
@@ -33,11 +36,58 @@ def check_closed(
         if before.endswith(b'"' + body) and before[-len(body) - 2 :][:1] in (
             delimiter.encode("utf-8"), b"\n", b"\r",
         ):  # fmt: skip
-            line = _line_of(p, b'"' + body)
-            raise InputError(
-                f'{label}: the quote (") opened on line {line} is never closed, so the '
-                "rest of the file would be read as one cell; close that quote, or remove it"
-            )
+            raise unclosed(label, _line_of(p, b'"' + body))
+
+
+def unclosed(label: str, line: int) -> InputError:
+    """The one line for a quote opened on ``line`` and never closed."""
+    return InputError(
+        f'{label}: the quote (") opened on line {line} is never closed, so the '
+        "rest of the file would be read as one cell; close that quote, or remove it"
+    )
+
+
+def open_quote(p: Path, delimiter: str, block_size: int = _BLOCK) -> int | None:
+    """The line (from 1) of the quote that opens a field and is never closed in the
+    UTF-8 CSV file ``p`` (decompressed when gzipped), or None. As Arrow reads: a
+    quote opens a field only at its start (after a delimiter, a line break or at
+    the file's start; elsewhere it is a character), ``""`` inside is one quote.
+    Read ``block_size`` bytes at a time, quote to quote."""
+    starts = (delimiter.encode("utf-8")[-1], ord("\n"), ord("\r"))
+    quoted, pending, opened, offset, before = False, False, 0, 0, -1
+    with open_bytes(p) as fh:
+        while block := fh.read(block_size):
+            i = 0
+            if pending:  # a quote ended the last block: doubled, or the field's end
+                pending, quoted = False, block[0] == ord('"')
+                i = 1 if quoted else 0
+            while i < len(block):
+                k = block.find(b'"', i)
+                if k < 0:
+                    break
+                if quoted:  # a closing quote, or a doubled one
+                    if k + 1 == len(block):
+                        pending = True
+                    elif block[k + 1] == ord('"'):
+                        k += 1
+                    else:
+                        quoted = False
+                elif (block[k - 1] if k else before) in (*starts, -1):
+                    quoted, opened = True, offset + k
+                i = k + 1
+            offset, before = offset + len(block), block[-1]
+    return _line_at(p, opened) if quoted and not pending else None
+
+
+def _line_at(p: Path, offset: int) -> int:
+    """The line (from 1) holding the content's byte ``offset``."""
+    breaks, read = {b"\n": 0, b"\r": 0}, 0
+    with open_bytes(p) as fh:
+        while read < offset and (block := fh.read(min(_BLOCK, offset - read))):
+            read += len(block)
+            for mark in breaks:
+                breaks[mark] += block.count(mark)
+    return (breaks[b"\n"] or breaks[b"\r"]) + 1
 
 
 def _tail(p: Path, size: int) -> bytes:

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
-from typing import cast
+from typing import Any, cast
 
+import narwhals as nw
 import numpy as np
 import polars as pl
 
@@ -18,6 +19,7 @@ from kpr.engine.inmemory.runs import Ints, run_changes, run_lengths
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.inmemory.texts import TextIds
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
+from kpr.inputs.markers import value_rows
 from kpr.metric.binning import Moments
 
 TEXT_TYPES = (pl.String, pl.Categorical, pl.Enum)
@@ -178,13 +180,15 @@ def rows_holding(
 class ColumnScan:
     """One known variable over the original: its moments over U (numbers), its
     profile (``missing``, and ``distinct`` for integer columns), its rows
-    holding a value no other row holds, and (integer columns) its sorted
-    distinct values, which number its link digits."""
+    holding a value no other row holds, (integer columns) its sorted distinct
+    values, which number its link digits, and (text columns) its distinct texts
+    with their rows, where ``kpr.inputs.markers`` looks for missing-value markers."""
 
     moments: Moments | None
     profile: dict[str, int]
     unique: int
     distinct: np.ndarray | None = None
+    texts: nw.DataFrame[Any] | None = None
 
 
 def column_scan(
@@ -202,7 +206,10 @@ def column_scan(
     that shares its sums)."""
     if isinstance(read, TextIds):
         rows = read.rows()
-        return ColumnScan(None, {"missing": int(rows[0])}, int(np.count_nonzero(rows == 1)))
+        texts = value_rows(read.texts(), rows)
+        return ColumnScan(
+            None, {"missing": int(rows[0])}, int(np.count_nonzero(rows == 1)), None, texts
+        )
     if read is None:
         return _grouped_scan(column, outside, binned, exact, integer)
     profile = {"missing": read.missing}

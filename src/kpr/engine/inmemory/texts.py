@@ -67,6 +67,11 @@ class TextIds:
             rows += np.bincount(self.ids[start : start + block], minlength=self.radix)
         return rows
 
+    def texts(self) -> pl.Series:
+        """The text of each id, from 0 (missing: None), as :meth:`rows` counts them."""
+        held = self.representatives if self.shift >= 0 else pl.Series(self.enum.categories)
+        return pl.concat([pl.Series([None], dtype=pl.String), held.cast(pl.String)])
+
     def encode(self, other: pl.Series) -> Ints:
         """``other``'s values as ids of this column's (0 missing, -1 not held)."""
         other = as_text(other)
