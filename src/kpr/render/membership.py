@@ -10,24 +10,12 @@ file labels are the only user-derived text; each goes through ``esc``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kpr.render.page import (
-    count_text,
-    esc,
-    figure_headline,
-    names_html,
-    notebook_view,
-    report_page,
-    sources_line,
-    table_section,
-    warnings_section,
-    write_document,
-)
+from kpr.render import page
+from kpr.render.page import count_text, esc
 
 if TYPE_CHECKING:
     from kpr.results.membership import MembershipResult
@@ -94,17 +82,17 @@ def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
 
 def _headline(result: MembershipResult, inputs: Sequence[tuple[str, str]]) -> str:
     low, high = result.auc_interval
-    sizes = f"""<p class="inputs">Class profiles on {names_html(result.columns)} ·
+    sizes = f"""<p class="inputs">Class profiles on {page.names_html(result.columns)} ·
   {count_text(result.n_original)} original rows, {count_text(result.n_avatars)} avatars,
   {count_text(result.n_holdout)} holdout rows (reference {count_text(result.reference_size)},
   non-members {count_text(result.non_members)}) · seed {result.seed},
   {count_text(result.replicates)} bootstrap replicates</p>"""
-    return figure_headline(
+    return page.figure_headline(
         "auc", "AUC of the membership attack (0.5: a guess)", result.auc, f"{result.auc:.3f}",
         meaning=result.meaning,
         aside=f'<p class="interval">{100 * result.confidence:g} % interval {low:.3f} to '
         f"{high:.3f}</p>",
-        lines=[sizes, sources_line(list(inputs))],
+        lines=[sizes, page.sources_line(list(inputs))],
     )  # fmt: skip
 
 
@@ -124,7 +112,7 @@ def _tpr_table(result: MembershipResult) -> str:
         f"{_pct(result.resolution, 3)}: no lower FPR can be read from this holdout. A guess "
         "flags as many members as non-members.</p>"
     )
-    return table_section(
+    return page.table_section(
         "tpr", "True positive rate at a low false positive rate",
         '<th class="num">FPR</th><th class="num">Non-members flagged</th><th>TPR</th>'
         f"<th>{100 * result.confidence:g} % interval</th>",
@@ -150,7 +138,7 @@ def _scores_table(result: MembershipResult) -> str:
         "people of the avatars and of the reference holding the class profile. Records on "
         "one score are a tie: they count one half against each other.</p>"
     )
-    return table_section(
+    return page.table_section(
         "scores", "Scores, highest first",
         '<th class="num">Score</th><th class="num">Members</th><th class="num">Non-members</th>',
         rows, before,
@@ -176,19 +164,15 @@ def render_membership(
  </figure>
 </section>"""
 
-    return report_page(
+    return page.report_page(
         f"AUC {result.auc:.3f} — kpr membership", HEADING, DATA_NOTE,
         lambda: [_headline(result, inputs), _tpr_table(result), roc(), _scores_table(result),
-                 warnings_section(result.warnings)],
+                 page.warnings_section(result.warnings)],
         now,
     )  # fmt: skip
 
 
-def write_membership(
-    result: MembershipResult, path: str | os.PathLike[str], **options: object
-) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_membership(result, **options))  # type: ignore[arg-type]
+write_membership = page.page_writer(render_membership)
 
 
 def repr_membership(result: MembershipResult) -> str:
@@ -199,6 +183,6 @@ def repr_membership(result: MembershipResult) -> str:
         for p in result.tpr
     ]  # fmt: skip
     headline_html = f'<span style="font-size:1.4em;font-weight:bold">AUC {result.auc:.3f}</span>'
-    return notebook_view(
+    return page.notebook_view(
         headline_html, result.meaning, ["FPR", "TPR", "interval"], rows, result.warnings
     )

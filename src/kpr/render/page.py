@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from html import escape
 from importlib import resources
 from pathlib import Path
+from typing import Required, TypedDict, Unpack
 
 from kpr.errors import MissingDependencyError
 from kpr.inputs.writers import check_output_path, write_text
@@ -107,19 +108,21 @@ def figure_headline(
 </section>"""
 
 
-def headline(
-    rate: float,
-    *,
-    meaning: str,
-    aside: str = "",
-    lines: Sequence[str] = (),
-    verdict: str = "",
-) -> str:
-    """The rate as the page's figure (:func:`figure_headline`): ``data-kpr-rate``."""
+class HeadlineText(TypedDict, total=False):
+    """What :func:`figure_headline` says around its figure, as keywords."""
+
+    meaning: Required[str]
+    aside: str
+    lines: Sequence[str]
+    verdict: str
+
+
+def headline(rate: float, **text: Unpack[HeadlineText]) -> str:
+    """The rate as the page's figure (:func:`figure_headline`, which ``text`` goes
+    to): ``data-kpr-rate``."""
     return figure_headline(
-        "rate", "Knowledge Protection Rate", rate, esc(format_rate(rate)),
-        meaning=meaning, aside=aside, lines=lines, verdict=verdict,
-    )  # fmt: skip
+        "rate", "Knowledge Protection Rate", rate, esc(format_rate(rate)), **text
+    )
 
 
 def warnings_section(warnings: Sequence[str]) -> str:
@@ -203,6 +206,16 @@ def write_document(path: str | os.PathLike[str], render: Callable[[], str]) -> P
     check_output_path(path, "the report")
     write_text(path, render())
     return Path(path)
+
+
+def page_writer(render: Callable[..., str]) -> Callable[..., Path]:
+    """The ``write`` view of a page ``render(result, **options)``: check the target,
+    render, then write it (:func:`write_document`): a failure leaves no file."""
+
+    def write(result: object, path: str | os.PathLike[str], **options: object) -> Path:
+        return write_document(path, lambda: render(result, **options))
+
+    return write
 
 
 def report_page(

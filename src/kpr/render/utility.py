@@ -10,21 +10,12 @@ file labels are the only user-derived text; each goes through ``esc``.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kpr.render.page import (
-    count_text,
-    esc,
-    figure_headline,
-    notebook_view,
-    report_page,
-    sources_line,
-    write_document,
-)
+from kpr.render import page
+from kpr.render.page import count_text, esc
 
 if TYPE_CHECKING:
     from kpr.results.utility import UtilityResult
@@ -105,11 +96,11 @@ def _headline(result: UtilityResult, inputs: Sequence[tuple[str, str]]) -> str:
   (Octopize's targets
   {targets}) · {count_text(result.n_original)} original rows,
   {count_text(result.n_synthetic)} synthetic rows</p>"""
-    return figure_headline(
+    return page.figure_headline(
         "utility", "Quality score (SDMetrics' Quality Report)", result.overall,
         _num(result.overall), meaning=result.meaning,
         lines=[f'<p class="kinds">{esc(result.kinds_used)}</p>', scores,
-               sources_line(list(inputs))],
+               page.sources_line(list(inputs))],
     )  # fmt: skip
 
 
@@ -191,15 +182,13 @@ def render_utility(
 {_pairs_table(result)}
 </section>"""
 
-    return report_page(
+    return page.report_page(
         f"Quality {_num(result.overall)} — kpr utility", HEADING, DATA_NOTE,
         lambda: [_headline(result, inputs), _columns_table(result), pairs()], now,
     )  # fmt: skip
 
 
-def write_utility(result: UtilityResult, path: str | os.PathLike[str], **options: object) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_utility(result, **options))  # type: ignore[arg-type]
+write_utility = page.page_writer(render_utility)
 
 
 def repr_utility(result: UtilityResult) -> str:
@@ -211,6 +200,6 @@ def repr_utility(result: UtilityResult) -> str:
     headline_html = (
         f'<span style="font-size:1.4em;font-weight:bold">Quality {_num(result.overall)}</span>'
     )
-    return notebook_view(
+    return page.notebook_view(
         headline_html, result.meaning, ["column", "metric", "score", "Hellinger"], rows
     )
