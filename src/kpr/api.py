@@ -12,7 +12,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
 from kpr.analysis.baselines import check_control_options, evaluate_inputs
-from kpr.analysis.inference import check_secrets, infer_loaded, load_secrets
+from kpr.analysis.inference import (
+    InferenceSettings,
+    check_secrets,
+    infer_loaded,
+    load_secrets,
+)
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
@@ -136,9 +141,8 @@ def evaluate_and_infer(
     result = evaluate_inputs(
         inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed
     )
-    inferred = infer_loaded(
-        inputs, attack, secrets, control_subsets=control_subsets, seed=seed, progress=progress
-    )
+    settings = InferenceSettings(control_subsets=control_subsets, seed=seed)
+    inferred = infer_loaded(inputs, attack, secrets, settings, progress)
     return result, inferred
 
 
