@@ -154,15 +154,11 @@ def render_membership(
     """The membership page as one HTML document (needs matplotlib for the ROC curve)."""
 
     def roc() -> str:
-        return f"""
-<section id="roc">
- <h2>ROC curve</h2>
- <figure class="kpr-plot">
-{roc_svg(result)}
-<figcaption>Every threshold on the score: the share of non-members flagged (log scale) and
- of members flagged. Ties are crossed as straight segments (in random order).</figcaption>
- </figure>
-</section>"""
+        return page.plot_section(
+            "roc", "ROC curve", roc_svg(result),
+            "Every threshold on the score: the share of non-members flagged (log scale) and\n"
+            " of members flagged. Ties are crossed as straight segments (in random order).",
+        )  # fmt: skip
 
     return page.report_page(
         f"AUC {result.auc:.3f} — kpr membership", HEADING, DATA_NOTE,
@@ -182,7 +178,10 @@ def repr_membership(result: MembershipResult) -> str:
          "&ndash;" if p.interval is None else f"{_pct(p.interval[0])} to {_pct(p.interval[1])}"]
         for p in result.tpr
     ]  # fmt: skip
-    headline_html = f'<span style="font-size:1.4em;font-weight:bold">AUC {result.auc:.3f}</span>'
     return page.notebook_view(
-        headline_html, result.meaning, ["FPR", "TPR", "interval"], rows, result.warnings
+        page.notebook_headline(f"AUC {result.auc:.3f}"),
+        result.meaning,
+        ["FPR", "TPR", "interval"],
+        rows,
+        result.warnings,
     )

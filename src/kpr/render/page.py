@@ -160,6 +160,20 @@ def table_section(
 </section>"""
 
 
+def plot_section(section_id: str, heading: str, svg: str, caption: str, after: str = "") -> str:
+    """A report section around one plot: ``svg``, the inline plot; ``caption``, what it
+    shows; ``after``, what the section holds below the figure (all HTML, escaped by the
+    caller)."""
+    return f"""
+<section id="{section_id}">
+ <h2>{heading}</h2>
+ <figure class="kpr-plot">
+{svg}
+<figcaption>{caption}</figcaption>
+ </figure>{after}
+</section>"""
+
+
 def footer(data_note: str, now: datetime) -> str:
     """Who made the page and when, and what it holds (``data_note``, HTML)."""
     stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -232,6 +246,11 @@ def report_page(
     require_matplotlib()
     body = "".join([*sections(), footer(esc(data_note), now or datetime.now(UTC))])
     return document(title, body, heading)
+
+
+def notebook_headline(text: str) -> str:
+    """The headline figure of a notebook view, large and bold (``text``, HTML)."""
+    return f'<span style="font-size:1.4em;font-weight:bold">{text}</span>'
 
 
 def notebook_view(

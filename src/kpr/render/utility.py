@@ -170,17 +170,14 @@ def render_utility(
     def pairs() -> str:
         if not len(result.pairs):
             return ""
-        return f"""
-<section id="pairs">
- <h2>Column pair trends</h2>
- <figure class="kpr-plot">
-{heatmap_svg(result)}
-<figcaption>Each cell: the pair's association in the synthetic table minus the original's
- (|r| for two numbers, Cramer's V for two categories, eta squared for a category and a
- number).</figcaption>
- </figure>
-{_pairs_table(result)}
-</section>"""
+        return page.plot_section(
+            "pairs", "Column pair trends", heatmap_svg(result),
+            "Each cell: the pair's association in the synthetic table minus the original's\n"
+            " (|r| for two numbers, Cramer's V for two categories, eta squared for a category "
+            "and a\n"
+            " number).",
+            f"\n{_pairs_table(result)}",
+        )  # fmt: skip
 
     return page.report_page(
         f"Quality {_num(result.overall)} — kpr utility", HEADING, DATA_NOTE,
@@ -197,9 +194,9 @@ def repr_utility(result: UtilityResult) -> str:
         [esc(r["column"]), esc(r["metric"]), _num(r["score"]), _num(r["hellinger"])]
         for r in result.columns.iter_rows(named=True)
     ]
-    headline_html = (
-        f'<span style="font-size:1.4em;font-weight:bold">Quality {_num(result.overall)}</span>'
-    )
     return page.notebook_view(
-        headline_html, result.meaning, ["column", "metric", "score", "Hellinger"], rows
+        page.notebook_headline(f"Quality {_num(result.overall)}"),
+        result.meaning,
+        ["column", "metric", "score", "Hellinger"],
+        rows,
     )
