@@ -22,10 +22,7 @@ if TYPE_CHECKING:
 
 HEADING = "kpr report · membership inference"
 
-DATA_NOTE = (
-    "This page contains no raw data: counts of people at each score, and the names of the "
-    "columns only, no individual's values."
-)
+DATA_NOTE = page.columns_only_note("counts of people at each score")
 
 
 def _pct(x: float | None, digits: int = 1) -> str:

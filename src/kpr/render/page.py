@@ -174,6 +174,15 @@ def plot_section(section_id: str, heading: str, svg: str, caption: str, after: s
 </section>"""
 
 
+def columns_only_note(holds: str) -> str:
+    """The data note of a page that shows ``holds`` (plain text) and column names, never
+    an individual's values: one wording for every such page."""
+    return (
+        f"This page contains no raw data: {holds}, and the names of the columns only, no "
+        "individual's values."
+    )
+
+
 def footer(data_note: str, now: datetime) -> str:
     """Who made the page and when, and what it holds (``data_note``, HTML)."""
     stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -22,10 +22,7 @@ if TYPE_CHECKING:
 
 HEADING = "kpr report · utility of a synthetic table"
 
-DATA_NOTE = (
-    "This page contains no raw data: scores per column and per pair of columns, and the "
-    "names of the columns only, no individual's values."
-)
+DATA_NOTE = page.columns_only_note("scores per column and per pair of columns")
 
 #: Beyond this many columns the heatmap's cells carry no numbers.
 _ANNOTATED = 16
