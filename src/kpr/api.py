@@ -127,7 +127,12 @@ def evaluate_and_infer(
     read once (``kpr evaluate --secret``): each result equals its function's on the
     same arguments. ``kinds`` may declare the secrets' kinds too; absolute widths and
     SDV metadata are not taken (the secrets' classes come from U)."""
-    from kpr.analysis.inference import check_secrets, infer_loaded, load_secrets
+    from kpr.analysis.inference import (
+        InferenceSettings,
+        check_secrets,
+        infer_loaded,
+        load_secrets,
+    )
 
     secrets = check_secrets(make_attack(known, tolerance).known, secret)
     own = {n: k for n, k in (kinds or {}).items() if n not in secrets}
@@ -139,9 +144,8 @@ def evaluate_and_infer(
     result = evaluate_inputs(
         inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed
     )
-    inferred = infer_loaded(
-        inputs, attack, secrets, control_subsets=control_subsets, seed=seed, progress=progress
-    )
+    settings = InferenceSettings(control_subsets=control_subsets, seed=seed)
+    inferred = infer_loaded(inputs, attack, secrets, settings, progress)
     return result, inferred
 
 

@@ -56,3 +56,19 @@ def first_line(exc: BaseException) -> str:
     :func:`bounded`: what a one-line error can quote of a library's message."""
     lines = str(exc).strip().splitlines()
     return bounded(lines[0], 300) if lines else type(exc).__name__
+
+
+def unreadable(label: str, exc: OSError, wanted: str) -> InputError:
+    """The one line for a file that could not be opened or read: ``label`` names it
+    (``"original data.csv"``), ``exc`` says why, ``wanted`` what to give instead of a
+    folder (``"a .csv or .parquet file"``)."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{label}: no such file; check the path")
+    if isinstance(exc, IsADirectoryError):
+        return directory_given(label, wanted)
+    return InputError(f"{label}: cannot read it ({exc.strerror or exc})")
+
+
+def directory_given(label: str, wanted: str) -> InputError:
+    """The one line for a folder given where a file is wanted."""
+    return InputError(f"{label} is a directory; give {wanted}")

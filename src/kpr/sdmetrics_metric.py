@@ -84,10 +84,7 @@ class KnowledgeProtectionRate(SingleTableMetric):
         return {
             "score": result.rate / 100.0,
             "kpr": result.rate,
-            "n": result.n,
-            "n_avatars": result.n_avatars,
-            "unique_originals": result.unique_originals,
-            "linked": result.linked,
+            **result.counts.to_dict(),
         }
 
     @classmethod

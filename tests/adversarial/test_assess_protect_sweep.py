@@ -205,3 +205,13 @@ def test_a_policy_folder_is_one_line_naming_it(
                               capsys, f"the policy {folder} is a directory")  # fmt: skip
     assert "Errno" not in line
     shutil.rmtree(folder)
+
+
+def test_a_missing_policy_is_one_line_naming_it(
+    good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no policy.toml"
+    argv = _assess(good, good, tmp_path / "pack", "--policy", str(missing))
+    line = assert_cli_refuses(argv, capsys, f"the policy {missing}: no such file")
+    assert line.endswith("check the path")
+    assert "Errno" not in line

@@ -32,3 +32,17 @@ def test_no_rows_is_one_input_error() -> None:
     require_rows(1)
     with pytest.raises(kpr.InputError, match="no rows"):
         require_rows(0)
+
+
+def test_a_result_shows_its_counts_under_their_own_names_read_only() -> None:
+    """``n``, ``n_avatars``, ``unique_originals``, ``linked`` of a result are its
+    counts' (kpr.metric.forwarded), written in JSON as the counts write them."""
+    o, a = worked_example()
+    result = kpr.evaluate(o, a, known=["age", "sex"])
+    counts = result.counts
+    assert (result.n, result.n_avatars, result.unique_originals, result.linked) == (5, 5, 3, 2)
+    assert counts.to_dict() == {"n": 5, "n_avatars": 5, "unique_originals": 3, "linked": 2}
+    assert {k: result.to_dict()[k] for k in counts.to_dict()} == counts.to_dict()
+    with pytest.raises(AttributeError, match="linked is read from counts"):
+        result.linked = 0
+    assert result.linked == 2

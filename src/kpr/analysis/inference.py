@@ -272,10 +272,8 @@ def inference(
     if control is not None:
         check_control_options(control_subsets, seed)
     inputs = load_secrets(original, avatars, attack, secrets, kinds, ReadSettings.of(read), control)
-    return infer_loaded(
-        inputs, attack, secrets, denom_lim=denom, control_subsets=control_subsets, seed=seed,
-        confidence=confidence, sdmetrics=sdmetrics, progress=progress,
-    )  # fmt: skip
+    settings = InferenceSettings(denom, control_subsets, seed, confidence, sdmetrics)
+    return infer_loaded(inputs, attack, secrets, settings, progress)
 
 
 def load_secrets(
@@ -303,23 +301,31 @@ def load_secrets(
     return inputs
 
 
+@dataclass(frozen=True)
+class InferenceSettings:
+    """How :func:`inference` measures each secret (checked by it): synthpop's
+    denominator limit, the control comparison's subsets and seed, the intervals'
+    confidence, and whether SDMetrics' CAP family is added."""
+
+    denom_lim: int | None = None
+    control_subsets: int = DEFAULT_SUBSETS
+    seed: int = 0
+    confidence: float = DEFAULT_CONFIDENCE
+    sdmetrics: bool = True
+
+
 def infer_loaded(
     inputs: Inputs,
     attack: Attack,
     secrets: tuple[str, ...],
-    *,
-    denom_lim: int | None = None,
-    control_subsets: int = DEFAULT_SUBSETS,
-    seed: int = 0,
-    confidence: float = DEFAULT_CONFIDENCE,
-    sdmetrics: bool = True,
+    settings: InferenceSettings = InferenceSettings(),
     progress: Step | None = None,
 ) -> InferenceResult:
     """:func:`inference` on inputs :func:`load_secrets` read (parameters checked)."""
-    one = _Secret(inputs.pair, inputs.control, attack, denom_lim, control_subsets, seed, confidence)
-    out = tuple(one.inference(name, progress or _quiet, sdmetrics) for name in secrets)
+    one = _Secret(inputs.pair, inputs.control, attack, settings)
+    out = tuple(one.inference(name, progress or _quiet) for name in secrets)
     control_n = _rows(inputs.control) if inputs.control is not None and out else None
-    return InferenceResult(attack.known, attack.tolerance, out, control_n, seed)
+    return InferenceResult(attack.known, attack.tolerance, out, control_n, settings.seed)
 
 
 def _quiet(label: str) -> None:
@@ -334,23 +340,22 @@ class _Secret:
     pair: Prepared
     control: Prepared | None
     attack: Attack
-    denom: int | None
-    subsets: int
-    seed: int
-    confidence: float
+    settings: InferenceSettings
 
-    def inference(self, name: str, step: Step, sdmetrics: bool) -> SecretInference:
+    def inference(self, name: str, step: Step) -> SecretInference:
         """One secret's measures, SDMetrics' CAP family and the control's."""
+        s = self.settings
         step(f"counting the profiles and classes of {name}")
-        result = secret_inference(self.pair, self.attack, name, self.denom)
-        if sdmetrics:
+        result = secret_inference(self.pair, self.attack, name, s.denom_lim)
+        if s.sdmetrics:
             step(f"{name}: SDMetrics' CAP family")
             result = replace(result, sdmetrics=cap_family(self.pair, self.attack, name))
         if self.control is not None:
             step(f"{name}: the control, at the same size")
             compared = compare_with_control(
-                self.pair, self.control, self.attack, name, result.counts, denom_lim=self.denom,
-                subsets=self.subsets, seed=self.seed, confidence=self.confidence,
+                self.pair, self.control, self.attack, name, result.counts,
+                denom_lim=s.denom_lim, subsets=s.control_subsets, seed=s.seed,
+                confidence=s.confidence,
             )  # fmt: skip
             result = replace(result, control=compared)
         return result

@@ -170,10 +170,8 @@ def count_profiles(
         )  # fmt: skip
         require_rows(run.counts.n)
         step("counting the class profiles")
-        counts = profile_counts(
-            run, attack.kinds, inputs.pair.original, inputs.pair.avatars,
-            inputs.control.original, counting,
-        )  # fmt: skip
+        tables = (inputs.pair.original, inputs.pair.avatars, inputs.control.original)
+        counts = profile_counts(run, attack.kinds, tables, counting)
     except pl.exceptions.PolarsError as exc:
         raise polars_error(exc) from None
     _, non_members = split_sizes(size)

@@ -58,12 +58,16 @@ class _Work:
         return None if f is None else f.typed()
 
 
+def _bounds(name: str, interval: Mapping[str, Any]) -> dict[str, Figure]:
+    """An interval of the results' JSON as two figures, ``<name>_low`` and ``<name>_high``."""
+    return {f"{name}_low": interval["low"], f"{name}_high": interval["high"]}
+
+
 def _singling_out(d: Mapping[str, Any], figures: dict[str, Figure]) -> list[WorstSubset]:
     a = d["attack"]
     figures |= {
         "singling_out.rate": a["kpr"],
-        "singling_out.interval_low": a["interval"]["low"],
-        "singling_out.interval_high": a["interval"]["high"],
+        **_bounds("singling_out.interval", a["interval"]),
         "singling_out.n": a["n"],
         "singling_out.n_synthetic": a["n_avatars"],
         "singling_out.unique": a["unique_originals"],
@@ -82,8 +86,7 @@ def _singling_out(d: Mapping[str, Any], figures: dict[str, Figure]) -> list[Wors
             "singling_out.control.original_at_size": c["original_kpr_at_size"],
             "singling_out.control.compared_at_size": c["compared_at_size"],
             "singling_out.control.difference": c["difference"],
-            "singling_out.control.difference_low": c["difference_interval"]["low"],
-            "singling_out.control.difference_high": c["difference_interval"]["high"],
+            **_bounds("singling_out.control.difference", c["difference_interval"]),
         }
     entries = d["sweep"]["entries"] if d.get("sweep") else []
     return [
@@ -111,8 +114,7 @@ def _inference(d: Mapping[str, Any], figures: dict[str, Figure]) -> None:
             m = f"{key}.control.{c['measure'].replace(' ', '_')}"
             figures |= {
                 f"{m}.difference": c["difference"],
-                f"{m}.difference_low": c["difference_interval"]["low"],
-                f"{m}.difference_high": c["difference_interval"]["high"],
+                **_bounds(f"{m}.difference", c["difference_interval"]),
             }
     figures["inference.max_link_adds"] = max(gains) if gains else None
 
@@ -120,8 +122,7 @@ def _inference(d: Mapping[str, Any], figures: dict[str, Figure]) -> None:
 def _membership(d: Mapping[str, Any], figures: dict[str, Figure]) -> None:
     figures |= {
         "membership.auc": d["auc"]["value"],
-        "membership.auc_low": d["auc"]["interval"]["low"],
-        "membership.auc_high": d["auc"]["interval"]["high"],
+        **_bounds("membership.auc", d["auc"]["interval"]),
         "membership.members": d["members"],
         "membership.non_members": d["non_members"],
         "membership.member_share_in_synthetic": d["in_avatars"]["member_share"],

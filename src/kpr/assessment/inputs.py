@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from kpr.avatar.files import typed_table
-from kpr.errors import InputError
+from kpr.errors import InputError, unreadable
 from kpr.inputs.files import Loaded, read_all
 from kpr.inputs.reading import ReadSettings
 
@@ -117,8 +117,6 @@ def read_policy_file(path: str | os.PathLike[str]) -> tuple[InputFile, bytes]:
     _regular("policy", p)
     try:
         data = p.read_bytes()
-    except IsADirectoryError:
-        raise InputError(f"the policy {p} is a directory; give a policy.toml file") from None
     except OSError as e:
-        raise InputError(f"cannot read the policy {p}: {e.strerror or e}") from None
+        raise unreadable(f"the policy {p}", e, "a policy.toml file") from None
     return InputFile("policy", p, hashlib.sha256(data).hexdigest(), None), data

@@ -15,21 +15,20 @@ from kpr.cli.options import (
     CONTROL,
     CONTROL_NEEDS,
     FORMAT,
-    KINDS,
     KPR_AVATARS,
     PAIRING,
     QUIET,
-    READ,
-    TOLERANCE,
+    TABLE_SETTINGS,
     Checked,
     Control,
+    TableSettings,
+    candidates_option,
     requires,
     split_names,
     whole,
 )
 from kpr.demo import DEMO_KNOWN, demo_paths
 from kpr.errors import InputError
-from kpr.inputs.reading import ReadSettings
 
 from . import text
 
@@ -45,12 +44,9 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
 @click.command("analyze", context_settings=CONTEXT)
 @click.argument("original", required=False, type=click.Path(path_type=str))
 @click.argument("avatars", required=False, type=click.Path(path_type=str))
-@click.option(
-    "--candidates",
-    "-c",
-    multiple=True,
-    help="Variables an attacker might know, comma-separated; every subset of up to "
-    "--max-known of them is attacked.",
+@candidates_option(
+    "Variables an attacker might know, comma-separated; every subset of up to "
+    "--max-known of them is attacked."
 )
 @click.option(
     "--known",
@@ -89,9 +85,7 @@ def _parse_tolerances(value: str) -> tuple[float, ...]:
     show_default=True,
     help="bins: the specified KPR (classes); window: ± tolerance * |mean| around each value.",
 )
-@TOLERANCE
-@KINDS
-@READ
+@TABLE_SETTINGS
 @FORMAT
 @click.option(
     "--top", type=whole("--top", 0), default=10, show_default=True,
@@ -117,9 +111,7 @@ def analyze_command(
     kpr_avatars: bool,
     tolerances: tuple[float, ...],
     method: str,
-    tolerance: float,
-    kinds: dict[str, str],
-    read: ReadSettings,
+    table_settings: TableSettings,
     fmt: str,
     top: int,
     report: Path | None,
@@ -143,9 +135,9 @@ def analyze_command(
     max_known, max_attacks : the sweep's largest subset and its number of attacks.
     control : ``--control``, ``--control-subsets``, ``--seed`` (a Control).
     pairing, kpr_avatars : ``--pairing``, ``--kpr-avatars``.
-    tolerances, method, tolerance : the curve's tolerances, bins or window, the attack's.
-    kinds : ``--categorical``, ``--numeric``, ``--date`` as one mapping.
-    read : ``--delimiter``, ``--encoding``, ``--na-value`` (a ReadSettings).
+    tolerances, method : the curve's tolerances, bins or window.
+    table_settings : ``--tolerance`` (the attack's), the kinds and the CSV options (a
+        TableSettings).
     fmt, top, report, quiet : what is printed and written.
     demo : analyze the bundled demo instead of ORIGINAL and AVATARS.
     """
@@ -158,9 +150,9 @@ def analyze_command(
     with text.progress_bar(stderr, quiet) as progress:
         result = analyze(
             original, avatars, known_names, candidates=names or None, max_known=max_known,
-            **control.keywords(), pairing=pairing, tolerance=tolerance, tolerances=tolerances,
+            **control.keywords(), pairing=pairing, tolerances=tolerances,
             method=method,  # type: ignore[arg-type]
-            kinds=kinds or None, progress=progress, **read.keywords(), max_attacks=max_attacks,
+            progress=progress, **table_settings.keywords(), max_attacks=max_attacks,
         )  # fmt: skip
     if report is not None:
         result.to_html(report, top=top, inputs=labels, kpr_avatars=kpr_avatars)

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from kpr.cli.common import CONTEXT
-from kpr.cli.options import READ, bundle, split_names
+from kpr.cli.options import READ, bundle, candidates_option, split_names
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadSettings
 
@@ -100,9 +100,7 @@ def _summary(folder: Path, result: Any) -> None:
 
 @click.command("assess", context_settings=CONTEXT)
 @ASSESS_FILES
-@click.option(
-    "--candidates", "-c", multiple=True, help="Variables an attacker might know, comma-separated."
-)
+@candidates_option("Variables an attacker might know, comma-separated.")
 @click.option(
     "--max-known", "-m", type=int,
     help="Every subset of up to this many candidates is attacked (default 3, at most the "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,6 +39,7 @@ from kpr.cli.options import (
     TARGET,
     TOLERANCE,
     Checked,
+    bundle,
     options,
     requires,
     split_names,
@@ -103,8 +105,27 @@ def repeats_option(default: int, why: str) -> Callable[[F], F]:
     )
 
 
-#: The attack and output options shared by ``sweep`` and ``tune``.
-attack_options = options(
+@dataclass(frozen=True)
+class SweepAttack:
+    """The attack and output options shared by ``sweep`` and ``tune``: ``--known``,
+    ``--tolerance``, ``--seed`` (of the first repeat), ``--format``, ``--quiet``."""
+
+    known: tuple[str, ...]
+    tolerance: float
+    seed: int
+    fmt: str
+    quiet: bool
+
+    @property
+    def names(self) -> list[str]:
+        """The known variables, each comma-separated option split."""
+        return split_names(self.known)
+
+
+#: The attack and output options, handed over as one ``attack``: a :class:`SweepAttack`.
+attack_options = bundle(
+    "attack",
+    SweepAttack,
     click.option(
         "--known",
         "-k",
@@ -189,11 +210,7 @@ def _inputs(
 @READ
 def sweep_command(
     original: str,
-    known: tuple[str, ...],
-    tolerance: float,
-    seed: int,
-    fmt: str,
-    quiet: bool,
+    attack: SweepAttack,
     repeats: int,
     ks: str,
     control: str | None,
@@ -217,19 +234,19 @@ def sweep_command(
     from kpr.avatar.tuning import sweep
 
     requires(click.get_current_context(), {"control_subsets": "control"})
-    names = split_names(known)
+    names = attack.names
     wanted = parse_ks(ks, "--k")
-    frame, control_frame = _inputs(original, control, report, fmt, generator, read, names)
-    with render.progress_bar(stderr, quiet) as progress:
+    frame, control_frame = _inputs(original, control, report, attack.fmt, generator, read, names)
+    with render.progress_bar(stderr, attack.quiet) as progress:
         result = sweep(
             frame, names, ks=wanted, repeats=repeats, control=control_frame,
-            tolerance=tolerance, progress=progress, control_subsets=control_subsets,
-            generator=generator.with_run(generator.k, seed),
+            tolerance=attack.tolerance, progress=progress, control_subsets=control_subsets,
+            generator=generator.with_run(generator.k, attack.seed),
         )  # fmt: skip
     result.inputs = {"original": original, **({"control": control} if control else {})}
     if report is not None:
         result.to_html(report)
-    emit(fmt, result.to_json, lambda: sweep_text(result), report)
+    emit(attack.fmt, result.to_json, lambda: sweep_text(result), report)
 
 
 # --- kpr tune --------------------------------------------------------------------------
@@ -270,11 +287,7 @@ def sweep_command(
 @READ
 def tune_command(
     original: str,
-    known: tuple[str, ...],
-    tolerance: float,
-    seed: int,
-    fmt: str,
-    quiet: bool,
+    attack: SweepAttack,
     repeats: int,
     target: float,
     ks: str,
@@ -304,15 +317,15 @@ def tune_command(
         click.get_current_context(),
         {"control_subsets": "control", "max_control_difference": "control"},
     )
-    names = split_names(known)
+    names = attack.names
     wanted = parse_ks(ks, "--ks")
-    frame, control_frame = _inputs(original, control, report, fmt, generator, read, names)
-    with render.progress_bar(stderr, quiet) as progress:
+    frame, control_frame = _inputs(original, control, report, attack.fmt, generator, read, names)
+    with render.progress_bar(stderr, attack.quiet) as progress:
         result = tune(
             frame, names, target=target, ks=wanted, repeats=repeats, control=control_frame,
-            tolerance=tolerance, progress=progress, control_subsets=control_subsets,
+            tolerance=attack.tolerance, progress=progress, control_subsets=control_subsets,
             max_control_difference=max_control_difference, min_cloaking=min_cloaking,
-            generator=generator.with_run(generator.k, seed),
+            generator=generator.with_run(generator.k, attack.seed),
         )  # fmt: skip
     result.sweep.inputs = {"original": original, **({"control": control} if control else {})}
     reproduce = ""
@@ -321,7 +334,7 @@ def tune_command(
     if report is not None:
         result.to_html(report)
     emit(
-        fmt,
+        attack.fmt,
         lambda: json.dumps({**result.to_dict(), "reproduce": reproduce or None}),
         lambda: tune_text(result, reproduce),
         report,

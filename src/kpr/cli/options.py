@@ -68,6 +68,12 @@ def tables(second: str = "avatars") -> Callable[[F], F]:
     )
 
 
+def candidates_option(help: str) -> Callable[[F], F]:
+    """``--candidates``/``-c``: the variables an attacker might know (repeatable, each
+    comma-separated), whose subsets a command attacks; ``help`` says how."""
+    return click.option("--candidates", "-c", multiple=True, help=help)
+
+
 #: ``--seed``: what numpy's generators accept.
 SEED = whole("--seed", 0)
 

@@ -7,28 +7,27 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from kpr.analysis.sweep import DEFAULT_MAX_ATTACKS
-from kpr.cli.common import CONTEXT, check_writes, emit, report_option
+from kpr.cli.common import CONTEXT, PAGE_OUTPUTS, PageOutputs, check_writes, emit
 from kpr.cli.options import (
-    FORMAT,
-    KINDS,
     PAIRING,
-    QUIET,
-    READ,
+    TABLE_SETTINGS,
     TARGET,
-    TOLERANCE,
     Checked,
+    TableSettings,
+    bundle,
+    candidates_option,
     split_names,
     tables,
     whole,
 )
 from kpr.errors import InputError
-from kpr.inputs.reading import ReadSettings
 
 if TYPE_CHECKING:
     from kpr.results.protect import ProtectResult
@@ -56,22 +55,62 @@ def in_command_words(message: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Attacks:
+    """The attacks the target must hold against: one (``known``) or every subset of up
+    to ``max_known`` of the ``candidates`` (3 by default, fewer when fewer are
+    candidates), at most ``max_attacks`` of them."""
+
+    known: list[str] | None
+    candidates: list[str] | None
+    max_known: int | None
+    max_attacks: int
+
+    @classmethod
+    def from_options(
+        cls,
+        known: tuple[str, ...],
+        candidates: tuple[str, ...],
+        max_known: int | None,
+        max_attacks: int,
+    ) -> Attacks:
+        """From ``--known``, ``--candidates``, ``--max-known``, ``--max-attacks``: one of
+        the first two is needed."""
+        known_names = split_names(known) or None
+        names = split_names(candidates) or None
+        if known_names is None and names is None:
+            raise InputError("give --known (one attack) or --candidates with --max-known")
+        if names is not None and known_names is None and max_known is None:
+            max_known = min(3, len(names))
+        return cls(known_names, names, max_known, max_attacks)
+
+
+#: ``--known``, ``--candidates``, ``--max-known``, ``--max-attacks``, handed over as one
+#: ``attacks``: an :class:`Attacks`.
+ATTACKS = bundle(
+    "attacks",
+    Attacks.from_options,
+    click.option(
+        "--known", "-k", multiple=True, help="Known variables of the attack, comma-separated."
+    ),
+    candidates_option(
+        "Instead of --known: every subset of these (up to --max-known) is an attack the "
+        "target must hold against."
+    ),
+    click.option(
+        "--max-known", type=click.IntRange(min=1), help="Largest subset of --candidates."
+    ),
+    click.option(
+        "--max-attacks", type=whole("--max-attacks", 1), default=DEFAULT_MAX_ATTACKS,
+        show_default=True, metavar="N",
+        help="Refuse, before any work, more attacks than this (--candidates with --max-known).",
+    ),
+)  # fmt: skip
+
+
 @click.command("protect", context_settings=CONTEXT)
 @tables()
-@click.option(
-    "--known", "-k", multiple=True, help="Known variables of the attack, comma-separated."
-)
-@click.option(
-    "--candidates", "-c", multiple=True,
-    help="Instead of --known: every subset of these (up to --max-known) is an attack the "
-    "target must hold against.",
-)  # fmt: skip
-@click.option("--max-known", type=click.IntRange(min=1), help="Largest subset of --candidates.")
-@click.option(
-    "--max-attacks", type=whole("--max-attacks", 1), default=DEFAULT_MAX_ATTACKS,
-    show_default=True, metavar="N",
-    help="Refuse, before any work, more attacks than this (--candidates with --max-known).",
-)  # fmt: skip
+@ATTACKS
 @click.option(
     "--keep", multiple=True,
     help="Columns protect never changes, comma-separated (a move that would change one of "
@@ -130,19 +169,12 @@ def in_command_words(message: str) -> str:
     help="Measure the subsets of the known variables no attack names (up to 64) also when a "
     "table has more than 100,000 rows (below it they always are).",
 )  # fmt: skip
-@TOLERANCE
-@KINDS
-@READ
-@FORMAT
-@report_option
-@QUIET
+@TABLE_SETTINGS
+@PAGE_OUTPUTS
 def protect_command(
     original: str,
     avatars: str,
-    known: tuple[str, ...],
-    candidates: tuple[str, ...],
-    max_known: int | None,
-    max_attacks: int,
+    attacks: Attacks,
     keep: tuple[str, ...],
     target: float,
     output: Path,
@@ -156,12 +188,8 @@ def protect_command(
     no_utility: bool,
     rule: str,
     collateral: bool,
-    tolerance: float,
-    kinds: dict[str, str],
-    read: ReadSettings,
-    fmt: str,
-    report: Path | None,
-    quiet: bool,
+    table_settings: TableSettings,
+    out: PageOutputs,
 ) -> None:
     """Change AVATARS as little as possible so that the attack (--known), or every
     attack of up to --max-known --candidates, reaches --target; a fresh evaluation
@@ -173,51 +201,35 @@ def protect_command(
       kpr protect original.csv avatars.csv -c age,sex,race,education --max-known 2 \\
           --target 98 -o protected.csv --changes-out changes.csv --report protect.html
     \f
-    The parameters are the options; ``kinds``: --categorical, --numeric, --date as one
-    mapping; ``read``: --delimiter, --encoding, --na-value (a ReadSettings).
+    The parameters are the options; ``table_settings``: --tolerance, the kinds and the
+    CSV options (a TableSettings); ``out``: --format, --report, --quiet (PageOutputs).
     """
     from kpr.protection import protect
 
     from .text import started
 
-    known_names, names, max_known = _attack_names(known, candidates, max_known)
     started()
-    _check_paths((original, avatars, pairing, control), output, changes_out, report, fmt)
+    _check_paths((original, avatars, pairing, control), output, changes_out, out)
     try:
         table, result = protect(
-            original, avatars, known_names, target=target, moves=moves, seed=seed,
+            original, avatars, attacks.known, target=target, moves=moves, seed=seed,
             pairing=pairing, regenerate_k=regenerate_k, keep=split_names(keep),
-            candidates=names, max_known=max_known, max_attacks=max_attacks, tolerance=tolerance,
-            kinds=kinds or None, control=control, distances=not no_distances,
-            utility=not no_utility, output=output, **read.keywords(),
-            collateral=collateral, rule=rule,
+            candidates=attacks.candidates, max_known=attacks.max_known,
+            max_attacks=attacks.max_attacks,
+            control=control, distances=not no_distances, utility=not no_utility,
+            output=output, **table_settings.keywords(), collateral=collateral, rule=rule,
         )  # fmt: skip
     except InputError as exc:
         raise InputError(in_command_words(str(exc))) from None
-    del quiet, table  # no progress bar: the optimiser's work is short beside the evaluations
-    _finish(result, fmt, output, changes_out, report)
-
-
-def _attack_names(
-    known: tuple[str, ...], candidates: tuple[str, ...], max_known: int | None
-) -> tuple[list[str] | None, list[str] | None, int | None]:
-    """The known variables or the candidates (one of them is needed), and the largest
-    subset of the candidates (3 by default, fewer when fewer are candidates)."""
-    known_names = split_names(known) or None
-    names = split_names(candidates) or None
-    if known_names is None and names is None:
-        raise InputError("give --known (one attack) or --candidates with --max-known")
-    if names is not None and known_names is None and max_known is None:
-        max_known = min(3, len(names))
-    return known_names, names, max_known
+    del table  # no progress bar (out.quiet): the optimiser's work is short beside the evaluations
+    _finish(result, out, output, changes_out)
 
 
 def _check_paths(
     inputs: tuple[str, str, str | None, str | None],
     output: Path,
     changes_out: Path | None,
-    report: Path | None,
-    fmt: str,
+    out: PageOutputs,
 ) -> None:
     """Before any work: no output overwrites an input (original, avatars, pairing,
     control), a symlink or a device."""
@@ -225,11 +237,13 @@ def _check_paths(
 
     given = [inputs[0], inputs[1], *(x for x in inputs[2:] if x)]
     check_output(output, "--output", given)
-    check_writes({"--output": output, "--changes-out": changes_out, "--report": report}, given, fmt)
+    check_writes(
+        {"--output": output, "--changes-out": changes_out, "--report": out.report}, given, out.fmt
+    )
 
 
 def _finish(
-    result: ProtectResult, fmt: str, output: Path, changes_out: Path | None, report: Path | None
+    result: ProtectResult, out: PageOutputs, output: Path, changes_out: Path | None
 ) -> None:
     """The change log, the report and the printed result; exit code 1 when the target
     was not met."""
@@ -239,9 +253,9 @@ def _finish(
     if changes_out is not None:
         assert result.changes is not None
         write_csv(result.changes, changes_out)
-    if report is not None:
-        result.to_html(report)
-    emit(fmt, result.to_json, lambda: protect_text(result, output), report,
+    if out.report is not None:
+        result.to_html(out.report)
+    emit(out.fmt, result.to_json, lambda: protect_text(result, output), out.report,
          [output, changes_out])  # fmt: skip
     if not result.met:
         sys.exit(1)

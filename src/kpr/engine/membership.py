@@ -54,19 +54,17 @@ def _common_types(
 def profile_counts(
     run: EngineRun,
     kinds: Mapping[str, Kind],
-    original: Frame,
-    avatars: Frame,
-    holdout: Frame,
+    tables: tuple[Frame, Frame, Frame],
     counting: Counting | None = None,
 ) -> ProfileCounts:
-    """How many rows of the original, the avatars and the holdout hold each class
-    profile (on ``kinds``' columns, binned as ``run`` binned them), one entry per
-    profile, sorted by the three counts (``counting``: the counting path that counts
-    them, default the lazy queries)."""
+    """How many rows of each of the ``tables`` (the original, the avatars, the
+    holdout: :data:`_SIDES`) hold each class profile (on ``kinds``' columns, binned as
+    ``run`` binned them), one entry per profile, sorted by the three counts
+    (``counting``: the counting path that counts them, default the lazy queries)."""
     aliases = {v: run.aliases[v] for v in kinds}
     internal = {aliases[v]: k for v, k in kinds.items()}
     names = list(internal)
-    frames = [internal_frame(f, aliases, None) for f in (original, avatars, holdout)]
+    frames = [internal_frame(f, aliases, None) for f in tables]
     frames = _common_types(frames, names, internal)
     bins = run.internal_bins()
     coded = [code_frame(f, internal, bins, None) for f in frames]

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from kpr.errors import InputError, first_line, shown
+from kpr.errors import InputError, directory_given, first_line, shown, unreadable
 from kpr.inputs.compact import Compact, Parts, TextLost
 from kpr.inputs.names import suggest
 from kpr.inputs.plain_csv import is_plain_candidate, read_plain
@@ -127,14 +127,13 @@ def _dialect(p: Path, encoding: str, delimiter: str) -> CsvDialect:
 def _regular_file(p: Path, label: str) -> Iterator[Path]:
     """``p`` itself when it is a regular file; a pipe, FIFO or ``/dev/stdin`` (which can
     be read only once) is first copied to a temporary file, removed afterwards."""
+    wanted = "a .csv or .parquet file"
     try:
         st = p.stat()
-    except FileNotFoundError:
-        raise InputError(f"{label}: no such file; check the path") from None
     except OSError as exc:
-        raise InputError(f"{label}: cannot read it ({exc.strerror or exc})") from None
+        raise unreadable(label, exc, wanted) from None
     if stat.S_ISDIR(st.st_mode):
-        raise InputError(f"{label} is a directory; give a .csv or .parquet file")
+        raise directory_given(label, wanted)
     if stat.S_ISREG(st.st_mode):
         if st.st_size == 0:
             raise InputError(f"{label} is empty (0 bytes); give a table with a header row")

@@ -4,9 +4,10 @@ method and the results built on them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from kpr.errors import InputError
+from kpr.metric.forwarded import Forwarded
 from kpr.metric.interval import DEFAULT_CONFIDENCE, kpr_interval
 
 
@@ -28,22 +29,10 @@ class Counted:
     """The counts of a result that holds them (``counts``), under their own names."""
 
     counts: Counts
-
-    @property
-    def n(self) -> int:
-        return self.counts.n
-
-    @property
-    def n_avatars(self) -> int:
-        return self.counts.n_avatars
-
-    @property
-    def unique_originals(self) -> int:
-        return self.counts.unique_originals
-
-    @property
-    def linked(self) -> int:
-        return self.counts.linked
+    n = Forwarded[int]("counts")
+    n_avatars = Forwarded[int]("counts")
+    unique_originals = Forwarded[int]("counts")
+    linked = Forwarded[int]("counts")
 
     @property
     def rate(self) -> float:
@@ -80,3 +69,7 @@ class Counts:
     def interval_at(self, confidence: float) -> tuple[float, float]:
         """Wilson score interval of the rate, in percent (low, high)."""
         return kpr_interval(self.linked, self.n, confidence)
+
+    def to_dict(self) -> dict[str, int]:
+        """The four counts under their JSON names (every result writes them so)."""
+        return asdict(self)

@@ -112,16 +112,3 @@ def untested(
         attack = every.on(subset)
         measured += [_classes(before, after, attack), _window(before, after, attack)]
     return UntestedSubsets(count, tuple(measured))
-
-
-def measured_collateral(
-    before: Prepared,
-    after: Prepared,
-    every: Attack,
-    attacks: Sequence[Sequence[str]],
-    rows: tuple[int, int],
-    force: bool = False,
-) -> tuple[tuple[Collateral, ...], UntestedSubsets]:
-    """The given attacks' :func:`collateral` and the :func:`untested` subsets."""
-    given = collateral(before, after, [every.on(a) for a in attacks])
-    return given, untested(before, after, every, attacks, rows, force)

@@ -4,7 +4,7 @@ worst attack's control comparison, the exact copies and DCR, the fidelity."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import polars as pl
@@ -15,9 +15,37 @@ from kpr.measure import load, read_whole
 from kpr.protection import table as tables
 from kpr.protection.job import ProtectJob
 from kpr.protection.loading import Loaded, original_frame
+from kpr.results.control import ControlComparison
+from kpr.results.distance import DistanceMetrics
 from kpr.results.evaluation import KprResult
 from kpr.results.json import finite_or_none
 from kpr.results.rates import AttackRate
+
+
+@dataclass(frozen=True)
+class UtilityChange:
+    """Fidelity to the originals before and after protection (``kpr.utility``'s
+    summaries), each column's Hellinger distance before and after, and how far
+    protection moved the pairwise associations (None: no pair measured)."""
+
+    before: dict[str, float | None]
+    after: dict[str, float | None]
+    columns: list[dict[str, object]]  #: one per column, as JSON writes it
+    mean_association_change: float | None
+    max_association_change: float | None
+
+    def to_dict(self) -> dict[str, object]:
+        """The result's ``utility`` field, as JSON writes it."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ControlAndFidelity:
+    """The worst attack's control comparison before and after (None: no control
+    given) and the fidelity before and after (None: not asked for, or no row left)."""
+
+    control: tuple[ControlComparison, ControlComparison] | None = None
+    utility: UtilityChange | None = None
 
 
 def attack_rate(r: KprResult) -> AttackRate:
@@ -32,13 +60,13 @@ def control_and_fidelity(
     protected_pl: pl.DataFrame,
     worst: tuple[KprResult, KprResult],
     control: Any,
-) -> dict[str, Any]:
+) -> ControlAndFidelity:
     """The worst attack's control comparison and the fidelity, before and after."""
-    around: dict[str, Any] = {}
+    compared = None
     if control is not None:
         control, _ = read_whole(control, job.csv, "control")
         attack = job.every.on(worst[0].known)
-        around["control_before"], around["control_after"] = (
+        before, after = (
             compare_control(
                 load(loaded.original, loaded.for_metric(table), attack, job.csv, control),
                 attack,
@@ -48,13 +76,16 @@ def control_and_fidelity(
             for table, result in zip((loaded.table, protected), worst, strict=True)
         )
         # protect lowered the original's links, not the control's: no verdict after
-        around["control_after"] = replace(around["control_after"], protected=True)
+        compared = (before, replace(after, protected=True))
+    utility = None
     if job.utility and protected_pl.height:  # no row left (delete took every avatar)
-        around["utility"] = _utility(loaded, protected, job.kinds, job.csv)
-    return around
+        utility = _utility(loaded, protected, job.kinds, job.csv)
+    return ControlAndFidelity(compared, utility)
 
 
-def distances(loaded: Loaded, protected: Any, csv: ReadSettings) -> tuple[Any, Any]:
+def distances(
+    loaded: Loaded, protected: Any, csv: ReadSettings
+) -> tuple[DistanceMetrics, DistanceMetrics]:
     """Exact copies and DCR of the avatars before and after, in one FAMD space
     fitted on the originals (``kpr.avatar.distance``); the avatars' columns read
     with the originals' types (a CSV's cells are carried as text)."""
@@ -83,7 +114,7 @@ def distances(loaded: Loaded, protected: Any, csv: ReadSettings) -> tuple[Any, A
 
 def _utility(
     loaded: Loaded, protected: Any, kinds: Mapping[str, str] | None, csv: ReadSettings
-) -> dict[str, Any]:
+) -> UtilityChange:
     """Fidelity to the originals before and after (``kpr.utility``), each column's
     Hellinger distance, and how far protect moved each pairwise association."""
     from kpr.fidelity import utility
@@ -107,13 +138,13 @@ def _utility(
         after.pairs.select(*keys, after="synthetic_association"), on=keys, how="inner"
     )
     change = (pairs["after"] - pairs["before"]).abs().fill_nan(None).drop_nulls()
-    return {
-        "before": before.summary(),
-        "after": after.summary(),
-        "columns": [
+    return UtilityChange(
+        before.summary(),
+        after.summary(),
+        [
             {k: finite_or_none(v) if isinstance(v, float) else v for k, v in row.items()}
             for row in columns.iter_rows(named=True)
         ],
-        "mean_association_change": finite_or_none(change.mean()) if len(change) else None,
-        "max_association_change": finite_or_none(change.max()) if len(change) else None,
-    }
+        finite_or_none(change.mean()) if len(change) else None,
+        finite_or_none(change.max()) if len(change) else None,
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Unpack
 
 import numpy as np
@@ -19,19 +20,39 @@ from kpr.protection import arguments
 from kpr.protection import table as tables
 from kpr.protection.arguments import DEFAULT_MAX_ATTACKS
 from kpr.protection.changes import change_log, counted, largest_change
-from kpr.protection.collateral import measured_collateral
-from kpr.protection.comparisons import attack_rate, control_and_fidelity, distances
+from kpr.protection.collateral import collateral, untested
+from kpr.protection.comparisons import (
+    ControlAndFidelity,
+    attack_rate,
+    control_and_fidelity,
+    distances,
+)
 from kpr.protection.draws import multiplicity_checks
 from kpr.protection.job import ProtectJob
 from kpr.protection.loading import Loaded, evaluations, kept_pairing, load_inputs, load_pair
 from kpr.protection.moves import DEFAULT_MOVES, Column, Outcome
 from kpr.protection.search import attack_states, optimise
 from kpr.protection.verification import agree, verify, verify_robust
+from kpr.results.distance import DistanceMetrics
 from kpr.results.evaluation import KprResult
-from kpr.results.protect import AttackOutcome, ProtectResult
+from kpr.results.marks import Plausibility
+from kpr.results.protect import AttackOutcome, Collateral, ProtectResult, UntestedSubsets
 
 #: At most this many points of the optimiser's trace are kept in the result.
 _TRACE_POINTS = 200
+
+
+@dataclass(frozen=True)
+class Around:
+    """What is measured around the protected table, each before and after: the
+    control comparison and the fidelity, the distances (None: not asked for), the
+    plausibility, the collateral under other rules and the subsets no attack names."""
+
+    checks: ControlAndFidelity
+    distances: tuple[DistanceMetrics, DistanceMetrics] | None
+    plausibility: Plausibility | None
+    collateral: tuple[Collateral, ...]
+    untested: UntestedSubsets
 
 
 def protect(
@@ -112,10 +133,11 @@ def _run(
     inputs: tuple[Any, Any, Any, Any],
     output: str | os.PathLike[str] | None,
     distances_wanted: bool,
-    collateral: bool,
+    force_untested: bool,
 ) -> tuple[Any, ProtectResult]:
     """Protect the avatars of ``inputs`` (original, avatars, pairing, control) as ``job``
-    says, verified; write them to ``output``; measure the change and its cost."""
+    says, verified; write them to ``output``; measure the change and its cost (the
+    subsets no attack names whatever the tables' size when ``force_untested``)."""
     original, avatars, pairing, control = inputs
     attacks, every, csv, target = job.attacks, job.every, job.csv, job.target
     whole = control is not None or distances_wanted or job.utility or "regenerate" in job.allowed
@@ -134,18 +156,18 @@ def _run(
     input_pl = tables.to_polars(loaded.table, loaded.library)
     changes = change_log(input_pl, protected_pl, columns, outcome, states)
     worst = min(range(len(attacks)), key=lambda i: (after[i].rate, len(attacks[i])))
-    around = control_and_fidelity(
-        job, loaded, protected, protected_pl, (before[worst], after[worst]), control
-    )
-    if distances_wanted:
-        around["distance_before"], around["distance_after"] = distances(loaded, protected, csv)
-    around["plausibility"] = plausible
     sizes = (loaded.encoded.n, loaded.n_avatars)
-    around["collateral"], around["untested"] = measured_collateral(
-        loaded.pair, after_pair, every, attacks, sizes, collateral
+    around = Around(
+        control_and_fidelity(
+            job, loaded, protected, protected_pl, (before[worst], after[worst]), control
+        ),
+        distances(loaded, protected, csv) if distances_wanted else None,
+        plausible,
+        collateral(loaded.pair, after_pair, [every.on(a) for a in attacks]),
+        untested(loaded.pair, after_pair, every, attacks, sizes, force_untested),
     )
     if job.rule == "robust":
-        verify_robust(around["collateral"], target, outcome.unfixed == 0)
+        verify_robust(around.collateral, target, outcome.unfixed == 0)
     result = _result(job, loaded, columns, outcome, before, after, changes, around)
     return loaded.view(protected), result
 
@@ -158,9 +180,12 @@ def _result(
     before: list[KprResult],
     after: list[KprResult],
     changes: pl.DataFrame,
-    around: dict[str, Any],
+    around: Around,
 ) -> ProtectResult:
     per_column, used = counted(changes, job.union)
+    checks = around.checks
+    control_before, control_after = checks.control or (None, None)
+    distance_before, distance_after = around.distances or (None, None)
     return ProtectResult(
         target=job.target,
         moves=job.allowed,
@@ -185,7 +210,14 @@ def _result(
         rule=job.rule,
         changes=changes,
         multiplicity=multiplicity_checks(columns, outcome.deleted),
-        **around,
+        collateral=around.collateral,
+        untested=around.untested,
+        control_before=control_before,
+        control_after=control_after,
+        distance_before=distance_before,
+        distance_after=distance_after,
+        utility=None if checks.utility is None else checks.utility.to_dict(),
+        plausibility=around.plausibility,
     )
 
 

@@ -12,10 +12,8 @@ skeleton, headline, warnings and footer are shared with the analysis report
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 
@@ -31,12 +29,12 @@ from kpr.render.page import (
     footer,
     headline,
     names_html,
+    page_writer,
     require_matplotlib,
     share_text,
     sources_line,
     table_section,
     warnings_section,
-    write_document,
 )
 from kpr.render.risk import (
     MISSING_LABEL,
@@ -353,28 +351,7 @@ def render_report(
     return document(title, body)
 
 
-def write_report(
-    result: KprResult,
-    path: str | os.PathLike[str],
-    *,
-    threshold: float | None = None,
-    show_values: bool = False,
-    inputs: Sequence[str] | None = None,
-    kpr_avatars: bool = False,
-    blocks: Sequence[object] = (),
-) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(
-        path,
-        lambda: render_report(
-            result,
-            threshold=threshold,
-            show_values=show_values,
-            inputs=inputs,
-            kpr_avatars=kpr_avatars,
-            blocks=blocks,
-        ),
-    )
+write_report = page_writer(render_report)
 
 
 def repr_html(result: KprResult) -> str:

@@ -10,22 +10,12 @@ column names and class labels are the only user-derived text, each through ``esc
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kpr.render.page import (
-    count_text,
-    esc,
-    names_html,
-    notebook_view,
-    report_page,
-    sources_line,
-    table_section,
-    write_document,
-)
+from kpr.render import page
+from kpr.render.page import count_text, esc
 
 if TYPE_CHECKING:
     from kpr.results.inference import Group, InferenceResult, SecretInference
@@ -131,7 +121,7 @@ def _secret_section(s: SecretInference, index: int) -> str:
         parts.append(f'<figure class="kpr-plot">\n{classes_svg(s, f"kprinf{index}")}\n</figure>')
     body = "\n".join(parts)
     if s.control:
-        body += table_section(
+        body += page.table_section(
             f"control-{index}",
             "Against the control, at the same size",
             '<th>Measure</th><th class="num">Original</th><th class="num">Control</th>'
@@ -139,12 +129,12 @@ def _secret_section(s: SecretInference, index: int) -> str:
             '<th class="num">Anonymeter\'s R (comparison)</th>',
             _control_rows(s),
         )
-    body += table_section(
+    body += page.table_section(
         f"classes-{index}", "By class of the secret", _GROUP_HEAD.format(what="Class"),
         _group_rows(s.classes),
     )  # fmt: skip
     if s.profiles:
-        body += table_section(
+        body += page.table_section(
             f"profiles-{index}",
             "The profiles that disclose most (10 people or more)",
             _GROUP_HEAD.format(what="Profile"),
@@ -157,9 +147,9 @@ def _secret_section(s: SecretInference, index: int) -> str:
 
 def _attacker(result: InferenceResult) -> str:
     return (
-        f'<p class="meaning">An attacker who knows {names_html(result.known)} of a person, '
+        f'<p class="meaning">An attacker who knows {page.names_html(result.known)} of a person, '
         f"and the avatars: what they infer about "
-        f"{names_html(s.secret for s in result.secrets)}.</p>"
+        f"{page.names_html(s.secret for s in result.secrets)}.</p>"
     )
 
 
@@ -185,16 +175,15 @@ def render_inference(
     now: datetime | None = None,
 ) -> str:
     """The inference page as one HTML document (needs matplotlib for the plots)."""
-    head = f'<section class="headline">{_attacker(result)}{sources_line(list(inputs))}</section>'
-    return report_page(
+    head = (
+        f'<section class="headline">{_attacker(result)}{page.sources_line(list(inputs))}</section>'
+    )
+    return page.report_page(
         "kpr inference", HEADING, DATA_NOTE, lambda: [head, *_secret_sections(result)], now
     )
 
 
-def write_inference(
-    result: InferenceResult, path: str | os.PathLike[str], **options: object
-) -> Path:
-    return write_document(path, lambda: render_inference(result, **options))  # type: ignore[arg-type]
+write_inference = page.page_writer(render_inference)
 
 
 def repr_inference(result: InferenceResult) -> str:
@@ -210,8 +199,8 @@ def repr_inference(result: InferenceResult) -> str:
         for s in result.secrets
     ]
     sentence = result.secrets[0].sentence() if result.secrets else ""
-    return notebook_view(
-        f"<b>Inference</b> on {names_html(result.known)}",
+    return page.notebook_view(
+        f"<b>Inference</b> on {page.names_html(result.known)}",
         sentence,
         ["Secret", "Linked", "Right among linked", "Population guess", "DiSCO", "Expected CAP"],
         rows,

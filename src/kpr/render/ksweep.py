@@ -12,21 +12,12 @@ through ``esc``.
 from __future__ import annotations
 
 import math
-import os
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kpr.render import page
 from kpr.render.ksweep_plots import sweep_svg, tradeoff_svg
-from kpr.render.page import (
-    count_text,
-    esc,
-    names_html,
-    notebook_view,
-    report_page,
-    sources_line,
-    write_document,
-)
+from kpr.render.page import count_text, esc
 from kpr.results.evaluation import format_rate
 from kpr.results.ksweep import EXPLAIN, explained
 from kpr.results.ksweep_tune import CRITERIA
@@ -67,11 +58,11 @@ def _headline(result: KSweepResult) -> str:
 <section class="headline" aria-labelledby="sweep-label">
  <p class="rate-label" id="sweep-label">Privacy and utility of the avatars against k</p>
  <p class="meaning">{esc(result.summary())}</p>
- <p class="inputs">The attacker knows: {names_html(result.known)} · tolerance
+ <p class="inputs">The attacker knows: {page.names_html(result.known)} · tolerance
   {result.tolerance * 100:g} % for numeric values · n = {count_text(result.n)} individuals</p>
  <p class="inputs">Avatar method: {gen.ncp} FAMD axes for the neighbours, synthesis
   {esc(gen.synthesis)}, categoricals decoded by {esc(gen.decoding)}, {esc(seeds)}</p>
- {sources_line(labels)}
+ {page.sources_line(labels)}
 </section>"""
 
 
@@ -278,7 +269,7 @@ def render_sweep(result: KSweepResult, *, now: datetime | None = None) -> str:
         f"KPR {format_rate(first.kpr)} (k={first.k}) to {format_rate(last.kpr)} "
         f"(k={last.k}) — kpr sweep"
     )
-    return report_page(
+    return page.report_page(
         title, HEADING, DATA_NOTE,
         lambda: [_headline(result), trade_off(), _explanations(result)], now,
     )  # fmt: skip
@@ -314,15 +305,13 @@ def render_tune(result: TuneResult, *, now: datetime | None = None) -> str:
 </section>"""
 
     title = (f"k = {result.k}" if result.k is not None else "no k qualifies") + " — kpr tune"
-    return report_page(
+    return page.report_page(
         title, TUNE_HEADING, DATA_NOTE,
         lambda: [choice, _headline(sweep), criteria(), _explanations(sweep, tune=True)], now,
     )  # fmt: skip
 
 
-def write_tune(result: TuneResult, path: str | os.PathLike[str], **options: object) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_tune(result, **options))  # type: ignore[arg-type]
+write_tune = page.page_writer(render_tune)
 
 
 def repr_tune(result: TuneResult) -> str:
@@ -337,9 +326,9 @@ def repr_tune(result: TuneResult) -> str:
             + [{True: "yes", False: "no", None: "not checked"}[checks[c]] for c in criteria]
             + ["chosen" if r.k == result.k else ""]
         )
-    return notebook_view(
+    return page.notebook_view(
         '<span style="font-size:1.4em;font-weight:bold">Choosing k</span> '
-        f"<span>known: {names_html(sweep.known)}</span>",
+        f"<span>known: {page.names_html(sweep.known)}</span>",
         result.message,
         ["k", "KPR", "quality", *[CRITERION_TITLES[c] for c in criteria], ""],
         rows,
@@ -347,9 +336,7 @@ def repr_tune(result: TuneResult) -> str:
     )
 
 
-def write_sweep(result: KSweepResult, path: str | os.PathLike[str], **options: object) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_sweep(result, **options))  # type: ignore[arg-type]
+write_sweep = page.page_writer(render_sweep)
 
 
 def repr_sweep(result: KSweepResult) -> str:
@@ -371,9 +358,9 @@ def repr_sweep(result: KSweepResult) -> str:
         )
     headline_html = (
         '<span style="font-size:1.4em;font-weight:bold">KPR and utility against k</span> '
-        f"<span>known: {names_html(result.known)}</span>"
+        f"<span>known: {page.names_html(result.known)}</span>"
     )
-    return notebook_view(
+    return page.notebook_view(
         headline_html,
         result.summary() if result.rows else "No k was evaluated.",
         [

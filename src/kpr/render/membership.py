@@ -10,34 +10,19 @@ file labels are the only user-derived text; each goes through ``esc``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kpr.render.page import (
-    count_text,
-    esc,
-    figure_headline,
-    names_html,
-    notebook_view,
-    report_page,
-    sources_line,
-    table_section,
-    warnings_section,
-    write_document,
-)
+from kpr.render import page
+from kpr.render.page import count_text, esc
 
 if TYPE_CHECKING:
     from kpr.results.membership import MembershipResult
 
 HEADING = "kpr report · membership inference"
 
-DATA_NOTE = (
-    "This page contains no raw data: counts of people at each score, and the names of the "
-    "columns only, no individual's values."
-)
+DATA_NOTE = page.columns_only_note("counts of people at each score")
 
 
 def _pct(x: float | None, digits: int = 1) -> str:
@@ -94,17 +79,17 @@ def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
 
 def _headline(result: MembershipResult, inputs: Sequence[tuple[str, str]]) -> str:
     low, high = result.auc_interval
-    sizes = f"""<p class="inputs">Class profiles on {names_html(result.columns)} ·
+    sizes = f"""<p class="inputs">Class profiles on {page.names_html(result.columns)} ·
   {count_text(result.n_original)} original rows, {count_text(result.n_avatars)} avatars,
   {count_text(result.n_holdout)} holdout rows (reference {count_text(result.reference_size)},
   non-members {count_text(result.non_members)}) · seed {result.seed},
   {count_text(result.replicates)} bootstrap replicates</p>"""
-    return figure_headline(
+    return page.figure_headline(
         "auc", "AUC of the membership attack (0.5: a guess)", result.auc, f"{result.auc:.3f}",
         meaning=result.meaning,
         aside=f'<p class="interval">{100 * result.confidence:g} % interval {low:.3f} to '
         f"{high:.3f}</p>",
-        lines=[sizes, sources_line(list(inputs))],
+        lines=[sizes, page.sources_line(list(inputs))],
     )  # fmt: skip
 
 
@@ -124,7 +109,7 @@ def _tpr_table(result: MembershipResult) -> str:
         f"{_pct(result.resolution, 3)}: no lower FPR can be read from this holdout. A guess "
         "flags as many members as non-members.</p>"
     )
-    return table_section(
+    return page.table_section(
         "tpr", "True positive rate at a low false positive rate",
         '<th class="num">FPR</th><th class="num">Non-members flagged</th><th>TPR</th>'
         f"<th>{100 * result.confidence:g} % interval</th>",
@@ -150,7 +135,7 @@ def _scores_table(result: MembershipResult) -> str:
         "people of the avatars and of the reference holding the class profile. Records on "
         "one score are a tie: they count one half against each other.</p>"
     )
-    return table_section(
+    return page.table_section(
         "scores", "Scores, highest first",
         '<th class="num">Score</th><th class="num">Members</th><th class="num">Non-members</th>',
         rows, before,
@@ -166,29 +151,21 @@ def render_membership(
     """The membership page as one HTML document (needs matplotlib for the ROC curve)."""
 
     def roc() -> str:
-        return f"""
-<section id="roc">
- <h2>ROC curve</h2>
- <figure class="kpr-plot">
-{roc_svg(result)}
-<figcaption>Every threshold on the score: the share of non-members flagged (log scale) and
- of members flagged. Ties are crossed as straight segments (in random order).</figcaption>
- </figure>
-</section>"""
+        return page.plot_section(
+            "roc", "ROC curve", roc_svg(result),
+            "Every threshold on the score: the share of non-members flagged (log scale) and\n"
+            " of members flagged. Ties are crossed as straight segments (in random order).",
+        )  # fmt: skip
 
-    return report_page(
+    return page.report_page(
         f"AUC {result.auc:.3f} — kpr membership", HEADING, DATA_NOTE,
         lambda: [_headline(result, inputs), _tpr_table(result), roc(), _scores_table(result),
-                 warnings_section(result.warnings)],
+                 page.warnings_section(result.warnings)],
         now,
     )  # fmt: skip
 
 
-def write_membership(
-    result: MembershipResult, path: str | os.PathLike[str], **options: object
-) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_membership(result, **options))  # type: ignore[arg-type]
+write_membership = page.page_writer(render_membership)
 
 
 def repr_membership(result: MembershipResult) -> str:
@@ -198,7 +175,10 @@ def repr_membership(result: MembershipResult) -> str:
          "&ndash;" if p.interval is None else f"{_pct(p.interval[0])} to {_pct(p.interval[1])}"]
         for p in result.tpr
     ]  # fmt: skip
-    headline_html = f'<span style="font-size:1.4em;font-weight:bold">AUC {result.auc:.3f}</span>'
-    return notebook_view(
-        headline_html, result.meaning, ["FPR", "TPR", "interval"], rows, result.warnings
+    return page.notebook_view(
+        page.notebook_headline(f"AUC {result.auc:.3f}"),
+        result.meaning,
+        ["FPR", "TPR", "interval"],
+        rows,
+        result.warnings,
     )

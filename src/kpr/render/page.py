@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from html import escape
 from importlib import resources
 from pathlib import Path
+from typing import Required, TypedDict, Unpack
 
 from kpr.errors import MissingDependencyError
 from kpr.inputs.writers import check_output_path, write_text
@@ -107,19 +108,21 @@ def figure_headline(
 </section>"""
 
 
-def headline(
-    rate: float,
-    *,
-    meaning: str,
-    aside: str = "",
-    lines: Sequence[str] = (),
-    verdict: str = "",
-) -> str:
-    """The rate as the page's figure (:func:`figure_headline`): ``data-kpr-rate``."""
+class HeadlineText(TypedDict, total=False):
+    """What :func:`figure_headline` says around its figure, as keywords."""
+
+    meaning: Required[str]
+    aside: str
+    lines: Sequence[str]
+    verdict: str
+
+
+def headline(rate: float, **text: Unpack[HeadlineText]) -> str:
+    """The rate as the page's figure (:func:`figure_headline`, which ``text`` goes
+    to): ``data-kpr-rate``."""
     return figure_headline(
-        "rate", "Knowledge Protection Rate", rate, esc(format_rate(rate)),
-        meaning=meaning, aside=aside, lines=lines, verdict=verdict,
-    )  # fmt: skip
+        "rate", "Knowledge Protection Rate", rate, esc(format_rate(rate)), **text
+    )
 
 
 def warnings_section(warnings: Sequence[str]) -> str:
@@ -155,6 +158,29 @@ def table_section(
   </tbody>
  </table></div>
 </section>"""
+
+
+def plot_section(section_id: str, heading: str, svg: str, caption: str, after: str = "") -> str:
+    """A report section around one plot: ``svg``, the inline plot; ``caption``, what it
+    shows; ``after``, what the section holds below the figure (all HTML, escaped by the
+    caller)."""
+    return f"""
+<section id="{section_id}">
+ <h2>{heading}</h2>
+ <figure class="kpr-plot">
+{svg}
+<figcaption>{caption}</figcaption>
+ </figure>{after}
+</section>"""
+
+
+def columns_only_note(holds: str) -> str:
+    """The data note of a page that shows ``holds`` (plain text) and column names, never
+    an individual's values: one wording for every such page."""
+    return (
+        f"This page contains no raw data: {holds}, and the names of the columns only, no "
+        "individual's values."
+    )
 
 
 def footer(data_note: str, now: datetime) -> str:
@@ -205,6 +231,16 @@ def write_document(path: str | os.PathLike[str], render: Callable[[], str]) -> P
     return Path(path)
 
 
+def page_writer(render: Callable[..., str]) -> Callable[..., Path]:
+    """The ``write`` view of a page ``render(result, **options)``: check the target,
+    render, then write it (:func:`write_document`): a failure leaves no file."""
+
+    def write(result: object, path: str | os.PathLike[str], **options: object) -> Path:
+        return write_document(path, lambda: render(result, **options))
+
+    return write
+
+
 def report_page(
     title: str,
     heading: str,
@@ -219,6 +255,11 @@ def report_page(
     require_matplotlib()
     body = "".join([*sections(), footer(esc(data_note), now or datetime.now(UTC))])
     return document(title, body, heading)
+
+
+def notebook_headline(text: str) -> str:
+    """The headline figure of a notebook view, large and bold (``text``, HTML)."""
+    return f'<span style="font-size:1.4em;font-weight:bold">{text}</span>'
 
 
 def notebook_view(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from pathlib import Path
 
 from kpr.render import page
 from kpr.render.page import esc
@@ -352,8 +351,7 @@ def _collateral_html(result: ProtectResult) -> str:
  <p>{esc(collateral_note(result))}</p>"""
 
 
-def write_protect(result: ProtectResult, path: str | os.PathLike[str]) -> Path:
-    return page.write_document(path, lambda: render_protect(result))
+write_protect = page.page_writer(render_protect)
 
 
 def repr_protect(result: ProtectResult) -> str:

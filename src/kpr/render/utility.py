@@ -10,31 +10,19 @@ file labels are the only user-derived text; each goes through ``esc``.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kpr.render.page import (
-    count_text,
-    esc,
-    figure_headline,
-    notebook_view,
-    report_page,
-    sources_line,
-    write_document,
-)
+from kpr.render import page
+from kpr.render.page import count_text, esc
 
 if TYPE_CHECKING:
     from kpr.results.utility import UtilityResult
 
 HEADING = "kpr report · utility of a synthetic table"
 
-DATA_NOTE = (
-    "This page contains no raw data: scores per column and per pair of columns, and the "
-    "names of the columns only, no individual's values."
-)
+DATA_NOTE = page.columns_only_note("scores per column and per pair of columns")
 
 #: Beyond this many columns the heatmap's cells carry no numbers.
 _ANNOTATED = 16
@@ -105,11 +93,11 @@ def _headline(result: UtilityResult, inputs: Sequence[tuple[str, str]]) -> str:
   (Octopize's targets
   {targets}) · {count_text(result.n_original)} original rows,
   {count_text(result.n_synthetic)} synthetic rows</p>"""
-    return figure_headline(
+    return page.figure_headline(
         "utility", "Quality score (SDMetrics' Quality Report)", result.overall,
         _num(result.overall), meaning=result.meaning,
         lines=[f'<p class="kinds">{esc(result.kinds_used)}</p>', scores,
-               sources_line(list(inputs))],
+               page.sources_line(list(inputs))],
     )  # fmt: skip
 
 
@@ -179,27 +167,22 @@ def render_utility(
     def pairs() -> str:
         if not len(result.pairs):
             return ""
-        return f"""
-<section id="pairs">
- <h2>Column pair trends</h2>
- <figure class="kpr-plot">
-{heatmap_svg(result)}
-<figcaption>Each cell: the pair's association in the synthetic table minus the original's
- (|r| for two numbers, Cramer's V for two categories, eta squared for a category and a
- number).</figcaption>
- </figure>
-{_pairs_table(result)}
-</section>"""
+        return page.plot_section(
+            "pairs", "Column pair trends", heatmap_svg(result),
+            "Each cell: the pair's association in the synthetic table minus the original's\n"
+            " (|r| for two numbers, Cramer's V for two categories, eta squared for a category "
+            "and a\n"
+            " number).",
+            f"\n{_pairs_table(result)}",
+        )  # fmt: skip
 
-    return report_page(
+    return page.report_page(
         f"Quality {_num(result.overall)} — kpr utility", HEADING, DATA_NOTE,
         lambda: [_headline(result, inputs), _columns_table(result), pairs()], now,
     )  # fmt: skip
 
 
-def write_utility(result: UtilityResult, path: str | os.PathLike[str], **options: object) -> Path:
-    """Check the target, render, then write atomically: a failure leaves no file."""
-    return write_document(path, lambda: render_utility(result, **options))  # type: ignore[arg-type]
+write_utility = page.page_writer(render_utility)
 
 
 def repr_utility(result: UtilityResult) -> str:
@@ -208,9 +191,9 @@ def repr_utility(result: UtilityResult) -> str:
         [esc(r["column"]), esc(r["metric"]), _num(r["score"]), _num(r["hellinger"])]
         for r in result.columns.iter_rows(named=True)
     ]
-    headline_html = (
-        f'<span style="font-size:1.4em;font-weight:bold">Quality {_num(result.overall)}</span>'
-    )
-    return notebook_view(
-        headline_html, result.meaning, ["column", "metric", "score", "Hellinger"], rows
+    return page.notebook_view(
+        page.notebook_headline(f"Quality {_num(result.overall)}"),
+        result.meaning,
+        ["column", "metric", "score", "Hellinger"],
+        rows,
     )

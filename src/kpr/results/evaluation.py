@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, overload
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, Unpack, overload
 
 import narwhals as nw
 import polars as pl
@@ -159,6 +159,17 @@ class Claims:
         }
 
 
+class ReportOptions(TypedDict, total=False):
+    """The evaluation report's options (:meth:`KprResult.to_html`), each optional: no
+    threshold, no values shown, no input labels, avatars not kpr's, no other block."""
+
+    threshold: float | None
+    show_values: bool
+    inputs: Sequence[str] | None
+    kpr_avatars: bool
+    blocks: Sequence[object]
+
+
 @dataclass
 class KprResult(Counted, Claims, json.JsonResult):
     """An evaluated attack. ``rate`` is the Knowledge Protection Rate in percent."""
@@ -270,10 +281,7 @@ class KprResult(Counted, Claims, json.JsonResult):
         return {
             "kpr": self.rate,
             "meaning": self.meaning,
-            "n": self.n,
-            "n_avatars": self.n_avatars,
-            "unique_originals": self.unique_originals,
-            "linked": self.linked,
+            **self.counts.to_dict(),
             "tolerance": self.tolerance,
             # a figure on a moved grid says so; the spec's grid adds nothing
             **({"grid_offset": self.grid_offset} if self.grid_offset else {}),
@@ -286,38 +294,13 @@ class KprResult(Counted, Claims, json.JsonResult):
         }
 
     @overload
-    def to_html(
-        self,
-        path: None = None,
-        *,
-        threshold: float | None = None,
-        show_values: bool = False,
-        inputs: Sequence[str] | None = None,
-        kpr_avatars: bool = False,
-        blocks: Sequence[object] = (),
-    ) -> str: ...
+    def to_html(self, path: None = None, **options: Unpack[ReportOptions]) -> str: ...
 
     @overload
-    def to_html(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        threshold: float | None = None,
-        show_values: bool = False,
-        inputs: Sequence[str] | None = None,
-        kpr_avatars: bool = False,
-        blocks: Sequence[object] = (),
-    ) -> Path: ...
+    def to_html(self, path: str | os.PathLike[str], **options: Unpack[ReportOptions]) -> Path: ...
 
     def to_html(
-        self,
-        path: str | os.PathLike[str] | None = None,
-        *,
-        threshold: float | None = None,
-        show_values: bool = False,
-        inputs: Sequence[str] | None = None,
-        kpr_avatars: bool = False,
-        blocks: Sequence[object] = (),
+        self, path: str | os.PathLike[str] | None = None, **options: Unpack[ReportOptions]
     ) -> str | Path:
         """The self-contained HTML report (needs ``pip install 'kpr[report]'``).
 
@@ -329,10 +312,7 @@ class KprResult(Counted, Claims, json.JsonResult):
         avatars (then, and with a pairing, the advice speaks of k); ``blocks`` adds
         other results on the same tables (an ``InferenceResult``) as sections.
         """
-        return views.to_html(
-            self, path, threshold=threshold, show_values=show_values, inputs=inputs,
-            kpr_avatars=kpr_avatars, blocks=blocks,
-        )  # fmt: skip
+        return views.to_html(self, path, **options)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the rate, the counts and the warnings (no plots)."""

@@ -11,7 +11,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from kpr.labels import interval_label
 from kpr.metric.attack import Kind
@@ -47,6 +47,26 @@ def _pct(part: float, whole: float) -> float | None:
 
 def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.1f} %"
+
+
+class _PercentOfN:
+    """A read-only attribute of :class:`SecretInference`: one of its counts (named
+    ``count``) as a percentage of n, so each measure is read the same way."""
+
+    def __init__(self, count: str, doc: str | None = None) -> None:
+        self.count = count
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, secret: None, owner: type | None = None) -> _PercentOfN: ...
+    @overload
+    def __get__(self, secret: SecretInference, owner: type | None = None) -> float: ...
+    def __get__(
+        self, secret: SecretInference | None, owner: type | None = None
+    ) -> float | _PercentOfN:
+        if secret is None:
+            return self
+        return secret.counts.percent(getattr(secret.counts, self.count))
 
 
 @dataclass(frozen=True)
@@ -208,10 +228,9 @@ class SecretInference:
     control: tuple[ControlMeasure, ...] = ()
     sdmetrics: tuple[SdmetricsFigure, ...] = ()
 
-    @property
-    def ial(self) -> float:
-        """Inference after linking: linked people whose avatar is right, % of n."""
-        return self.counts.percent(self.counts.right)
+    ial = _PercentOfN(
+        "right", "Inference after linking: linked people whose avatar is right, % of n."
+    )
 
     @property
     def precision(self) -> float | None:
@@ -223,10 +242,9 @@ class SecretInference:
         """The population guess's expected right among the same linked people, in %."""
         return _pct(self.counts.guess_linked, self.counts.linked)
 
-    @property
-    def guess(self) -> float:
-        """The population guess's expected right among everyone, % of n."""
-        return self.counts.percent(self.counts.guess_all)
+    guess = _PercentOfN(
+        "guess_all", "The population guess's expected right among everyone, % of n."
+    )
 
     @property
     def link_adds(self) -> float | None:
@@ -234,22 +252,10 @@ class SecretInference:
         p, g = self.precision, self.guess_precision
         return None if p is None or g is None else p - g
 
-    @property
-    def disco(self) -> float:
-        """DiSCO, % of n (and DiS, Dorig, DiSDiO below)."""
-        return self.counts.percent(self.counts.disco)
-
-    @property
-    def dis(self) -> float:
-        return self.counts.percent(self.counts.dis)
-
-    @property
-    def dorig(self) -> float:
-        return self.counts.percent(self.counts.dorig)
-
-    @property
-    def disdio(self) -> float:
-        return self.counts.percent(self.counts.disdio)
+    disco = _PercentOfN("disco", "DiSCO, % of n (and DiS, Dorig, DiSDiO below).")
+    dis = _PercentOfN("dis")
+    dorig = _PercentOfN("dorig")
+    disdio = _PercentOfN("disdio")
 
     @property
     def expected_cap(self) -> float:

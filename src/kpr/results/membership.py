@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from kpr.metric.forwarded import Forwarded
 from kpr.metric.membership import Figures
 from kpr.notices import warnings_json
 from kpr.results.json import JsonResult
@@ -84,27 +85,15 @@ class MembershipResult(Page, JsonResult):
     original_repeats: int = 0
     warnings: tuple[str, ...] = ()
 
-    @property
-    def n_original(self) -> int:
-        return self.figures.n_original
-
-    @property
-    def n_avatars(self) -> int:
-        return self.figures.n_avatars
-
-    @property
-    def n_holdout(self) -> int:
-        return self.figures.n_holdout
-
-    @property
-    def reference_size(self) -> int:
-        """|R|: the half of the holdout whose profiles stand for the population."""
-        return self.figures.reference_size
-
-    @property
-    def non_members(self) -> int:
-        """The other half of the holdout (and as many members, drawn from the original)."""
-        return self.figures.non_members
+    n_original = Forwarded[int]("figures")
+    n_avatars = Forwarded[int]("figures")
+    n_holdout = Forwarded[int]("figures")
+    reference_size = Forwarded[int](
+        "figures", "|R|: the half of the holdout whose profiles stand for the population."
+    )
+    non_members = Forwarded[int](
+        "figures", "The other half of the holdout (and as many members, drawn from the original)."
+    )
 
     @property
     def members(self) -> int:

@@ -64,10 +64,7 @@ class AttackRate(Counted):
             "known": list(self.known),
             "kpr": self.rate,
             "interval": {"low": low, "high": high, "confidence": self.confidence},
-            "n": self.n,
-            "n_avatars": self.n_avatars,
-            "unique_originals": self.unique_originals,
-            "linked": self.linked,
+            **self.counts.to_dict(),
             "tolerance": self.tolerance,
             "method": self.method,
         }
