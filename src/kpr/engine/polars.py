@@ -30,6 +30,7 @@ import polars as pl
 
 from kpr.engine import queries
 from kpr.engine.inmemory import MemoryTables
+from kpr.engine.inmemory.columns import rows_holding, slots
 from kpr.engine.inmemory.runs import singles
 from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
@@ -52,12 +53,13 @@ class PolarsHooks(Hooks):
     query, and packed profiles (``hashed``: ``TablePath.HASHED``) or by group-bys
     and joins (``TablePath.GROUPED``)."""
 
-    def __init__(self, hashed: bool = False) -> None:
+    def __init__(self, hashed: bool = False, tuning: Tuning = DEFAULT_TUNING) -> None:
         self.hashed = hashed
+        self.tuning = tuning
 
     def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
         if self.hashed:
-            return nw.from_native(hashed_groups(_polars(original), known, row))
+            return nw.from_native(hashed_groups(_polars(original), known, row, self.tuning))
         return queries.original_groups(original, known, row)
 
     def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
@@ -132,7 +134,7 @@ def polars_counting(
     path = tuning.table_path(_polars(original).select(pl.len()).collect().item(), known)
     if path is TablePath.MEMORY:
         return MemoryCounting(tuning)
-    return queries.LazyCounting(PolarsHooks(hashed=path is TablePath.HASHED))
+    return queries.LazyCounting(PolarsHooks(path is TablePath.HASHED, tuning))
 
 
 def column_singles(lf: pl.LazyFrame, name: str) -> int:
@@ -160,32 +162,30 @@ def _shared_hashes(hashes: np.ndarray) -> np.ndarray:
     return np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
 
 
-def hashed_groups(lf: pl.LazyFrame, known: Sequence[str], row: str | None) -> pl.LazyFrame:
+def hashed_groups(
+    lf: pl.LazyFrame, known: Sequence[str], row: str | None, tuning: Tuning = DEFAULT_TUNING
+) -> pl.LazyFrame:
     """G without a hash table of every distinct tuple: rows whose hash is unique
     are groups of one; only rows sharing a hash (true duplicates and the rare
-    collisions) are grouped exactly. Same content as ``original_groups``."""
+    collisions) are grouped exactly. Same content as ``original_groups``.
+
+    Each row is hashed once: which rows share a hash is kept as a boolean column
+    (a bit a row) set beside the original by a horizontal concat, so every later
+    query over G (or U) filters the rows it reads by that column instead of
+    hashing them again and joining the shared hashes."""
     keys = list(known)
-    h = pl.struct(keys).hash().alias(_H)
-    shared = _shared_hashes(lf.select(h).collect(engine="streaming").to_series().to_numpy())
-    dupes = pl.LazyFrame({_H: pl.Series(_H, shared, dtype=pl.UInt64)})
-    hashed = lf.with_columns(h)
+    hashes = lf.select(pl.struct(keys).hash()).collect(engine="streaming").to_series().to_numpy()
+    single = np.ones(len(hashes), dtype=bool)
+    single[rows_holding(hashes, _shared_hashes(hashes), slots, tuning.table_bits)] = False
+    del hashes
+    marked = pl.concat([lf, pl.DataFrame({_H: single}).lazy()], how="horizontal")
     order = [*keys, *([row] if row else []), queries._N]
-    once = (
-        hashed.join(dupes, on=_H, how="anti")
-        .with_columns(pl.lit(1, pl.Int64).alias(queries._N))
-        .select(order)
-    )
+    once = marked.filter(pl.col(_H)).with_columns(pl.lit(1, pl.Int64).alias(queries._N))
     aggs = [pl.len().cast(pl.Int64).alias(queries._N)]
     if row is not None:
         aggs.append(pl.col(row).min())
-    many = (
-        hashed.join(dupes, on=_H, how="semi")
-        .group_by(keys)
-        .agg(aggs)
-        .select(order)
-        .collect(engine="streaming")
-    )
-    return pl.concat([once, many.lazy()], how="vertical")
+    many = marked.filter(~pl.col(_H)).group_by(keys).agg(aggs).select(order)
+    return pl.concat([once.select(order), many.collect(engine="streaming").lazy()])
 
 
 def exact_link(u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str]) -> tuple[int, int]:
