@@ -28,9 +28,8 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine import queries
+from kpr.engine import queries, streamed
 from kpr.engine.inmemory import MemoryTables
-from kpr.engine.inmemory.columns import rows_holding, slots
 from kpr.engine.inmemory.runs import singles
 from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
@@ -49,18 +48,19 @@ def _polars(frame: Frame) -> pl.LazyFrame:
 
 
 class PolarsHooks(Hooks):
-    """Lazy queries on polars' streaming engine: G from row hashes, rebuilt by each
-    query, and packed profiles (``hashed``: ``TablePath.HASHED``) or by group-bys
-    and joins (``TablePath.GROUPED``)."""
+    """Lazy queries on polars' streaming engine, G by a group-by; the link on
+    packed profiles, sorted (``packed``: ``TablePath.HASHED``), or by joins
+    (``TablePath.GROUPED``)."""
 
-    def __init__(self, hashed: bool = False, tuning: Tuning = DEFAULT_TUNING) -> None:
-        self.hashed = hashed
+    def __init__(
+        self,
+        packed: bool = False,
+        texts: Mapping[str, pl.Series] | None = None,
+        tuning: Tuning = DEFAULT_TUNING,
+    ) -> None:
+        self.packed = packed
+        self.texts = texts or {}  # the original's distinct texts, by known column
         self.tuning = tuning
-
-    def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
-        if self.hashed:
-            return nw.from_native(hashed_groups(_polars(original), known, row, self.tuning))
-        return queries.original_groups(original, known, row)
 
     def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
         lf = _polars(original)
@@ -76,9 +76,10 @@ class PolarsHooks(Hooks):
         coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
         keys = [queries.code_name(v) for v in kinds]
         coded_u, coded_a = (_polars(f).select(keys) for f in coded)
-        if self.hashed:
+        if self.packed:
             code_bins = {queries.code_name(v): b for v, b in bins.items()}
-            counts = packed_link(coded_u, coded_a, keys, code_bins)
+            texts = {queries.code_name(v): t for v, t in self.texts.items()}
+            counts = packed_link(coded_u, coded_a, keys, code_bins, texts, self.tuning)
             if counts is not None:
                 return counts
         return exact_link(coded_u, coded_a, keys)
@@ -126,6 +127,43 @@ class MemoryCounting(queries.CountingState):
             self._tables = None
 
 
+class StreamedCounting(queries.CountingState):
+    """``queries.Counting`` of an original too large to hold (``TablePath.HASHED``):
+    U's rows from one hash of each row, each known column read alone and counted
+    with numpy (``kpr.engine.streamed``), the link by packed profiles sorted
+    (``PolarsHooks``)."""
+
+    def __init__(self, tuning: Tuning = DEFAULT_TUNING) -> None:
+        self.tuning = tuning
+        self._texts: dict[str, pl.Series] = {}
+
+    def scan(
+        self,
+        original: Frame,
+        avatars: Frame,
+        kinds: Mapping[str, Kind],
+        row: str | None,
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan:
+        lf = _polars(original)
+        outside, size = streamed.outside_rows(lf, list(kinds), self.tuning)
+        self._u = nw.from_native(streamed.unique_rows(lf, outside, size))
+        self._avatars = avatars
+        scans, self._texts = streamed.column_scans(lf, kinds, outside, exact, integers, self.tuning)
+        moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
+        profile = {v: s.profile for v, s in scans.items()}
+        unique = {v: s.unique for v, s in scans.items()}
+        return Scan(size, size - len(outside), moments, profile, unique)
+
+    def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
+        hooks = PolarsHooks(packed=True, texts=self._texts, tuning=self.tuning)
+        return hooks.link(self.unique(), self._kept_avatars(), kinds, bins)
+
+    def release(self) -> None:
+        return None
+
+
 def polars_counting(
     original: Frame, tuning: Tuning = DEFAULT_TUNING, known: int = 1
 ) -> queries.Counting:
@@ -134,7 +172,9 @@ def polars_counting(
     path = tuning.table_path(_polars(original).select(pl.len()).collect().item(), known)
     if path is TablePath.MEMORY:
         return MemoryCounting(tuning)
-    return queries.LazyCounting(PolarsHooks(path is TablePath.HASHED, tuning))
+    if path is TablePath.HASHED:
+        return StreamedCounting(tuning)
+    return queries.LazyCounting(PolarsHooks())
 
 
 def column_singles(lf: pl.LazyFrame, name: str) -> int:
@@ -155,39 +195,6 @@ def column_singles(lf: pl.LazyFrame, name: str) -> int:
     return int(np.count_nonzero(singles(present))) + (nulls == 1) + (nan == 1)
 
 
-def _shared_hashes(hashes: np.ndarray) -> np.ndarray:
-    """The hashes that occur more than once, each once (by a sort: cheaper than a
-    hash table of millions of distinct hashes)."""
-    ordered = np.sort(hashes)
-    return np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-
-
-def hashed_groups(
-    lf: pl.LazyFrame, known: Sequence[str], row: str | None, tuning: Tuning = DEFAULT_TUNING
-) -> pl.LazyFrame:
-    """G without a hash table of every distinct tuple: rows whose hash is unique
-    are groups of one; only rows sharing a hash (true duplicates and the rare
-    collisions) are grouped exactly. Same content as ``original_groups``.
-
-    Each row is hashed once: which rows share a hash is kept as a boolean column
-    (a bit a row) set beside the original by a horizontal concat, so every later
-    query over G (or U) filters the rows it reads by that column instead of
-    hashing them again and joining the shared hashes."""
-    keys = list(known)
-    hashes = lf.select(pl.struct(keys).hash()).collect(engine="streaming").to_series().to_numpy()
-    single = np.ones(len(hashes), dtype=bool)
-    single[rows_holding(hashes, _shared_hashes(hashes), slots, tuning.table_bits)] = False
-    del hashes
-    marked = pl.concat([lf, pl.DataFrame({_H: single}).lazy()], how="horizontal")
-    order = [*keys, *([row] if row else []), queries._N]
-    once = marked.filter(pl.col(_H)).with_columns(pl.lit(1, pl.Int64).alias(queries._N))
-    aggs = [pl.len().cast(pl.Int64).alias(queries._N)]
-    if row is not None:
-        aggs.append(pl.col(row).min())
-    many = marked.filter(~pl.col(_H)).group_by(keys).agg(aggs).select(order)
-    return pl.concat([once.select(order), many.collect(engine="streaming").lazy()])
-
-
 def exact_link(u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str]) -> tuple[int, int]:
     """m and |S|: polars joins can match null with null, so a semi-join of U's
     codes on the avatar profiles present once replaces the stacked group-by."""
@@ -202,6 +209,8 @@ def packed_link(
     a: pl.LazyFrame,
     keys: list[str],
     bins: Mapping[str, NumericBins],
+    texts: Mapping[str, pl.Series],
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> tuple[int, int] | None:
     """m and |S| with each profile packed into one exact 64-bit integer.
 
@@ -209,7 +218,7 @@ def packed_link(
     takes far more memory than on one integer key (docs/benchmarks.md).
     None (use ``exact_link``) when the profiles cannot be packed.
     """
-    packed = packed_keys(u, a, keys, bins)
+    packed = packed_keys(u, a, keys, bins, texts, tuning)
     if packed is None:
         return None
     u_keys, a_keys, _ = packed
@@ -218,16 +227,19 @@ def packed_link(
 
 def sorted_link(u_keys: pl.LazyFrame, a_keys: pl.LazyFrame) -> tuple[int, int]:
     """m and |S| from packed keys too many to count in memory: the avatars' keys
-    sorted (8 bytes a row), only those present once kept; U's keys sorted, then
-    looked up in them (a hash table of as many distinct keys would take far more)."""
-    ordered = a_keys.collect(engine="streaming").to_series().sort().to_numpy()
+    sorted (8 bytes a row; numpy's sort, about half the CPU of polars' here), only
+    those present once kept; U's keys sorted, then looked up in them (a hash table
+    of as many distinct keys would take far more)."""
+    ordered = np.sort(a_keys.collect(engine="streaming").to_series().to_numpy())
     m = len(ordered)
     once = ordered[singles(ordered)]
     del ordered
-    u_key = u_keys.filter(pl.col(_H) >= 0).collect(engine="streaming").to_series().sort()
+    u_key = np.sort(
+        u_keys.filter(pl.col(_H) >= 0).collect(engine="streaming").to_series().to_numpy()
+    )
     linked = 0
     for start in range(0, len(u_key), _LOOKUP_BLOCK):
-        block = u_key.slice(start, _LOOKUP_BLOCK).to_numpy()
+        block = u_key[start : start + _LOOKUP_BLOCK]
         at = np.minimum(np.searchsorted(once, block), len(once) - 1)
         linked += int(np.count_nonzero(once[at] == block)) if len(once) else 0
     return m, linked
@@ -242,6 +254,8 @@ def packed_keys(
     a: pl.LazyFrame,
     keys: list[str],
     bins: Mapping[str, NumericBins],
+    texts: Mapping[str, pl.Series],
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, int] | None:
     """U's and the avatars' profiles, each packed into one exact int64 (column
     ``_H``; -1 for a U profile no avatar can hold), and the radix of the keys.
@@ -249,7 +263,10 @@ def packed_keys(
     Each code becomes a digit of a mixed-radix number
     (``kpr.metric.classes.push_digit``): numeric codes (special codes included)
     shifted to start at 0 (``+ DIGIT_OFFSET``), text values as their categorical
-    ids, booleans and integers as small offsets; missing is digit 0. The
+    ids, booleans and integers as small offsets; missing is digit 0. A text
+    column's ids come from a table of its texts' hashes (``streamed.text_digit``)
+    when ``texts`` holds the original's distinct texts and they are few, else from
+    a cast to Categorical. The
     packing is injective, so the counts are exact. None when a column cannot be
     packed or the digits need more than 63 bits.
     """
@@ -261,19 +278,23 @@ def packed_keys(
         bins
     ) != len(keys):
         return None
-    if text:  # each text value as its categorical id, computed once per table
+    hashed = _text_digits(a, [k for k in text if k in texts], texts, tuning)
+    cast = [k for k in text if k not in hashed]
+    if cast:  # each text value as its categorical id, computed once per table
         ids = [
             pl.col(k).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64)
-            for k in text
+            for k in cast
         ]
         u, a = u.with_columns(ids), a.with_columns(ids)
-    ranges = _avatar_ranges(a, text, ints)
+    ranges = _avatar_ranges(a, cast, ints)
     digits: list[tuple[pl.Expr, int]] = []  # (digit, radix), digit in [0, radix) or -1
     for k in keys:
         if k in bins:
             digits.append((pl.col(k) + DIGIT_OFFSET, code_radix(bins[k])))
         elif k in flags:
             digits.append((pl.col(k).cast(pl.Int64) + 1, 3))
+        elif k in hashed:
+            digits.append(hashed[k])
         elif k in text:
             hi = ranges[f"{k}__hi"]
             digits.append((pl.col(k) + 1, 1 if hi is None else int(hi) + 2))
@@ -286,6 +307,26 @@ def packed_keys(
         return None
     packed = _packed(digits).alias(_H)
     return u.select(packed), a.select(packed), total
+
+
+def _text_digits(
+    a: pl.LazyFrame, text: list[str], texts: Mapping[str, pl.Series], tuning: Tuning
+) -> dict[str, tuple[pl.Expr, int]]:
+    """The digits of the text columns whose original holds few distinct texts, by a
+    table of the texts of both tables (the avatars' found by one query)."""
+    text = [k for k in text if len(texts[k]) <= tuning.few_texts]
+    if not text:
+        return {}
+    found = pl.collect_all(
+        [a.select(pl.col(k).cast(pl.String).unique()) for k in text], engine="streaming"
+    )
+    out: dict[str, tuple[pl.Expr, int]] = {}
+    for k, theirs in zip(text, found, strict=True):
+        both = pl.concat([texts[k].cast(pl.String), theirs.to_series()])
+        digit = streamed.text_digit(k, both, tuning)
+        if digit is not None:
+            out[k] = digit
+    return out
 
 
 def _avatar_ranges(a: pl.LazyFrame, text: list[str], ints: list[str]) -> dict[str, Any]:
