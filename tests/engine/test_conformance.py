@@ -44,6 +44,8 @@ PATHS = {
     "hashed-categorical": replace(Tuning.forcing(TablePath.HASHED), few_texts=0),
     # a table of one slot: every column of two texts or more falls back too
     "hashed-one-slot": replace(Tuning.forcing(TablePath.HASHED), table_bits=1),
+    # number columns linked by their codes as polars expressions, not numpy digits
+    "hashed-codes": replace(Tuning.forcing(TablePath.HASHED), bincount_keys=0),
 }
 SWEEP_PATHS = {
     **{f"sweep-{k.value}": Tuning.forcing(k) for k in KeyCount},

@@ -30,6 +30,7 @@ import polars as pl
 
 from kpr.engine import queries, streamed
 from kpr.engine.inmemory import MemoryTables
+from kpr.engine.inmemory.columns import number_dtype
 from kpr.engine.inmemory.runs import singles
 from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
@@ -73,16 +74,47 @@ class PolarsHooks(Hooks):
     def link(
         self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
     ) -> tuple[int, int]:
-        coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
         keys = [queries.code_name(v) for v in kinds]
-        coded_u, coded_a = (_polars(f).select(keys) for f in coded)
         if self.packed:
-            code_bins = {queries.code_name(v): b for v, b in bins.items()}
-            texts = {queries.code_name(v): t for v, t in self.texts.items()}
-            counts = packed_link(coded_u, coded_a, keys, code_bins, texts, self.tuning)
+            counts = self._packed_link(_polars(u), _polars(avatars), kinds, bins, keys)
             if counts is not None:
                 return counts
+        coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
+        coded_u, coded_a = (_polars(f).select(keys) for f in coded)
         return exact_link(coded_u, coded_a, keys)
+
+    def _packed_link(
+        self,
+        u: pl.LazyFrame,
+        a: pl.LazyFrame,
+        kinds: Mapping[str, Kind],
+        bins: Mapping[str, NumericBins],
+        keys: list[str],
+    ) -> tuple[int, int] | None:
+        """:func:`packed_link`, the number columns' digits by numpy a batch at a time
+        (``streamed.numeric_digit``) when each has them, else from their codes."""
+        texts = {queries.code_name(v): t for v, t in self.texts.items()}
+        numbers = [f.collect_schema() for f in (u, a)]
+        ready = {
+            v: streamed.numeric_digit(v, b, self.tuning)
+            if all(number_dtype(s[v]) for s in numbers)
+            else None
+            for v, b in bins.items()
+        }
+        if all(d is not None for d in ready.values()):
+            digits = {v: d for v, d in ready.items() if d is not None}
+            cols = [
+                (digits[v][0] if v in digits else pl.col(v)).alias(queries.code_name(v))
+                for v in kinds
+            ]
+            radices = {queries.code_name(v): d[1] for v, d in digits.items()}
+            return packed_link(
+                u.select(cols), a.select(cols), keys, {}, texts, self.tuning, radices
+            )
+        coded = [queries.code_frame(nw.from_native(f), kinds, bins, None) for f in (u, a)]
+        coded_u, coded_a = (_polars(f).select(keys) for f in coded)
+        code_bins = {queries.code_name(v): b for v, b in bins.items()}
+        return packed_link(coded_u, coded_a, keys, code_bins, texts, self.tuning)
 
 
 class MemoryCounting(queries.CountingState):
@@ -211,6 +243,7 @@ def packed_link(
     bins: Mapping[str, NumericBins],
     texts: Mapping[str, pl.Series],
     tuning: Tuning = DEFAULT_TUNING,
+    radices: Mapping[str, int] | None = None,
 ) -> tuple[int, int] | None:
     """m and |S| with each profile packed into one exact 64-bit integer.
 
@@ -218,7 +251,7 @@ def packed_link(
     takes far more memory than on one integer key (docs/benchmarks.md).
     None (use ``exact_link``) when the profiles cannot be packed.
     """
-    packed = packed_keys(u, a, keys, bins, texts, tuning)
+    packed = packed_keys(u, a, keys, bins, texts, tuning, radices)
     if packed is None:
         return None
     u_keys, a_keys, _ = packed
@@ -256,6 +289,7 @@ def packed_keys(
     bins: Mapping[str, NumericBins],
     texts: Mapping[str, pl.Series],
     tuning: Tuning = DEFAULT_TUNING,
+    radices: Mapping[str, int] | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, int] | None:
     """U's and the avatars' profiles, each packed into one exact int64 (column
     ``_H``; -1 for a U profile no avatar can hold), and the radix of the keys.
@@ -270,13 +304,15 @@ def packed_keys(
     packing is injective, so the counts are exact. None when a column cannot be
     packed or the digits need more than 63 bits.
     """
+    ready = radices or {}
     schema = a.collect_schema()
-    text = [k for k in keys if k not in bins and isinstance(schema[k], _TEXT_TYPES)]
-    ints = [k for k in keys if k not in bins and schema[k].is_integer()]
-    flags = [k for k in keys if k not in bins and schema[k] == pl.Boolean]
-    if any(not b.int_codes for b in bins.values()) or len(text) + len(ints) + len(flags) + len(
-        bins
-    ) != len(keys):
+    rest = [k for k in keys if k not in bins and k not in ready]
+    text = [k for k in rest if isinstance(schema[k], _TEXT_TYPES)]
+    ints = [k for k in rest if schema[k].is_integer()]
+    flags = [k for k in rest if schema[k] == pl.Boolean]
+    if any(not b.int_codes for b in bins.values()) or len(text) + len(ints) + len(flags) != len(
+        rest
+    ):
         return None
     hashed = _text_digits(a, [k for k in text if k in texts], texts, tuning)
     cast = [k for k in text if k not in hashed]
@@ -289,7 +325,9 @@ def packed_keys(
     ranges = _avatar_ranges(a, cast, ints)
     digits: list[tuple[pl.Expr, int]] = []  # (digit, radix), digit in [0, radix) or -1
     for k in keys:
-        if k in bins:
+        if k in ready:  # digits already, in [0, radix)
+            digits.append((pl.col(k), ready[k]))
+        elif k in bins:
             digits.append((pl.col(k) + DIGIT_OFFSET, code_radix(bins[k])))
         elif k in flags:
             digits.append((pl.col(k).cast(pl.Int64) + 1, 3))
