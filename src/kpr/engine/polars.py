@@ -32,7 +32,7 @@ from kpr.engine import queries, streamed
 from kpr.engine.inmemory import MemoryTables
 from kpr.engine.inmemory.columns import number_dtype
 from kpr.engine.inmemory.runs import singles
-from kpr.engine.queries import Frame, Hooks, Scan
+from kpr.engine.queries import Frame, Hooks, Scan, Tables
 from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
 from kpr.metric.attack import Kind
 from kpr.metric.binning import NumericBins
@@ -91,8 +91,12 @@ class PolarsHooks(Hooks):
         bins: Mapping[str, NumericBins],
         keys: list[str],
     ) -> tuple[int, int] | None:
-        """:func:`packed_link`, the number columns' digits by numpy a batch at a time
-        (``streamed.numeric_digit``) when each has them, else from their codes."""
+        """m and |S| with each profile packed into one exact 64-bit integer
+        (:func:`packed_keys`; polars' streaming group-by on several keys takes far
+        more memory than on one integer key), counted by :func:`sorted_link`; the
+        number columns' digits by numpy a batch at a time
+        (``streamed.numeric_digit``) when each has them, else from their codes.
+        None (use ``exact_link``) when the profiles cannot be packed."""
         texts = {queries.code_name(v): t for v, t in self.texts.items()}
         numbers = [f.collect_schema() for f in (u, a)]
         ready = {
@@ -108,13 +112,15 @@ class PolarsHooks(Hooks):
                 for v in kinds
             ]
             radices = {queries.code_name(v): d[1] for v, d in digits.items()}
-            return packed_link(
+            packed = packed_keys(
                 u.select(cols), a.select(cols), keys, {}, texts, self.tuning, radices
             )
-        coded = [queries.code_frame(nw.from_native(f), kinds, bins, None) for f in (u, a)]
-        coded_u, coded_a = (_polars(f).select(keys) for f in coded)
-        code_bins = {queries.code_name(v): b for v, b in bins.items()}
-        return packed_link(coded_u, coded_a, keys, code_bins, texts, self.tuning)
+        else:
+            coded = [queries.code_frame(nw.from_native(f), kinds, bins, None) for f in (u, a)]
+            coded_u, coded_a = (_polars(f).select(keys) for f in coded)
+            code_bins = {queries.code_name(v): b for v, b in bins.items()}
+            packed = packed_keys(coded_u, coded_a, keys, code_bins, texts, self.tuning)
+        return None if packed is None else sorted_link(packed[0], packed[1])
 
 
 class MemoryCounting(queries.CountingState):
@@ -128,20 +134,13 @@ class MemoryCounting(queries.CountingState):
         self.tuning = tuning
         self._tables: MemoryTables | None = None
 
-    def scan(
-        self,
-        original: Frame,
-        avatars: Frame,
-        kinds: Mapping[str, Kind],
-        row: str | None,
-        exact: Sequence[str],
-        integers: Sequence[str],
-    ) -> Scan:
-        tables = MemoryTables(_polars(original), _polars(avatars), kinds, self.tuning)
-        self._tables = tables
+    def scan(self, tables: Tables) -> Scan:
+        kinds = tables.kinds
+        memory = MemoryTables(_polars(tables.original), _polars(tables.avatars), kinds, self.tuning)
+        self._tables = memory
         # every original row with its group's size: U is the rows of size 1
-        self._keep(nw.from_native(tables.groups), avatars)
-        n, size_u, scans = tables.scan(kinds, exact, integers)
+        self._keep(nw.from_native(memory.groups), tables.avatars)
+        n, size_u, scans = memory.scan(kinds, tables.exact, tables.integers)
         moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
         profile = {v: s.profile for v, s in scans.items()}
         return Scan(n, size_u, moments, profile, {v: s.unique for v, s in scans.items()})
@@ -169,20 +168,14 @@ class StreamedCounting(queries.CountingState):
         self.tuning = tuning
         self._texts: dict[str, pl.Series] = {}
 
-    def scan(
-        self,
-        original: Frame,
-        avatars: Frame,
-        kinds: Mapping[str, Kind],
-        row: str | None,
-        exact: Sequence[str],
-        integers: Sequence[str],
-    ) -> Scan:
-        lf = _polars(original)
+    def scan(self, tables: Tables) -> Scan:
+        lf, kinds = _polars(tables.original), tables.kinds
         outside, size = streamed.outside_rows(lf, list(kinds), self.tuning)
         self._u = nw.from_native(streamed.unique_rows(lf, outside, size))
-        self._avatars = avatars
-        scans, self._texts = streamed.column_scans(lf, kinds, outside, exact, integers, self.tuning)
+        self._avatars = tables.avatars
+        scans, self._texts = streamed.column_scans(
+            lf, kinds, outside, tables.exact, tables.integers, self.tuning
+        )
         moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
         profile = {v: s.profile for v, s in scans.items()}
         unique = {v: s.unique for v, s in scans.items()}
@@ -234,28 +227,6 @@ def exact_link(u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str]) -> tuple[int, 
     linked = u.join(once, on=keys, how="semi", nulls_equal=True).select(pl.len().alias("s"))
     s, m = pl.collect_all([linked, a.select(pl.len().alias("m"))], engine="streaming")
     return int(m.item()), int(s.item())
-
-
-def packed_link(
-    u: pl.LazyFrame,
-    a: pl.LazyFrame,
-    keys: list[str],
-    bins: Mapping[str, NumericBins],
-    texts: Mapping[str, pl.Series],
-    tuning: Tuning = DEFAULT_TUNING,
-    radices: Mapping[str, int] | None = None,
-) -> tuple[int, int] | None:
-    """m and |S| with each profile packed into one exact 64-bit integer.
-
-    polars' streaming group-by on several keys (or with per-group aggregates)
-    takes far more memory than on one integer key (docs/benchmarks.md).
-    None (use ``exact_link``) when the profiles cannot be packed.
-    """
-    packed = packed_keys(u, a, keys, bins, texts, tuning, radices)
-    if packed is None:
-        return None
-    u_keys, a_keys, _ = packed
-    return sorted_link(u_keys, a_keys)
 
 
 def sorted_link(u_keys: pl.LazyFrame, a_keys: pl.LazyFrame) -> tuple[int, int]:
