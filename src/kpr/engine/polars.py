@@ -8,14 +8,13 @@ The path is chosen by ``Tuning.table_path`` (``kpr.engine.tuning``):
   of its known values, one sort (numbers) or one id per value (texts) per known
   variable for the statistics, the column profile and the identifying-variable
   counts, and the link on one packed integer per profile.
-- Above it (a 100M-row Parquet file is not loaded), every query runs on polars'
-  streaming engine, and the wide steps are sorts (a hash table of millions of
-  distinct values costs several times a sort of 8-byte values): G is rebuilt by
-  each query from the rows' hashes, sorted once (8 bytes a row); the
-  identifying-variable counts take one column at a time, sorted; the packed
-  profiles of the avatars and of U are sorted and looked up in blocks
-  (``sorted_link``). (Up to ``hashed_rows`` rows, which only tests reach there,
-  plain group-bys and joins: the lazy queries DuckDB runs.)
+- Above it (a 100M-row Parquet file is not loaded), ``StreamedCounting``: each row
+  hashed once for U (kept as a bit a row), each known column read alone and
+  scanned with numpy (``kpr.engine.streamed``), and the link on packed profiles:
+  digits computed by polars' streaming engine (numpy on each batch for the number
+  columns, a table of hashes for the texts), the keys sorted (``sorted_link``).
+  (Up to ``hashed_rows`` rows, which only tests reach there, plain group-bys and
+  joins: the lazy queries DuckDB runs.)
 """
 
 from __future__ import annotations
@@ -268,12 +267,10 @@ def packed_keys(
     Each code becomes a digit of a mixed-radix number
     (``kpr.metric.classes.push_digit``): numeric codes (special codes included)
     shifted to start at 0 (``+ DIGIT_OFFSET``), text values as their categorical
-    ids, booleans and integers as small offsets; missing is digit 0. A text
-    column's ids come from a table of its texts' hashes (``streamed.text_digit``)
-    when ``texts`` holds the original's distinct texts and they are few, else from
-    a cast to Categorical. The
-    packing is injective, so the counts are exact. None when a column cannot be
-    packed or the digits need more than 63 bits.
+    ids (a table of their hashes when ``texts`` holds few: ``_text_digits``),
+    booleans and integers as small offsets; missing is digit 0. The packing is
+    injective, so the counts are exact. None when a column cannot be packed or the
+    digits need more than 63 bits.
     """
     ready = radices or {}
     schema = a.collect_schema()
@@ -287,12 +284,7 @@ def packed_keys(
         return None
     hashed = _text_digits(a, [k for k in text if k in texts], texts, tuning)
     cast = [k for k in text if k not in hashed]
-    if cast:  # each text value as its categorical id, computed once per table
-        ids = [
-            pl.col(k).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64)
-            for k in cast
-        ]
-        u, a = u.with_columns(ids), a.with_columns(ids)
+    u, a = (_categorical_ids(f, cast) for f in (u, a))
     ranges = _avatar_ranges(a, cast, ints)
     digits: list[tuple[pl.Expr, int]] = []  # (digit, radix), digit in [0, radix) or -1
     for k in keys:
@@ -316,6 +308,14 @@ def packed_keys(
         return None
     packed = _packed(digits).alias(_H)
     return u.select(packed), a.select(packed), total
+
+
+def _categorical_ids(frame: pl.LazyFrame, text: list[str]) -> pl.LazyFrame:
+    """Each value of the ``text`` columns as its categorical id (computed once per table)."""
+    if not text:
+        return frame
+    ids = pl.col(text).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64)
+    return frame.with_columns(ids)
 
 
 def _text_digits(
