@@ -40,12 +40,6 @@ PATHS = {
     ),
     "grouped": Tuning.forcing(TablePath.GROUPED),
     "hashed": Tuning.forcing(TablePath.HASHED),
-    # texts linked by their categorical ids (too many for a table of their hashes)
-    "hashed-categorical": replace(Tuning.forcing(TablePath.HASHED), few_texts=0),
-    # a table of one slot: every column of two texts or more falls back too
-    "hashed-one-slot": replace(Tuning.forcing(TablePath.HASHED), table_bits=1),
-    # number columns linked by their codes as polars expressions, not numpy digits
-    "hashed-codes": replace(Tuning.forcing(TablePath.HASHED), bincount_keys=0),
 }
 SWEEP_PATHS = {
     **{f"sweep-{k.value}": Tuning.forcing(k) for k in KeyCount},

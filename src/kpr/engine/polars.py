@@ -8,13 +8,14 @@ The path is chosen by ``Tuning.table_path`` (``kpr.engine.tuning``):
   of its known values, one sort (numbers) or one id per value (texts) per known
   variable for the statistics, the column profile and the identifying-variable
   counts, and the link on one packed integer per profile.
-- Above it (a 100M-row Parquet file is not loaded), ``StreamedCounting``: each row
-  hashed once for U (kept as a bit a row), each known column read alone and
-  scanned with numpy (``kpr.engine.streamed``), and the link on packed profiles:
-  digits computed by polars' streaming engine (numpy on each batch for the number
-  columns, a table of hashes for the texts), the keys sorted (``sorted_link``).
-  (Up to ``hashed_rows`` rows, which only tests reach there, plain group-bys and
-  joins: the lazy queries DuckDB runs.)
+- Above it (a 100M-row Parquet file is not loaded), every query runs on polars'
+  streaming engine, and the wide steps are sorts (a hash table of millions of
+  distinct values costs several times a sort of 8-byte values): G is rebuilt by
+  each query from the rows' hashes, sorted once (8 bytes a row); the
+  identifying-variable counts take one column at a time, sorted; the packed
+  profiles of the avatars and of U are sorted and looked up in blocks
+  (``sorted_link``). (Up to ``hashed_rows`` rows, which only tests reach there,
+  plain group-bys and joins: the lazy queries DuckDB runs.)
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine import queries, streamed
+from kpr.engine import queries
 from kpr.engine.inmemory import MemoryTables
-from kpr.engine.inmemory.columns import number_dtype
 from kpr.engine.inmemory.runs import singles
-from kpr.engine.queries import Frame, Hooks, Scan, Tables
+from kpr.engine.queries import Frame, Hooks, Scan
 from kpr.engine.tuning import DEFAULT_TUNING, TablePath, Tuning
 from kpr.metric.attack import Kind
 from kpr.metric.binning import NumericBins
@@ -48,19 +48,17 @@ def _polars(frame: Frame) -> pl.LazyFrame:
 
 
 class PolarsHooks(Hooks):
-    """Lazy queries on polars' streaming engine, G by a group-by; the link on
-    packed profiles, sorted (``packed``: ``TablePath.HASHED``), or by joins
-    (``TablePath.GROUPED``)."""
+    """Lazy queries on polars' streaming engine: G from row hashes, rebuilt by each
+    query, and packed profiles (``hashed``: ``TablePath.HASHED``) or by group-bys
+    and joins (``TablePath.GROUPED``)."""
 
-    def __init__(
-        self,
-        packed: bool = False,
-        texts: Mapping[str, pl.Series] | None = None,
-        tuning: Tuning = DEFAULT_TUNING,
-    ) -> None:
-        self.packed = packed
-        self.texts = texts or {}  # the original's distinct texts, by known column
-        self.tuning = tuning
+    def __init__(self, hashed: bool = False) -> None:
+        self.hashed = hashed
+
+    def groups(self, original: Frame, known: Sequence[str], row: str | None) -> Frame:
+        if self.hashed:
+            return nw.from_native(hashed_groups(_polars(original), known, row))
+        return queries.original_groups(original, known, row)
 
     def unique_values(self, original: Frame, known: Sequence[str]) -> dict[str, int] | None:
         lf = _polars(original)
@@ -73,53 +71,15 @@ class PolarsHooks(Hooks):
     def link(
         self, u: Frame, avatars: Frame, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]
     ) -> tuple[int, int]:
+        coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
         keys = [queries.code_name(v) for v in kinds]
-        if self.packed:
-            counts = self._packed_link(_polars(u), _polars(avatars), kinds, bins, keys)
+        coded_u, coded_a = (_polars(f).select(keys) for f in coded)
+        if self.hashed:
+            code_bins = {queries.code_name(v): b for v, b in bins.items()}
+            counts = packed_link(coded_u, coded_a, keys, code_bins)
             if counts is not None:
                 return counts
-        coded = [queries.code_frame(f, kinds, bins, None) for f in (u, avatars)]
-        coded_u, coded_a = (_polars(f).select(keys) for f in coded)
         return exact_link(coded_u, coded_a, keys)
-
-    def _packed_link(
-        self,
-        u: pl.LazyFrame,
-        a: pl.LazyFrame,
-        kinds: Mapping[str, Kind],
-        bins: Mapping[str, NumericBins],
-        keys: list[str],
-    ) -> tuple[int, int] | None:
-        """m and |S| with each profile packed into one exact 64-bit integer
-        (:func:`packed_keys`; polars' streaming group-by on several keys takes far
-        more memory than on one integer key), counted by :func:`sorted_link`; the
-        number columns' digits by numpy a batch at a time
-        (``streamed.numeric_digit``) when each has them, else from their codes.
-        None (use ``exact_link``) when the profiles cannot be packed."""
-        texts = {queries.code_name(v): t for v, t in self.texts.items()}
-        numbers = [f.collect_schema() for f in (u, a)]
-        ready = {
-            v: streamed.numeric_digit(v, b, self.tuning)
-            if all(number_dtype(s[v]) for s in numbers)
-            else None
-            for v, b in bins.items()
-        }
-        if all(d is not None for d in ready.values()):
-            digits = {v: d for v, d in ready.items() if d is not None}
-            cols = [
-                (digits[v][0] if v in digits else pl.col(v)).alias(queries.code_name(v))
-                for v in kinds
-            ]
-            radices = {queries.code_name(v): d[1] for v, d in digits.items()}
-            packed = packed_keys(
-                u.select(cols), a.select(cols), keys, {}, texts, self.tuning, radices
-            )
-        else:
-            coded = [queries.code_frame(nw.from_native(f), kinds, bins, None) for f in (u, a)]
-            coded_u, coded_a = (_polars(f).select(keys) for f in coded)
-            code_bins = {queries.code_name(v): b for v, b in bins.items()}
-            packed = packed_keys(coded_u, coded_a, keys, code_bins, texts, self.tuning)
-        return None if packed is None else sorted_link(packed[0], packed[1])
 
 
 class MemoryCounting(queries.CountingState):
@@ -133,13 +93,20 @@ class MemoryCounting(queries.CountingState):
         self.tuning = tuning
         self._tables: MemoryTables | None = None
 
-    def scan(self, tables: Tables) -> Scan:
-        kinds = tables.kinds
-        memory = MemoryTables(_polars(tables.original), _polars(tables.avatars), kinds, self.tuning)
-        self._tables = memory
+    def scan(
+        self,
+        original: Frame,
+        avatars: Frame,
+        kinds: Mapping[str, Kind],
+        row: str | None,
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan:
+        tables = MemoryTables(_polars(original), _polars(avatars), kinds, self.tuning)
+        self._tables = tables
         # every original row with its group's size: U is the rows of size 1
-        self._keep(nw.from_native(memory.groups), tables.avatars)
-        n, size_u, scans = memory.scan(kinds, tables.exact, tables.integers)
+        self._keep(nw.from_native(tables.groups), avatars)
+        n, size_u, scans = tables.scan(kinds, exact, integers)
         moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
         profile = {v: s.profile for v, s in scans.items()}
         texts = {v: s.texts for v, s in scans.items() if s.texts is not None}
@@ -158,37 +125,6 @@ class MemoryCounting(queries.CountingState):
             self._tables = None
 
 
-class StreamedCounting(queries.CountingState):
-    """``queries.Counting`` of an original too large to hold (``TablePath.HASHED``):
-    U's rows from one hash of each row, each known column read alone and counted
-    with numpy (``kpr.engine.streamed``), the link by packed profiles sorted
-    (``PolarsHooks``)."""
-
-    def __init__(self, tuning: Tuning = DEFAULT_TUNING) -> None:
-        self.tuning = tuning
-        self._texts: dict[str, pl.Series] = {}
-
-    def scan(self, tables: Tables) -> Scan:
-        lf, kinds = _polars(tables.original), tables.kinds
-        outside, size = streamed.outside_rows(lf, list(kinds), self.tuning)
-        self._u = nw.from_native(streamed.unique_rows(lf, outside, size))
-        self._avatars = tables.avatars
-        scans, self._texts = streamed.column_scans(
-            lf, kinds, outside, tables.exact, tables.integers, self.tuning
-        )
-        moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
-        profile = {v: s.profile for v, s in scans.items()}
-        unique = {v: s.unique for v, s in scans.items()}
-        return Scan(size, size - len(outside), moments, profile, unique)
-
-    def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
-        hooks = PolarsHooks(packed=True, texts=self._texts, tuning=self.tuning)
-        return hooks.link(self.unique(), self._kept_avatars(), kinds, bins)
-
-    def release(self) -> None:
-        return None
-
-
 def polars_counting(
     original: Frame, tuning: Tuning = DEFAULT_TUNING, known: int = 1
 ) -> queries.Counting:
@@ -197,9 +133,7 @@ def polars_counting(
     path = tuning.table_path(_polars(original).select(pl.len()).collect().item(), known)
     if path is TablePath.MEMORY:
         return MemoryCounting(tuning)
-    if path is TablePath.HASHED:
-        return StreamedCounting(tuning)
-    return queries.LazyCounting(PolarsHooks())
+    return queries.LazyCounting(PolarsHooks(hashed=path is TablePath.HASHED))
 
 
 def column_singles(lf: pl.LazyFrame, name: str) -> int:
@@ -220,6 +154,41 @@ def column_singles(lf: pl.LazyFrame, name: str) -> int:
     return int(np.count_nonzero(singles(present))) + (nulls == 1) + (nan == 1)
 
 
+def _shared_hashes(hashes: np.ndarray) -> np.ndarray:
+    """The hashes that occur more than once, each once (by a sort: cheaper than a
+    hash table of millions of distinct hashes)."""
+    ordered = np.sort(hashes)
+    return np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+
+
+def hashed_groups(lf: pl.LazyFrame, known: Sequence[str], row: str | None) -> pl.LazyFrame:
+    """G without a hash table of every distinct tuple: rows whose hash is unique
+    are groups of one; only rows sharing a hash (true duplicates and the rare
+    collisions) are grouped exactly. Same content as ``original_groups``."""
+    keys = list(known)
+    h = pl.struct(keys).hash().alias(_H)
+    shared = _shared_hashes(lf.select(h).collect(engine="streaming").to_series().to_numpy())
+    dupes = pl.LazyFrame({_H: pl.Series(_H, shared, dtype=pl.UInt64)})
+    hashed = lf.with_columns(h)
+    order = [*keys, *([row] if row else []), queries._N]
+    once = (
+        hashed.join(dupes, on=_H, how="anti")
+        .with_columns(pl.lit(1, pl.Int64).alias(queries._N))
+        .select(order)
+    )
+    aggs = [pl.len().cast(pl.Int64).alias(queries._N)]
+    if row is not None:
+        aggs.append(pl.col(row).min())
+    many = (
+        hashed.join(dupes, on=_H, how="semi")
+        .group_by(keys)
+        .agg(aggs)
+        .select(order)
+        .collect(engine="streaming")
+    )
+    return pl.concat([once, many.lazy()], how="vertical")
+
+
 def exact_link(u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str]) -> tuple[int, int]:
     """m and |S|: polars joins can match null with null, so a semi-join of U's
     codes on the avatar profiles present once replaces the stacked group-by."""
@@ -229,21 +198,37 @@ def exact_link(u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str]) -> tuple[int, 
     return int(m.item()), int(s.item())
 
 
+def packed_link(
+    u: pl.LazyFrame,
+    a: pl.LazyFrame,
+    keys: list[str],
+    bins: Mapping[str, NumericBins],
+) -> tuple[int, int] | None:
+    """m and |S| with each profile packed into one exact 64-bit integer.
+
+    polars' streaming group-by on several keys (or with per-group aggregates)
+    takes far more memory than on one integer key (docs/benchmarks.md).
+    None (use ``exact_link``) when the profiles cannot be packed.
+    """
+    packed = packed_keys(u, a, keys, bins)
+    if packed is None:
+        return None
+    u_keys, a_keys, _ = packed
+    return sorted_link(u_keys, a_keys)
+
+
 def sorted_link(u_keys: pl.LazyFrame, a_keys: pl.LazyFrame) -> tuple[int, int]:
     """m and |S| from packed keys too many to count in memory: the avatars' keys
-    sorted (8 bytes a row; numpy's sort, about half the CPU of polars' here), only
-    those present once kept; U's keys sorted, then looked up in them (a hash table
-    of as many distinct keys would take far more)."""
-    ordered = np.sort(a_keys.collect(engine="streaming").to_series().to_numpy())
+    sorted (8 bytes a row), only those present once kept; U's keys sorted, then
+    looked up in them (a hash table of as many distinct keys would take far more)."""
+    ordered = a_keys.collect(engine="streaming").to_series().sort().to_numpy()
     m = len(ordered)
     once = ordered[singles(ordered)]
     del ordered
-    u_key = np.sort(
-        u_keys.filter(pl.col(_H) >= 0).collect(engine="streaming").to_series().to_numpy()
-    )
+    u_key = u_keys.filter(pl.col(_H) >= 0).collect(engine="streaming").to_series().sort()
     linked = 0
     for start in range(0, len(u_key), _LOOKUP_BLOCK):
-        block = u_key[start : start + _LOOKUP_BLOCK]
+        block = u_key.slice(start, _LOOKUP_BLOCK).to_numpy()
         at = np.minimum(np.searchsorted(once, block), len(once) - 1)
         linked += int(np.count_nonzero(once[at] == block)) if len(once) else 0
     return m, linked
@@ -258,9 +243,6 @@ def packed_keys(
     a: pl.LazyFrame,
     keys: list[str],
     bins: Mapping[str, NumericBins],
-    texts: Mapping[str, pl.Series],
-    tuning: Tuning = DEFAULT_TUNING,
-    radices: Mapping[str, int] | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, int] | None:
     """U's and the avatars' profiles, each packed into one exact int64 (column
     ``_H``; -1 for a U profile no avatar can hold), and the radix of the keys.
@@ -268,35 +250,31 @@ def packed_keys(
     Each code becomes a digit of a mixed-radix number
     (``kpr.metric.classes.push_digit``): numeric codes (special codes included)
     shifted to start at 0 (``+ DIGIT_OFFSET``), text values as their categorical
-    ids (a table of their hashes when ``texts`` holds few: ``_text_digits``),
-    booleans and integers as small offsets; missing is digit 0. The packing is
-    injective, so the counts are exact. None when a column cannot be packed or the
-    digits need more than 63 bits.
+    ids, booleans and integers as small offsets; missing is digit 0. The
+    packing is injective, so the counts are exact. None when a column cannot be
+    packed or the digits need more than 63 bits.
     """
-    ready = radices or {}
     schema = a.collect_schema()
-    rest = [k for k in keys if k not in bins and k not in ready]
-    text = [k for k in rest if isinstance(schema[k], _TEXT_TYPES)]
-    ints = [k for k in rest if schema[k].is_integer()]
-    flags = [k for k in rest if schema[k] == pl.Boolean]
-    if any(not b.int_codes for b in bins.values()) or len(text) + len(ints) + len(flags) != len(
-        rest
-    ):
+    text = [k for k in keys if k not in bins and isinstance(schema[k], _TEXT_TYPES)]
+    ints = [k for k in keys if k not in bins and schema[k].is_integer()]
+    flags = [k for k in keys if k not in bins and schema[k] == pl.Boolean]
+    if any(not b.int_codes for b in bins.values()) or len(text) + len(ints) + len(flags) + len(
+        bins
+    ) != len(keys):
         return None
-    hashed = _text_digits(a, [k for k in text if k in texts], texts, tuning)
-    cast = [k for k in text if k not in hashed]
-    u, a = (_categorical_ids(f, cast) for f in (u, a))
-    ranges = _avatar_ranges(a, cast, ints)
+    if text:  # each text value as its categorical id, computed once per table
+        ids = [
+            pl.col(k).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64)
+            for k in text
+        ]
+        u, a = u.with_columns(ids), a.with_columns(ids)
+    ranges = _avatar_ranges(a, text, ints)
     digits: list[tuple[pl.Expr, int]] = []  # (digit, radix), digit in [0, radix) or -1
     for k in keys:
-        if k in ready:  # digits already, in [0, radix)
-            digits.append((pl.col(k), ready[k]))
-        elif k in bins:
+        if k in bins:
             digits.append((pl.col(k) + DIGIT_OFFSET, code_radix(bins[k])))
         elif k in flags:
             digits.append((pl.col(k).cast(pl.Int64) + 1, 3))
-        elif k in hashed:
-            digits.append(hashed[k])
         elif k in text:
             hi = ranges[f"{k}__hi"]
             digits.append((pl.col(k) + 1, 1 if hi is None else int(hi) + 2))
@@ -309,34 +287,6 @@ def packed_keys(
         return None
     packed = _packed(digits).alias(_H)
     return u.select(packed), a.select(packed), total
-
-
-def _categorical_ids(frame: pl.LazyFrame, text: list[str]) -> pl.LazyFrame:
-    """Each value of the ``text`` columns as its categorical id (computed once per table)."""
-    if not text:
-        return frame
-    ids = pl.col(text).cast(pl.String).cast(pl.Categorical).to_physical().cast(pl.Int64)
-    return frame.with_columns(ids)
-
-
-def _text_digits(
-    a: pl.LazyFrame, text: list[str], texts: Mapping[str, pl.Series], tuning: Tuning
-) -> dict[str, tuple[pl.Expr, int]]:
-    """The digits of the text columns whose original holds few distinct texts, by a
-    table of the texts of both tables (the avatars' found by one query)."""
-    text = [k for k in text if len(texts[k]) <= tuning.few_texts]
-    if not text:
-        return {}
-    found = pl.collect_all(
-        [a.select(pl.col(k).cast(pl.String).unique()) for k in text], engine="streaming"
-    )
-    out: dict[str, tuple[pl.Expr, int]] = {}
-    for k, theirs in zip(text, found, strict=True):
-        both = pl.concat([texts[k].cast(pl.String), theirs.to_series()])
-        digit = streamed.text_digit(k, both, tuning)
-        if digit is not None:
-            out[k] = digit
-    return out
 
 
 def _avatar_ranges(a: pl.LazyFrame, text: list[str], ints: list[str]) -> dict[str, Any]:

@@ -188,21 +188,6 @@ class Scan:
     texts: dict[str, nw.DataFrame[Any]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Tables:
-    """What a counting path scans, under internal names: both tables, the kinds of
-    the known variables, the row position column (None: not carried), the numeric
-    columns summed as integers (``exact``) and the columns whose distinct values are
-    counted (``integers``)."""
-
-    original: Frame
-    avatars: Frame
-    kinds: Mapping[str, Kind]
-    row: str | None
-    exact: Sequence[str]
-    integers: Sequence[str]
-
-
 class Counting(Protocol):
     """One counting path: what :func:`run` asks, in this order, whatever the path.
 
@@ -215,8 +200,18 @@ class Counting(Protocol):
     profile x one extra column) and needs no scan first.
     """
 
-    def scan(self, tables: Tables) -> Scan:
-        """Steps 1-2 before the bins: the :class:`Scan` of the original."""
+    def scan(
+        self,
+        original: Frame,
+        avatars: Frame,
+        kinds: Mapping[str, Kind],
+        row: str | None,
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan:
+        """Steps 1-2 before the bins: the :class:`Scan` of the original (both tables
+        under internal names; ``exact``: the numeric columns summed as integers;
+        ``integers``: the columns whose distinct values are counted)."""
         ...
 
     def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
@@ -310,9 +305,15 @@ class LazyCounting(CountingState):
         self.hooks = hooks or Hooks()
         self._groups: Frame | None = None
 
-    def scan(self, tables: Tables) -> Scan:
-        original, avatars, kinds = tables.original, tables.avatars, tables.kinds
-        row, exact, integers = tables.row, tables.exact, tables.integers
+    def scan(
+        self,
+        original: Frame,
+        avatars: Frame,
+        kinds: Mapping[str, Kind],
+        row: str | None,
+        exact: Sequence[str],
+        integers: Sequence[str],
+    ) -> Scan:
         hooks, known = self.hooks, list(kinds)
         numeric = [v for v in known if kinds[v].binned]
         groups = self._groups = hooks.groups(original, known, row)
@@ -414,7 +415,7 @@ def run(
     exact = exact_integers(original, numeric)
     progress("finding the original records present once (U)")
     progress("collecting the statistics over U")
-    scan = counting.scan(Tables(original, avatars, kinds, row, exact, integers))
+    scan = counting.scan(original, avatars, kinds, row, exact, integers)
     dates = {v for v in numeric if kinds[v] is Kind.DATE}
     widths = {aliases[v]: w for v, w in attack.widths.items()}
     bins = bins_of(scan.moments, attack.tolerance, dates, widths, attack.offset)

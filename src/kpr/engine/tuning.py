@@ -22,8 +22,7 @@ class TablePath(Enum):
     MEMORY = "memory"
     #: lazy queries, G by a group-by, the link by joins (the queries DuckDB runs)
     GROUPED = "grouped"
-    #: U from row hashes, each known column read alone and counted with numpy, the
-    #: link on packed profiles sorted (``kpr.engine.streamed``)
+    #: lazy streaming queries, G from row hashes, the link on packed profiles sorted
     HASHED = "hashed"
 
 
