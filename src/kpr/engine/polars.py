@@ -93,20 +93,14 @@ class MemoryCounting(queries.CountingState):
         self.tuning = tuning
         self._tables: MemoryTables | None = None
 
-    def scan(
-        self,
-        original: Frame,
-        avatars: Frame,
-        kinds: Mapping[str, Kind],
-        row: str | None,
-        exact: Sequence[str],
-        integers: Sequence[str],
-    ) -> Scan:
-        tables = MemoryTables(_polars(original), _polars(avatars), kinds, self.tuning)
-        self._tables = tables
+    def scan(self, tables: queries.ScanInput) -> Scan:
+        memory = MemoryTables(
+            _polars(tables.original), _polars(tables.avatars), tables.kinds, self.tuning
+        )
+        self._tables = memory
         # every original row with its group's size: U is the rows of size 1
-        self._keep(nw.from_native(tables.groups), avatars)
-        n, size_u, scans = tables.scan(kinds, exact, integers)
+        self._keep(nw.from_native(memory.groups), tables.avatars)
+        n, size_u, scans = memory.scan(tables.kinds, tables.exact, tables.integers)
         moments = {v: s.moments for v, s in scans.items() if s.moments is not None}
         profile = {v: s.profile for v, s in scans.items()}
         texts = {v: s.texts for v, s in scans.items() if s.texts is not None}

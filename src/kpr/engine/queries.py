@@ -171,6 +171,21 @@ def stacked_codes(coded_u: Frame, coded_a: Frame, keys: list[str], row: str | No
 
 
 @dataclass(frozen=True)
+class ScanInput:
+    """What a counting path scans (internal names): both tables, the known
+    variables' kinds, the row-id column (None: none), the numeric columns summed as
+    integers (``exact``) and the columns whose distinct values are counted
+    (``integers``)."""
+
+    original: Frame
+    avatars: Frame
+    kinds: Mapping[str, Kind]
+    row: str | None
+    exact: Sequence[str]
+    integers: Sequence[str]
+
+
+@dataclass(frozen=True)
 class Scan:
     """What a counting path knows of the original before the bins (internal names):
     n, |U|, the exact moments of the numeric variables over U, the profile of each
@@ -200,18 +215,9 @@ class Counting(Protocol):
     profile x one extra column) and needs no scan first.
     """
 
-    def scan(
-        self,
-        original: Frame,
-        avatars: Frame,
-        kinds: Mapping[str, Kind],
-        row: str | None,
-        exact: Sequence[str],
-        integers: Sequence[str],
-    ) -> Scan:
-        """Steps 1-2 before the bins: the :class:`Scan` of the original (both tables
-        under internal names; ``exact``: the numeric columns summed as integers;
-        ``integers``: the columns whose distinct values are counted)."""
+    def scan(self, tables: ScanInput) -> Scan:
+        """Steps 1-2 before the bins: the :class:`Scan` of the original (the
+        :class:`ScanInput`: both tables under internal names and what to count)."""
         ...
 
     def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
@@ -305,19 +311,12 @@ class LazyCounting(CountingState):
         self.hooks = hooks or Hooks()
         self._groups: Frame | None = None
 
-    def scan(
-        self,
-        original: Frame,
-        avatars: Frame,
-        kinds: Mapping[str, Kind],
-        row: str | None,
-        exact: Sequence[str],
-        integers: Sequence[str],
-    ) -> Scan:
-        hooks, known = self.hooks, list(kinds)
+    def scan(self, tables: ScanInput) -> Scan:
+        hooks, kinds, known = self.hooks, tables.kinds, list(tables.kinds)
+        original, exact, integers = tables.original, tables.exact, tables.integers
         numeric = [v for v in known if kinds[v].binned]
-        groups = self._groups = hooks.groups(original, known, row)
-        u = self._keep(groups, avatars)
+        groups = self._groups = hooks.groups(original, known, tables.row)
+        u = self._keep(groups, tables.avatars)
         first = hooks.collect(first_pass(groups, kinds, numeric, integers))
         profile = {
             v: {
@@ -415,7 +414,7 @@ def run(
     exact = exact_integers(original, numeric)
     progress("finding the original records present once (U)")
     progress("collecting the statistics over U")
-    scan = counting.scan(original, avatars, kinds, row, exact, integers)
+    scan = counting.scan(ScanInput(original, avatars, kinds, row, exact, integers))
     dates = {v for v in numeric if kinds[v] is Kind.DATE}
     widths = {aliases[v]: w for v, w in attack.widths.items()}
     bins = bins_of(scan.moments, attack.tolerance, dates, widths, attack.offset)
