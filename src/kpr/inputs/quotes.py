@@ -36,7 +36,7 @@ def check_closed(
         if before.endswith(b'"' + body) and before[-len(body) - 2 :][:1] in (
             delimiter.encode("utf-8"), b"\n", b"\r",
         ):  # fmt: skip
-            raise unclosed(label, _line_of(p, b'"' + body))
+            raise unclosed(label, _line_at(p) - _breaks(body))
 
 
 def unclosed(label: str, line: int) -> InputError:
@@ -79,15 +79,24 @@ def open_quote(p: Path, delimiter: str, block_size: int = _BLOCK) -> int | None:
     return _line_at(p, opened) if quoted and not pending else None
 
 
-def _line_at(p: Path, offset: int) -> int:
-    """The line (from 1) holding the content's byte ``offset``."""
-    breaks, read = {b"\n": 0, b"\r": 0}, 0
+def _line_at(p: Path, offset: int | None = None) -> int:
+    """The line (from 1) holding the content's byte ``offset`` (None: its end). A line
+    ends as Arrow ends it: LF, CR LF or CR alone (old Mac files), even mixed in a file."""
+    lines, read, last = 0, 0, b""
     with open_bytes(p) as fh:
-        while read < offset and (block := fh.read(min(_BLOCK, offset - read))):
-            read += len(block)
-            for mark in breaks:
-                breaks[mark] += block.count(mark)
-    return (breaks[b"\n"] or breaks[b"\r"]) + 1
+        while offset is None or read < offset:
+            block = fh.read(_BLOCK if offset is None else min(_BLOCK, offset - read))
+            if not block:
+                break
+            # a \r\n split between two blocks is one break
+            lines += _breaks(block) - (last == b"\r" and block[:1] == b"\n")
+            read, last = read + len(block), block[-1:]
+    return lines + 1
+
+
+def _breaks(text: bytes) -> int:
+    """How many line breaks ``text`` holds (CR LF is one)."""
+    return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
 
 
 def _tail(p: Path, size: int) -> bytes:
@@ -101,14 +110,3 @@ def _tail(p: Path, size: int) -> bytes:
         while block := fh.read(_BLOCK):
             kept = (kept + block)[-size:]
     return kept
-
-
-def _line_of(p: Path, rest: bytes) -> int:
-    """The line (from 1) where ``rest``, the content's last bytes, begins."""
-    breaks = {b"\n": 0, b"\r": 0}
-    with open_bytes(p) as fh:
-        while block := fh.read(_BLOCK):
-            for mark in breaks:
-                breaks[mark] += block.count(mark)
-    mark = b"\n" if breaks[b"\n"] else b"\r"  # old Mac files break lines with \r alone
-    return breaks[mark] - rest.count(mark) + 1
