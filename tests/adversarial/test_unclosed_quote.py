@@ -152,7 +152,9 @@ def test_a_row_short_of_a_field_without_a_quote_keeps_its_message(tmp_path: Path
 
 
 @pytest.mark.parametrize("ends", ["\r\n", "\r", "mixed"])
-@pytest.mark.parametrize("tail", ['3,"x,5\n4,y,6\n', '3,4,"x\n5,6,7\n'], ids=["middle", "last field"])
+@pytest.mark.parametrize(
+    "tail", ['3,"x,5\n4,y,6\n', '3,4,"x\n5,6,7\n'], ids=["middle", "last field"]
+)
 def test_the_line_is_counted_as_arrow_breaks_lines(ends: str, tail: str, tmp_path: Path) -> None:
     """CR LF, CR alone (old Mac files) or both in one file: the quote's line is the
     one a reader counting every kind of break finds (str.splitlines)."""
@@ -162,6 +164,5 @@ def test_the_line_is_counted_as_arrow_breaks_lines(ends: str, tail: str, tmp_pat
     path = _file(tmp_path, text)
     quote = next(i for i, line in enumerate(text.splitlines(), 1) if '"' in line)
     assert quote == 32
-    assert_input_error(
-        lambda: kpr.evaluate(path, path, known=["a", "b"]), f"opened on line {quote} is never closed"
-    )
+    expected = f"opened on line {quote} is never closed"
+    assert_input_error(lambda: kpr.evaluate(path, path, known=["a", "b"]), expected)
