@@ -142,3 +142,12 @@ def test_column_names_that_are_not_strings_say_so(
             frame, frame, None, known_column_names=known
         )
     assert "astype(str)" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_misspelt_keyword_is_named() -> None:
+    """The keywords are checked: a misspelt one is refused in one line, not ignored."""
+    real, synthetic = demo_tables()
+    with pytest.raises(kpr.InputError, match="takes no keyword 'known_columns'"):
+        sdmetrics.single_table.KnowledgeProtectionRate.compute(
+            real, synthetic, metadata_of(real), known_columns=["age"]
+        )

@@ -12,7 +12,7 @@ SDMetrics is imported here only: the rest of kpr never needs it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sdmetrics.goal import Goal
 from sdmetrics.single_table.base import SingleTableMetric
@@ -20,6 +20,14 @@ from sdmetrics.single_table.base import SingleTableMetric
 from kpr.api import evaluate
 from kpr.errors import InputError
 from kpr.metric.attack import DEFAULT_TOLERANCE
+
+
+class Options(TypedDict, total=False):
+    """The metric's own keywords, after SDMetrics' ``real_data, synthetic_data, metadata``:
+    the columns the attacker knows (required) and the tolerance of numeric values."""
+
+    known_column_names: str | Iterable[str] | None
+    tolerance: float
 
 
 def _names(known: str | Iterable[str] | None) -> list[str]:
@@ -67,18 +75,24 @@ class KnowledgeProtectionRate(SingleTableMetric):
         real_data: Any,
         synthetic_data: Any,
         metadata: Mapping[str, Any] | None = None,
-        known_column_names: str | Iterable[str] | None = None,
-        tolerance: float = DEFAULT_TOLERANCE,
+        **options: Unpack[Options],
     ) -> dict[str, Any]:
-        """The score and the counts behind it (n, m, |U|, |S|)."""
-        known = _names(known_column_names)
+        """The score and the counts behind it (n, m, |U|, |S|), for
+        ``known_column_names`` (and ``tolerance``, default 0.1)."""
+        unknown = sorted(set(options) - set(Options.__annotations__))
+        if unknown:
+            raise InputError(
+                f"{cls.__name__} takes no keyword {unknown[0]!r}: its own keywords are "
+                "known_column_names= and tolerance="
+            )
+        known = _names(options.get("known_column_names"))
         for label, frame in (("real_data", real_data), ("synthetic_data", synthetic_data)):
             _check_column_names(label, frame)
         result = evaluate(
             real_data,
             synthetic_data,
             known=known,
-            tolerance=tolerance,
+            tolerance=options.get("tolerance", DEFAULT_TOLERANCE),
             metadata=metadata,
         )
         return {
@@ -93,11 +107,9 @@ class KnowledgeProtectionRate(SingleTableMetric):
         real_data: Any,
         synthetic_data: Any,
         metadata: Mapping[str, Any] | None = None,
-        known_column_names: str | Iterable[str] | None = None,
-        tolerance: float = DEFAULT_TOLERANCE,
+        **options: Unpack[Options],
     ) -> float:
-        """The rate as a fraction: 1 means nobody is singled out."""
-        breakdown = cls.compute_breakdown(
-            real_data, synthetic_data, metadata, known_column_names, tolerance
-        )
+        """The rate as a fraction: 1 means nobody is singled out (the keywords as
+        :meth:`compute_breakdown`'s)."""
+        breakdown = cls.compute_breakdown(real_data, synthetic_data, metadata, **options)
         return float(breakdown["score"])
