@@ -15,10 +15,9 @@ from kpr.render import plots
 from kpr.render.risk import shorten
 
 
-def _figure(rows: int) -> Any:
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(7.6, 1.6 + 0.38 * rows), layout="constrained")
+def _height(rows: int) -> float:
+    """A bar chart's height in inches for ``rows`` bars."""
+    return 1.6 + 0.38 * rows
 
 
 def _rows_axis(ax: Any, names: Sequence[str], xlabel: str) -> None:
@@ -36,9 +35,7 @@ def subsets_svg(worst: Sequence[Mapping[str, Any]], figures: Mapping[str, Any]) 
     rows = [(", ".join(w["known"]), w["rate"]) for w in worst]
     rows.append(("every candidate known", figures["singling_out.rate"]))
     ys = list(range(len(rows)))
-    with plots._drawing():
-        fig = _figure(len(rows))
-        ax = fig.subplots()
+    with plots.chart(7.6, _height(len(rows))) as (fig, ax):
         ax.barh(ys, [r for _, r in rows], 0.6, color=plots.BLUE, label="KPR of the attack")
         ax.axvline(figures["singling_out.floor"], color=plots.VERMILLION, linestyle="--",
                    linewidth=1.2, label="Floor: every unique person linked")  # fmt: skip
@@ -63,9 +60,7 @@ def secrets_svg(secrets: Sequence[str], figures: Mapping[str, Any]) -> str:
     ys = list(range(len(shown)))
     link = [figures[f"inference.{s}.precision"] for s in shown]
     guess = [figures[f"inference.{s}.population_guess"] or 0.0 for s in shown]
-    with plots._drawing():
-        fig = _figure(2 * len(shown))
-        ax = fig.subplots()
+    with plots.chart(7.6, _height(2 * len(shown))) as (fig, ax):
         ax.barh([y - 0.2 for y in ys], link, 0.4, color=plots.VERMILLION,
                 label="Guess through the link")  # fmt: skip
         ax.barh([y + 0.2 for y in ys], guess, 0.4, color=plots.GREY,
@@ -87,9 +82,7 @@ def membership_svg(figures: Mapping[str, Any]) -> str:
         return ""
     points.sort()
     xs = list(range(len(points)))
-    with plots._drawing():
-        fig = _figure(4)
-        ax = fig.subplots()
+    with plots.chart(7.6, _height(4)) as (fig, ax):
         ax.bar([x - 0.2 for x in xs], [100 * t for _, t in points], 0.4,
                color=plots.VERMILLION, label="Membership attack")  # fmt: skip
         ax.bar([x + 0.2 for x in xs], [100 * f for f, _ in points], 0.4,
@@ -111,9 +104,7 @@ def protect_svg(figures: Mapping[str, Any]) -> str:
     if not rows:
         return ""
     ys = list(range(len(rows)))
-    with plots._drawing():
-        fig = _figure(len(rows))
-        ax = fig.subplots()
+    with plots.chart(7.6, _height(len(rows))) as (fig, ax):
         ax.barh(ys, [v for _, v in rows], 0.6, color=plots.ORANGE)
         _rows_axis(ax, [name for name, _ in rows], "Cells changed by kpr protect")
         label = "Cells kpr protect changed, per column and per move."

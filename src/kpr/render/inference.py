@@ -34,7 +34,6 @@ def _pct(x: float | None) -> str:
 def classes_svg(s: SecretInference, key: str) -> str:
     """Per class of the secret (groups shown by value only): the share of its people
     whose profile's avatars all agree on their class (DiSCO) and the expected CAP."""
-    from matplotlib.figure import Figure
 
     from kpr.render import plots
 
@@ -43,9 +42,8 @@ def classes_svg(s: SecretInference, key: str) -> str:
     disco = [100.0 * g.disco / g.people for g in shown]
     cap = [100.0 * g.cap / g.people for g in shown]
     height = min(9.0, 1.2 + 0.32 * max(len(shown), 1))
-    with plots._drawing():
-        fig = Figure(figsize=(7.5, height), layout="constrained")
-        ax = fig.subplots()
+    title = f"What the avatars disclose of {s.secret}, by class"
+    with plots.chart(7.5, height, title) as (fig, ax):
         ys = list(range(len(shown)))
         ax.barh([y - 0.2 for y in ys], disco, height=0.4, color=plots.VERMILLION, label="DiSCO")
         ax.barh([y + 0.2 for y in ys], cap, height=0.4, color=plots.BLUE, label="expected CAP")
@@ -54,7 +52,6 @@ def classes_svg(s: SecretInference, key: str) -> str:
         ax.set_xlabel("% of the class's people")
         ax.set_xlim(0, 100)
         plots.legend_above(fig, ax)
-        ax.set_title(f"What the avatars disclose of {s.secret}, by class", loc="left")
         label = (
             f"Bars for each of {len(shown)} classes of {s.secret} with at least 10 people: "
             "the share of its people the avatars disclose (DiSCO) and the expected share of "

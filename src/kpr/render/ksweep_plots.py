@@ -128,7 +128,6 @@ def _utility_axes(bottom: Any, result: KSweepResult) -> None:
 def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kprt") -> str:
     """Privacy against utility: one point per k (KPR with its interval against SDMetrics'
     overall quality score), each labelled with its k; the ``chosen`` k ringed."""
-    from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter
 
     from kpr.render import plots
@@ -137,9 +136,7 @@ def tradeoff_svg(result: KSweepResult, chosen: int | None = None, key: str = "kp
     if not rows:
         raise ValueError("no k with a defined quality score to plot")
     conf = f"{result.confidence * 100:g} %"
-    with plots._drawing():
-        fig = Figure(figsize=(7.6, 4.4), layout="constrained")
-        ax = fig.subplots()
+    with plots.chart(7.6, 4.4) as (fig, ax):
         ax.errorbar(
             [r.overall for r in rows], [r.kpr for r in rows],
             yerr=[[r.kpr - r.interval[0] for r in rows], [r.interval[1] - r.kpr for r in rows]],

@@ -33,7 +33,6 @@ def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
     """The ROC curve (ties as straight segments) with the FPR on a log scale, from the
     resolution to 1, the diagonal of a guess, and the reported FPRs marked."""
     import numpy as np
-    from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
     from kpr.render import plots
@@ -47,9 +46,13 @@ def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
         xs += list(fpr[i - 1] + steps * (fpr[i] - fpr[i - 1]))
         ys += list(tpr[i - 1] + steps * (tpr[i] - tpr[i - 1]))
     x = np.maximum(np.array(xs), floor)
-    with plots._drawing():
-        fig = Figure(figsize=(6.4, 4.4), layout="constrained")
-        ax = fig.subplots()
+    label = (
+        f"ROC curve of the membership attack, AUC {result.auc:.3f}; the false positive "
+        "rate on a logarithmic axis from the resolution to 1, the diagonal of a guess "
+        "dashed."
+    )
+    title = "ROC curve: what the attack finds at each false positive rate"
+    with plots.chart(6.4, 4.4, title) as (fig, ax):
         ax.plot(x, ys, color=plots.VERMILLION, linewidth=1.6, label="DOMIAS on class profiles")
         guess = np.geomspace(floor, 1.0, 50)
         ax.plot(guess, guess, color=plots.GREY, linestyle="--", linewidth=1, label="A guess")
@@ -68,12 +71,6 @@ def roc_svg(result: MembershipResult, key: str = "kprroc") -> str:
         ax.set_xlabel("False positive rate (non-members flagged), log scale")
         ax.set_ylabel("True positive rate (members flagged)")
         plots.legend_above(fig, ax, ncols=3)
-        ax.set_title("ROC curve: what the attack finds at each false positive rate", loc="left")
-        label = (
-            f"ROC curve of the membership attack, AUC {result.auc:.3f}; the false positive "
-            "rate on a logarithmic axis from the resolution to 1, the diagonal of a guess "
-            "dashed."
-        )
         return plots.to_inline_svg(fig, key, label)
 
 

@@ -61,6 +61,17 @@ def _drawing() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def chart(width: float, height: float, title: str = "") -> Iterator[tuple[Figure, Axes]]:
+    """One chart of a report: a ``width`` x ``height`` inches figure of one axes, its
+    ``title`` on the left as every chart's, drawn under the report's rcParams."""
+    with _drawing():
+        fig = Figure(figsize=(width, height), layout="constrained")
+        ax = fig.subplots()
+        ax.set_title(title, loc="left")
+        yield fig, ax
+
+
 #: A percentage as the report's text writes it: 3.3 %, 12 %.
 share_text = percent_text
 
@@ -328,9 +339,7 @@ def rate_bars_svg(bars: Sequence[RateBar], key: str, *, title: str, label: str) 
     ys = list(range(len(bars)))
     lowest = min(b.low for b in bars)
     span = max(100.0 - lowest, 0.05)
-    with _drawing():
-        fig = Figure(figsize=(7.6, _bar_height(len(bars))), layout="constrained")
-        ax = fig.subplots()
+    with chart(7.6, _bar_height(len(bars)), title) as (fig, ax):
         ax.barh(ys, [b.rate - 100.0 for b in bars], 0.6, left=100.0, color=[b.color for b in bars])
         ax.errorbar(
             [b.rate for b in bars],
@@ -352,7 +361,6 @@ def rate_bars_svg(bars: Sequence[RateBar], key: str, *, title: str, label: str) 
         ax.grid(axis="x", **GRID)
         ax.set_axisbelow(True)
         ax.set_xlabel("Protection rate (higher is safer)")
-        ax.set_title(title, loc="left")
         for y, b in zip(ys, bars, strict=True):
             if (b.low - left) / (right - left) >= 0.12:  # room left of the whisker
                 _note(ax, format_rate(b.rate), (b.low, y), xytext=(-5, 0), ha="right", va="center")
@@ -367,9 +375,8 @@ def contribution_svg(names: Sequence[str], points: Sequence[float], key: str) ->
     if not names:
         raise ValueError("no variables to plot")
     ys = list(range(len(names)))
-    with _drawing():
-        fig = Figure(figsize=(7.6, _bar_height(len(names))), layout="constrained")
-        ax = fig.subplots()
+    title = "How much knowing each variable helps the attacker"
+    with chart(7.6, _bar_height(len(names)), title) as (fig, ax):
         colors = [VERMILLION if p >= 0 else BLUISH_GREEN for p in points]
         ax.barh(ys, list(points), 0.6, color=colors)
         ax.axvline(0.0, color=GREY, linewidth=1)
@@ -382,7 +389,6 @@ def contribution_svg(names: Sequence[str], points: Sequence[float], key: str) ->
         ax.grid(axis="x", **GRID)
         ax.set_axisbelow(True)
         ax.set_xlabel("Average drop of the rate when the attacker also knows it (points)")
-        ax.set_title("How much knowing each variable helps the attacker", loc="left")
         for y, p in zip(ys, points, strict=True):
             right = p >= 0
             _note(
@@ -434,9 +440,7 @@ def tolerance_svg(
     pts = sorted(points, key=lambda p: p.tolerance)
     xs = [100.0 * p.tolerance for p in pts]
     rates = [p.rate for p in pts]
-    with _drawing():
-        fig = Figure(figsize=(7.6, 3.8), layout="constrained")
-        ax = fig.subplots()
+    with chart(7.6, 3.8, "The rate at each tolerance") as (fig, ax):
         interval = f"{confidence * 100:g} % interval"
         if len(pts) > 1:
             ax.fill_between(
@@ -465,7 +469,6 @@ def tolerance_svg(
                 va="bottom",
             )  # fmt: skip
         fig.legend(loc="outside upper right", ncols=3, frameon=False)
-        ax.set_title("The rate at each tolerance", loc="left")
         ax.set_xlabel("Tolerance for numeric values: how close counts as a match (% of the mean)")
         ax.set_ylabel("Protection rate")
         label = (
@@ -482,9 +485,7 @@ def protection_trace_svg(
     the target as a dashed line."""
     cells = [c for c, _ in trace]
     rates = [r for _, r in trace]
-    with _drawing():
-        fig = Figure(figsize=(7.6, 3.2), layout="constrained")
-        ax = fig.subplots()
+    with chart(7.6, 3.2, "The rate as the optimiser proceeds") as (fig, ax):
         ax.step(cells, rates, where="post", color=BLUE, linewidth=1.5, label="worst attack")
         ax.axhline(target, **{**_everybody(0.0), "label": f"target {format_rate(target)}"})
         ax.xaxis.set_major_formatter(FuncFormatter(_tick_count))
@@ -494,7 +495,6 @@ def protection_trace_svg(
         ax.set_xlabel("Cells changed so far")
         ax.set_ylabel("Protection rate")
         legend_above(fig, ax)
-        ax.set_title("The rate as the optimiser proceeds", loc="left")
         return to_inline_svg(
             fig, key, f"Worst rate against cells changed, up to {format_rate(max(rates))}"
         )

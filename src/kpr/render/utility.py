@@ -42,7 +42,6 @@ def heatmap_svg(result: UtilityResult, key: str = "kprutil") -> str:
     import numpy as np
     from matplotlib import colormaps
     from matplotlib.colors import TwoSlopeNorm
-    from matplotlib.figure import Figure
 
     from kpr.render import plots
 
@@ -57,9 +56,12 @@ def heatmap_svg(result: UtilityResult, key: str = "kprutil") -> str:
             matrix[index[a], index[b]] = matrix[index[b], index[a]] = change
     bound = max(0.05, float(np.nanmax(np.abs(matrix))) if np.isfinite(matrix).any() else 0.05)
     size = min(11.0, 2.5 + 0.45 * k)
-    with plots._drawing():
-        fig = Figure(figsize=(size + 1.2, size), layout="constrained")
-        ax = fig.subplots()
+    label = (
+        f"Heatmap of the {len(result.pairs)} pairs of {k} columns: for each pair, the "
+        "association (|r|, Cramer's V or eta squared) in the synthetic table minus the "
+        "original's; red stronger, blue weaker."
+    )
+    with plots.chart(size + 1.2, size, "How each pair's association moved") as (fig, ax):
         masked = np.ma.masked_invalid(matrix)
         cmap = colormaps["RdBu_r"].with_extremes(bad="#eeeeee")
         image = ax.imshow(masked, cmap=cmap, norm=TwoSlopeNorm(0.0, -bound, bound))
@@ -76,12 +78,6 @@ def heatmap_svg(result: UtilityResult, key: str = "kprutil") -> str:
                         )  # fmt: skip
         bar = fig.colorbar(image, ax=ax, shrink=0.7)
         bar.set_label("association: synthetic minus original")
-        ax.set_title("How each pair's association moved", loc="left")
-        label = (
-            f"Heatmap of the {len(result.pairs)} pairs of {k} columns: for each pair, the "
-            "association (|r|, Cramer's V or eta squared) in the synthetic table minus the "
-            "original's; red stronger, blue weaker."
-        )
         return plots.to_inline_svg(fig, key, label)
 
 
