@@ -33,6 +33,7 @@ from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.metric.membership import DEFAULT_REPLICATES, ProfileCounts, measure, split_sizes
 from kpr.notices import Notice
 from kpr.progress import Step
+from kpr.results.control import shared_rows_sentence
 from kpr.results.membership import MembershipResult
 
 #: The most bootstrap replicates (each is a pass over the score levels).
@@ -119,22 +120,12 @@ class Counted:
 
     def shared_sentence(self) -> str:
         """The shared rows against the original's own repeats, and what they do."""
-        size, n = self.counts.rows(self.counts.holdout), self.counts.rows(self.counts.original)
-        own = 100 * self.original_repeats / n if n else 0.0
-        share = 100 * self.shared_rows / size
-        text = (
-            f"{self.shared_rows:,} holdout rows ({share:.1f} %) equal a row of the original "
-            f"(compared by value); in the original itself, {own:.1f} % of the rows equal "
-            "another original row. Equal records of different people are expected in real "
-            "populations and are kept; a holdout row that is an original person scores as a "
-            "member and lowers the figures."
-        )
-        if share > own:
-            text += (
-                " The holdout repeats original rows more often than the original repeats its "
-                "own: check that it holds no one used to make the avatars."
-            )
-        return text
+        return shared_rows_sentence(
+            "holdout", self.shared_rows, self.counts.rows(self.counts.holdout),
+            self.original_repeats, self.counts.rows(self.counts.original),
+            "they are kept; a holdout row that is an original person scores as a member and "
+            "lowers the figures.",
+        )  # fmt: skip
 
 
 def count_profiles(

@@ -241,19 +241,10 @@ class ControlComparison:
     @property
     def shared_sentence(self) -> str:
         """The shared rows against the original's own repeats, and why they are kept."""
-        shared, own = 100 * self.shared_share, 100 * self.original_repeat_share
-        text = (
-            f"{self.shared_rows:,} control rows ({shared:.1f} %) equal a row of the original "
-            f"(compared by value); in the original itself, {own:.1f} % of the rows equal "
-            "another original row. Equal records of different people are expected in real "
-            "populations: keep them (removing them biases the comparison)."
-        )
-        if shared > own:
-            text += (
-                " The control repeats original rows more often than the original repeats "
-                "its own: check that it holds no individual used to make the avatars."
-            )
-        return text
+        return shared_rows_sentence(
+            "control", self.shared_rows, self.control.n, self.original_repeats, self.original.n,
+            "keep them (removing them biases the comparison).",
+        )  # fmt: skip
 
     @property
     def excess_links(self) -> tuple[int, int, int]:
@@ -343,3 +334,22 @@ class ControlComparison:
             "excess_links": dict(zip(("estimate", "low", "high"), self.excess_links, strict=True)),
             "explanation": self.explanation,
         }
+
+
+def shared_rows_sentence(side: str, shared: int, size: int, repeats: int, n: int, kept: str) -> str:
+    """``shared`` of the ``side`` table's ``size`` rows equal an original row, against the
+    ``repeats`` of the original's ``n`` rows that equal another original row; ``kept``
+    says what keeping them does. A side repeating original rows more often than the
+    original repeats its own may hold people used to make the avatars: said too."""
+    share, own = 100 * shared / size if size else 0.0, 100 * repeats / n if n else 0.0
+    text = (
+        f"{shared:,} {side} rows ({share:.1f} %) equal a row of the original (compared by "
+        f"value); in the original itself, {own:.1f} % of the rows equal another original "
+        f"row. Equal records of different people are expected in real populations: {kept}"
+    )
+    if share > own:
+        text += (
+            f" The {side} repeats original rows more often than the original repeats its "
+            "own: check that it holds no individual used to make the avatars."
+        )
+    return text
