@@ -115,8 +115,9 @@ def test_same_seed_same_bytes_other_seed_other_changes() -> None:
         protected.write_csv(buffer)
         return buffer.getvalue()
 
-    assert run(0) == run(0)
-    assert run(0) != run(1)
+    first = run(0)
+    assert run(0) == first
+    assert run(1) != first
 
 
 def test_target_already_met_changes_nothing() -> None:
