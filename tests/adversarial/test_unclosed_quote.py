@@ -151,6 +151,22 @@ def test_a_row_short_of_a_field_without_a_quote_keeps_its_message(tmp_path: Path
     assert "quote" not in message
 
 
+@pytest.mark.parametrize("ends", ["\n", "\r\n"])
+@pytest.mark.parametrize(
+    "tail",
+    ['3,4\n5,"x,6\n7,y,8\n', '3,4\n5,"x\n7,y,8\n', "3,4\n" + "9,z,1\n" * 40 + '5,"x,6\n'],
+    ids=["next row", "quote in the last field", "far after"],
+)
+def test_a_malformed_row_before_an_unclosed_quote_is_the_first_fault(
+    ends: str, tail: str, tmp_path: Path
+) -> None:
+    """Arrow refuses the first malformed row; a quote left open further down is not
+    that fault, so Arrow's line (the row it refused) is kept, not the quote's."""
+    path = _file(tmp_path, (THREE + tail).replace("\n", ends))
+    message = assert_input_error(lambda: kpr.evaluate(path, path, known=["a"]), "malformed CSV")
+    assert "quote" not in message and "got 2: 3,4" in message
+
+
 @pytest.mark.parametrize("ends", ["\r\n", "\r", "mixed"])
 @pytest.mark.parametrize(
     "tail", ['3,"x,5\n4,y,6\n', '3,4,"x\n5,6,7\n'], ids=["middle", "last field"]
@@ -166,3 +182,17 @@ def test_the_line_is_counted_as_arrow_breaks_lines(ends: str, tail: str, tmp_pat
     assert quote == 32
     expected = f"opened on line {quote} is never closed"
     assert_input_error(lambda: kpr.evaluate(path, path, known=["a", "b"]), expected)
+
+
+@pytest.mark.parametrize("block_size", [1, 2, 3, 5, 1 << 22])
+def test_the_quote_and_its_row_do_not_depend_on_the_block_size(
+    block_size: int, tmp_path: Path
+) -> None:
+    """Read quote to quote a few bytes at a time: a doubled quote, a line break or a
+    CR LF split between two blocks gives the same quote, line and row."""
+    from kpr.inputs.quotes import open_quote
+
+    text = THREE + '3,"a\r\n""b"",c",9\r\n5,x,6\r\n"7",8,"y\n9,z,1\n'
+    quote = open_quote(_file(tmp_path, text), ",", block_size)
+    assert quote is not None and quote.line == 35
+    assert quote.row == b'"7",8,"y\n9,z,1\n'

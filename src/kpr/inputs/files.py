@@ -350,8 +350,9 @@ def _stream_csv(
         except pa.ArrowInvalid as exc:
             # a row lacking fields may be a quote, opened in another field than the
             # last, that runs to the end of the file: named rather than Arrow's count
-            if not _block_too_small(exc) and (line := open_quote(p, delimiter)) is not None:
-                raise unclosed(label, line) from None
+            quote = None if _block_too_small(exc) else open_quote(p, delimiter)
+            if quote is not None and quote.refused(exc):
+                raise unclosed(label, quote.line) from None
             raise
         check_closed(p, delimiter, last, options.na_values, label)
     return parts.whole(columns)

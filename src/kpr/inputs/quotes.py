@@ -9,18 +9,22 @@ whose last cell is the quote's unclosed rest ends with ``"`` + the cell (quotes
 doubled, as written), right after a delimiter or a line break; a closed quoted cell
 ends with its closing ``"``, an unquoted one has no ``"`` before it.
 :func:`open_quote` reads the file once, quote to quote, when Arrow refused a row:
-whether it ends inside a quoted field, and where that field opens."""
+whether it ends inside a quoted field, where that field opens, and the start of its
+row, so that the quote is named only when its row is the one Arrow refused."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from kpr.errors import InputError
 from kpr.inputs.sniffing import is_gzip, open_bytes
 
 _BLOCK = 1 << 22
+_SHOWN = 256  # more than Arrow shows of a refused row
 
 
 def check_closed(
@@ -47,14 +51,33 @@ def unclosed(label: str, line: int) -> InputError:
     )
 
 
-def open_quote(p: Path, delimiter: str, block_size: int = _BLOCK) -> int | None:
-    """The line (from 1) of the quote that opens a field and is never closed in the
-    UTF-8 CSV file ``p`` (decompressed when gzipped), or None. As Arrow reads: a
-    quote opens a field only at its start (after a delimiter, a line break or at
-    the file's start; elsewhere it is a character), ``""`` inside is one quote.
-    Read ``block_size`` bytes at a time, quote to quote."""
+@dataclass(frozen=True)
+class OpenQuote:
+    """A quote that opens a field and is never closed: its line, and the bytes of the
+    file from the start of the row that holds it (the row's first ``_SHOWN`` bytes)."""
+
+    line: int
+    row: bytes
+
+    def refused(self, exc: Exception) -> bool:
+        """Whether Arrow's error ``exc`` refused this quote's row, rather than an
+        earlier malformed row (the first fault is then that row's, not the quote's).
+        Arrow shows the refused row's first 100 bytes or so ("... got 2: 4,\"5 ...")."""
+        shown = re.search(r"columns, got \d+: (.*)", str(exc), re.DOTALL)
+        if shown is None:
+            return True  # no row shown: the quote is all we know of
+        text = shown.group(1).removesuffix(" ...").encode("utf-8", "replace")
+        return self.row.startswith(text.rstrip(b"\r\n"))
+
+
+def open_quote(p: Path, delimiter: str, block_size: int = _BLOCK) -> OpenQuote | None:
+    """The quote that opens a field and is never closed in the UTF-8 CSV file ``p``
+    (decompressed when gzipped), or None. As Arrow reads: a quote opens a field only
+    at its start (after a delimiter, a line break or at the file's start; elsewhere it
+    is a character), ``""`` inside is one quote; a row ends at a line break outside
+    quotes. Read ``block_size`` bytes at a time, quote to quote."""
     starts = (delimiter.encode("utf-8")[-1], ord("\n"), ord("\r"))
-    quoted, pending, opened, offset, before = False, False, 0, 0, -1
+    quoted, pending, opened, row, at, offset, before = False, False, 0, 0, 0, 0, -1
     with open_bytes(p) as fh:
         while block := fh.read(block_size):
             i = 0
@@ -63,6 +86,10 @@ def open_quote(p: Path, delimiter: str, block_size: int = _BLOCK) -> int | None:
                 i = 1 if quoted else 0
             while i < len(block):
                 k = block.find(b'"', i)
+                if not quoted:  # the rows that end before this quote (or block end)
+                    end = len(block) if k < 0 else k
+                    if (last := max(block.rfind(b"\n", i, end), block.rfind(b"\r", i, end))) >= 0:
+                        row = offset + last + 1
                 if k < 0:
                     break
                 if quoted:  # a closing quote, or a doubled one
@@ -73,10 +100,12 @@ def open_quote(p: Path, delimiter: str, block_size: int = _BLOCK) -> int | None:
                     else:
                         quoted = False
                 elif (block[k - 1] if k else before) in (*starts, -1):
-                    quoted, opened = True, offset + k
+                    quoted, opened, at = True, offset + k, row
                 i = k + 1
             offset, before = offset + len(block), block[-1]
-    return _line_at(p, opened) if quoted and not pending else None
+    if not quoted or pending:
+        return None
+    return OpenQuote(_line_at(p, opened), _read_at(p, at, _SHOWN))
 
 
 def _line_at(p: Path, offset: int | None = None) -> int:
@@ -97,6 +126,13 @@ def _line_at(p: Path, offset: int | None = None) -> int:
 def _breaks(text: bytes) -> int:
     """How many line breaks ``text`` holds (CR LF is one)."""
     return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
+
+
+def _read_at(p: Path, offset: int, size: int) -> bytes:
+    """``size`` bytes of the file's content from ``offset`` (decompressed when gzipped)."""
+    with open_bytes(p) as fh:
+        fh.seek(offset)
+        return fh.read(size)
 
 
 def _tail(p: Path, size: int) -> bytes:
