@@ -78,6 +78,12 @@ class Tuning:
     seed_rows: int = 1 << 16
     #: rows whose profiles are packed at a time (arrays that stay in the cache)
     pack_block: int = 1 << 16
+    # The streamed path's sizes (``kpr.engine.streamed``):
+    #: values of a number column sampled (evenly spaced) to tell how many it holds ...
+    value_sample: int = 1 << 16
+    #: ... a column whose sample holds at most this many is counted by a group-by of
+    #: its values, not sorted
+    few_values: int = 1 << 12
     #: profiles are packed into 4-byte keys (sorted quicker than 8-byte ones) below this radix
     keys32: int = 2**32
     #: threads of one evaluation beside the calling one, which works too: one per
