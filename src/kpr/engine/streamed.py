@@ -29,7 +29,7 @@ import polars as pl
 from kpr.engine import queries
 from kpr.engine.inmemory.columns import TEXT_TYPES, number_dtype, rows_holding, slots
 from kpr.engine.inmemory.link import linked_count
-from kpr.engine.inmemory.runs import Ints, run_changes, run_lengths, run_starts
+from kpr.engine.inmemory.runs import Ints, run_starts, singles
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.packed import KEY, exact_link, packed_keys
 from kpr.engine.queries import Scan, ScanInput
@@ -108,12 +108,13 @@ class StreamedCounting(queries.CountingState):
             coded_u = queries.code_frame(self.unique(), kinds, bins, None)
             return exact_link(_polars(coded_u).select(keys), coded_a, keys)
         o_keys, a_keys, radix = packed
-        # the avatars' keys sorted by polars (on every core), 4 bytes when they fit
-        dtype = pl.UInt32 if radix < self.tuning.keys32 else pl.Int64
-        a_sorted = a_keys.filter(pl.col(KEY) >= 0).select(pl.col(KEY).cast(dtype).sort())
+        # 4-byte keys when they fit; the avatars' sorted by polars (on every core); an
+        # original profile no avatar holds (-1) gets a key of its own, ``radix``
+        key, dtype = pl.col(KEY), pl.UInt32 if radix < self.tuning.keys32 else pl.Int64
+        o_keys = o_keys.select(pl.when(key < 0).then(radix).otherwise(key).cast(dtype).alias(KEY))
+        a_sorted = a_keys.filter(key >= 0).select(key.cast(dtype).sort())
         o_frame, a_frame = pl.collect_all([o_keys, a_sorted], engine="streaming")
         o_key = o_frame[KEY].to_numpy()
-        o_key = np.where(o_key < 0, radix, o_key)  # a profile no avatar holds: a key of its own
         # never a bincount of so many possible keys (8 bytes each)
         tuning = replace(self.tuning, bincount_per_row=0)
         linked = linked_count(
@@ -276,13 +277,12 @@ def _sorted_counts(name: str, values: pl.Series, nulls: int) -> tuple[ColumnCoun
     ordered = values.sort().to_numpy()
     nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
     present = ordered[: len(ordered) - nan]
-    change = run_changes(present)
-    starts = np.flatnonzero(change)
-    lengths = run_lengths(starts, len(present)) if len(starts) else starts
-    out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(lengths == 1)))
-    out.shared = present[starts[lengths > 1]]
+    same = present[1:] == present[:-1]
+    held = present[1:][same]  # each value held more than once, once per extra row
+    out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(singles(present))))
+    out.shared = held[run_starts(held)]
     out.unique += nan == 1
-    return out, len(starts) + (nan > 0)
+    return out, len(present) - int(np.count_nonzero(same)) + (nan > 0)
 
 
 def column_singles(lf: pl.LazyFrame, name: str, tuning: Tuning = DEFAULT_TUNING) -> int:
