@@ -22,7 +22,9 @@ class TablePath(Enum):
     MEMORY = "memory"
     #: lazy queries, G by a group-by, the link by joins (the queries DuckDB runs)
     GROUPED = "grouped"
-    #: lazy streaming queries, G from row hashes, the link on packed profiles sorted
+    #: streaming queries, a known column at a time, G's groups of more than one from
+    #: a column's values held once or row hashes, the link on packed profiles
+    #: (``kpr.engine.streamed``)
     HASHED = "hashed"
 
 
