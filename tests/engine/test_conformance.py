@@ -40,6 +40,9 @@ PATHS = {
     ),
     "grouped": Tuning.forcing(TablePath.GROUPED),
     "hashed": Tuning.forcing(TablePath.HASHED),
+    # every number column sorted (none grouped): U found from a column's values held
+    # once when one holds most rows' own value
+    "hashed-sorted": replace(Tuning.forcing(TablePath.HASHED), few_values=0),
 }
 SWEEP_PATHS = {
     **{f"sweep-{k.value}": Tuning.forcing(k) for k in KeyCount},
