@@ -27,7 +27,13 @@ import numpy as np
 import polars as pl
 
 from kpr.engine import queries
-from kpr.engine.inmemory.columns import TEXT_TYPES, number_dtype, rows_holding, slots
+from kpr.engine.inmemory.columns import (
+    TEXT_TYPES,
+    few_values,
+    number_dtype,
+    rows_holding,
+    slots,
+)
 from kpr.engine.inmemory.link import linked_count
 from kpr.engine.inmemory.runs import Ints, run_starts, singles
 from kpr.engine.inmemory.sums import weighted_moments
@@ -253,8 +259,7 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
     nulls = column.null_count()
     values = column.drop_nulls()
     del column
-    step = max(1, len(values) // tuning.value_sample)
-    if values.gather_every(step).n_unique() <= tuning.few_values:  # few values: grouped
+    if few_values(values, tuning):  # grouped
         groups = values.to_frame("v").group_by("v").agg(pl.len())
         rows = groups["len"].to_numpy().astype(np.int64)
         out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(rows == 1)))

@@ -80,7 +80,7 @@ class Tuning:
     seed_rows: int = 1 << 16
     #: rows whose profiles are packed at a time (arrays that stay in the cache)
     pack_block: int = 1 << 16
-    # The streamed path's sizes (``kpr.engine.streamed``):
+    # How a number column's values are counted (in memory and streamed):
     #: values of a number column sampled (evenly spaced) to tell how many it holds ...
     value_sample: int = 1 << 16
     #: ... a column whose sample holds at most this many is counted by a group-by of
