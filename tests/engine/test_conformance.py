@@ -34,12 +34,16 @@ PATHS = {
         )
         for k in KeyCount
     },
-    # integers sorted and searched (never counted or tabled), texts numbered by an enum
+    # numbers sorted (never counted or grouped) and searched (never tabled), texts
+    # numbered by an enum
     "memory-sorts-and-enums": replace(
-        Tuning.forcing(TablePath.MEMORY), few_texts=0, count_span=0, table_span=0
+        Tuning.forcing(TablePath.MEMORY), few_texts=0, count_span=0, table_span=0, few_values=0
     ),
     "grouped": Tuning.forcing(TablePath.GROUPED),
     "hashed": Tuning.forcing(TablePath.HASHED),
+    # every number column sorted (none grouped): U found from a column's values held
+    # once when one holds most rows' own value
+    "hashed-sorted": replace(Tuning.forcing(TablePath.HASHED), few_values=0),
 }
 SWEEP_PATHS = {
     **{f"sweep-{k.value}": Tuning.forcing(k) for k in KeyCount},

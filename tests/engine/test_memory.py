@@ -408,3 +408,32 @@ def test_the_markers_counted_on_the_engines_texts_equal_the_query(
     run = queries.run(lazy, lazy, attack, kinds, row=None, counting=polars_counting(lazy, tuning))
     assert set(run.texts) == {"t"}
     assert marker_counts(lazy, ["t", "x"], run.texts) == marker_counts(lazy, ["t", "x"])
+
+
+@settings(max_examples=150)
+@given(
+    st.one_of(
+        st.tuples(st.lists(FLOATS, max_size=40), st.sampled_from([pl.Float64, pl.Float32])),
+        st.tuples(
+            st.lists(
+                st.one_of(st.none(), st.sampled_from([-(2**62), -1, 0, 5, 2**62])), max_size=40
+            ),
+            st.just(pl.Int64),
+        ),
+    )
+)
+def test_a_column_of_few_values_grouped_counts_as_sorted(
+    values_dtype: tuple[list[float | int | None], pl.DataType],
+) -> None:
+    """A number column whose sample holds few values is grouped, not sorted: the same
+    distinct values (-0.0 one with 0.0), rows, missing, NaN and rows held once."""
+    values, dtype = values_dtype
+    column = pl.Series("x", values, dtype=dtype)
+    grouped = SortedColumn.of(column, Tuning())
+    ordered = SortedColumn.of(column, Tuning(few_values=0, count_span=0))
+    for c in (grouped, ordered):
+        assert c.distinct.dtype == ordered.values.dtype
+    assert grouped.distinct.tolist() == ordered.distinct.tolist()
+    assert grouped.rows.tolist() == ordered.rows.tolist()
+    assert (grouped.missing, grouped.nan) == (ordered.missing, ordered.nan)
+    assert grouped.unique() == ordered.unique() == int(column.is_unique().sum())

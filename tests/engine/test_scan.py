@@ -79,6 +79,8 @@ def test_the_scan_gives_what_the_two_passes_give(
         # G not kept (1 in 4): the two passes, values and keys counted by sorts
         memory_bytes=0 if frame.height % 4 == 1 else None,
         hashed_rows=0 if frame.height % 2 else 10**9,  # both ways to build G
+        # streamed: number columns sorted (U from a column's values held once) or grouped
+        few_values=0 if frame.height % 3 else Tuning.few_values,
         table_bits=bits,
         pack_block=block,
         key_limit=key_limit,

@@ -246,8 +246,7 @@ class Hooks:
     ``groups`` builds G: one row per distinct tuple of raw known values, with its
     row count in ``__kpr_n__`` (and the smallest row position when rows are
     carried). U is G's rows of count 1. A backend may cache G (Spark, Dask) or
-    build it another way with the same content (the hashed build of
-    ``kpr.engine.polars``). Each backend's subclass lives in its own module;
+    build it another way with the same content. Each backend's subclass lives in its own module;
     ``kpr.engine.backends.counting_for`` picks it. Parsing input text is not here:
     ``kpr.engine.parsing``.
     """

@@ -22,7 +22,9 @@ class TablePath(Enum):
     MEMORY = "memory"
     #: lazy queries, G by a group-by, the link by joins (the queries DuckDB runs)
     GROUPED = "grouped"
-    #: lazy streaming queries, G from row hashes, the link on packed profiles sorted
+    #: streaming queries, a known column at a time, G's groups of more than one from
+    #: a column's values held once or row hashes, the link on packed profiles
+    #: (``kpr.engine.streamed``)
     HASHED = "hashed"
 
 
@@ -78,6 +80,12 @@ class Tuning:
     seed_rows: int = 1 << 16
     #: rows whose profiles are packed at a time (arrays that stay in the cache)
     pack_block: int = 1 << 16
+    # How a number column's values are counted (in memory and streamed):
+    #: values of a number column sampled (evenly spaced) to tell how many it holds ...
+    value_sample: int = 1 << 16
+    #: ... a column whose sample holds at most this many is counted by a group-by of
+    #: its values, not sorted
+    few_values: int = 1 << 12
     #: profiles are packed into 4-byte keys (sorted quicker than 8-byte ones) below this radix
     keys32: int = 2**32
     #: threads of one evaluation beside the calling one, which works too: one per

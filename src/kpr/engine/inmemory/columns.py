@@ -58,6 +58,8 @@ class SortedColumn:
             absent_rows = int(np.count_nonzero(is_nan))
             nan = absent_rows - missing
             absent = is_nan if absent_rows else None
+            if (grouped := grouped_values(column, tuning)) is not None:
+                return cls(values, absent, missing, nan, *grouped)
             ordered = np.sort(values)[: len(values) - absent_rows]  # NaN sorts last
         elif missing and missing == len(column):  # nothing to count
             values, absent = column.fill_null(0).to_numpy(), np.ones(len(column), dtype=bool)
@@ -70,6 +72,8 @@ class SortedColumn:
                 counted = _counted(
                     values, int(cast(int, low)), int(cast(int, high)), missing, tuning.count_span
                 )
+                if counted is None:
+                    counted = grouped_values(column, tuning)
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
             if absent is None:
@@ -119,6 +123,27 @@ class SortedColumn:
         floats = self.distinct.astype(np.float64, copy=False)
         ints = self.distinct.astype(np.int64, copy=False) if exact else None
         return weighted_moments(floats, ints, in_u, pool)
+
+
+def few_values(column: pl.Series, tuning: Tuning) -> bool:
+    """Whether an evenly spaced sample of ``column`` (``tuning.value_sample`` values)
+    holds at most ``tuning.few_values`` distinct values: a column better grouped (a
+    hash, on every core) than sorted whole."""
+    step = max(1, len(column) // tuning.value_sample)
+    return column.gather_every(step).n_unique() <= tuning.few_values
+
+
+def grouped_values(column: pl.Series, tuning: Tuning) -> tuple[np.ndarray, Ints] | None:
+    """The distinct present values of a number column (sorted; -0.0 one with 0.0, as
+    polars groups them) and their rows, by one group-by when it holds
+    :func:`few_values` (ages, rounded amounts); None otherwise (sorted instead)."""
+    if not few_values(column, tuning):
+        return None
+    groups = column.rename("v").to_frame().group_by("v").agg(pl.len()).drop_nulls("v")
+    if column.dtype.is_float():
+        groups = groups.filter(pl.col("v").is_not_nan())
+    groups = groups.sort("v")
+    return groups["v"].to_numpy(), groups["len"].to_numpy().astype(np.int64)
 
 
 def one_each(size: int) -> Ints:

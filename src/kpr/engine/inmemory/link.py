@@ -56,21 +56,27 @@ def _bitmap(
 
 
 def once_lookup(
-    a_key: Ints, radix: int, rows: int, blank: np.ndarray | None, tuning: Tuning
+    a_key: Ints,
+    radix: int,
+    rows: int,
+    blank: np.ndarray | None,
+    tuning: Tuning,
+    ordered: bool = False,
 ) -> Callable[[Ints], np.ndarray] | None:
     """Which keys (in ``[0, radix)``) the avatars' keys hold exactly once, as a
     lookup of some keys (1 or 0 each); ``rows``, U's members and the avatars'
     rows, choose the way: few possible profiles, one ``bincount``; otherwise, up to
     a few bytes per row, a bitmap of every possible profile (``blank``: its memory
     made ahead, :func:`blank_bitmap`) with the bits of the sorted avatar profiles
-    present once (B1) set. None beyond: :func:`linked_count` merges sorted keys."""
+    present once (B1) set (``ordered``: ``a_key`` is sorted already). None beyond:
+    :func:`linked_count` merges sorted keys."""
     way = tuning.key_count(radix, rows)
     if way is KeyCount.BINCOUNT:
         once = np.bincount(a_key, minlength=radix) == 1
         return lambda keys: once[keys]
     if way is KeyCount.SORT:
         return None
-    return _bitmap(sorted_once(a_key), radix, blank)
+    return _bitmap(sorted_once(a_key, ordered), radix, blank)
 
 
 def linked_count(
@@ -82,13 +88,15 @@ def linked_count(
     outside: Ints | None = None,
     blank: np.ndarray | None = None,
     tuning: Tuning = DEFAULT_TUNING,
+    ordered: bool = False,
 ) -> int:
     """|S|: members of U whose profile occurs exactly once among the avatars (keys
     in ``[0, radix)``). ``u_keys`` makes U's keys (``u_rows`` of them); it is called
     once the avatars' keys held once are found, so another thread can still be
     packing them meanwhile. ``outside``: rows of U's keys that are not in U, left
     out (no copy of the others); ``blank``: the bitmap's memory made ahead
-    (:func:`blank_bitmap`, when :func:`uses_bitmap`).
+    (:func:`blank_bitmap`, when :func:`uses_bitmap`); ``ordered``: ``a_key`` is
+    sorted already.
 
     U's profiles are looked up in :func:`once_lookup` (half of them by a thread of
     ``pool`` when it is free). Beyond its bitmap, B1 (the sorted avatar profiles
@@ -100,13 +108,13 @@ def linked_count(
     members = u_rows - len(left_out)
     if members == 0 or len(a_key) == 0:
         return 0
-    lookup = once_lookup(a_key, radix, members + len(a_key), blank, tuning)
+    lookup = once_lookup(a_key, radix, members + len(a_key), blank, tuning, ordered)
     if lookup is not None:  # U's keys looked up, not sorted
         return found(lookup, u_keys(), left_out, pool)
     u_key = u_keys()
     u_key = np.delete(u_key, left_out) if len(left_out) else u_key
     u_sorted = Job(partial(np.sort, u_key), pool)
-    once = sorted_once(a_key)
+    once = sorted_once(a_key, ordered)
     u_ordered = u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
     tail = merged[len(once) :]

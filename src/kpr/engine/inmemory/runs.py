@@ -40,10 +40,11 @@ def singles(ordered: Ints) -> np.ndarray:
     return single
 
 
-def sorted_once(keys: Ints) -> Ints:
-    """The keys that occur exactly once, sorted (one sort, then :func:`singles`)."""
-    ordered = np.sort(keys)
-    return ordered[singles(ordered)]
+def sorted_once(keys: Ints, ordered: bool = False) -> Ints:
+    """The keys that occur exactly once, sorted (one sort unless ``ordered``: sorted
+    already, then :func:`singles`)."""
+    keys = keys if ordered else np.sort(keys)
+    return keys[singles(keys)]
 
 
 def held_once(key: Ints) -> np.ndarray:

@@ -1,0 +1,321 @@
+"""The counting path of polars tables too large to hold in memory (``TablePath.HASHED``):
+the original is read by streaming queries a few times, never whole, and G is never
+built.
+
+- G's groups of more than one (:func:`shared_rows`): one hash of each row's known
+  values (8 bytes a row), sorted; the rows holding a hash another row holds too
+  (true duplicates and the rare collisions) are read again and grouped exactly.
+  Their positions are all the path keeps of G: U is every other row.
+- Per known variable, its column alone (:func:`column_counts`): its missing and
+  distinct values and its rows holding a value no other row holds (a group-by of a
+  column of few values, a sort of the others), and, binned, its statistics over U (the
+  column with U's rows kept, by the lazy path's own expressions, so the moments are
+  the same to the bit).
+- The link: each profile of the original and of the avatars packed into one integer
+  (``kpr.engine.packed``), read as two arrays, and counted by the in-memory engine's
+  ``linked_count`` (a bincount, a bitmap or sorts), the rows outside U left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import narwhals as nw
+import numpy as np
+import polars as pl
+
+from kpr.engine import queries
+from kpr.engine.inmemory.columns import (
+    TEXT_TYPES,
+    few_values,
+    number_dtype,
+    rows_holding,
+    slots,
+)
+from kpr.engine.inmemory.link import linked_count
+from kpr.engine.inmemory.runs import Ints, run_starts, singles
+from kpr.engine.inmemory.sums import weighted_moments
+from kpr.engine.packed import KEY, exact_link, packed_keys
+from kpr.engine.queries import Scan, ScanInput
+from kpr.engine.statistics import moments_from, stat_exprs
+from kpr.engine.tuning import DEFAULT_TUNING, Tuning
+from kpr.metric.attack import Kind
+from kpr.metric.binning import Moments, NumericBins
+
+#: The row positions' column.
+_AT = "__kpr_at__"
+
+
+def _polars(frame: queries.Frame) -> pl.LazyFrame:
+    native = frame.to_native()
+    assert isinstance(native, pl.LazyFrame)
+    return native
+
+
+def collect_row(frame: queries.Frame) -> dict[str, Any]:
+    """A one-row aggregate, collected by polars' streaming engine."""
+    out = _polars(frame).collect(engine="streaming")
+    return {k: v[0] for k, v in out.to_dict(as_series=False).items()}
+
+
+class StreamedCounting(queries.CountingState):
+    """``queries.Counting`` on polars tables read by streaming queries: each known
+    column read alone for its counts, G's groups of more than one found from the
+    values of one column held once or from row hashes (their rows' positions), the
+    statistics over U, the link on packed profiles counted with numpy."""
+
+    def __init__(self, tuning: Tuning = DEFAULT_TUNING) -> None:
+        self.tuning = tuning
+        self._original: pl.LazyFrame | None = None
+        self._outside: Ints = np.zeros(0, dtype=np.int64)
+        #: by code name, the distinct texts of each text column of the original
+        self._texts: dict[str, pl.Series] = {}
+
+    def scan(self, tables: ScanInput) -> Scan:
+        original, kinds = _polars(tables.original), tables.kinds
+        counts = {v: column_counts(original, v, v in tables.integers, self.tuning) for v in kinds}
+        n, out = outside_rows(original, list(kinds), counts, self.tuning)
+        outside = np.sort(out[_AT].to_numpy().astype(np.int64))
+        self._original, self._outside = original, outside
+        self._u = nw.from_native(without_rows(original, outside))
+        self._avatars = tables.avatars
+        self._texts = {
+            queries.code_name(v): c.texts for v, c in counts.items() if c.texts is not None
+        }
+        keep = None
+        if len(outside) and any(k.binned for k in kinds.values()):
+            mask = np.ones(n, dtype=bool)
+            mask[outside] = False
+            keep = pl.Series(mask)
+        moments = {}
+        for v, kind in kinds.items():
+            if not kind.binned:
+                continue
+            exact, c = v in tables.exact, counts[v]
+            if c.grouped is not None:  # few values: their rows less those outside U
+                moments[v] = grouped_moments(*c.grouped, out[v], exact)
+            else:
+                moments[v] = u_moments(_read(original, v), keep, exact)
+        profile = {v: c.profile for v, c in counts.items()}
+        unique = {v: c.unique for v, c in counts.items()}
+        return Scan(n, n - len(outside), moments, profile, unique)
+
+    def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
+        assert self._original is not None, "scan first"
+        keys = [queries.code_name(v) for v in kinds]
+        original = nw.from_native(self._original)
+        coded = [queries.code_frame(f, kinds, bins, None) for f in (original, self._kept_avatars())]
+        coded_o, coded_a = (_polars(f).select(keys) for f in coded)
+        code_bins = {queries.code_name(v): b for v, b in bins.items()}
+        packed = packed_keys(coded_o, coded_a, keys, code_bins, self._texts)
+        if packed is None:
+            coded_u = queries.code_frame(self.unique(), kinds, bins, None)
+            return exact_link(_polars(coded_u).select(keys), coded_a, keys)
+        o_keys, a_keys, radix = packed
+        # 4-byte keys when they fit; the avatars' sorted by polars (on every core); an
+        # original profile no avatar holds (-1) gets a key of its own, ``radix``
+        key, dtype = pl.col(KEY), pl.UInt32 if radix < self.tuning.keys32 else pl.Int64
+        o_keys = o_keys.select(pl.when(key < 0).then(radix).otherwise(key).cast(dtype).alias(KEY))
+        a_sorted = a_keys.filter(key >= 0).select(key.cast(dtype).sort())
+        o_frame, a_frame = pl.collect_all([o_keys, a_sorted], engine="streaming")
+        o_key = o_frame[KEY].to_numpy()
+        # never a bincount of so many possible keys (8 bytes each)
+        tuning = replace(self.tuning, bincount_per_row=0)
+        linked = linked_count(
+            lambda: o_key, len(o_key), a_frame[KEY].to_numpy(), radix + 1, None, self._outside,
+            tuning=tuning, ordered=True,
+        )  # fmt: skip
+        return _polars(self._kept_avatars()).select(pl.len()).collect().item(), linked
+
+    def release(self) -> None:
+        """Nothing is held but U's rows' positions, which U needs."""
+
+
+def without_rows(frame: pl.LazyFrame, rows: Ints) -> pl.LazyFrame:
+    """``frame`` without the rows at positions ``rows``."""
+    if len(rows) == 0:
+        return frame
+    return frame.with_row_index(_AT).filter(~_at_in(rows)).drop(_AT)
+
+
+def _at_in(rows: Ints) -> pl.Expr:
+    """Whether a row's position (``_AT``) is one of ``rows``."""
+    return pl.col(_AT).is_in(pl.Series(rows, dtype=pl.get_index_type()).implode())
+
+
+def outside_rows(
+    lf: pl.LazyFrame, keys: Sequence[str], counts: Mapping[str, ColumnCounts], tuning: Tuning
+) -> tuple[int, pl.DataFrame]:
+    """The number of rows, and the rows whose known values another row holds too (G's
+    groups of more than one: their positions ``_AT`` and known values); every other
+    row is a group of one (U). Candidates first: when a number column holds a value
+    no other row holds on most rows, the other rows of that column (as the in-memory
+    engine does); else the rows holding a hash another row holds too. Only they are
+    read again, and grouped by their values (a shared hash of distinct tuples, a
+    collision, makes no group)."""
+    n = lf.select(pl.len()).collect().item()
+    best = max(
+        (c for c in counts.values() if c.shared is not None), key=lambda c: c.singles, default=None
+    )
+    if best is not None and best.shared is not None and 2 * best.singles >= n:
+        candidates = value_candidates(_read(lf, best.name), best.shared, tuning)
+    else:
+        candidates = hash_candidates(lf, keys, tuning)
+    taken = lf.with_row_index(_AT).filter(_at_in(candidates)).collect(engine="streaming")
+    sizes = taken.select(pl.len().over(list(keys))).to_series().to_numpy()
+    return n, taken.filter(pl.Series(sizes > 1))
+
+
+def hash_candidates(lf: pl.LazyFrame, keys: Sequence[str], tuning: Tuning) -> Ints:
+    """The positions of the rows holding a hash of their known values that another
+    row holds too: each row's hash, sorted (by polars, on every core)."""
+    hashes = lf.select(pl.struct(list(keys)).hash()).collect(engine="streaming").to_series()
+    ordered = hashes.sort().to_numpy()
+    same = ordered[1:] == ordered[:-1]
+    shared = ordered[1:][same]
+    del ordered, same
+    shared = shared[run_starts(shared)]
+    if len(shared) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return holding(hashes.to_numpy(), shared, _low_bits, tuning)
+
+
+def value_candidates(column: pl.Series, shared: np.ndarray, tuning: Tuning) -> Ints:
+    """The positions of the rows of a number column holding one of ``shared`` (sorted,
+    distinct), missing or NaN."""
+    absent = column.is_null()
+    if column.dtype.is_float():
+        absent |= column.is_nan()
+    values = column.fill_null(0).to_numpy()
+    rows = holding(values, shared, slots, tuning)
+    marked = absent.to_numpy()
+    marked[rows] = True
+    return np.flatnonzero(marked)
+
+
+def _low_bits(hashes: np.ndarray, bits: int) -> Ints:
+    """A hash's slot: its low bits."""
+    return (hashes & np.uint64((1 << bits) - 1)).astype(np.intp)
+
+
+def holding(
+    values: np.ndarray,
+    shared: np.ndarray,
+    slot: Callable[[np.ndarray, int], Ints],
+    tuning: Tuning,
+) -> Ints:
+    """The positions of the ``values`` that are one of ``shared`` (sorted, distinct),
+    a block at a time (``columns.rows_holding``, with a table of about 16 slots for
+    each shared value, so few other values fall into one)."""
+    if len(shared) == 0:
+        return np.zeros(0, dtype=np.int64)
+    bits = min(max(tuning.table_bits, len(shared).bit_length() + 4), 30)
+    block = tuning.pack_block * 64
+    found = [
+        rows_holding(values[start : start + block], shared, slot, bits) + start
+        for start in range(0, len(values), block)
+    ]
+    return np.concatenate(found).astype(np.int64) if found else np.zeros(0, dtype=np.int64)
+
+
+class ColumnCounts:
+    """One known column over the original: its profile (``missing``, and ``distinct``
+    for integer columns), its rows holding a value no other row holds (``unique``;
+    ``singles``: those holding a present value), and what later steps need: a text
+    column's distinct present texts (which number its link digits); a number
+    column of few values, its present values (float64, and int64) and their rows
+    (``grouped``); of more values, those held by more than one row (``shared``)."""
+
+    def __init__(self, name: str, profile: dict[str, int], unique: int) -> None:
+        self.name, self.profile, self.unique, self.singles = name, profile, unique, unique
+        self.texts: pl.Series | None = None
+        self.grouped: tuple[np.ndarray, Ints | None, Ints] | None = None
+        self.shared: np.ndarray | None = None
+
+
+def _read(lf: pl.LazyFrame, name: str) -> pl.Series:
+    return lf.select(name).collect(engine="streaming").to_series()
+
+
+def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) -> ColumnCounts:
+    """The :class:`ColumnCounts` of one column (missing and NaN each one value, as in
+    ``is_unique``; -0.0 equal to 0.0): a number column read whole, its values grouped
+    when a sample of them holds few values, else sorted; any other column by a
+    streaming group-by."""
+    dtype = lf.collect_schema()[name]
+    if not number_dtype(dtype):
+        counts = lf.group_by(name).agg(pl.len().alias("c")).collect(engine="streaming")
+        missing = int(counts.filter(pl.col(name).is_null())["c"].sum())
+        profile = {"missing": missing}
+        if integer:
+            profile["distinct"] = counts.height - (missing > 0)
+        out = ColumnCounts(name, profile, int((counts["c"] == 1).sum()))
+        if isinstance(dtype, TEXT_TYPES):
+            out.texts = counts[name].drop_nulls().cast(pl.String)
+        return out
+    column = _read(lf, name)
+    nulls = column.null_count()
+    values = column.drop_nulls()
+    del column
+    if few_values(values, tuning):  # grouped
+        groups = values.to_frame("v").group_by("v").agg(pl.len())
+        rows = groups["len"].to_numpy().astype(np.int64)
+        out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(rows == 1)))
+        v = groups["v"]
+        summed = v.dtype.is_integer() and v.dtype != pl.UInt64  # as `exact_integers`
+        ints = v.cast(pl.Int64).to_numpy() if summed else None
+        out.grouped = (v.cast(pl.Float64).to_numpy(), ints, rows)
+        distinct = len(rows)
+    else:
+        out, distinct = _sorted_counts(name, values, nulls)
+    out.unique += nulls == 1
+    if integer:
+        out.profile["distinct"] = distinct
+    return out
+
+
+def _sorted_counts(name: str, values: pl.Series, nulls: int) -> tuple[ColumnCounts, int]:
+    """:func:`column_counts` of a number column's present values, sorted (by polars,
+    on every core; NaN last): its counts, and its distinct values."""
+    ordered = values.sort().to_numpy()
+    nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
+    present = ordered[: len(ordered) - nan]
+    same = present[1:] == present[:-1]
+    held = present[1:][same]  # each value held more than once, once per extra row
+    out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(singles(present))))
+    out.shared = held[run_starts(held)]
+    out.unique += nan == 1
+    return out, len(present) - int(np.count_nonzero(same)) + (nan > 0)
+
+
+def column_singles(lf: pl.LazyFrame, name: str, tuning: Tuning = DEFAULT_TUNING) -> int:
+    """The rows whose value of one column no other row holds (:func:`column_counts`)."""
+    return column_counts(lf, name, False, tuning).unique
+
+
+def grouped_moments(
+    values: np.ndarray, ints: Ints | None, rows: Ints, outside: pl.Series, exact: bool
+) -> Moments:
+    """The exact moments over U of a column of few values (``values``, distinct,
+    present, with their ``rows``), the rows ``outside`` U taken off (their values),
+    by the in-memory engine's sums over distinct values (``sums.weighted_moments``)."""
+    out = outside.drop_nulls().cast(pl.Float64).to_numpy()
+    out = out[np.isfinite(out)]  # never summed
+    order = np.argsort(values)  # NaN last
+    values, in_u = values[order], rows[order]
+    if len(out):
+        in_u = in_u - np.bincount(np.searchsorted(values, out), minlength=len(values))
+    return weighted_moments(values, ints[order] if exact and ints is not None else None, in_u)
+
+
+def u_moments(column: pl.Series, keep: pl.Series | None, exact: bool) -> Moments:
+    """The exact moments over U of one numeric column (``keep``: which rows are in
+    U; None: every row), by the lazy path's expressions (``kpr.engine.statistics``)
+    on polars' streaming engine."""
+    x = "x"
+    u = column.filter(keep) if keep is not None else column
+    frame = nw.from_native(u.to_frame(x).lazy())
+    first = collect_row(frame.select(*stat_exprs(0, nw.col(x).cast(nw.Float64))))
+    return moments_from(first, frame, [x], [x] if exact else [], collect_row)[x]
