@@ -437,3 +437,26 @@ def test_a_column_of_few_values_grouped_counts_as_sorted(
     assert grouped.rows.tolist() == ordered.rows.tolist()
     assert (grouped.missing, grouped.nan) == (ordered.missing, ordered.nan)
     assert grouped.unique() == ordered.unique() == int(column.is_unique().sum())
+
+
+@settings(max_examples=150)
+@given(
+    st.one_of(
+        st.lists(st.floats(width=64), max_size=50).map(lambda v: np.array(v, dtype=np.float64)),
+        st.lists(st.floats(width=32), max_size=50).map(lambda v: np.array(v, dtype=np.float32)),
+        st.lists(st.integers(0, 2**64 - 1), max_size=50).map(
+            lambda v: np.array(v, dtype=np.uint64)
+        ),
+        st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50).map(
+            lambda v: np.array(v, dtype=np.int64)
+        ),
+    )
+)
+def test_the_engine_sorts_as_numpy_does(values: np.ndarray) -> None:
+    """polars' sort (``runs.sort``) gives ``np.sort``'s order, in the same type: NaN
+    last, -0.0 equal to 0.0, integers to the ends of their type."""
+    from kpr.engine.inmemory.runs import sort
+
+    ordered = sort(values)
+    assert ordered.dtype == values.dtype
+    np.testing.assert_array_equal(ordered, np.sort(values))

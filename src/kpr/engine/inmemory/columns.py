@@ -15,7 +15,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
-from kpr.engine.inmemory.runs import Ints, run_changes, run_lengths
+from kpr.engine.inmemory.runs import Ints, run_changes, run_lengths, sort
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.inmemory.texts import TextIds
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
@@ -60,7 +60,7 @@ class SortedColumn:
             absent = is_nan if absent_rows else None
             if (grouped := grouped_values(column, tuning)) is not None:
                 return cls(values, absent, missing, nan, *grouped)
-            ordered = np.sort(values)[: len(values) - absent_rows]  # NaN sorts last
+            ordered = sort(values)[: len(values) - absent_rows]  # NaN sorts last
         elif missing and missing == len(column):  # nothing to count
             values, absent = column.fill_null(0).to_numpy(), np.ones(len(column), dtype=bool)
             ordered = values[:0]
@@ -76,11 +76,7 @@ class SortedColumn:
                     counted = grouped_values(column, tuning)
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
-            if absent is None:
-                ordered = np.sort(values)
-            else:  # a copy: sorted in place
-                ordered = values[~absent]
-                ordered.sort()
+            ordered = sort(values if absent is None else values[~absent])
         change = run_changes(ordered)
         if change.all():  # each value held once (a continuous column): no gather
             return cls(values, absent, missing, nan, ordered, one_each(len(ordered)))

@@ -11,7 +11,7 @@ import polars as pl
 
 from kpr.engine import queries
 from kpr.engine.inmemory.columns import SortedColumn, rows_holding
-from kpr.engine.inmemory.runs import Ints, run_starts
+from kpr.engine.inmemory.runs import Ints, run_starts, sort
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 
 
@@ -48,7 +48,7 @@ def shared_groups(
 def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str], bits: int) -> tuple[Ints, Ints]:
     """:func:`shared_groups` of every row, from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
-    ordered = np.sort(hashes)
+    ordered = sort(hashes)
     same = ordered[1:] == ordered[:-1]
     if not same.any():
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)

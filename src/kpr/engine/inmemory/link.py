@@ -11,7 +11,7 @@ from functools import partial
 
 import numpy as np
 
-from kpr.engine.inmemory.runs import Ints, run_lengths, run_starts, sorted_once
+from kpr.engine.inmemory.runs import Ints, run_lengths, run_starts, sort, sorted_once
 from kpr.engine.jobs import Job
 from kpr.engine.tuning import DEFAULT_TUNING, KeyCount, Tuning
 
@@ -113,7 +113,7 @@ def linked_count(
         return found(lookup, u_keys(), left_out, pool)
     u_key = u_keys()
     u_key = np.delete(u_key, left_out) if len(left_out) else u_key
-    u_sorted = Job(partial(np.sort, u_key), pool)
+    u_sorted = Job(partial(sort, u_key), pool)
     once = sorted_once(a_key, ordered)
     u_ordered = u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
