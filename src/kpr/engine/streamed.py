@@ -34,8 +34,9 @@ from kpr.engine.inmemory.columns import (
     rows_holding,
     slots,
 )
+from kpr.engine.inmemory.groups import low_bits
 from kpr.engine.inmemory.link import linked_count
-from kpr.engine.inmemory.runs import Ints, run_starts, singles
+from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.packed import KEY, exact_link, packed_keys
 from kpr.engine.queries import Scan, ScanInput
@@ -172,14 +173,10 @@ def hash_candidates(lf: pl.LazyFrame, keys: Sequence[str], tuning: Tuning) -> In
     """The positions of the rows holding a hash of their known values that another
     row holds too: each row's hash, sorted (by polars, on every core)."""
     hashes = lf.select(pl.struct(list(keys)).hash()).collect(engine="streaming").to_series()
-    ordered = hashes.sort().to_numpy()
-    same = ordered[1:] == ordered[:-1]
-    shared = ordered[1:][same]
-    del ordered, same
-    shared = shared[run_starts(shared)]
+    shared = held_more_than_once(hashes.sort().to_numpy())
     if len(shared) == 0:
         return np.zeros(0, dtype=np.int64)
-    return holding(hashes.to_numpy(), shared, _low_bits, tuning)
+    return holding(hashes.to_numpy(), shared, low_bits, tuning)
 
 
 def value_candidates(column: pl.Series, shared: np.ndarray, tuning: Tuning) -> Ints:
@@ -193,11 +190,6 @@ def value_candidates(column: pl.Series, shared: np.ndarray, tuning: Tuning) -> I
     marked = absent.to_numpy()
     marked[rows] = True
     return np.flatnonzero(marked)
-
-
-def _low_bits(hashes: np.ndarray, bits: int) -> Ints:
-    """A hash's slot: its low bits."""
-    return (hashes & np.uint64((1 << bits) - 1)).astype(np.intp)
 
 
 def holding(

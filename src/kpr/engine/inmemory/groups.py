@@ -11,7 +11,7 @@ import polars as pl
 
 from kpr.engine import queries
 from kpr.engine.inmemory.columns import SortedColumn, rows_holding
-from kpr.engine.inmemory.runs import Ints, run_starts, sort
+from kpr.engine.inmemory.runs import Ints, held_more_than_once, sort
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 
 
@@ -48,13 +48,10 @@ def shared_groups(
 def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str], bits: int) -> tuple[Ints, Ints]:
     """:func:`shared_groups` of every row, from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
-    ordered = sort(hashes)
-    same = ordered[1:] == ordered[:-1]
-    if not same.any():
+    shared = held_more_than_once(sort(hashes))
+    if len(shared) == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
-    shared = ordered[1:][same]
-    shared = shared[run_starts(shared)]
-    rows = rows_holding(hashes, shared, _low_bits, bits)
+    rows = rows_holding(hashes, shared, low_bits, bits)
     grouped = frame[rows].select(pl.len().over(list(keys)).cast(pl.Int64))
     sizes = grouped.to_series().to_numpy()
     more = sizes > 1  # rows that share only a hash are groups of one
@@ -74,6 +71,6 @@ def _row_hashes(frame: pl.DataFrame, keys: Sequence[str]) -> pl.Series:
     return frame.select(keys).hash_rows()
 
 
-def _low_bits(hashes: np.ndarray, bits: int) -> Ints:
+def low_bits(hashes: np.ndarray, bits: int) -> Ints:
     """A hash's slot: its low bits."""
     return (hashes & np.uint64((1 << bits) - 1)).astype(np.intp)

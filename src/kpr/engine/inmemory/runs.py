@@ -30,6 +30,12 @@ def run_starts(ordered: np.ndarray) -> Ints:
     return np.flatnonzero(run_changes(ordered))
 
 
+def held_more_than_once(ordered: np.ndarray) -> np.ndarray:
+    """The values a sorted array holds more than once, each once, in order."""
+    held = ordered[1:][ordered[1:] == ordered[:-1]]
+    return held[run_starts(held)]
+
+
 def run_lengths(starts: Ints, size: int) -> Ints:
     """The length of each run from its start (``size``: the array's length), with
     no copy of the starts."""
