@@ -91,8 +91,10 @@ if [ "${KPR_SKIP_BOUNDS:-0}" != "1" ]; then
   # (tests/engine/test_hypothesis.py: DuckDB, Dask and polars' hashed path on
   # hypothesis tables, whose API calls test_engines.py and test_conformance.py make on
   # every edge case; tests/analysis/test_shared_sweep.py: the sweep against kpr.evaluate,
-  # both on polars).
-  SLICE=(-q -p no:cacheprovider -n auto --dist worksteal -k "not spark"
+  # both on polars); and, by --fixed-cases-only (tests/conftest.py), every other
+  # hypothesis test of these files: the fixed cases make the same calls on every edge
+  # case, the properties run in the main suite.
+  SLICE=(-q -p no:cacheprovider -n auto --dist worksteal -k "not spark" --fixed-cases-only
     tests/engine  # every engine but Spark: polars, pandas, pyarrow, DuckDB, Dask, narwhals
     --ignore=tests/engine/test_hypothesis.py
     tests/inputs  # readers: pyarrow's CSV, polars' CSV and Parquet, pandas, file formats

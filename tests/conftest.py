@@ -8,6 +8,11 @@
 ``HYPOTHESIS_PROFILE=ci|dev`` picks one explicitly. Tests may give their own
 ``max_examples`` (a fixed budget) but never ``derandomize`` or ``database``,
 which belong to the profile (``tests/adversarial/test_profiles.py`` checks it).
+
+``--fixed-cases-only`` leaves the hypothesis tests out of a run (reported as
+deselected): the runs at the lowest dependency versions and on the newest Python check
+that kpr's calls into its dependencies work there, and the fixed cases make those
+calls on every edge case; the properties on random tables run in the main suite.
 """
 
 from __future__ import annotations
@@ -38,6 +43,29 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fixed-cases-only",
+        action="store_true",
+        help="leave the hypothesis tests out (the lowest-versions and newest-Python runs)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--fixed-cases-only"):
+        return
+    properties = [i for i in items if _is_property(i)]
+    if properties:
+        config.hook.pytest_deselected(items=properties)
+        items[:] = [i for i in items if not _is_property(i)]
+
+
+def _is_property(item: pytest.Item) -> bool:
+    """A hypothesis test: the attribute ``@given`` sets, which
+    ``hypothesis.is_hypothesis_test`` reads (exported only from hypothesis 6.1xx on)."""
+    return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
 
 
 @pytest.fixture(scope="session")
