@@ -9,22 +9,20 @@ comparison (``kpr.analysis.baselines.evaluate_inputs``, which builds on
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Unpack
+from dataclasses import replace
+from typing import Any, Unpack
 
 from kpr.analysis.baselines import check_control_options, evaluate_inputs
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
 from kpr.inputs.reading import ReadKeywords, ReadSettings
-from kpr.measure import evaluate_loaded, load
+from kpr.measure import Inputs, evaluate_loaded, load
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, make_attack
 from kpr.progress import Step
 from kpr.results.evaluation import KprResult
 
-if TYPE_CHECKING:  # the inference is imported when it runs: evaluate alone never loads it
-    from kpr.results.inference import InferenceResult
-
-__all__ = ["evaluate", "evaluate_and_infer", "evaluate_inputs", "evaluate_loaded", "load"]
+__all__ = ["evaluate", "evaluate_inputs", "evaluate_loaded", "load"]
 
 
 def evaluate(
@@ -32,6 +30,7 @@ def evaluate(
     avatars: Any,
     known: str | Iterable[str],
     *,
+    secret: str | Iterable[str] | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
     kinds: Mapping[str, str] | None = None,
     widths: Mapping[str, object] | None = None,
@@ -48,33 +47,31 @@ def evaluate(
     **read: Unpack[ReadKeywords],
 ) -> KprResult:
     """Knowledge Protection Rate of ``avatars`` against ``original`` (pandas or polars
-    (Lazy)DataFrames, pyarrow Tables, DuckDB relations, or CSV/Parquet paths) when an
-    attacker knows the variables ``known``.
+    frames, pyarrow Tables, DuckDB relations, CSV/Parquet paths) if an attacker knows ``known``.
 
     Parameters
     ----------
-    tolerance, kinds, widths, metadata, table
-        The attack: its tolerance; kinds (``{"zip": "categorical"}``) overriding those SDV
-        ``metadata`` declares (a dict, a JSON path or an object with ``to_dict()``; ``table``
-        names the table of multi-table metadata) and the inferred ones; class widths instead
-        of U's (days or a ``timedelta`` for dates).
-    delimiter, encoding, na_values
-        How CSV paths are read (``**read``, as ``kpr.inputs.reading.ReadSettings`` takes it).
+    tolerance, kinds, widths, metadata, table, secret
+        The attack: its tolerance; kinds (``{"zip": "categorical"}``, the secrets' too) over
+        those of SDV ``metadata`` (a dict, JSON path or object with ``to_dict()``; ``table``:
+        which table) and the inferred ones; class widths, not U's (days for dates). ``secret``:
+        columns the attacker tries to learn (``--secret``), adding ``kpr.inference``'s result
+        as ``result.inference`` from the same reading (not with widths, metadata, grid_offset).
+    delimiter, encoding, na_values, tuning
+        How CSV paths are read (``**read``: ``kpr.inputs.reading.ReadSettings``); advanced,
+        leave ``tuning`` unset: the counting path's thresholds (``kpr.engine.tuning``).
     progress, row_id
         ``progress(label)`` is called as the work advances. ``row_id``: integer ids in both
         tables for ``linked_individuals()`` (default: row positions, not on Spark/Dask/DuckDB).
     pairing
-        Adds ``correct_links`` (linked individuals whose unique avatar is their own):
-        ``kpr avatarize --pairing-out``'s file, a frame of ``original_row``, ``avatar_row``
-        (whole, one-to-one; ``row_id``'s ids if given), or one avatar row per original row.
+        Adds ``correct_links`` (links to one's own avatar): ``kpr avatarize --pairing-out``'s
+        file, a frame of ``original_row`` and ``avatar_row``, or an avatar row per original row.
     control, control_subsets, seed
         Individuals not used to make the avatars: adds the size-fair control comparison
         (``kpr.analysis.ControlComparison``: ``control_subsets`` subsets drawn by ``seed``).
-    tuning
-        Advanced, leave it unset: the counting path's thresholds (``kpr.engine.tuning.Tuning``).
     grid_offset
-        A check, not the spec's figure: every numeric variable's class grid moved down
-        by this fraction of its width, in [0, 1); the result says so.
+        A check, not the spec's figure: each numeric class grid moved down by this fraction
+        of its width, in [0, 1) (not with ``secret``); the result says so.
 
     >>> import polars as pl, kpr
     >>> o = pl.DataFrame({"age": [30, 30, 41, 52, 60], "sex": ["F", "F", "M", "F", "M"]})
@@ -82,11 +79,90 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    attack = _checked_attack(known, tolerance, kinds, widths, metadata, table, grid_offset)
+    attack, secrets = _attack(known, tolerance, kinds, widths, metadata, table, grid_offset, secret)
     _check_options(attack, tuning, control, control_subsets, seed)
-    inputs = load(original, avatars, attack, ReadSettings.of(read), control, row_id=row_id)
-    return evaluate_inputs(inputs, attack, progress=progress, pairing=pairing,
-                           subsets=control_subsets, seed=seed, tuning=tuning)  # fmt: skip
+    inputs = _inputs(original, avatars, attack, secrets, kinds, read, control, row_id)
+    result = evaluate_inputs(inputs, attack, progress=progress, pairing=pairing,
+                             subsets=control_subsets, seed=seed, tuning=tuning)  # fmt: skip
+    return _with_inference(result, inputs, attack, secrets, control_subsets, seed, progress)
+
+
+def _attack(
+    known: str | Iterable[str],
+    tolerance: float,
+    kinds: Mapping[str, str] | None,
+    widths: Mapping[str, object] | None,
+    metadata: Any,
+    table: str | None,
+    offset: float,
+    secret: str | Iterable[str] | None,
+) -> tuple[Attack, tuple[str, ...]]:
+    """The attack of ``kpr.evaluate`` (kinds from SDV metadata, then the declared ones,
+    the secrets' left out) and the secret columns (none when ``secret`` is None), checked
+    before any work: secrets take their classes from U, on the spec's grid."""
+    if table is not None and metadata is None:
+        raise InputError(
+            "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
+        )
+    secrets: tuple[str, ...] = ()
+    if secret is not None:
+        from kpr.analysis.inference import check_secrets
+
+        if widths or metadata is not None:
+            raise InputError(
+                "secret= (--secret) takes its classes from U and its kinds from kinds= "
+                "(--categorical, --numeric, --date): drop widths= (--width) and metadata= "
+                "(--metadata), or secret="
+            )
+        if offset:
+            raise InputError(
+                "secret= (--secret) counts on the spec's grid: drop grid_offset= "
+                "(--grid-offset) or secret="
+            )
+        secrets = check_secrets(make_attack(known, tolerance).known, secret)
+    kinds = {n: k for n, k in (kinds or {}).items() if n not in secrets}
+    if metadata is not None:
+        kinds = {**sdv_kinds(metadata, known, table), **kinds}
+    return make_attack(known, tolerance, kinds, widths, offset), secrets
+
+
+def _inputs(
+    original: Any,
+    avatars: Any,
+    attack: Attack,
+    secrets: tuple[str, ...],
+    kinds: Mapping[str, str] | None,
+    read: ReadKeywords,
+    control: Any,
+    row_id: str | None,
+) -> Inputs:
+    """The inputs read once: the known columns, and the secrets when there are some (the
+    inference is imported only then: ``kpr.evaluate`` alone never loads it)."""
+    csv = ReadSettings.of(read)
+    if not secrets:
+        return load(original, avatars, attack, csv, control, row_id=row_id)
+    from kpr.analysis.inference import load_secrets
+
+    return load_secrets(original, avatars, attack, secrets, kinds, csv, control, row_id)
+
+
+def _with_inference(
+    result: KprResult,
+    inputs: Inputs,
+    attack: Attack,
+    secrets: tuple[str, ...],
+    subsets: int,
+    seed: int,
+    progress: Step | None,
+) -> KprResult:
+    """``result`` with what is inferred about ``secrets`` (if any) on the inputs the
+    rate was measured on."""
+    if not secrets:
+        return result
+    from kpr.analysis.inference import InferenceSettings, infer_loaded
+
+    settings = InferenceSettings(control_subsets=subsets, seed=seed)
+    return replace(result, inference=infer_loaded(inputs, attack, secrets, settings, progress))
 
 
 def _check_options(attack: Attack, tuning: object, control: Any, subsets: int, seed: int) -> None:
@@ -105,65 +181,3 @@ def _check_options(attack: Attack, tuning: object, control: Any, subsets: int, s
                 "control with absolute widths is not supported yet: drop widths= (--width) "
                 "or control= (--control)"
             )
-
-
-def evaluate_and_infer(
-    original: Any,
-    avatars: Any,
-    known: str | Iterable[str],
-    *,
-    secret: str | Iterable[str],
-    tolerance: float = DEFAULT_TOLERANCE,
-    kinds: Mapping[str, str] | None = None,
-    progress: Step | None = None,
-    row_id: str | None = None,
-    pairing: Any = None,
-    control: Any = None,
-    control_subsets: int = 20,
-    seed: int = 0,
-    **read: Unpack[ReadKeywords],
-) -> tuple[KprResult, InferenceResult]:
-    """``kpr.evaluate`` and ``kpr.inference`` of the same ``secret`` columns on inputs
-    read once (``kpr evaluate --secret``): each result equals its function's on the
-    same arguments. ``kinds`` may declare the secrets' kinds too; absolute widths and
-    SDV metadata are not taken (the secrets' classes come from U)."""
-    from kpr.analysis.inference import (
-        InferenceSettings,
-        check_secrets,
-        infer_loaded,
-        load_secrets,
-    )
-
-    secrets = check_secrets(make_attack(known, tolerance).known, secret)
-    own = {n: k for n, k in (kinds or {}).items() if n not in secrets}
-    attack = _checked_attack(known, tolerance, own, None, None, None)
-    if control is not None:
-        check_control_options(control_subsets, seed)
-    csv = ReadSettings.of(read)
-    inputs = load_secrets(original, avatars, attack, secrets, kinds, csv, control, row_id)
-    result = evaluate_inputs(
-        inputs, attack, progress=progress, pairing=pairing, subsets=control_subsets, seed=seed
-    )
-    settings = InferenceSettings(control_subsets=control_subsets, seed=seed)
-    inferred = infer_loaded(inputs, attack, secrets, settings, progress)
-    return result, inferred
-
-
-def _checked_attack(
-    known: str | Iterable[str],
-    tolerance: object,
-    kinds: Mapping[str, str] | None,
-    widths: Mapping[str, object] | None,
-    metadata: Any,
-    table: str | None,
-    offset: object = 0.0,
-) -> Attack:
-    """The attack of ``kpr.evaluate``, checked once (kinds from SDV metadata, then
-    the declared ones), and its other options, before any work."""
-    if table is not None and metadata is None:
-        raise InputError(
-            "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
-        )
-    if metadata is not None:
-        kinds = {**sdv_kinds(metadata, known, table), **(kinds or {})}
-    return make_attack(known, tolerance, kinds, widths, offset)

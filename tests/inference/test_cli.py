@@ -168,7 +168,7 @@ def test_evaluate_with_secret_prints_the_inference_block(
     code, _, err = run_cli(["evaluate", o, a, "-k", "sex", "--secret", "sex"], capsys)
     assert code == 2 and "both known and secret" in err
     code, _, err = run_cli(["evaluate", o, a, "-k", "sex", "-s", "zip", "--width", "zip=2"], capsys)
-    assert code == 2 and "drop --width and --metadata" in err
+    assert code == 2 and "drop widths= (--width) and metadata= (--metadata)" in err
 
 
 def test_dates_and_booleans_are_secrets_too_and_the_notebook_view_escapes() -> None:

@@ -1,16 +1,17 @@
-"""``kpr evaluate --secret``: the inputs read once for the rate and the inference, each
-result equal to its own function's, and the inference block in the HTML report."""
+"""``kpr evaluate --secret`` (``kpr.evaluate(secret=...)``): the inputs read once for
+the rate and the inference, each result equal to its own function's, and the inference
+block in the HTML report."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import kpr
-from kpr.api import evaluate_and_infer
 from kpr.results import views
 from tests.adversarial.conftest import run_cli
 from tests.inference.test_cli import KNOWN, files
@@ -25,12 +26,24 @@ def test_each_result_equals_its_own_function(files: dict[str, Path], with_contro
     o, a = files["original"], files["avatars"]
     control = {"control": files["control"], "control_subsets": 3, "seed": 4} if with_control else {}
     kinds = {"zip": "categorical", "income": "numeric"}
-    rate, inferred = evaluate_and_infer(o, a, KNOWN, secret=SECRETS, kinds=kinds, **control)
+    rate = kpr.evaluate(o, a, KNOWN, secret=SECRETS, kinds=kinds, **control)
     alone = kpr.evaluate(o, a, KNOWN, kinds={"zip": "categorical"}, **control)
-    assert rate.to_dict() == alone.to_dict()
-    assert inferred.to_dict() == kpr.inference(o, a, KNOWN, secret=SECRETS, kinds=kinds,
-                                               **control).to_dict()  # fmt: skip
+    inferred = kpr.inference(o, a, KNOWN, secret=SECRETS, kinds=kinds, **control).to_dict()
+    assert alone.inference is None and "inference" not in alone.to_dict()
+    assert rate.inference is not None and rate.inference.to_dict() == inferred
+    assert rate.to_dict() == {**alone.to_dict(), "inference": inferred}
     assert (rate.control is None) is not with_control
+
+
+def test_secrets_refuse_what_would_move_their_classes(files: dict[str, Path]) -> None:
+    o, a = files["original"], files["avatars"]
+    for options, words in [
+        ({"widths": {"zip": 2}}, "drop widths= (--width) and metadata= (--metadata)"),
+        ({"grid_offset": 0.5}, "drop grid_offset= (--grid-offset)"),
+        ({"secret": "sex"}, "both known and secret"),
+    ]:
+        with pytest.raises(kpr.InputError, match=re.escape(words)):
+            kpr.evaluate(o, a, KNOWN, **{"secret": "income", **options})
 
 
 def test_the_command_reads_the_inputs_once_and_reports_the_block(

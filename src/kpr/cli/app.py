@@ -43,7 +43,6 @@ from .options import (
 if TYPE_CHECKING:
     from kpr.inputs.reading import ReadSettings
     from kpr.results.evaluation import KprResult
-    from kpr.results.inference import InferenceResult
 
 #: The commands defined in other modules, as ``name: "module:attribute"``. A module
 #: is imported only when its command runs (or ``--help`` lists them), so each
@@ -96,9 +95,8 @@ def emit_evaluation(
     out: Outputs,
     inputs: tuple[str, str],
     kpr_avatars: bool = False,
-    inference: InferenceResult | None = None,
 ) -> None:
-    """Print the result (with ``inference``'s block when ``--secret`` asked for it),
+    """Print the result (with its inference's block when ``--secret`` asked for it),
     write the requested files, apply the release gate."""
     from kpr.inputs.writers import write_csv
     from kpr.results import json
@@ -111,7 +109,7 @@ def emit_evaluation(
     if out.report is not None:
         result.to_html(
             out.report, threshold=threshold, show_values=out.show_values, inputs=inputs,
-            kpr_avatars=kpr_avatars, blocks=[inference] if inference is not None else [],
+            kpr_avatars=kpr_avatars,
         )  # fmt: skip
 
     def payload() -> str:
@@ -119,14 +117,12 @@ def emit_evaluation(
         if threshold is not None:
             data["fail_under"] = threshold
             data["passed"] = result.rate >= threshold
-        if inference is not None:
-            data["inference"] = inference.to_dict()
         return json.dumps(data)
 
     def summary() -> str:
         lines = text.text_summary(result, threshold, kpr_avatars)
-        if inference is not None:
-            lines += "\n\nWhat the attacker infers\n" + "\n".join(inference.summary_lines())
+        if result.inference is not None:
+            lines += "\n\nWhat the attacker infers\n" + "\n".join(result.inference.summary_lines())
         return lines
 
     emit(out.fmt, payload, summary, out.report, (out.linked_out,))
@@ -200,7 +196,6 @@ def evaluate(
 
     requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
     names, secrets = split_names(known), split_names(secret)
-    _refuse_secret_conflicts(secrets, widths, grid_offset)
     out.check((original, avatars))
     engine.check(pairing, control.path)
     with text.progress(stderr, out.quiet, held=True) as step:
@@ -208,45 +203,14 @@ def evaluate(
         inputs = engine.tables(
             original, avatars, read_names, read, out.linked_out is not None, step
         )
-        keywords = {
-            "tolerance": tolerance, "kinds": kinds, "progress": step, "row_id": engine.row_id,
-            "pairing": pairing, **control.keywords(), **read.keywords(),
-        }  # fmt: skip
-        result, inferred = _evaluated(inputs, names, secrets, grid_offset, widths, keywords)
-    emit_evaluation(result, out, (original, avatars), kpr_avatars, inferred)
+        from kpr.api import evaluate as evaluate_tables
 
-
-def _refuse_secret_conflicts(secrets: list[str], widths: Widths, grid_offset: float) -> None:
-    """``--secret`` counts on U's classes and the spec's grid: the options that change
-    them are refused before anything is read."""
-    if secrets and (widths.widths or widths.metadata):
-        raise click.UsageError(
-            "--secret takes its classes from U and its kinds from --categorical, --numeric "
-            "and --date: drop --width and --metadata, or --secret"
-        )
-    if secrets and grid_offset:
-        raise click.UsageError("--secret counts on the spec's grid: drop --grid-offset or --secret")
-
-
-def _evaluated(
-    inputs: tuple[Any, Any],
-    names: list[str],
-    secrets: list[str],
-    grid_offset: float,
-    widths: Widths,
-    keywords: dict[str, Any],
-) -> tuple[KprResult, InferenceResult | None]:
-    """The rate alone, or with what is inferred about ``secrets`` when ``--secret`` is
-    given (the inputs read once for both); ``keywords`` are the options both take."""
-    from kpr.api import evaluate as evaluate_tables
-    from kpr.api import evaluate_and_infer
-
-    if secrets:
-        return evaluate_and_infer(*inputs, names, secret=secrets, **keywords)
-    result = evaluate_tables(
-        *inputs, known=names, grid_offset=grid_offset, **widths.keywords(), **keywords
-    )
-    return result, None
+        result = evaluate_tables(
+            *inputs, names, secret=secrets or None, tolerance=tolerance, kinds=kinds,
+            progress=step, row_id=engine.row_id, pairing=pairing, grid_offset=grid_offset,
+            **widths.keywords(), **control.keywords(), **read.keywords(),
+        )  # fmt: skip
+    emit_evaluation(result, out, (original, avatars), kpr_avatars)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -23,6 +23,7 @@ from kpr.results.rates import format_rate
 
 if TYPE_CHECKING:
     from kpr.results.control import ControlComparison
+    from kpr.results.inference import InferenceResult
     from kpr.results.sizes import SizeCheck
 
 __all__ = ["Detail", "KprResult", "VariableInfo", "format_rate", "protection_rate"]
@@ -188,6 +189,8 @@ class KprResult(Counted, Claims, json.JsonResult):
     #: the class grid's origin moved down by this fraction of each width (0: the
     #: spec's grid; ``Attack.offset``, a check rather than the metric)
     grid_offset: float = 0.0
+    #: what the attacker infers about the secret columns (``secret=``), else None
+    inference: InferenceResult | None = None
     _detail: Detail | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -291,6 +294,7 @@ class KprResult(Counted, Claims, json.JsonResult):
             "control": None if self.control is None else self.control.to_dict(),
             "sizes": None if self.sizes is None else self.sizes.to_dict(),
             "warnings": warnings_json(self.warnings),
+            **({} if self.inference is None else {"inference": self.inference.to_dict()}),
         }
 
     @overload
@@ -310,8 +314,11 @@ class KprResult(Counted, Claims, json.JsonResult):
         the report may travel further than the data); ``inputs`` labels the
         original and avatar tables; ``kpr_avatars`` says kpr's generator made the
         avatars (then, and with a pairing, the advice speaks of k); ``blocks`` adds
-        other results on the same tables (an ``InferenceResult``) as sections.
+        other results on the same tables (an ``InferenceResult``) as sections (default:
+        :attr:`inference`, when ``secret=`` was given).
         """
+        if self.inference is not None:
+            options.setdefault("blocks", [self.inference])
         return views.to_html(self, path, **options)
 
     def _repr_html_(self) -> str:
