@@ -153,3 +153,19 @@ def test_collateral_is_true_or_false() -> None:
     original, avatars = tables(n=50, seed=1)
     with pytest.raises(kpr.InputError, match="collateral= must be True or False, got 'yes'"):
         kpr.protect(original, avatars, ["age"], collateral="yes")  # type: ignore[arg-type]
+
+
+def test_newly_linked_lists_rows_only_when_both_sides_link() -> None:
+    """The shortcut of ``newly_linked`` (a side linking nobody) equals the rows compared."""
+    from kpr.protection.collateral import linked_rows, newly_linked
+    from tests.conftest import worked_example
+
+    original, avatars = worked_example()
+    doubled = pl.concat([original, original])  # every profile held twice: nobody linked
+    known = ["age", "sex"]
+    linking, nobody = kpr.evaluate(original, avatars, known), kpr.evaluate(original, doubled, known)
+    assert (linking.counts.linked, nobody.counts.linked) == (2, 0)
+    for before, after in [(nobody, linking), (linking, nobody), (linking, linking)]:
+        listed = len(linked_rows(after) - linked_rows(before))
+        assert newly_linked(before, after) == listed
+    assert newly_linked(nobody, linking) == 2 and newly_linked(linking, linking) == 0

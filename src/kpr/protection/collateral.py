@@ -46,10 +46,19 @@ def _window(before: Prepared, after: Prepared, attack: Attack) -> Collateral:
 
 def _classes(before: Prepared, after: Prepared, attack: Attack) -> Collateral:
     b, a = evaluate_loaded(before, attack), evaluate_loaded(after, attack)
-    newly = len(linked_rows(a) - linked_rows(b))
     return Collateral(
-        attack.known, "class", attack.tolerance, b.counts, a.counts, newly, attack.offset
-    )
+        attack.known, "class", attack.tolerance, b.counts, a.counts, newly_linked(b, a),
+        attack.offset,
+    )  # fmt: skip
+
+
+def newly_linked(before: KprResult, after: KprResult) -> int:
+    """The individuals ``after`` links and ``before`` does not. The rows are listed and
+    compared only when both link someone: otherwise it is none, or all ``after`` links
+    (one linked individual is one row of U, the same rows on both sides)."""
+    if before.counts.linked == 0 or after.counts.linked == 0:
+        return after.counts.linked
+    return len(linked_rows(after) - linked_rows(before))
 
 
 def collateral(before: Prepared, after: Prepared, attacks: list[Attack]) -> tuple[Collateral, ...]:
