@@ -177,7 +177,7 @@ BAD_CASES = [
     (
         "grid offset with a secret",
         "{o} {o} -k age -s sex --grid-offset 0.5",
-        "drop --grid-offset or --secret",
+        "drop grid_offset= (--grid-offset) or secret=",
     ),
 ]
 
