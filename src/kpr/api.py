@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Unpack
 
-from kpr.analysis.baselines import check_control_options, evaluate_inputs
+from kpr.analysis.baselines import check_control_options, evaluate_inputs, load_inputs
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
 from kpr.inputs.metadata import sdv_kinds
@@ -55,11 +55,9 @@ def evaluate(
         The attack: its tolerance; kinds (``{"zip": "categorical"}``, the secrets' too) over
         those of SDV ``metadata`` (a dict, JSON path or object with ``to_dict()``; ``table``:
         which table) and the inferred ones; class widths, not U's (days for dates). ``secret``:
-        columns the attacker tries to learn (``--secret``), adding ``kpr.inference``'s result
-        as ``result.inference`` from the same reading (not with widths, metadata, grid_offset).
+        columns to learn: ``result.inference`` (``kpr.inference``); not with widths, metadata.
     delimiter, encoding, na_values, tuning
-        How CSV paths are read (``**read``: ``kpr.inputs.reading.ReadSettings``); advanced,
-        leave ``tuning`` unset: the counting path's thresholds (``kpr.engine.tuning``).
+        How CSV paths are read (``ReadSettings``); ``tuning``: advanced, leave it unset.
     progress, row_id
         ``progress(label)`` is called as the work advances. ``row_id``: integer ids in both
         tables for ``linked_individuals()`` (default: row positions, not on Spark/Dask/DuckDB).
@@ -81,7 +79,9 @@ def evaluate(
     """
     attack, secrets = _attack(known, tolerance, kinds, widths, metadata, table, grid_offset, secret)
     _check_options(attack, tuning, control, control_subsets, seed)
-    inputs = _inputs(original, avatars, attack, secrets, kinds, read, control, row_id)
+    inputs = load_inputs(
+        original, avatars, attack, ReadSettings.of(read), control, row_id, secrets, kinds
+    )
     result = evaluate_inputs(inputs, attack, progress=progress, pairing=pairing,
                              subsets=control_subsets, seed=seed, tuning=tuning)  # fmt: skip
     return _with_inference(result, inputs, attack, secrets, control_subsets, seed, progress)
@@ -124,26 +124,6 @@ def _attack(
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **kinds}
     return make_attack(known, tolerance, kinds, widths, offset), secrets
-
-
-def _inputs(
-    original: Any,
-    avatars: Any,
-    attack: Attack,
-    secrets: tuple[str, ...],
-    kinds: Mapping[str, str] | None,
-    read: ReadKeywords,
-    control: Any,
-    row_id: str | None,
-) -> Inputs:
-    """The inputs read once: the known columns, and the secrets when there are some (the
-    inference is imported only then: ``kpr.evaluate`` alone never loads it)."""
-    csv = ReadSettings.of(read)
-    if not secrets:
-        return load(original, avatars, attack, csv, control, row_id=row_id)
-    from kpr.analysis.inference import load_secrets
-
-    return load_secrets(original, avatars, attack, secrets, kinds, csv, control, row_id)
 
 
 def _with_inference(

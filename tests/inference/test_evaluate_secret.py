@@ -50,18 +50,16 @@ def test_the_command_reads_the_inputs_once_and_reports_the_block(
     files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    import kpr.analysis.inference as inference_module
-    import kpr.api
+    import kpr.analysis.baselines as loading  # load_inputs: the rate's and the inference's
 
     calls: list[Any] = []
-    for module in (kpr.api, inference_module):
-        real = module.load
+    real = loading.load
 
-        def counted(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
-            calls.append(args[0])
-            return _real(*args, **kwargs)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[0])
+        return real(*args, **kwargs)
 
-        monkeypatch.setattr(module, "load", counted)
+    monkeypatch.setattr(loading, "load", counted)
     o, a, c = (str(files[k]) for k in ("original", "avatars", "control"))
     report = tmp_path / "r.html"
     code, out, err = run_cli(

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -26,10 +26,11 @@ from kpr.checks import seed as check_seed
 from kpr.checks import subsets as check_subsets
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 from kpr.errors import InputError
+from kpr.inputs.reading import ReadSettings
 from kpr.inputs.reconcile import Prepared
 from kpr.inputs.same_rows import comparable, repeated_rows, rows_found, same_rows
-from kpr.measure import Inputs, evaluate_loaded
-from kpr.metric.attack import ROW, Attack
+from kpr.measure import Inputs, evaluate_loaded, load
+from kpr.metric.attack import ROW, Attack, make_attack
 from kpr.metric.counts import Counts
 from kpr.metric.interval import DEFAULT_CONFIDENCE
 from kpr.notices import Notice
@@ -58,6 +59,34 @@ def _polars(frame: nw.LazyFrame[Any]) -> pl.DataFrame:
 
 def _known_rows(prepared: Prepared, known: list[str]) -> pl.DataFrame:
     return _polars(prepared.original.select(known))
+
+
+def load_inputs(
+    original: Any,
+    avatars: Any,
+    attack: Attack,
+    csv: ReadSettings,
+    control: Any = None,
+    row_id: str | None = None,
+    secrets: tuple[str, ...] = (),
+    kinds: Mapping[str, str] | None = None,
+) -> Inputs:
+    """The inputs read once (``kpr.measure.load``: the known columns of ``attack``).
+    With ``secrets``, the secret columns too (``kinds``: the declared kinds, the
+    secrets' among them), held in memory for the counts of every secret, and a control
+    that holds exactly the original's rows refused: ``kpr.evaluate``'s attack runs on
+    them too, so ``kpr evaluate --secret`` reads each file once."""
+    if not secrets:
+        return load(original, avatars, attack, csv, control, row_id=row_id)
+    loaded = make_attack([*attack.known, *secrets], attack.tolerance, kinds)
+    inputs = load(
+        original, avatars, loaded, csv, control,
+        materialize=True, control_known=loaded.known, row_id=row_id,
+    )  # fmt: skip
+    whole_o, whole_c = inputs.whole
+    if whole_o is not None and whole_c is not None:
+        shared_rows(whole_o, whole_c)  # refuses a control holding exactly the original's rows
+    return inputs
 
 
 def shared_rows(

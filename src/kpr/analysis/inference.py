@@ -22,8 +22,8 @@ import polars as pl
 from kpr.analysis.baselines import (
     DEFAULT_SUBSETS,
     check_control_options,
+    load_inputs,
     random_subsets,
-    shared_rows,
 )
 from kpr.analysis.cap_family import cap_family
 from kpr.checks import whole_number
@@ -31,7 +31,7 @@ from kpr.engine.profiles import CLASS, PROFILE, ProfileCounts, cells, profile_co
 from kpr.errors import InputError
 from kpr.inputs.reading import ReadKeywords, ReadSettings
 from kpr.inputs.reconcile import Prepared
-from kpr.measure import Inputs, load, polars_error
+from kpr.measure import Inputs, polars_error
 from kpr.metric.attack import DEFAULT_TOLERANCE, Attack, column_names, make_attack
 from kpr.metric.counts import require_rows
 from kpr.metric.inference import Cells, CellScores, InferenceCounts, cell_scores, totals
@@ -271,34 +271,10 @@ def inference(
     secrets, denom = check_secrets(attack.known, secret), check_denom_lim(denom_lim)
     if control is not None:
         check_control_options(control_subsets, seed)
-    inputs = load_secrets(original, avatars, attack, secrets, kinds, ReadSettings.of(read), control)
+    csv = ReadSettings.of(read)
+    inputs = load_inputs(original, avatars, attack, csv, control, secrets=secrets, kinds=kinds)
     settings = InferenceSettings(denom, control_subsets, seed, confidence, sdmetrics)
     return infer_loaded(inputs, attack, secrets, settings, progress)
-
-
-def load_secrets(
-    original: Any,
-    avatars: Any,
-    attack: Attack,
-    secrets: tuple[str, ...],
-    kinds: Mapping[str, str] | None,
-    csv: ReadSettings,
-    control: Any = None,
-    row_id: str | None = None,
-) -> Inputs:
-    """The inputs read once with the known variables and the secrets (``kinds`` may
-    declare both), held in memory for the counts of every secret; a control that holds
-    exactly the original's rows is refused. ``kpr.evaluate``'s attack runs on them too
-    (it reads only its known columns), so ``kpr evaluate --secret`` reads each file once."""
-    loaded = make_attack([*attack.known, *secrets], attack.tolerance, kinds)
-    inputs = load(
-        original, avatars, loaded, csv, control,
-        materialize=True, control_known=loaded.known, row_id=row_id,
-    )  # fmt: skip
-    whole_o, whole_c = inputs.whole
-    if whole_o is not None and whole_c is not None:
-        shared_rows(whole_o, whole_c)  # refuses a control holding exactly the original's rows
-    return inputs
 
 
 @dataclass(frozen=True)
@@ -321,7 +297,8 @@ def infer_loaded(
     settings: InferenceSettings = InferenceSettings(),
     progress: Step | None = None,
 ) -> InferenceResult:
-    """:func:`inference` on inputs :func:`load_secrets` read (parameters checked)."""
+    """:func:`inference` on inputs ``baselines.load_inputs`` read with the secrets
+    (parameters checked)."""
     one = _Secret(inputs.pair, inputs.control, attack, settings)
     out = tuple(one.inference(name, progress or _quiet) for name in secrets)
     control_n = _rows(inputs.control) if inputs.control is not None and out else None
