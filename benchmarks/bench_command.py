@@ -6,7 +6,12 @@ and against the bare read of its input (issue 24).
     python benchmarks/bench_command.py --startup
 
 Each command runs as its own process, in turn (this tree, the baseline, the floor,
-this tree, ...), so that a drift of the machine's speed hits all of them alike:
+this tree, ...), so that a drift of the machine's speed hits all of them alike; the
+round's first command changes from round to round (kpr first, then the baseline, then
+the floor, ...), because on a virtual machine a process that starts right after one that
+freed a gigabyte can run 10-20 % slower (the same command timed against itself, one
+right after the other: 0.84x), and a fixed order would hand that to the same command
+every time. Give ``--repeats`` a multiple of the number of commands:
 
 - ``kpr``: ``python -m kpr evaluate ORIGINAL AVATARS --known ... --format json``
   with this tree on ``PYTHONPATH``;
@@ -79,8 +84,11 @@ def rounds(
     """Every command in turn, ``warmup`` uncounted rounds first; the counts checked."""
     runs: dict[str, list[Run]] = {name: [] for name in commands}
     answers: dict[str, tuple[int, int]] = {}
+    names = list(commands)
     for r in range(warmup + repeats):
-        for name, (cmd, src) in commands.items():
+        turn = (r - warmup) % len(names)  # each command in each place of a round, in turn
+        for name in names[turn:] + names[:turn]:
+            cmd, src = commands[name]
             figures, text = run_once(cmd, src)
             if text.lstrip().startswith("{"):
                 result = json.loads(text)
@@ -160,7 +168,7 @@ def startup_mode(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=4_000_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=6)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--data", type=Path, default=HERE / "data")
     parser.add_argument("--shape", choices=sorted(SHAPES), default="large")

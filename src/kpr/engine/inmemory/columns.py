@@ -15,6 +15,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
+from kpr.engine.inmemory.decimals import decimal_counts
 from kpr.engine.inmemory.runs import Ints, run_changes, run_lengths, sort
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.inmemory.texts import TextIds
@@ -58,7 +59,7 @@ class SortedColumn:
             absent_rows = int(np.count_nonzero(is_nan))
             nan = absent_rows - missing
             absent = is_nan if absent_rows else None
-            if (grouped := grouped_values(column, tuning)) is not None:
+            if (grouped := grouped_values(column, tuning, values, absent)) is not None:
                 return cls(values, absent, missing, nan, *grouped)
             ordered = sort(values)[: len(values) - absent_rows]  # NaN sorts last
         elif missing and missing == len(column):  # nothing to count
@@ -129,12 +130,24 @@ def few_values(column: pl.Series, tuning: Tuning) -> bool:
     return column.gather_every(step).n_unique() <= tuning.few_values
 
 
-def grouped_values(column: pl.Series, tuning: Tuning) -> tuple[np.ndarray, Ints] | None:
+def grouped_values(
+    column: pl.Series,
+    tuning: Tuning,
+    values: np.ndarray | None = None,
+    absent: np.ndarray | None = None,
+) -> tuple[np.ndarray, Ints] | None:
     """The distinct present values of a number column (sorted; -0.0 one with 0.0, as
-    polars groups them) and their rows, by one group-by when it holds
-    :func:`few_values` (ages, rounded amounts); None otherwise (sorted instead)."""
+    polars groups them) and their rows when it holds :func:`few_values` (ages,
+    rounded amounts): floats given as ``values`` (NaN where ``absent``) counted as
+    whole numbers of tenths, hundredths... when they all are
+    (``decimals.decimal_counts``), else one group-by; None for more values (sorted
+    instead)."""
     if not few_values(column, tuning):
         return None
+    if values is not None and values.dtype == np.float64:  # float32s: the group-by
+        span, block = max(tuning.count_span, len(values)), tuning.check_block
+        if (counted := decimal_counts(values, absent, span, block)) is not None:
+            return counted
     groups = column.rename("v").to_frame().group_by("v").agg(pl.len()).drop_nulls("v")
     if column.dtype.is_float():
         groups = groups.filter(pl.col("v").is_not_nan())

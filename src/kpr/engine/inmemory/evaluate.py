@@ -7,8 +7,9 @@ in a small array, and G (the original grouped by its known values) is never
 built:
 
 - per known variable, one pass before U is known (``columns.read_column``): a
-  number column's present values sorted once (or, integers of a small range,
-  counted by one ``bincount``), each run of equal values one distinct value
+  number column's present values sorted once (or, integers of a small range
+  and floats of few values on a grid of tenths, hundredths..., counted by one
+  ``bincount``), each run of equal values one distinct value
   with its rows in the original; a text column one small integer id per value
   (``texts.TextIds``), checked against the texts a block of rows at a time.
 - the rows of G's groups of more than one, with their sizes

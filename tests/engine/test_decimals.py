@@ -1,0 +1,108 @@
+"""A float column of few values counted as whole numbers of tenths, hundredths...
+(``kpr.engine.inmemory.decimals``), against numpy's own distinct values and counts,
+and refused (None, the group-by then counts it) whenever one value is off the grid."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kpr.engine.inmemory.columns import SortedColumn, grouped_values
+from kpr.engine.inmemory.decimals import SCALES, decimal_counts
+from kpr.engine.tuning import Tuning
+
+
+def reference(values: np.ndarray) -> tuple[list[float], list[int]]:
+    """The distinct present values (-0.0 as 0.0) and their rows, by ``np.unique``."""
+    present = values[~np.isnan(values)] + 0.0
+    distinct, counts = np.unique(present, return_counts=True)
+    return distinct.tolist(), counts.tolist()
+
+
+def counted(values: np.ndarray, span: int = 1 << 20, block: int = 1 << 16) -> object:
+    absent = np.isnan(values)
+    got = decimal_counts(values, absent if absent.any() else None, span, block)
+    return None if got is None else (got[0].tolist(), got[1].tolist())
+
+
+@settings(max_examples=120)
+@given(
+    st.lists(st.one_of(st.none(), st.integers(-5_000, 5_000)), min_size=1, max_size=300),
+    st.sampled_from(SCALES),
+    st.sampled_from([1, 3, 1 << 16]),
+    st.sampled_from([1 << 20, 64]),
+)
+def test_decimal_counts_are_numpys_distinct_values(
+    codes: list[int | None], scale: float, block: int, span: int
+) -> None:
+    """Whole numbers of ``1 / scale`` (missing as NaN) give numpy's distinct values and
+    counts, whatever the block of rows checked at a time and whether the codes are
+    counted a block at a time or gathered first; None only when no value is present,
+    or (``span`` 64) when the codes may span more than ``span``."""
+    values = np.array([np.nan if c is None else c / scale for c in codes], dtype=np.float64)
+    got = counted(values, span, block)
+    if all(c is None for c in codes):
+        assert got is None
+    elif span == 1 << 20:  # 10,001 codes at most, at any scale
+        assert got == reference(values)
+    else:
+        assert got is None or got == reference(values)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0.1, 0.2, 1 / 3],  # a third is no whole number of thousandths
+        [1.0, float("inf")],
+        [1.0, -float("inf"), 2.0],
+        [1.0, 2.0**60],  # beyond exact whole numbers in float64
+        [0.0001, 0.0002],  # four decimals: beyond the scales tried
+    ],
+)
+def test_a_value_off_the_grid_leaves_the_column_to_the_group_by(values: list[float]) -> None:
+    assert counted(np.array(values), block=4) is None
+
+
+def test_a_value_finer_than_the_sample_is_counted_at_its_scale() -> None:
+    """The sample (every 25th row here) sees whole numbers; one row needs hundredths."""
+    values = np.array([18.0, 18.25] + [18.0] * 99)
+    assert counted(values, block=4) == ([18.0, 18.25], [100, 1])
+
+
+def test_negative_zero_and_missing_values() -> None:
+    """-0.0 is one value with 0.0 (as a group-by has it); NaN and missing are not counted."""
+    values = np.array([-0.0, 0.0, np.nan, 2.5, -2.5, 2.5])
+    assert counted(values) == ([-2.5, 0.0, 2.5], [1, 2, 2])
+
+
+def test_a_column_holding_no_value_is_left_to_the_group_by() -> None:
+    assert counted(np.array([np.nan, np.nan])) is None
+    assert decimal_counts(np.zeros(0), None, 10, 10) is None
+
+
+@pytest.mark.parametrize("column", [
+    pl.Series([170.1, 170.1, None, 165.3, float("nan"), 180.0] * 50),
+    pl.Series([18.0, 90.0, 45.0, None] * 40),
+    pl.Series([100.0, 1_555_600.0, 400.0, 100.0] * 30),  # codes gathered, then counted
+    pl.Series([0.1, 1 / 3, 0.2] * 40),  # off the grid: the group-by
+])  # fmt: skip
+def test_sorted_column_of_few_floats_is_the_sorted_columns(column: pl.Series) -> None:
+    """A column of few floats, counted by :func:`grouped_values` (as whole numbers, or
+    by the group-by), holds the distinct values and rows its sort finds."""
+    grouped = SortedColumn.of(column, Tuning(check_block=8))
+    ordered = SortedColumn.of(column, Tuning(few_values=0))
+    assert grouped.distinct.tolist() == ordered.distinct.tolist()
+    assert grouped.rows.tolist() == ordered.rows.tolist()
+    values = column.fill_null(np.nan).to_numpy()
+    assert grouped_values(column, Tuning(), values, np.isnan(values)) is not None
+
+
+def test_float32_columns_keep_their_own_values() -> None:
+    """A float32 column is grouped by polars: its distinct values are float32's (0.1 as
+    float32, not float64's 0.1)."""
+    column = pl.Series([0.1, 0.2, 0.1] * 20, dtype=pl.Float32)
+    grouped = SortedColumn.of(column)
+    assert grouped.distinct.tolist() == np.array([0.1, 0.2], dtype=np.float32).tolist()
