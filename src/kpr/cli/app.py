@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import os
 import sys
 import warnings
 from collections.abc import Mapping
@@ -269,27 +268,12 @@ def _one_line_warning(
     print(f"kpr: warning: {text} ({category.__name__})", file=sys.stderr)
 
 
-#: The options polars' allocator (jemalloc) reads when polars is loaded; polars
-#: adds them to its own. ``thp:always`` asks Linux for transparent huge pages for
-#: polars' buffers, as numpy already does for its arrays: far fewer page faults
-#: (docs/benchmarks.md).
-HUGE_PAGES = ("_RJEM_MALLOC_CONF", "thp:always")
-
-
-def use_huge_pages() -> None:
-    """Set :data:`HUGE_PAGES` for this process, unless polars is already loaded (too
-    late to matter), the platform is not Linux, or the user set the variable (their
-    options are kept, even empty)."""
-    if sys.platform.startswith("linux") and "polars" not in sys.modules:
-        os.environ.setdefault(*HUGE_PAGES)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: errors become one line on stderr and exit code 2; a
     library's warning, one line too. The cyclic garbage collector is off until
-    the command's imports are done (``text.started``); polars' allocator is told
-    to use huge pages before polars is loaded (:func:`use_huge_pages`)."""
-    use_huge_pages()
+    the command's imports are done (``text.started``). polars' allocator keeps its
+    own options: asking it for huge pages made the command slower and less steady
+    on a virtual machine (docs/benchmarks.md, "Memory pages, measured again")."""
     gc.disable()
     try:
         with warnings.catch_warnings():
