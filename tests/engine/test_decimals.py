@@ -1,6 +1,7 @@
 """A float column of few values counted as whole numbers of tenths, hundredths...
 (``kpr.engine.inmemory.decimals``), against numpy's own distinct values and counts,
-and refused (None, the group-by then counts it) whenever one value is off the grid."""
+and refused (None, the group-by then counts it) whenever one value is off the grid;
+the streamed path's counts of a column of few values, the same."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kpr.engine.inmemory.columns import SortedColumn, grouped_values
+from kpr.engine.inmemory.columns import SortedColumn, few_value_counts, grouped_values
 from kpr.engine.inmemory.decimals import SCALES, decimal_counts
+from kpr.engine.streamed import column_counts
 from kpr.engine.tuning import Tuning
 
 
@@ -106,3 +108,31 @@ def test_float32_columns_keep_their_own_values() -> None:
     column = pl.Series([0.1, 0.2, 0.1] * 20, dtype=pl.Float32)
     grouped = SortedColumn.of(column)
     assert grouped.distinct.tolist() == np.array([0.1, 0.2], dtype=np.float32).tolist()
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pl.Series([3, 1, 3, 2, 1_000]),  # a small range: one bincount
+        pl.Series([0, 2**40, 2**40, 7]),  # a wide range of few values: the group-by
+        pl.Series([1.5, float("nan"), 2.5, 1.5, -0.0, 0.0]),  # floats on a grid, one NaN
+        pl.Series([0.1, 1 / 3, float("nan"), float("nan")]),  # off the grid: the group-by
+    ],
+)
+def test_few_value_counts_are_numpys(column: pl.Series) -> None:
+    """What the streamed path counts a column of few values by: numpy's distinct values
+    and counts, NaN apart (-0.0 one with 0.0)."""
+    got = few_value_counts(column, Tuning())
+    assert got is not None
+    distinct, rows, nan = got
+    values = column.cast(pl.Float64).to_numpy()
+    assert (distinct.astype(np.float64).tolist(), rows.tolist()) == reference(values)
+    assert nan == int(np.isnan(values).sum())
+
+
+def test_streamed_counts_take_nan_as_one_value() -> None:
+    """A NaN held by one row is a value no other row holds, as in memory."""
+    frame = pl.LazyFrame({"x": [1.5, 1.5, float("nan"), 2.0, None]})
+    counts = column_counts(frame, "x", False, Tuning())
+    assert counts.unique == 3  # NaN, 2.0 and the missing value, each on one row
+    assert counts.grouped is not None and counts.grouped[0].tolist() == [1.5, 2.0]

@@ -7,8 +7,9 @@ built.
   (true duplicates and the rare collisions) are read again and grouped exactly.
   Their positions are all the path keeps of G: U is every other row.
 - Per known variable, its column alone (:func:`column_counts`): its missing and
-  distinct values and its rows holding a value no other row holds (a group-by of a
-  column of few values, a sort of the others), and, binned, its statistics over U (the
+  distinct values and its rows holding a value no other row holds (counted as the
+  in-memory engine counts a column of few values, ``columns.few_value_counts``; the
+  others sorted), and, binned, its statistics over U (the
   column with U's rows kept, by the lazy path's own expressions, so the moments are
   the same to the bit).
 - The link: each profile of the original and of the avatars packed into one integer
@@ -29,7 +30,7 @@ import polars as pl
 from kpr.engine import queries
 from kpr.engine.inmemory.columns import (
     TEXT_TYPES,
-    few_values,
+    few_value_counts,
     number_dtype,
     rows_holding,
     slots,
@@ -233,9 +234,10 @@ def _read(lf: pl.LazyFrame, name: str) -> pl.Series:
 
 def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) -> ColumnCounts:
     """The :class:`ColumnCounts` of one column (missing and NaN each one value, as in
-    ``is_unique``; -0.0 equal to 0.0): a number column read whole, its values grouped
-    when a sample of them holds few values, else sorted; any other column by a
-    streaming group-by."""
+    ``is_unique``; -0.0 equal to 0.0): a number column read whole, its values counted
+    as in memory when they span a small range or a sample of them holds few values
+    (``columns.few_value_counts``), else sorted; any other column by a streaming
+    group-by."""
     dtype = lf.collect_schema()[name]
     if not number_dtype(dtype):
         counts = lf.group_by(name).agg(pl.len().alias("c")).collect(engine="streaming")
@@ -251,15 +253,14 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
     nulls = column.null_count()
     values = column.drop_nulls()
     del column
-    if few_values(values, tuning):  # grouped
-        groups = values.to_frame("v").group_by("v").agg(pl.len())
-        rows = groups["len"].to_numpy().astype(np.int64)
+    if (counted := few_value_counts(values, tuning)) is not None:  # as in memory
+        distinct_values, rows, nan = counted
         out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(rows == 1)))
-        v = groups["v"]
-        summed = v.dtype.is_integer() and v.dtype != pl.UInt64  # as `exact_integers`
-        ints = v.cast(pl.Int64).to_numpy() if summed else None
-        out.grouped = (v.cast(pl.Float64).to_numpy(), ints, rows)
-        distinct = len(rows)
+        out.unique += nan == 1  # NaN is one value, as missing is
+        summed = values.dtype.is_integer() and values.dtype != pl.UInt64  # `exact_integers`
+        ints = distinct_values.astype(np.int64) if summed else None
+        out.grouped = (distinct_values.astype(np.float64), ints, rows.astype(np.int64))
+        distinct = len(rows) + (nan > 0)
     else:
         out, distinct = _sorted_counts(name, values, nulls)
     out.unique += nulls == 1

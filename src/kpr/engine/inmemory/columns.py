@@ -155,6 +155,25 @@ def grouped_values(
     return groups["v"].to_numpy(), groups["len"].to_numpy().astype(np.int64)
 
 
+def few_value_counts(values: pl.Series, tuning: Tuning) -> tuple[np.ndarray, Ints, int] | None:
+    """The distinct present values of a number column holding no missing value
+    (sorted, NaN apart), their rows and the rows holding NaN, counted without a sort
+    (what the streamed path reads a column for): integers of a small range by one
+    ``bincount``, few values by :func:`grouped_values`; None for a column to sort."""
+    if values.dtype.is_integer():
+        if len(values) == 0:
+            return None
+        low, high = int(cast(int, values.min())), int(cast(int, values.max()))
+        counted = _counted(values.to_numpy(), low, high, 0, tuning.count_span)
+        counted = counted if counted is not None else grouped_values(values, tuning)
+        return None if counted is None else (*counted, 0)
+    array = values.to_numpy()
+    is_nan = np.isnan(array)
+    nan = int(np.count_nonzero(is_nan))
+    grouped = grouped_values(values, tuning, array, is_nan if nan else None)
+    return None if grouped is None else (*grouped, nan)
+
+
 def one_each(size: int) -> Ints:
     """One row for each of ``size`` values: a read-only view of a single 1 (no
     column-long array to write)."""
