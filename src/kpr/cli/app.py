@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     library's warning, one line too. The cyclic garbage collector is off until
     the command's imports are done (``text.started``). polars' allocator keeps its
     own options: asking it for huge pages made the command slower and less steady
-    on a virtual machine (docs/benchmarks.md, "Memory pages, measured again")."""
+    on a virtual machine (docs/benchmarks.md, the third session of 2026-12-06)."""
     gc.disable()
     try:
         with warnings.catch_warnings():
