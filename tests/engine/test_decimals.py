@@ -5,6 +5,8 @@ the streamed path's counts of a column of few values, the same."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -72,6 +74,15 @@ def test_a_value_finer_than_the_sample_is_counted_at_its_scale() -> None:
     """The sample (every 25th row here) sees whole numbers; one row needs hundredths."""
     values = np.array([18.0, 18.25] + [18.0] * 99)
     assert counted(values, block=4) == ([18.0, 18.25], [100, 1])
+
+
+@pytest.mark.parametrize("huge", [1e308, -1.7e308, 2.0**60])
+def test_huge_values_are_refused_without_a_warning(huge: float) -> None:
+    """Values whose codes would not be whole numbers in float64 (or would overflow):
+    None, and no overflow warning on the way (the command turns one into a line)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert counted(np.array([1.0, huge, 2.0, np.nan])) is None
 
 
 def test_negative_zero_and_missing_values() -> None:

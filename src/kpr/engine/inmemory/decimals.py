@@ -11,6 +11,8 @@ fails that at every scale, or that holds an infinity, is left to the group-by
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from kpr.engine.inmemory.runs import Ints
@@ -32,14 +34,17 @@ def decimal_counts(
     spaced sample (a column off the grid fails in its first block)."""
     if len(values) == 0:
         return None
-    low, high = np.fmin.reduce(values), np.fmax.reduce(values)  # NaN left out
-    if not (np.isfinite(low) and np.isfinite(high)):
+    # Python floats from here: a huge value's products are inf, never an overflow warning
+    low, high = float(np.fmin.reduce(values)), float(np.fmax.reduce(values))  # NaN left out
+    if not (math.isfinite(low) and math.isfinite(high)):
         return None
+    # the scales under which every code is a whole number in float64 (nothing overflows)
+    scales = [s for s in SCALES if max(-low, high) * s < _EXACT]
     sample = values[:: max(1, len(values) // block)]
     sample = sample[~np.isnan(sample)]
-    fits = [bool((np.round(sample * s) / s == sample).all()) for s in SCALES]
-    for scale in SCALES[fits.index(True) :] if True in fits else ():
-        if max(-low, high) * scale >= _EXACT or (high - low) * scale >= span:
+    fits = [bool((np.round(sample * s) / s == sample).all()) for s in scales]
+    for scale in scales[fits.index(True) :] if True in fits else ():
+        if (high - low) * scale >= span:
             return None
         counted = _counts(values, absent, scale, round(low * scale), round(high * scale), block)
         if counted is not None:
