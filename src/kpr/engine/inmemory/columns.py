@@ -70,11 +70,8 @@ class SortedColumn:
             values = column.fill_null(low).to_numpy() if missing else column.to_numpy()
             absent = column.is_null().to_numpy() if missing else None
             if len(column):
-                counted = _counted(
-                    values, int(cast(int, low)), int(cast(int, high)), missing, tuning.count_span
-                )
-                if counted is None:
-                    counted = grouped_values(column, tuning)
+                low, high = int(cast(int, low)), int(cast(int, high))
+                counted = integer_counts(column, values, low, high, missing, tuning)
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
             ordered = sort(values if absent is None else values[~absent])
@@ -164,14 +161,24 @@ def few_value_counts(values: pl.Series, tuning: Tuning) -> tuple[np.ndarray, Int
         if len(values) == 0:
             return None
         low, high = int(cast(int, values.min())), int(cast(int, values.max()))
-        counted = _counted(values.to_numpy(), low, high, 0, tuning.count_span)
-        counted = counted if counted is not None else grouped_values(values, tuning)
+        counted = integer_counts(values, values.to_numpy(), low, high, 0, tuning)
         return None if counted is None else (*counted, 0)
     array = values.to_numpy()
     is_nan = np.isnan(array)
     nan = int(np.count_nonzero(is_nan))
     grouped = grouped_values(values, tuning, array, is_nan if nan else None)
     return None if grouped is None else (*grouped, nan)
+
+
+def integer_counts(
+    column: pl.Series, values: np.ndarray, low: int, high: int, filled: int, tuning: Tuning
+) -> tuple[np.ndarray, Ints] | None:
+    """The distinct present values of an integer column (``values``: its numpy values,
+    ``filled`` missing rows holding ``low``) and their rows, without a sort: one
+    ``bincount`` when they span a small range, else :func:`grouped_values`; None for a
+    column to sort."""
+    counted = _counted(values, low, high, filled, tuning.count_span)
+    return counted if counted is not None else grouped_values(column, tuning)
 
 
 def one_each(size: int) -> Ints:

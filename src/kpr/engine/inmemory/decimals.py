@@ -42,8 +42,8 @@ def decimal_counts(
     scales = [s for s in SCALES if max(-low, high) * s < _EXACT]
     sample = values[:: max(1, len(values) // block)]
     sample = sample[~np.isnan(sample)]
-    fits = [bool((np.round(sample * s) / s == sample).all()) for s in scales]
-    for scale in scales[fits.index(True) :] if True in fits else ():
+    first = next((i for i, s in enumerate(scales) if _fits(sample, s)), len(scales))
+    for scale in scales[first:]:
         if (high - low) * scale >= span:
             return None
         counted = _counts(values, absent, scale, round(low * scale), round(high * scale), block)
@@ -80,3 +80,8 @@ def _counts(
         counts = np.bincount(gathered[:end], minlength=len(counts))
     held = np.flatnonzero(counts)
     return (held + first) / scale, counts[held]
+
+
+def _fits(values: np.ndarray, scale: float) -> bool:
+    """Whether every one of ``values`` is a whole number of ``1 / scale``."""
+    return bool((np.round(values * scale) / scale == values).all())
