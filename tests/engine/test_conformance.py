@@ -44,6 +44,12 @@ PATHS = {
     # every number column sorted (none grouped): U found from a column's values held
     # once when one holds most rows' own value
     "hashed-sorted": replace(Tuning.forcing(TablePath.HASHED), few_values=0),
+    # the link's keys packed a few rows at a time, from batches of a few rows; text ids
+    # from hash windows of 2 bits (colliding: the next window, or an enum), or an enum
+    "hashed-small-batches": replace(
+        Tuning.forcing(TablePath.HASHED), batch_rows=2, pack_block=3, table_bits=2
+    ),
+    "hashed-enums": replace(Tuning.forcing(TablePath.HASHED), few_texts=0, pack_block=2),
 }
 SWEEP_PATHS = {
     **{f"sweep-{k.value}": Tuning.forcing(k) for k in KeyCount},

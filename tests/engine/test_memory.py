@@ -20,7 +20,7 @@ from kpr.engine.inmemory.columns import SortedColumn
 from kpr.engine.inmemory.digits import LinkDigits, digit_shift, shifted_digits
 from kpr.engine.inmemory.keys import PackedKeys
 from kpr.engine.inmemory.link import blank_bitmap, linked_count, uses_bitmap
-from kpr.engine.inmemory.texts import TextIds
+from kpr.engine.inmemory.texts import TextIds, text_hash
 from kpr.engine.jobs import Job
 from kpr.engine.polars import polars_counting
 from kpr.engine.tuning import KeyCount, TablePath, Tuning
@@ -132,6 +132,14 @@ def test_text_ids_are_exact(
     assert ids.texts().to_list() == [None, *sorted(set(of) - {None}, key=of.__getitem__)]
     for text, i in zip(avatars, encoded, strict=True):
         assert i == (0 if text is None else of.get(text, -1))
+    # the same ids from the hashes a query made (text_hash), compared or not
+    a_series = pl.Series("t", avatars, dtype=pl.String)
+    a_hashes = a_series.to_frame().select(text_hash("t")).to_series().to_numpy()
+    assert ids.encode(a_series, a_hashes).tolist() == encoded
+    if ids.hashed:
+        o_series = pl.Series("t", original, dtype=pl.String)
+        o_hashes = o_series.to_frame().select(text_hash("t")).to_series().to_numpy()
+        assert ids.held(o_hashes, o_series.is_null().to_numpy()).tolist() == ids.ids.tolist()
 
 
 def test_text_ids_of_categorical_columns_compare_texts() -> None:

@@ -140,6 +140,24 @@ def test_numpy_gives_the_codes_of_code_of(grid: str) -> None:
 
 
 @pytest.mark.parametrize("grid", list(BINS))
+def test_numpy_codes_written_in_a_given_array_are_the_same(grid: str) -> None:
+    """A block loop passes the array to write in (``out``), full of an earlier
+    block's codes: every code is written again."""
+    bins = BINS[grid]
+    values = np.array([math.nan if v is None else v for v in FLOATS], dtype=np.float64)
+    for shift, specials in ((0.0, 0.0), (-3.0, 4.0)):
+        expected = value_codes(values, bins, shift, specials)
+        out = np.full(len(values), 123.0)
+        assert value_codes(values, bins, shift, specials, out=out) is out
+        assert out.tolist() == expected.tolist()
+        inside = values[np.isfinite(values) & (np.abs(values) < 50)]
+        part = out[: len(inside)]
+        assert value_codes(inside, bins, shift, specials, out=part).tolist() == (
+            value_codes(inside, bins, shift, specials).tolist()
+        )
+
+
+@pytest.mark.parametrize("grid", list(BINS))
 def test_every_engine_gives_the_codes_of_code_of(
     grid: str, convert: Callable[[pl.DataFrame], Any]
 ) -> None:

@@ -1,21 +1,37 @@
-"""Profiles packed into one exact integer by polars expressions (streaming
-queries), and the exact link by joins when they cannot be packed: what the paths of
-tables too large to hold in memory link with (``kpr.engine.streamed``,
-``kpr.engine.polars``)."""
+"""Profiles packed into one exact integer, a batch of rows at a time, and the exact
+link by joins when they cannot be packed: what the path of tables too large to hold
+in memory links with (``kpr.engine.streamed``; ``exact_link`` also
+``kpr.engine.polars``).
+
+Each table is read once by one streaming query (``collect_batches``, in row order)
+and its profiles are packed a block of rows at a time, with numpy, by the in-memory
+engine's digits: a numeric column's classes shifted to small digits
+(``kpr.engine.inmemory.digits.shifted_digits``), a text as its place among the
+original's distinct texts (``TextIds``), a boolean or an integer as a small offset
+(a polars expression in the query). Only the keys (4 or 8 bytes a row) and one batch
+are held: the table never is. The two tables are packed side by side, by two
+threads.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+import numpy as np
 import polars as pl
 
+from kpr.engine.inmemory.digits import shifted_digits
+from kpr.engine.inmemory.runs import Ints, sort
+from kpr.engine.inmemory.texts import TextIds, text_hash
+from kpr.engine.tuning import Tuning
 from kpr.metric.binning import NumericBins
-from kpr.metric.classes import DIGIT_OFFSET, code_radix, push_digit
+from kpr.metric.classes import digit_shift, push_digit
 
-#: The packed key's column.
-KEY = "__kpr_hash__"
 _TEXT_TYPES = (pl.String, pl.Categorical, pl.Enum)
 
 
@@ -28,61 +44,158 @@ def exact_link(u: pl.LazyFrame, a: pl.LazyFrame, keys: list[str]) -> tuple[int, 
     return int(m.item()), int(s.item())
 
 
+class Scratch:
+    """The arrays of one block of rows that a thread's block loop writes again and
+    again: fresh memory for each block costs more in page faults than the work
+    (measured: docs/benchmarks.md)."""
+
+    def __init__(self, rows: int) -> None:
+        self.key = np.empty(rows, dtype=np.int64)
+        self.codes = np.empty(rows, dtype=np.float64)
+        self.digits = {t: np.empty(rows, dtype=t) for t in (np.int32, np.int64)}
+
+
+#: One column's block as read (one series a read expression) -> its digits.
+Block = Callable[[Sequence[pl.Series], Scratch], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Digits:
+    """One known column's link digits in one table: each in ``[0, radix)`` (the
+    radix both tables share), or -1 for a value no member of U can hold (only when
+    ``may_miss``). The query reads ``reads``; ``block`` turns a block of them into
+    digits (None: the one read is the digits)."""
+
+    reads: tuple[pl.Expr, ...]
+    radix: int
+    block: Block | None = None
+    may_miss: bool = False
+
+
+@dataclass(frozen=True)
+class PackedKeys:
+    """Both tables' profiles as keys in ``[0, radix]``: the original's, every row in
+    order, ``radix`` for a profile no avatar can hold; the avatars', sorted, those no
+    member of U can hold left out; and ``m``, the avatars' rows."""
+
+    original: Ints
+    avatars: Ints
+    radix: int
+    m: int
+
+
 def packed_keys(
-    u: pl.LazyFrame,
-    a: pl.LazyFrame,
-    keys: list[str],
+    original: pl.LazyFrame,
+    avatars: pl.LazyFrame,
     bins: Mapping[str, NumericBins],
     texts: Mapping[str, pl.Series],
-) -> tuple[pl.LazyFrame, pl.LazyFrame, int] | None:
-    """U's and the avatars' profiles, each packed into one exact int64 (column
-    ``KEY``; -1 for a profile no avatar or no member of U can hold), and the radix of
-    the keys.
+    shape: tuple[int, int],
+    tuning: Tuning,
+) -> PackedKeys | None:
+    """The :class:`PackedKeys` of both tables' known columns (``bins``: the binned
+    ones; ``texts``: by text column, the original's distinct present texts; ``shape``:
+    both tables' rows). The packing is injective, so the counts are exact. None when a
+    column cannot be packed or the digits need more than 63 bits."""
+    plan = digit_plan(original.collect_schema(), avatars, bins, texts, tuning)
+    if plan is None:
+        return None
+    radix = math.prod(o.radix for o, _ in plan)
+    if radix >= 2**63 - 1:
+        return None
+    dtype = np.uint32 if radix < tuning.keys32 else np.int64
+    pack = partial(_table_keys, dtype=dtype, tuning=tuning)
+    with ThreadPoolExecutor(1) as pool:  # the original's on another thread
+        o_plan, a_plan = [o for o, _ in plan], [a for _, a in plan]
+        o_keys = pool.submit(pack, original, shape[0], radix, o_plan)
+        a_keys = pack(avatars, shape[1], None, a_plan)
+        return PackedKeys(o_keys.result(), sort(a_keys), radix, shape[1])
 
-    Each code becomes a digit of a mixed-radix number
-    (``kpr.metric.classes.push_digit``): numeric codes (special codes included)
-    shifted to start at 0 (``+ DIGIT_OFFSET``), text values as their place among
-    ``texts`` (by column: the distinct texts U's values are among, e.g. the
-    original's), booleans and integers as small offsets; missing is digit 0. The
-    packing is injective, so the counts are exact. None when a column cannot be
-    packed or the digits need more than 63 bits.
-    """
-    schema = a.collect_schema()
-    text = [k for k in keys if k not in bins and isinstance(schema[k], _TEXT_TYPES)]
-    ints = [k for k in keys if k not in bins and schema[k].is_integer()]
-    flags = [k for k in keys if k not in bins and schema[k] == pl.Boolean]
-    if any(not b.int_codes for b in bins.values()) or len(text) + len(ints) + len(flags) + len(
-        bins
-    ) != len(keys):
-        return None
-    if any(k not in texts for k in text):
-        return None
-    ranges = _avatar_ranges(a, ints)
-    digits: list[tuple[pl.Expr, int]] = []  # (digit, radix), digit in [0, radix) or -1
-    for k in keys:
+
+#: Each known column's digits in the original and in the avatars.
+Plan = list[tuple[Digits, Digits]]
+
+
+def digit_plan(
+    o_schema: pl.Schema,
+    avatars: pl.LazyFrame,
+    bins: Mapping[str, NumericBins],
+    texts: Mapping[str, pl.Series],
+    tuning: Tuning,
+) -> Plan | None:
+    """Each known column's :class:`Digits` in both tables, in the order of
+    ``o_schema`` (the original's known columns); None when one cannot be packed (a
+    float code, a column of another type in each table, an integer range too wide)."""
+    a_schema = avatars.collect_schema()
+    integers = [
+        k
+        for k in o_schema
+        if k not in bins and o_schema[k].is_integer() and a_schema[k].is_integer()
+    ]
+    ranges = _avatar_ranges(avatars, integers)
+    plan = []
+    for k, o_type in o_schema.items():
+        a_type = a_schema[k]
+        both: Digits | None = None
         if k in bins:
-            digits.append((pl.col(k) + DIGIT_OFFSET, code_radix(bins[k])))
-        elif k in flags:
-            digits.append((pl.col(k).cast(pl.Int64) + 1, 3))
-        elif k in text:
-            digits.append(_text_digit(k, texts[k]))
-        elif (digit := _integer_digit(k, ranges[f"{k}__lo"], ranges[f"{k}__hi"])) is not None:
-            digits.append(digit)
-        else:
+            both = _class_digits(k, bins[k])
+        elif isinstance(o_type, _TEXT_TYPES) and isinstance(a_type, _TEXT_TYPES):
+            if (pair := _text_digits(k, texts.get(k), tuning)) is None:
+                return None
+            plan.append(pair)
+            continue
+        elif o_type == a_type == pl.Boolean:
+            both = Digits(((pl.col(k).cast(pl.Int64) + 1).fill_null(0),), 3)
+        elif k in integers:
+            both = _integer_digits(k, ranges[f"{k}__lo"], ranges[f"{k}__hi"])
+        if both is None:
             return None
-    total = math.prod(r for _, r in digits)
-    if total >= 2**63:
+        plan.append((both, both))
+    return plan
+
+
+def _class_digits(k: str, bins: NumericBins) -> Digits | None:
+    """A numeric column's classes shifted to digits (``kpr.metric.classes.digit_shift``),
+    from its values cast to float64 as the lazy codes cast them, NaN for missing;
+    None for float codes, or classes beyond exact float codes."""
+    plan = digit_shift(bins, 2**62) if bins.int_codes else None
+    if plan is None:
         return None
-    packed = _packed(digits).alias(KEY)
-    return u.select(packed), a.select(packed), total
+    shift, radix = plan
+    read = pl.col(k).cast(pl.Float64).fill_null(float("nan"))
+    small = np.int32 if radix < 2**31 else np.int64  # quicker to convert to
+
+    def block(parts: Sequence[pl.Series], scratch: Scratch) -> np.ndarray:
+        rows = len(parts[0])
+        work, out = scratch.codes[:rows], scratch.digits[small][:rows]
+        return shifted_digits(parts[0].to_numpy(), bins, shift, work, out)
+
+    return Digits((read,), radix, block)
 
 
-def _text_digit(k: str, texts: pl.Series) -> tuple[pl.Expr, int]:
-    """A text column's digit: its place among ``texts`` (distinct, present) from 1,
-    by a cast to an enum of them (0 missing; -1 a text not among them) and radix."""
-    place = pl.col(k).cast(pl.String).cast(pl.Enum(texts), strict=False).to_physical()
-    found = place.cast(pl.Int64) + 1
-    return pl.when(pl.col(k).is_null()).then(0).otherwise(found.fill_null(-1)), len(texts) + 1
+def _text_digits(k: str, texts: pl.Series | None, tuning: Tuning) -> tuple[Digits, Digits] | None:
+    """A text column's digits in both tables: its place among ``texts`` (the
+    original's distinct present texts) from 1, numbered by ``TextIds`` (0 missing,
+    -1 another text). The original holds no other text, so its ids are read from
+    the hashes alone; the avatars' texts are compared with their id's."""
+    if texts is None:
+        return None
+    ids = TextIds(texts, tuning)
+    if not ids.hashed:  # an enum of many texts, in both tables
+
+        def enum(parts: Sequence[pl.Series], scratch: Scratch) -> np.ndarray:
+            return ids.encode(parts[0])
+
+        numbered = Digits((pl.col(k),), ids.radix, enum, may_miss=True)
+        return numbered, numbered
+
+    def held(parts: Sequence[pl.Series], scratch: Scratch) -> np.ndarray:
+        return ids.held(parts[0].to_numpy(), parts[1].to_numpy())
+
+    def compared(parts: Sequence[pl.Series], scratch: Scratch) -> np.ndarray:
+        return ids.encode(parts[0], parts[1].to_numpy())
+
+    original = Digits((text_hash(k), pl.col(k).is_null()), ids.radix, held)
+    return original, Digits((pl.col(k), text_hash(k)), ids.radix, compared, may_miss=True)
 
 
 def _avatar_ranges(a: pl.LazyFrame, ints: list[str]) -> dict[str, Any]:
@@ -100,28 +213,66 @@ def _avatar_ranges(a: pl.LazyFrame, ints: list[str]) -> dict[str, Any]:
     )
 
 
-def _integer_digit(k: str, lo: Any, hi: Any) -> tuple[pl.Expr, int] | None:
-    """An integer column's digit (from 1; 0 missing) and radix, from the avatars'
-    range ``lo``..``hi``; None when the range is too wide to pack."""
-    if lo is None:  # no avatar value: only missing can match (a column, not a
-        # literal, which polars would turn into one row)
-        return pl.when(pl.col(k).is_null()).then(0).otherwise(-1), 1
+def _integer_digits(k: str, lo: Any, hi: Any) -> Digits | None:
+    """An integer column's digits (from 1; 0 missing) from the avatars' range
+    ``lo``..``hi``; None when the range is too wide to pack."""
+    if lo is None:  # no avatar value: only missing can match
+        return Digits((pl.when(pl.col(k).is_null()).then(0).otherwise(-1),), 1, may_miss=True)
     radix = int(hi) - int(lo) + 2
     if radix >= 2**62:
         return None
     # a U value outside the avatars' range is no digit (-1): subtracting first
     # could wrap around int64 onto a valid digit
     outside = ~pl.col(k).is_between(int(lo), int(hi))
-    return pl.when(outside).then(-1).otherwise(pl.col(k) - int(lo) + 1), radix
+    inside = (pl.col(k) - int(lo) + 1).cast(pl.Int64)
+    digit = pl.when(outside).then(-1).otherwise(inside).fill_null(0)
+    return Digits((digit.cast(pl.Int64),), radix, may_miss=True)
 
 
-def _packed(digits: list[tuple[pl.Expr, int]]) -> pl.Expr:
-    """The digits packed into one key (``push_digit``); -1 when a digit is outside
-    its radix (a profile no avatar can hold)."""
-    key: pl.Expr = pl.lit(0, pl.Int64)
-    valid: pl.Expr = pl.lit(True)
-    for digit, radix in digits:
-        d = digit.fill_null(0)
-        key = push_digit(key, d, radix)
-        valid = valid & (d >= 0) & (d < radix)
-    return pl.when(valid).then(key).otherwise(-1)
+def _table_keys(
+    frame: pl.LazyFrame,
+    rows: int,
+    missed: int | None,
+    plan: Sequence[Digits],
+    *,
+    dtype: type[np.integer[Any]],
+    tuning: Tuning,
+) -> Ints:
+    """One table's keys (``rows`` of them at most), in row order: a profile holding
+    a digit of -1 gets the key ``missed``, or is left out (None)."""
+    out = np.empty(rows, dtype=dtype)
+    at, block = 0, tuning.pack_block
+    reads = [e.alias(f"__kpr_read_{i}__") for i, e in enumerate(e for d in plan for e in d.reads)]
+    scratch = Scratch(block)
+    for batch in frame.select(reads).collect_batches(chunk_size=tuning.batch_rows):
+        columns = batch.get_columns()
+        for start in range(0, batch.height, block):
+            parts = iter([c.slice(start, block) for c in columns])
+            per_column = [[next(parts) for _ in d.reads] for d in plan]
+            keys = _block_keys(per_column, plan, missed, scratch)
+            out[at : at + len(keys)] = keys
+            at += len(keys)
+    return out[:at]
+
+
+def _block_keys(
+    parts: Sequence[Sequence[pl.Series]],
+    plan: Sequence[Digits],
+    missed: int | None,
+    scratch: Scratch,
+) -> Ints:
+    """The keys of a block of rows (``parts``: each column's reads, a block of each)."""
+    key = scratch.key[: len(parts[0][0])]
+    key.fill(0)
+    bad: np.ndarray | None = None
+    for read, digits in zip(parts, plan, strict=True):
+        digit = digits.block(read, scratch) if digits.block is not None else read[0].to_numpy()
+        push_digit(key, digit, digits.radix, out=key)
+        if digits.may_miss:
+            bad = digit < 0 if bad is None else bad | (digit < 0)
+    if bad is None or not bad.any():
+        return key
+    if missed is None:
+        return key[~bad]
+    key[bad] = missed
+    return key

@@ -39,7 +39,7 @@ from kpr.engine.inmemory.groups import low_bits
 from kpr.engine.inmemory.link import linked_count
 from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles
 from kpr.engine.inmemory.sums import weighted_moments
-from kpr.engine.packed import KEY, exact_link, packed_keys
+from kpr.engine.packed import exact_link, packed_keys
 from kpr.engine.queries import Scan, ScanInput
 from kpr.engine.statistics import moments_from, stat_exprs
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
@@ -72,6 +72,7 @@ class StreamedCounting(queries.CountingState):
         self.tuning = tuning
         self._original: pl.LazyFrame | None = None
         self._outside: Ints = np.zeros(0, dtype=np.int64)
+        self._rows = 0
         #: by code name, the distinct texts of each text column of the original
         self._texts: dict[str, pl.Series] = {}
 
@@ -80,12 +81,10 @@ class StreamedCounting(queries.CountingState):
         counts = {v: column_counts(original, v, v in tables.integers, self.tuning) for v in kinds}
         n, out = outside_rows(original, list(kinds), counts, self.tuning)
         outside = np.sort(out[_AT].to_numpy().astype(np.int64))
-        self._original, self._outside = original, outside
+        self._original, self._outside, self._rows = original, outside, n
         self._u = nw.from_native(without_rows(original, outside))
         self._avatars = tables.avatars
-        self._texts = {
-            queries.code_name(v): c.texts for v, c in counts.items() if c.texts is not None
-        }
+        self._texts = {v: c.texts for v, c in counts.items() if c.texts is not None}
         keep = None
         if len(outside) and any(k.binned for k in kinds.values()):
             mask = np.ones(n, dtype=bool)
@@ -106,30 +105,28 @@ class StreamedCounting(queries.CountingState):
 
     def link(self, kinds: Mapping[str, Kind], bins: Mapping[str, NumericBins]) -> tuple[int, int]:
         assert self._original is not None, "scan first"
-        keys = [queries.code_name(v) for v in kinds]
-        original = nw.from_native(self._original)
-        coded = [queries.code_frame(f, kinds, bins, None) for f in (original, self._kept_avatars())]
-        coded_o, coded_a = (_polars(f).select(keys) for f in coded)
-        code_bins = {queries.code_name(v): b for v, b in bins.items()}
-        packed = packed_keys(coded_o, coded_a, keys, code_bins, self._texts)
+        known = list(kinds)
+        avatars = _polars(self._kept_avatars()).select(known)
+        m = avatars.select(pl.len()).collect().item()
+        shape = (self._rows, m)
+        packed = packed_keys(
+            self._original.select(known), avatars, bins, self._texts, shape, self.tuning
+        )
         if packed is None:
-            coded_u = queries.code_frame(self.unique(), kinds, bins, None)
-            return exact_link(_polars(coded_u).select(keys), coded_a, keys)
-        o_keys, a_keys, radix = packed
-        # 4-byte keys when they fit; the avatars' sorted by polars (on every core); an
-        # original profile no avatar holds (-1) gets a key of its own, ``radix``
-        key, dtype = pl.col(KEY), pl.UInt32 if radix < self.tuning.keys32 else pl.Int64
-        o_keys = o_keys.select(pl.when(key < 0).then(radix).otherwise(key).cast(dtype).alias(KEY))
-        a_sorted = a_keys.filter(key >= 0).select(key.cast(dtype).sort())
-        o_frame, a_frame = pl.collect_all([o_keys, a_sorted], engine="streaming")
-        o_key = o_frame[KEY].to_numpy()
+            keys = [queries.code_name(v) for v in kinds]
+            coded_u, coded_a = (
+                _polars(queries.code_frame(f, kinds, bins, None)).select(keys)
+                for f in (self.unique(), self._kept_avatars())
+            )
+            return exact_link(coded_u, coded_a, keys)
         # never a bincount of so many possible keys (8 bytes each)
         tuning = replace(self.tuning, bincount_per_row=0)
+        o_key = packed.original
         linked = linked_count(
-            lambda: o_key, len(o_key), a_frame[KEY].to_numpy(), radix + 1, None, self._outside,
+            lambda: o_key, len(o_key), packed.avatars, packed.radix + 1, None, self._outside,
             tuning=tuning, ordered=True,
         )  # fmt: skip
-        return _polars(self._kept_avatars()).select(pl.len()).collect().item(), linked
+        return m, linked
 
     def release(self) -> None:
         """Nothing is held but U's rows' positions, which U needs."""

@@ -80,6 +80,8 @@ class Tuning:
     seed_rows: int = 1 << 16
     #: rows whose profiles are packed at a time (arrays that stay in the cache)
     pack_block: int = 1 << 16
+    #: rows of both tables read at a time by the streamed path's link (``kpr.engine.packed``)
+    batch_rows: int = 1 << 22
     # How a number column's values are counted (in memory and streamed):
     #: values of a number column sampled (evenly spaced) to tell how many it holds ...
     value_sample: int = 1 << 16

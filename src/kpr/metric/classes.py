@@ -103,21 +103,29 @@ def _code(x: float | None, bins: Grid) -> float:
 
 
 def value_codes(
-    values: np.ndarray, bins: Grid, shift: float = 0.0, specials: float = 0.0
+    values: np.ndarray,
+    bins: Grid,
+    shift: float = 0.0,
+    specials: float = 0.0,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each float64 value's code (float codes), each class less ``shift`` and each
     special code plus ``specials`` (digits: :func:`digit_shift`), in few passes:
     the special codes are only looked for among the values outside U's classes,
     and not at all when every present value is in one of them (most blocks of
-    rows: only missing values, NaN, are left)."""
+    rows: only missing values, NaN, are left). ``out``: a float64 array of the
+    values' length to write the codes in (a block loop reuses it: no fresh memory
+    for each block)."""
     import numpy as np
 
+    q = np.empty(len(values)) if out is None else out
     if bins.code_min is None or bins.code_max is None:
-        out = np.full(len(values), float(OUTSIDE) + specials)
+        q.fill(float(OUTSIDE) + specials)
         rest = np.arange(len(values))
     else:
         with np.errstate(over="ignore", invalid="ignore"):
-            q = (values - bins.origin) / bins.width
+            np.subtract(values, bins.origin, out=q)
+            np.divide(q, bins.width, out=q)
         np.floor(q, out=q)
         # U's top class is inf (its x - origin overflowed): +inf itself is a special
         finite_top = bins.code_max < math.inf
@@ -135,15 +143,14 @@ def value_codes(
             inside &= np.isfinite(values)
         if shift:
             q -= shift
-        out = np.where(inside, q, float(OUTSIDE) + specials)
-        rest = np.flatnonzero(~inside)
+        rest = np.flatnonzero(~inside)  # each given its special code below
     odd = values[rest]
     code = np.full(len(odd), float(OUTSIDE))
     code[odd == math.inf] = POS_INF
     code[odd == -math.inf] = NEG_INF
     code[np.isnan(odd)] = MISSING
-    out[rest] = code + specials
-    return out
+    q[rest] = code + specials
+    return q
 
 
 def digit_shift(bins: Grid, limit: float) -> tuple[float, int] | None:

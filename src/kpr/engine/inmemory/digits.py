@@ -31,10 +31,21 @@ def digit_shift(bins: NumericBins, tuning: Tuning = DEFAULT_TUNING) -> tuple[flo
     return classes.digit_shift(bins, tuning.bincount_keys)
 
 
-def shifted_digits(values: np.ndarray, bins: NumericBins, shift: float) -> Ints:
+def shifted_digits(
+    values: np.ndarray,
+    bins: NumericBins,
+    shift: float,
+    work: np.ndarray | None = None,
+    out: np.ndarray | None = None,
+) -> Ints:
     """The digits of some float64 values of a numeric column (``shift``: from
-    :func:`digit_shift`)."""
-    return value_codes(values, bins, shift, DIGIT_OFFSET).astype(np.int64)
+    :func:`digit_shift`); ``work`` (float64) and ``out`` (an integer type that holds
+    the radix), of the values' length: where a block loop has them written."""
+    codes = value_codes(values, bins, shift, DIGIT_OFFSET, out=work)
+    if out is None:
+        return codes.astype(np.int64)
+    np.copyto(out, codes, casting="unsafe")
+    return out
 
 
 def class_digits(

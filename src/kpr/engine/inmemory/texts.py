@@ -72,17 +72,40 @@ class TextIds:
         held = self.representatives if self.shift >= 0 else pl.Series(self.enum.categories)
         return pl.concat([pl.Series([None], dtype=pl.String), held.cast(pl.String)])
 
-    def encode(self, other: pl.Series) -> Ints:
-        """``other``'s values as ids of this column's (0 missing, -1 not held)."""
+    @property
+    def hashed(self) -> bool:
+        """Whether the ids come from windows of the texts' hashes (else an enum)."""
+        return self.shift >= 0
+
+    def encode(self, other: pl.Series, hashes: np.ndarray | None = None) -> Ints:
+        """``other``'s values as ids of this column's (0 missing, -1 not held);
+        ``hashes``: their :func:`text_hash`, when a query made them already."""
         other = as_text(other)
         if self.shift < 0:
             ids = _enum_ids(other, self.enum)
         else:
-            ids = self.lookup[_window(other.hash().to_numpy(), self.shift, self.tuning.table_bits)]
+            hashes = other.hash().to_numpy() if hashes is None else hashes
+            ids = self.lookup[_window(hashes, self.shift, self.tuning.table_bits)]
             ids[_strangers(other, self.representatives, ids, self.tuning.check_block)] = -1
         if other.null_count():
             ids[other.is_null().to_numpy()] = 0
         return ids
+
+    def held(self, hashes: np.ndarray, absent: np.ndarray) -> Ints:
+        """The ids of values known to be among this column's texts (``hashes``: their
+        :func:`text_hash`; ``absent``: which are missing), with no text compared:
+        every text of the column has a window of its own (:attr:`hashed` only)."""
+        assert self.hashed, "an enum numbers these texts"
+        ids = self.lookup[_window(hashes, self.shift, self.tuning.table_bits)]
+        if absent.any():
+            ids[absent] = 0
+        return ids
+
+
+def text_hash(name: str) -> pl.Expr:
+    """The hash of a text column's values that :class:`TextIds` takes its windows
+    from, as a query computes it (``Series.hash`` of the values as text)."""
+    return pl.col(name).cast(pl.String).hash()
 
 
 #: The windows of a 64-bit hash tried in turn by :class:`TextIds`.
