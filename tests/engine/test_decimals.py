@@ -1,11 +1,14 @@
 """A float column of few values counted as whole numbers of tenths, hundredths...
 (``kpr.engine.inmemory.decimals``), against numpy's own distinct values and counts,
 and refused (None, the group-by then counts it) whenever one value is off the grid;
-the streamed path's counts of a column of few values, the same."""
+the streamed path's counts of a column of few values, the same, and of a column it
+sorts, a count by hand."""
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections import Counter
 
 import numpy as np
 import polars as pl
@@ -15,7 +18,7 @@ from hypothesis import strategies as st
 
 from kpr.engine.inmemory.columns import SortedColumn, few_value_counts, grouped_values
 from kpr.engine.inmemory.decimals import SCALES, decimal_counts
-from kpr.engine.streamed import column_counts
+from kpr.engine.streamed import column_counts, value_candidates
 from kpr.engine.tuning import Tuning
 
 
@@ -147,3 +150,41 @@ def test_streamed_counts_take_nan_as_one_value() -> None:
     counts = column_counts(frame, "x", False, Tuning())
     assert counts.unique == 3  # NaN, 2.0 and the missing value, each on one row
     assert counts.grouped is not None and counts.grouped[0].tolist() == [1.5, 2.0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.sampled_from([0.0, -0.0, float("nan"), 1.5, -2.25, 1e300, float("inf")]),
+            st.floats(allow_nan=True, width=64),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_sorted_streamed_counts_and_candidates_are_a_count_by_hand(
+    values: list[float | None],
+) -> None:
+    """A number column sorted (never grouped: ``few_values`` 0) by its bit patterns:
+    the rows holding a value no other row holds (missing and NaN each one value,
+    -0.0 one with 0.0), its distinct values, and the rows U's candidates are read
+    from (a value held twice or more, missing, NaN) are those counted by hand."""
+    frame = pl.LazyFrame({"x": values}, schema={"x": pl.Float64})
+    counts = column_counts(frame, "x", True, Tuning(few_values=0))
+    keys = ["none" if v is None else "nan" if math.isnan(v) else v + 0.0 for v in values]
+    held = Counter(keys)
+    assert counts.unique == sum(1 for k in keys if held[k] == 1)
+    assert counts.profile == {
+        "missing": keys.count("none"),
+        "distinct": len(held) - ("none" in held),
+    }
+    if counts.shared is None:  # no present value: nothing to sort
+        assert counts.grouped is not None and set(keys) == {"none"}
+        return
+    shared = {v + 0.0 for v in counts.shared.tolist()}
+    assert shared == {k for k, c in held.items() if c > 1 and not isinstance(k, str)}
+    assert len(shared) == len(counts.shared)
+    candidates = value_candidates(counts.read(frame), counts.shared).tolist()
+    assert candidates == [i for i, k in enumerate(keys) if isinstance(k, str) or held[k] > 1]

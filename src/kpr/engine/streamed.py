@@ -20,6 +20,7 @@ built.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -30,14 +31,14 @@ import polars as pl
 from kpr.engine import queries
 from kpr.engine.inmemory.columns import (
     TEXT_TYPES,
+    bit_patterns,
     few_value_counts,
     number_dtype,
     rows_holding,
-    slots,
 )
 from kpr.engine.inmemory.groups import low_bits
 from kpr.engine.inmemory.link import linked_count
-from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles
+from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles, sort
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.packed import exact_link, packed_keys
 from kpr.engine.queries import Scan, ScanInput
@@ -78,7 +79,10 @@ class StreamedCounting(queries.CountingState):
 
     def scan(self, tables: ScanInput) -> Scan:
         original, kinds = _polars(tables.original), tables.kinds
-        counts = {v: column_counts(original, v, v in tables.integers, self.tuning) for v in kinds}
+        counts: dict[str, ColumnCounts] = {}
+        for v in kinds:
+            counts[v] = column_counts(original, v, v in tables.integers, self.tuning)
+            keep_one_column(counts)
         n, out = outside_rows(original, list(kinds), counts, self.tuning)
         outside = np.sort(out[_AT].to_numpy().astype(np.int64))
         self._original, self._outside, self._rows = original, outside, n
@@ -98,7 +102,8 @@ class StreamedCounting(queries.CountingState):
             if c.grouped is not None:  # few values: their rows less those outside U
                 moments[v] = grouped_moments(*c.grouped, out[v], exact)
             else:
-                moments[v] = u_moments(_read(original, v), keep, exact)
+                moments[v] = u_moments(c.read(original), keep, exact)
+            c.column = None  # read no more
         profile = {v: c.profile for v, c in counts.items()}
         unique = {v: c.unique for v, c in counts.items()}
         return Scan(n, n - len(outside), moments, profile, unique)
@@ -122,10 +127,11 @@ class StreamedCounting(queries.CountingState):
         # never a bincount of so many possible keys (8 bytes each)
         tuning = replace(self.tuning, bincount_per_row=0)
         o_key = packed.original
-        linked = linked_count(
-            lambda: o_key, len(o_key), packed.avatars, packed.radix + 1, None, self._outside,
-            tuning=tuning, ordered=True,
-        )  # fmt: skip
+        with ThreadPoolExecutor(self.tuning.workers) as pool:  # half the lookups each
+            linked = linked_count(
+                lambda: o_key, len(o_key), packed.avatars, packed.radix + 1, pool,
+                self._outside, tuning=tuning, ordered=True,
+            )  # fmt: skip
         return m, linked
 
     def release(self) -> None:
@@ -159,7 +165,7 @@ def outside_rows(
         (c for c in counts.values() if c.shared is not None), key=lambda c: c.singles, default=None
     )
     if best is not None and best.shared is not None and 2 * best.singles >= n:
-        candidates = value_candidates(_read(lf, best.name), best.shared, tuning)
+        candidates = value_candidates(best.read(lf), best.shared)
     else:
         candidates = hash_candidates(lf, keys, tuning)
     taken = lf.with_row_index(_AT).filter(_at_in(candidates)).collect(engine="streaming")
@@ -177,17 +183,13 @@ def hash_candidates(lf: pl.LazyFrame, keys: Sequence[str], tuning: Tuning) -> In
     return holding(hashes.to_numpy(), shared, low_bits, tuning)
 
 
-def value_candidates(column: pl.Series, shared: np.ndarray, tuning: Tuning) -> Ints:
-    """The positions of the rows of a number column holding one of ``shared`` (sorted,
-    distinct), missing or NaN."""
-    absent = column.is_null()
+def value_candidates(column: pl.Series, shared: np.ndarray) -> Ints:
+    """The positions of the rows of a number column holding one of ``shared``
+    (distinct; -0.0 and 0.0 alike, as polars' ``is_in`` takes them), missing or NaN."""
+    marked = column.is_in(pl.Series(shared).cast(column.dtype).implode()).fill_null(True)
     if column.dtype.is_float():
-        absent |= column.is_nan()
-    values = column.fill_null(0).to_numpy()
-    rows = holding(values, shared, slots, tuning)
-    marked = absent.to_numpy()
-    marked[rows] = True
-    return np.flatnonzero(marked)
+        marked |= column.is_nan()
+    return np.flatnonzero(marked.to_numpy())
 
 
 def holding(
@@ -223,6 +225,23 @@ class ColumnCounts:
         self.texts: pl.Series | None = None
         self.grouped: tuple[np.ndarray, Ints | None, Ints] | None = None
         self.shared: np.ndarray | None = None
+        #: the column as read (a sorted number column's), kept for the later steps
+        #: that read it again (:func:`keep_one_column`)
+        self.column: pl.Series | None = None
+
+    def read(self, lf: pl.LazyFrame) -> pl.Series:
+        """The column, as kept or read again."""
+        return self.column if self.column is not None else _read(lf, self.name)
+
+
+def keep_one_column(counts: Mapping[str, ColumnCounts]) -> None:
+    """Of the columns kept, only the one holding the most values no other row holds:
+    U's candidates are found from it (:func:`outside_rows`), so it is read once,
+    and a table's memory never holds more than one column."""
+    kept = [c for c in counts.values() if c.column is not None]
+    for c in kept:
+        if c is not max(kept, key=lambda c: c.singles):
+            c.column = None
 
 
 def _read(lf: pl.LazyFrame, name: str) -> pl.Series:
@@ -249,7 +268,6 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
     column = _read(lf, name)
     nulls = column.null_count()
     values = column.drop_nulls()
-    del column
     if (counted := few_value_counts(values, tuning)) is not None:  # as in memory
         distinct_values, rows, nan = counted
         out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(rows == 1)))
@@ -260,6 +278,7 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
         distinct = len(rows) + (nan > 0)
     else:
         out, distinct = _sorted_counts(name, values, nulls)
+        out.column = column
     out.unique += nulls == 1
     if integer:
         out.profile["distinct"] = distinct
@@ -268,14 +287,24 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
 
 def _sorted_counts(name: str, values: pl.Series, nulls: int) -> tuple[ColumnCounts, int]:
     """:func:`column_counts` of a number column's present values, sorted (by polars,
-    on every core; NaN last): its counts, and its distinct values."""
-    ordered = values.sort().to_numpy()
-    nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
-    present = ordered[: len(ordered) - nan]
+    on every core; float64 values as their bit patterns, -0.0 as 0.0: quicker to
+    sort, and only equal values need to meet): its counts, and its distinct values."""
+    nan = 0
+    if values.dtype == pl.Float64:
+        is_nan = values.is_nan()
+        if nan := int(is_nan.sum()):
+            values = values.filter(~is_nan)
+        ordered = sort(bit_patterns(values.to_numpy()))
+    else:
+        ordered = values.sort().to_numpy()  # NaN last
+        if ordered.dtype.kind == "f":
+            nan = int(np.count_nonzero(np.isnan(ordered)))
+    present = ordered[: len(ordered) - nan] if ordered.dtype.kind == "f" else ordered
     same = present[1:] == present[:-1]
     held = present[1:][same]  # each value held more than once, once per extra row
     out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(singles(present))))
-    out.shared = held[run_starts(held)]
+    shared = held[run_starts(held)]
+    out.shared = shared.view(np.float64) if values.dtype == pl.Float64 else shared
     out.unique += nan == 1
     return out, len(present) - int(np.count_nonzero(same)) + (nan > 0)
 
