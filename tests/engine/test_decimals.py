@@ -167,7 +167,7 @@ def test_streamed_counts_take_nan_as_one_value() -> None:
 def test_sorted_streamed_counts_and_candidates_are_a_count_by_hand(
     values: list[float | None],
 ) -> None:
-    """A number column sorted (never grouped: ``few_values`` 0) by its bit patterns:
+    """A number column sorted (never grouped: ``few_values`` 0):
     the rows holding a value no other row holds (missing and NaN each one value,
     -0.0 one with 0.0), its distinct values, and the rows U's candidates are read
     from (a value held twice or more, missing, NaN) are those counted by hand."""

@@ -31,14 +31,13 @@ import polars as pl
 from kpr.engine import queries
 from kpr.engine.inmemory.columns import (
     TEXT_TYPES,
-    bit_patterns,
     few_value_counts,
     number_dtype,
     rows_holding,
 )
 from kpr.engine.inmemory.groups import low_bits
 from kpr.engine.inmemory.link import linked_count
-from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles, sort
+from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.packed import exact_link, packed_keys
 from kpr.engine.queries import Scan, ScanInput
@@ -287,24 +286,14 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
 
 def _sorted_counts(name: str, values: pl.Series, nulls: int) -> tuple[ColumnCounts, int]:
     """:func:`column_counts` of a number column's present values, sorted (by polars,
-    on every core; float64 values as their bit patterns, -0.0 as 0.0: quicker to
-    sort, and only equal values need to meet): its counts, and its distinct values."""
-    nan = 0
-    if values.dtype == pl.Float64:
-        is_nan = values.is_nan()
-        if nan := int(is_nan.sum()):
-            values = values.filter(~is_nan)
-        ordered = sort(bit_patterns(values.to_numpy()))
-    else:
-        ordered = values.sort().to_numpy()  # NaN last
-        if ordered.dtype.kind == "f":
-            nan = int(np.count_nonzero(np.isnan(ordered)))
-    present = ordered[: len(ordered) - nan] if ordered.dtype.kind == "f" else ordered
+    on every core; NaN last): its counts, and its distinct values."""
+    ordered = values.sort().to_numpy()
+    nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
+    present = ordered[: len(ordered) - nan]
     same = present[1:] == present[:-1]
     held = present[1:][same]  # each value held more than once, once per extra row
     out = ColumnCounts(name, {"missing": nulls}, int(np.count_nonzero(singles(present))))
-    shared = held[run_starts(held)]
-    out.shared = shared.view(np.float64) if values.dtype == pl.Float64 else shared
+    out.shared = held[run_starts(held)]
     out.unique += nan == 1
     return out, len(present) - int(np.count_nonzero(same)) + (nan > 0)
 

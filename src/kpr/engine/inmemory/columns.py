@@ -207,20 +207,15 @@ def _counted(
     return distinct, counts[held]
 
 
-def bit_patterns(values: np.ndarray) -> np.ndarray:
-    """Each number's 64-bit pattern (uint64), equal numbers alike: a float as
-    float64 with -0.0 as 0.0 (NaN: whichever of its patterns it has), an integer
-    as int64."""
-    if values.dtype.kind == "f":
-        return (values.astype(np.float64, copy=False) + 0.0).view(np.uint64)
-    return values.astype(np.int64, copy=False).view(np.uint64)
-
-
 def slots(values: np.ndarray, table_bits: int) -> Ints:
     """Each number's slot in a table of ``2**table_bits`` entries: the top bits
-    of its :func:`bit_patterns` times a large odd constant (Fibonacci hashing),
-    equal numbers alike (-0.0 as 0.0)."""
-    bits = bit_patterns(values) * np.uint64(0x9E3779B97F4A7C15)
+    of its 64-bit pattern times a large odd constant (Fibonacci hashing), equal
+    numbers alike (-0.0 as 0.0)."""
+    if values.dtype.kind == "f":
+        bits = (values.astype(np.float64, copy=False) + 0.0).view(np.uint64)  # -0.0 -> 0.0
+    else:
+        bits = values.astype(np.int64, copy=False).view(np.uint64)
+    bits = bits * np.uint64(0x9E3779B97F4A7C15)
     bits >>= np.uint64(64 - table_bits)
     return bits.view(np.int64)
 
