@@ -12,9 +12,10 @@ built.
   others sorted), and, binned, its statistics over U (the
   column with U's rows kept, by the lazy path's own expressions, so the moments are
   the same to the bit).
-- The link: each profile of the original and of the avatars packed into one integer
-  (``kpr.engine.packed``), read as two arrays, and counted by the in-memory engine's
-  ``linked_count`` (a bincount, a bitmap or sorts), the rows outside U left out.
+- The link: each profile of the original and of the avatars packed into one integer,
+  a batch of rows at a time (``kpr.engine.packed``), and counted by the in-memory
+  engine's ``linked_count`` (a bincount, a bitmap or sorts), the rows outside U left
+  out.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class StreamedCounting(queries.CountingState):
         self._original: pl.LazyFrame | None = None
         self._outside: Ints = np.zeros(0, dtype=np.int64)
         self._rows = 0
-        #: by code name, the distinct texts of each text column of the original
+        #: by column, the distinct texts of each text column of the original
         self._texts: dict[str, pl.Series] = {}
 
     def scan(self, tables: ScanInput) -> Scan:
