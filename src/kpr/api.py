@@ -87,6 +87,29 @@ def evaluate(
     return _with_inference(result, inputs, attack, secrets, control_subsets, seed, progress)
 
 
+def check_evaluation(
+    known: str | Iterable[str],
+    *,
+    secret: str | Iterable[str] | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    kinds: Mapping[str, str] | None = None,
+    widths: Mapping[str, object] | None = None,
+    metadata: Any = None,
+    table: str | None = None,
+    control: Any = None,
+    control_subsets: int = 20,
+    seed: int = 0,
+    tuning: object = DEFAULT_TUNING,
+    grid_offset: float = 0.0,
+) -> tuple[Attack, tuple[str, ...]]:
+    """The attack and the secret columns of :func:`evaluate`'s options, checked before
+    any work: the command line calls it before it reads a file or starts an engine, so
+    options that cannot go together are refused at once, whatever the tables' size."""
+    attack, secrets = _attack(known, tolerance, kinds, widths, metadata, table, grid_offset, secret)
+    _check_options(attack, tuning, control, control_subsets, seed)
+    return attack, secrets
+
+
 def _attack(
     known: str | Iterable[str],
     tolerance: float,

@@ -171,6 +171,25 @@ def test_evaluate_with_secret_prints_the_inference_block(
     assert code == 2 and "drop widths= (--width) and metadata= (--metadata)" in err
 
 
+@pytest.mark.parametrize("engine", [[], ["--engine", "spark"]], ids=["polars", "spark"])
+def test_evaluate_refuses_options_that_do_not_go_together_before_reading(
+    tmp_path: Path, engine: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Options that cannot go together are one line before any file is read or any
+    engine started (a large table, or Spark's start, would come first): here the
+    files are not even tables."""
+    o, a = tmp_path / "o.csv", tmp_path / "a.csv"
+    o.write_bytes(b"\xff\xfe\x00 not a table")
+    a.write_bytes(b"\x00\x01")
+    args = ["evaluate", str(o), str(a), "-k", "sex", "-s", "zip", "--width", "zip=2", *engine]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and "drop widths= (--width) and metadata= (--metadata)" in err
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(["evaluate", str(o), str(a), "-k", "sex", "-s", "zip",
+                            "--grid-offset", "0.5", *engine], capsys)  # fmt: skip
+    assert code == 2 and "drop grid_offset= (--grid-offset)" in err
+
+
 def test_dates_and_booleans_are_secrets_too_and_the_notebook_view_escapes() -> None:
     import datetime as dt
 

@@ -197,6 +197,7 @@ def evaluate(
     names, secrets = split_names(known), split_names(secret)
     out.check((original, avatars))
     engine.check(pairing, control.path)
+    _check_attack(names, secrets, tolerance, kinds, grid_offset, widths, control)
     with text.progress(stderr, out.quiet, held=True) as step:
         read_names = [*names, *(s for s in secrets if s not in names)]
         inputs = engine.tables(
@@ -210,6 +211,26 @@ def evaluate(
             **widths.keywords(), **control.keywords(), **read.keywords(),
         )  # fmt: skip
     emit_evaluation(result, out, (original, avatars), kpr_avatars)
+
+
+def _check_attack(
+    names: list[str],
+    secrets: list[str],
+    tolerance: float,
+    kinds: dict[str, str],
+    grid_offset: float,
+    widths: Widths,
+    control: Control,
+) -> None:
+    """``kpr evaluate``'s attack options checked before any file is read or engine
+    started (``kpr.api.check_evaluation``): options that cannot go together are one
+    line at once, whatever the tables' size."""
+    from kpr.api import check_evaluation
+
+    check_evaluation(
+        names, secret=secrets or None, tolerance=tolerance, kinds=kinds,
+        grid_offset=grid_offset, **widths.keywords(), **control.keywords(),
+    )  # fmt: skip
 
 
 @cli.command(context_settings=CONTEXT)
