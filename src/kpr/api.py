@@ -77,8 +77,8 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    attack, secrets = _attack(known, tolerance, kinds, widths, metadata, table, grid_offset, secret)
-    _check_options(attack, tuning, control, control_subsets, seed)
+    attack, secrets = check_evaluation(known, tolerance, kinds, widths, metadata, table,
+        grid_offset, secret, tuning, control, control_subsets, seed)  # fmt: skip
     inputs = load_inputs(
         original, avatars, attack, ReadSettings.of(read), control, row_id, secrets, kinds
     )
@@ -89,40 +89,23 @@ def evaluate(
 
 def check_evaluation(
     known: str | Iterable[str],
-    *,
-    secret: str | Iterable[str] | None = None,
-    tolerance: float = DEFAULT_TOLERANCE,
-    kinds: Mapping[str, str] | None = None,
-    widths: Mapping[str, object] | None = None,
-    metadata: Any = None,
-    table: str | None = None,
-    control: Any = None,
-    control_subsets: int = 20,
-    seed: int = 0,
-    tuning: object = DEFAULT_TUNING,
-    grid_offset: float = 0.0,
-) -> tuple[Attack, tuple[str, ...]]:
-    """The attack and the secret columns of :func:`evaluate`'s options, checked before
-    any work: the command line calls it before it reads a file or starts an engine, so
-    options that cannot go together are refused at once, whatever the tables' size."""
-    attack, secrets = _attack(known, tolerance, kinds, widths, metadata, table, grid_offset, secret)
-    _check_options(attack, tuning, control, control_subsets, seed)
-    return attack, secrets
-
-
-def _attack(
-    known: str | Iterable[str],
     tolerance: float,
     kinds: Mapping[str, str] | None,
     widths: Mapping[str, object] | None,
     metadata: Any,
     table: str | None,
-    offset: float,
+    grid_offset: float,
     secret: str | Iterable[str] | None,
+    tuning: object,
+    control: Any,
+    control_subsets: int,
+    seed: int,
 ) -> tuple[Attack, tuple[str, ...]]:
-    """The attack of ``kpr.evaluate`` (kinds from SDV metadata, then the declared ones,
-    the secrets' left out) and the secret columns (none when ``secret`` is None), checked
-    before any work: secrets take their classes from U, on the spec's grid."""
+    """The attack (kinds from SDV metadata, then the declared ones, the secrets' left
+    out) and the secret columns (none when ``secret`` is None) of :func:`evaluate`'s
+    options, checked before any work: secrets take their classes from U, on the spec's
+    grid. The command line calls it before it reads a file or starts an engine, so
+    options that cannot go together are refused at once, whatever the tables' size."""
     if table is not None and metadata is None:
         raise InputError(
             "table= (--table) names a table of SDV metadata: give metadata= (--metadata) too"
@@ -137,7 +120,7 @@ def _attack(
                 "(--categorical, --numeric, --date): drop widths= (--width) and metadata= "
                 "(--metadata), or secret="
             )
-        if offset:
+        if grid_offset:
             raise InputError(
                 "secret= (--secret) counts on the spec's grid: drop grid_offset= "
                 "(--grid-offset) or secret="
@@ -146,7 +129,9 @@ def _attack(
     kinds = {n: k for n, k in (kinds or {}).items() if n not in secrets}
     if metadata is not None:
         kinds = {**sdv_kinds(metadata, known, table), **kinds}
-    return make_attack(known, tolerance, kinds, widths, offset), secrets
+    attack = make_attack(known, tolerance, kinds, widths, grid_offset)
+    _check_options(attack, tuning, control, control_subsets, seed)
+    return attack, secrets
 
 
 def _with_inference(

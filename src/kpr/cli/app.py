@@ -226,10 +226,11 @@ def _check_attack(
     started (``kpr.api.check_evaluation``): options that cannot go together are one
     line at once, whatever the tables' size."""
     from kpr.api import check_evaluation
+    from kpr.engine.tuning import DEFAULT_TUNING
 
     check_evaluation(
-        names, secret=secrets or None, tolerance=tolerance, kinds=kinds,
-        grid_offset=grid_offset, **widths.keywords(), **control.keywords(),
+        names, tolerance=tolerance, kinds=kinds, grid_offset=grid_offset,
+        secret=secrets or None, tuning=DEFAULT_TUNING, **widths.keywords(), **control.keywords(),
     )  # fmt: skip
 
 

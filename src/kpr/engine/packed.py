@@ -76,12 +76,11 @@ class Digits:
 class PackedKeys:
     """Both tables' profiles as keys in ``[0, radix]``: the original's, every row in
     order, ``radix`` for a profile no avatar can hold; the avatars', sorted, those no
-    member of U can hold left out; and ``m``, the avatars' rows."""
+    member of U can hold left out."""
 
     original: Ints
     avatars: Ints
     radix: int
-    m: int
 
 
 def packed_keys(
@@ -108,7 +107,7 @@ def packed_keys(
         o_plan, a_plan = [o for o, _ in plan], [a for _, a in plan]
         o_keys = pool.submit(pack, original, shape[0], radix, o_plan)
         a_keys = pack(avatars, shape[1], None, a_plan)
-        return PackedKeys(o_keys.result(), sort(a_keys), radix, shape[1])
+        return PackedKeys(o_keys.result(), sort(a_keys), radix)
 
 
 #: Each known column's digits in the original and in the avatars.
