@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kpr.engine import queries
-from kpr.engine.inmemory import groups
+from kpr.engine.inmemory import arrays, groups
 from kpr.engine.inmemory.columns import SortedColumn
 from kpr.engine.inmemory.digits import LinkDigits, digit_shift, shifted_digits
 from kpr.engine.inmemory.keys import PackedKeys
@@ -118,7 +118,7 @@ def test_text_ids_are_exact(
     tuning = Tuning(table_bits=bits, check_block=block, seed_rows=seed, few_texts=few)
     ids = TextIds(pl.Series(original, dtype=pl.String), tuning)
     encoded = ids.encode(pl.Series(avatars, dtype=pl.String)).tolist()
-    rows = ids.rows().tolist()  # counted a block of rows at a time
+    rows = ids.rows.tolist()  # counted a block of rows at a time
     of = {}
     for text, i in zip(original, ids.ids.tolist(), strict=True):
         assert (i == 0) == (text is None)
@@ -468,3 +468,35 @@ def test_the_engine_sorts_as_numpy_does(values: np.ndarray) -> None:
     ordered = sort(values)
     assert ordered.dtype == values.dtype
     np.testing.assert_array_equal(ordered, np.sort(values))
+
+
+@settings(max_examples=100)
+@given(
+    st.lists(st.one_of(FLOATS, st.floats(-4, 4, width=16)), max_size=30),
+    st.lists(st.one_of(st.none(), st.integers(0, 255)), max_size=30),
+    st.lists(TEXTS, max_size=30),
+    st.integers(1, 7),
+)
+def test_a_column_in_chunks_becomes_the_array_of_the_whole_column(
+    floats: list[float | None], ints: list[int | None], texts: list[str | None], rows: int
+) -> None:
+    """``arrays.chunkwise`` writes each chunk where the whole column's ``to_numpy``
+    puts it: fills keep their type (a fill of NaN, a fill of an unsigned byte),
+    hashes are those of the whole column."""
+    cases = [  # a column, what becomes of each chunk, and the fill that does it
+        (pl.Series(floats, dtype=pl.Float64), lambda s: s.fill_null(np.nan), np.nan),
+        (pl.Series(ints, dtype=pl.UInt8), lambda s: s.fill_null(7), 7),
+        (pl.Series(texts, dtype=pl.String), pl.Series.hash, None),
+    ]
+    for whole, make, fill in cases:
+        parts = [whole.slice(start, rows) for start in range(0, len(whole), rows)]
+        chunked = pl.concat(parts, rechunk=False) if parts else whole
+        expected = make(whole).to_numpy()
+        got = arrays.chunkwise(chunked, make) if fill is None else arrays.filled(chunked, fill)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_a_column_of_one_chunk_without_missing_values_is_not_copied() -> None:
+    column = pl.Series([1.5, 2.5, 3.5])
+    assert np.shares_memory(arrays.filled(column, np.nan), column.to_numpy())

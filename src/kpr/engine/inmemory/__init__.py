@@ -1,6 +1,7 @@
 """The in-memory engine: polars tables held in memory, counted with numpy (sorts,
 ``np.bincount`` and small tables), exact. One concept a module, lowest first:
 
+- ``arrays``: a polars column as one numpy array, a chunk at a time (one copy);
 - ``runs``: runs of equal values in sorted arrays (which values occur once);
 - ``sums``: the exact sums over U of a numeric column, from its distinct values;
 - ``texts``: dense ids of a text column's values;

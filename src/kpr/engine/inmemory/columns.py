@@ -15,6 +15,7 @@ import narwhals as nw
 import numpy as np
 import polars as pl
 
+from kpr.engine.inmemory.arrays import filled
 from kpr.engine.inmemory.decimals import decimal_counts
 from kpr.engine.inmemory.runs import Ints, run_changes, run_lengths, sort
 from kpr.engine.inmemory.sums import weighted_moments
@@ -53,8 +54,7 @@ class SortedColumn:
         digits), and counted by one ``bincount`` when they span a small range."""
         missing, nan = column.null_count(), 0
         if column.dtype in (pl.Float32, pl.Float64):
-            # NaN for missing, filled by polars (a quicker copy than to_numpy's own)
-            values = column.fill_null(np.nan).to_numpy() if missing else column.to_numpy()
+            values = filled(column, np.nan)  # NaN for missing, one copy (``arrays``)
             is_nan = np.isnan(values)
             absent_rows = int(np.count_nonzero(is_nan))
             nan = absent_rows - missing
@@ -67,7 +67,7 @@ class SortedColumn:
             ordered = values[:0]
         else:
             low, high = column.min(), column.max()
-            values = column.fill_null(low).to_numpy() if missing else column.to_numpy()
+            values = filled(column, cast(int, low))
             absent = column.is_null().to_numpy() if missing else None
             if len(column):
                 low, high = int(cast(int, low)), int(cast(int, high))
@@ -265,7 +265,7 @@ def column_scan(
     summed exactly; ``integer``: its distinct values counted; ``pool``: a thread
     that shares its sums)."""
     if isinstance(read, TextIds):
-        rows = read.rows()
+        rows = read.rows
         texts = value_rows(read.texts(), rows)
         return ColumnScan(
             None, {"missing": int(rows[0])}, int(np.count_nonzero(rows == 1)), None, texts
@@ -282,11 +282,13 @@ def column_scan(
 
 def read_column(column: pl.Series, tuning: Tuning) -> SortedColumn | TextIds | None:
     """What the scan and the link need of one column, before U is known: a number
-    column sorted, a text column's ids; None for other types."""
+    column sorted, a text column's ids with their rows; None for other types."""
     if number_dtype(column.dtype):
         return SortedColumn.of(column, tuning)
     if isinstance(column.dtype, TEXT_TYPES):
-        return TextIds(column, tuning)
+        ids = TextIds(column, tuning)
+        _ = ids.rows  # counted here, in the pool (the scan needs them)
+        return ids
     return None
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from kpr.engine.inmemory.arrays import chunkwise, filled
 from kpr.engine.inmemory.columns import ColumnScan, SortedColumn, number_dtype
 from kpr.engine.inmemory.runs import Ints
 from kpr.engine.inmemory.texts import TextIds
@@ -150,7 +151,7 @@ def float_values(column: pl.Series, read: SortedColumn | TextIds | None) -> np.n
     """A numeric column's values as float64, NaN for missing (the original's from
     its ``columns.SortedColumn``)."""
     if not isinstance(read, SortedColumn):  # NaN filled in by polars' SIMD kernel
-        return column.cast(pl.Float64).fill_null(np.nan).to_numpy()
+        return chunkwise(column, lambda chunk: chunk.cast(pl.Float64).fill_null(np.nan))
     values = read.values.astype(np.float64, copy=False)
     if read.absent is None or read.values.dtype.kind == "f":  # NaN for missing already
         return values
@@ -162,7 +163,7 @@ def _value_digits(column: pl.Series, distinct: np.ndarray, table_span: int) -> I
     distinct values, from 1 (0 missing, -1 a value the original does not hold)."""
     if len(distinct) == 0:
         return np.where(column.is_null().to_numpy(), 0, -1)
-    values = column.fill_null(distinct[0]).to_numpy()
+    values = filled(column, distinct[0])
     low, high = int(distinct[0]), int(distinct[-1])
     if high - low < table_span:  # a table of the range: no search
         table = np.full(high - low + 1, -1, dtype=np.int64)

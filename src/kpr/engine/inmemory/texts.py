@@ -4,9 +4,12 @@ enum of the texts when they are many."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 import polars as pl
 
+from kpr.engine.inmemory.arrays import chunkwise
 from kpr.engine.inmemory.runs import Ints
 from kpr.engine.tuning import DEFAULT_TUNING, Tuning
 
@@ -33,7 +36,7 @@ class TextIds:
         self.ids, self.radix = self._fit(column)
 
     def _fit(self, column: pl.Series) -> tuple[Ints, int]:
-        hashes = column.hash().to_numpy()
+        hashes = chunkwise(column, pl.Series.hash)
         null = column.is_null().to_numpy() if column.null_count() else None
         if column.null_count() == len(column):  # only missing values: no text is held
             return np.zeros(len(column), dtype=np.int64), 1
@@ -55,10 +58,13 @@ class TextIds:
             ids[null] = 0
         return ids, len(self.enum.categories) + 1
 
+    @cached_property
     def rows(self) -> Ints:
-        """How many rows hold each id (0: missing). Small ids are counted a block
-        at a time: ``bincount`` casts its input to 8-byte integers, which would
-        be a column-long copy of the 2-byte ids."""
+        """How many rows hold each id (0: missing), counted once (the in-memory
+        engine asks in the thread that made the ids, which is free earlier than the
+        one that scans). Small ids are counted a block at a time: ``bincount`` casts
+        its input to 8-byte integers, which would be a column-long copy of the
+        2-byte ids."""
         if self.ids.dtype.itemsize == 8:
             return np.bincount(self.ids, minlength=self.radix)
         rows = np.zeros(self.radix, dtype=np.int64)
@@ -84,7 +90,7 @@ class TextIds:
         if self.shift < 0:
             ids = _enum_ids(other, self.enum)
         else:
-            hashes = other.hash().to_numpy() if hashes is None else hashes
+            hashes = chunkwise(other, pl.Series.hash) if hashes is None else hashes
             ids = self.lookup[_window(hashes, self.shift, self.tuning.table_bits)]
             ids[_strangers(other, self.representatives, ids, self.tuning.check_block)] = -1
         if other.null_count():
