@@ -447,9 +447,10 @@ def test_a_column_of_few_values_grouped_counts_as_sorted(
     assert grouped.unique() == ordered.unique() == int(column.is_unique().sum())
 
 
+@pytest.mark.parametrize("threaded", [True, False])
 @settings(max_examples=150)
 @given(
-    st.one_of(
+    values=st.one_of(
         st.lists(st.floats(width=64), max_size=50).map(lambda v: np.array(v, dtype=np.float64)),
         st.lists(st.floats(width=32), max_size=50).map(lambda v: np.array(v, dtype=np.float32)),
         st.lists(st.integers(0, 2**64 - 1), max_size=50).map(
@@ -460,14 +461,34 @@ def test_a_column_of_few_values_grouped_counts_as_sorted(
         ),
     )
 )
-def test_the_engine_sorts_as_numpy_does(values: np.ndarray) -> None:
-    """polars' sort (``runs.sort``) gives ``np.sort``'s order, in the same type: NaN
-    last, -0.0 equal to 0.0, integers to the ends of their type."""
+def test_the_engine_sorts_as_numpy_does(values: np.ndarray, threaded: bool) -> None:
+    """polars' sort (``runs.sort``, on its threads or not) gives ``np.sort``'s order,
+    in the same type: NaN last, -0.0 equal to 0.0, integers to the ends of their type."""
     from kpr.engine.inmemory.runs import sort
 
-    ordered = sort(values)
+    ordered = sort(values, threaded)
     assert ordered.dtype == values.dtype
     np.testing.assert_array_equal(ordered, np.sort(values))
+
+
+@settings(max_examples=150)
+@given(st.lists(st.floats(width=64), max_size=60), st.integers(1, 7))
+def test_float_bits_keep_the_order_and_turn_back(values: list[float], block: int) -> None:
+    """The integers a float64 sort goes through (``runs._ordered_bits``, a block of
+    ``block`` values at a time) order as the floats do, turn back into the very
+    bits, and put every NaN (of either sign) last."""
+    from kpr.engine.inmemory.runs import _ordered_bits
+
+    floats = np.array(values, dtype=np.float64)
+    keys = _ordered_bits(floats, block=block)
+    assert _ordered_bits(keys, block=block).tobytes() == floats.tobytes()
+    nan = np.isnan(floats)
+    a, k = floats[~nan], keys[~nan]
+    assert ((a[:, None] < a[None, :]) <= (k[:, None] < k[None, :])).all()
+    assert ((a[:, None] == a[None, :]) <= (np.abs(k[:, None] - k[None, :]) <= 1)).all()
+    last = _ordered_bits(floats, nan_last=True, block=block)
+    assert (last[nan] == np.iinfo(np.int64).max).all()
+    assert (last[~nan] < np.iinfo(np.int64).max).all()
 
 
 @settings(max_examples=100)

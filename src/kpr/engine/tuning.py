@@ -95,6 +95,13 @@ class Tuning:
     #: threads: docs/benchmarks.md)
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
 
+    @property
+    def threaded_sorts(self) -> bool:
+        """Whether the in-memory engine lets polars sort on threads of its own: only
+        with cores to spare beyond the engine's threads (on two cores a threaded sort
+        doubled its CPU time for the same wall time: docs/benchmarks.md)."""
+        return (os.cpu_count() or 1) > self.workers + 1
+
     @classmethod
     def forcing(cls, *paths: TablePath | KeyCount) -> Tuning:
         """Thresholds that take ``paths`` on any table (for tests: every path on small

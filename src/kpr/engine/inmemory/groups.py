@@ -34,24 +34,24 @@ def shared_groups(
     texts costs far more)."""
     best = max(sorted_columns, key=lambda c: c.singles, default=None)
     if best is None or 2 * best.singles < frame.height:
-        return _hashed_groups(frame, keys, tuning.table_bits)
+        return _hashed_groups(frame, keys, tuning)
     rows = best.shared_rows(tuning.table_bits)
     if len(rows) == 0:
         return rows, np.zeros(0, dtype=np.int64)
     ids = text_ids()
     taken = frame.select(v for v in keys if v not in ids)[rows]  # one take of the rest
     taken = taken.with_columns(pl.Series(v, ids[v][rows]) for v in keys if v in ids)
-    at, sizes = _hashed_groups(taken, keys, tuning.table_bits)
+    at, sizes = _hashed_groups(taken, keys, tuning)
     return rows[at], sizes
 
 
-def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str], bits: int) -> tuple[Ints, Ints]:
+def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str], tuning: Tuning) -> tuple[Ints, Ints]:
     """:func:`shared_groups` of every row, from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
-    shared = held_more_than_once(sort(hashes))
+    shared = held_more_than_once(sort(hashes, tuning.threaded_sorts))
     if len(shared) == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
-    rows = rows_holding(hashes, shared, low_bits, bits)
+    rows = rows_holding(hashes, shared, low_bits, tuning.table_bits)
     grouped = frame[rows].select(pl.len().over(list(keys)).cast(pl.Int64))
     sizes = grouped.to_series().to_numpy()
     more = sizes > 1  # rows that share only a hash are groups of one

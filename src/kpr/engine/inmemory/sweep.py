@@ -118,7 +118,10 @@ class EncodedTables:
             rows = np.flatnonzero(once)
             return [self.columns[name].o[rows] for name in known]
         # the keys held once, in order (with few keys, without a sort)
-        rest = np.flatnonzero(np.bincount(key, minlength=radix) == 1) if few else sorted_once(key)
+        if few:
+            rest = np.flatnonzero(np.bincount(key, minlength=radix) == 1)
+        else:
+            rest = sorted_once(key, threaded=self.tuning.threaded_sorts)
         codes: list[Ints] = []
         for name in reversed(known):
             rest, code = np.divmod(rest, self.columns[name].radix)
