@@ -47,11 +47,14 @@ class SortedColumn:
     rows: Ints
 
     @classmethod
-    def of(cls, column: pl.Series, tuning: Tuning = DEFAULT_TUNING) -> SortedColumn:
+    def of(
+        cls, column: pl.Series, tuning: Tuning = DEFAULT_TUNING, distinct: int | None = None
+    ) -> SortedColumn:
         """Missing and NaN are each one value; -0.0 equals 0.0 (as in a group-by).
         Floats come with NaN for missing (one copy, which the link reuses as its
         float values); integers with their smallest value (a float would lose
-        digits), and counted by one ``bincount`` when they span a small range."""
+        digits), and counted by one ``bincount`` when they span a small range.
+        ``distinct``: the distinct values of its :func:`value_sample`, when counted."""
         missing, nan = column.null_count(), 0
         if column.dtype in (pl.Float32, pl.Float64):
             values = filled(column, np.nan)  # NaN for missing, one copy (``arrays``)
@@ -59,7 +62,7 @@ class SortedColumn:
             absent_rows = int(np.count_nonzero(is_nan))
             nan = absent_rows - missing
             absent = is_nan if absent_rows else None
-            if (grouped := grouped_values(column, tuning, values, absent)) is not None:
+            if (grouped := grouped_values(column, tuning, values, absent, distinct)) is not None:
                 return cls(values, absent, missing, nan, *grouped)
             ordered = sort(values, tuning.threaded_sorts)  # NaN sorts last
             ordered = ordered[: len(values) - absent_rows]
@@ -72,7 +75,7 @@ class SortedColumn:
             absent = column.is_null().to_numpy() if missing else None
             if len(column):
                 low, high = int(cast(int, low)), int(cast(int, high))
-                counted = integer_counts(column, values, low, high, missing, tuning)
+                counted = integer_counts(column, values, low, high, missing, tuning, distinct)
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
             ordered = sort(values if absent is None else values[~absent], tuning.threaded_sorts)
@@ -120,12 +123,19 @@ class SortedColumn:
         return weighted_moments(floats, ints, in_u, pool)
 
 
-def few_values(column: pl.Series, tuning: Tuning) -> bool:
-    """Whether an evenly spaced sample of ``column`` (``tuning.value_sample`` values)
-    holds at most ``tuning.few_values`` distinct values: a column better grouped (a
-    hash, on every core) than sorted whole."""
-    step = max(1, len(column) // tuning.value_sample)
-    return column.gather_every(step).n_unique() <= tuning.few_values
+def value_sample(column: pl.Series, tuning: Tuning) -> pl.Series:
+    """An evenly spaced sample of ``column`` (``tuning.value_sample`` values), whose
+    distinct values tell how many the column holds."""
+    return column.gather_every(max(1, len(column) // tuning.value_sample))
+
+
+def few_values(column: pl.Series, tuning: Tuning, distinct: int | None = None) -> bool:
+    """Whether :func:`value_sample` of ``column`` holds at most ``tuning.few_values``
+    distinct values (``distinct``: that count, when counted already): a column better
+    grouped (a hash, on every core) than sorted whole."""
+    if distinct is None:
+        distinct = value_sample(column, tuning).n_unique()
+    return distinct <= tuning.few_values
 
 
 def grouped_values(
@@ -133,14 +143,15 @@ def grouped_values(
     tuning: Tuning,
     values: np.ndarray | None = None,
     absent: np.ndarray | None = None,
+    distinct: int | None = None,
 ) -> tuple[np.ndarray, Ints] | None:
     """The distinct present values of a number column (sorted; -0.0 one with 0.0, as
     polars groups them) and their rows when it holds :func:`few_values` (ages,
     rounded amounts): floats given as ``values`` (NaN where ``absent``) counted as
     whole numbers of tenths, hundredths... when they all are
     (``decimals.decimal_counts``), else one group-by; None for more values (sorted
-    instead)."""
-    if not few_values(column, tuning):
+    instead). ``distinct``: the distinct values of its sample, when counted already."""
+    if not few_values(column, tuning, distinct):
         return None
     if values is not None and values.dtype == np.float64:  # float32s: the group-by
         span, block = max(tuning.count_span, len(values)), tuning.check_block
@@ -172,14 +183,20 @@ def few_value_counts(values: pl.Series, tuning: Tuning) -> tuple[np.ndarray, Int
 
 
 def integer_counts(
-    column: pl.Series, values: np.ndarray, low: int, high: int, filled: int, tuning: Tuning
+    column: pl.Series,
+    values: np.ndarray,
+    low: int,
+    high: int,
+    filled: int,
+    tuning: Tuning,
+    distinct: int | None = None,
 ) -> tuple[np.ndarray, Ints] | None:
     """The distinct present values of an integer column (``values``: its numpy values,
     ``filled`` missing rows holding ``low``) and their rows, without a sort: one
     ``bincount`` when they span a small range, else :func:`grouped_values`; None for a
     column to sort."""
     counted = _counted(values, low, high, filled, tuning.count_span)
-    return counted if counted is not None else grouped_values(column, tuning)
+    return counted if counted is not None else grouped_values(column, tuning, distinct=distinct)
 
 
 def one_each(size: int) -> Ints:

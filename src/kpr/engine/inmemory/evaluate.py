@@ -49,6 +49,7 @@ from kpr.engine.inmemory.columns import (
     column_scan,
     number_dtype,
     read_column,
+    value_sample,
 )
 from kpr.engine.inmemory.digits import LinkDigits, column_digits, read_avatars
 from kpr.engine.inmemory.groups import shared_groups, with_sizes
@@ -79,8 +80,9 @@ class MemoryTables:
     """Both tables in memory and the steps of one evaluation on them, run on a
     small thread pool: the avatars are read and the original's text columns
     numbered (:func:`read_column`) while its number columns are sorted and G's
-    sizes found; the columns are then scanned, and their link digits made, side
-    by side."""
+    sizes found (from the rows a number column singles out; when no column's
+    sample is mostly distinct values, from row hashes, by the pool first); the
+    columns are then scanned, and their link digits made, side by side."""
 
     def __init__(
         self,
@@ -96,18 +98,28 @@ class MemoryTables:
         self.frame = original.collect()
         numbers = [v for v in known if number_dtype(self.frame[v].dtype)]
         texts = [v for v in known if v not in numbers]
+        samples = {v: value_sample(self.frame[v], tuning) for v in numbers}
+        distinct = {v: sample.n_unique() for v, sample in samples.items()}
+        hashed = None  # no column can single out most rows: G hashed, first in the pool
+        if all(2 * distinct[v] < len(samples[v]) for v in numbers):
+            hashed = Job(partial(shared_groups, self.frame, known, tuning=tuning), self.pool)
         self.read: dict[str, Job[SortedColumn | TextIds | None]] = {
             v: Job(partial(read_column, self.frame[v], tuning), self.pool) for v in texts
         }
         self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
             v: Job(partial(self._read_avatars, v), self.pool) for v in texts
         }
+        text_ids = partial(self._text_ids, texts)
         sorted_columns = []
         for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
-            sorted_columns.append(SortedColumn.of(self.frame[v], tuning))
+            sorted_columns.append(SortedColumn.of(self.frame[v], tuning, distinct[v]))
             self.read[v] = Job.done(sorted_columns[-1])
-        text_ids = partial(self._text_ids, texts)
-        self.outside, sizes = shared_groups(self.frame, known, sorted_columns, text_ids, tuning)
+        if hashed is not None:
+            for v in texts:  # made here unless the pool's thread, hashing G, started them
+                self.read[v].result()
+            self.outside, sizes = hashed.result()
+        else:
+            self.outside, sizes = shared_groups(self.frame, known, sorted_columns, text_ids, tuning)
         self.groups = pl.defer(  # G's sizes as a column, only if a command asks for U's rows
             partial(with_sizes, self.frame, self.outside, sizes),
             schema={**self.frame.schema, queries._N: pl.Int64},
