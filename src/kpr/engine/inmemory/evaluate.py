@@ -179,8 +179,8 @@ class MemoryTables:
         blank = None
         if uses_bitmap(radix, members + m, tuning):
             blank = Job(partial(blank_bitmap, radix), self.pool)
-        a_dtype = np.uint32 if radix <= tuning.keys32 else np.int64
-        packing = PackedKeys(digits, a_dtype, self.pool, tuning.pack_block)
+        dtype = np.uint32 if radix <= tuning.keys32 else np.int64
+        packing = PackedKeys(digits, dtype, self.pool, tuning.pack_block)
         a_key, valid = packing.avatars()
         a_key = a_key if valid.all() else a_key[valid]
         bitmap = None if blank is None else blank.result()

@@ -42,7 +42,7 @@ def extend_keys(
 
 class PackedKeys:
     """Both tables' profiles, each packed into one integer (mixed radix, the
-    product of the radices below its limit; the avatars' as ``a_dtype``), a block
+    product of the radices below its limit; both as ``dtype``), a block
     of rows at a time (each block's arrays stay in the processor cache), and which
     avatar rows have a profile (no digit of -1: the key of such a row is not used).
 
@@ -55,13 +55,13 @@ class PackedKeys:
     def __init__(
         self,
         columns: Sequence[LinkDigits],
-        a_dtype: type[np.integer],
+        dtype: type[np.integer],
         pool: Executor | None,
         block: int = DEFAULT_TUNING.pack_block,
     ) -> None:
         n, m = len(columns[0].original), len(columns[0].avatars)
         self.columns, self.block = columns, block
-        self.o_key, self.a_key = np.empty(n, dtype=np.int64), np.empty(m, dtype=a_dtype)
+        self.o_key, self.a_key = np.empty(n, dtype=dtype), np.empty(m, dtype=dtype)
         self.valid = np.ones(m, dtype=bool)
         self.a_blocks = partial(self._pack, True, shared_blocks(m, block))
         self.o_blocks = partial(self._pack, False, shared_blocks(n, block))

@@ -38,12 +38,11 @@ def _bitmap(
     set (in ``blank``, a :func:`blank_bitmap` of that size, if given); returned
     as the lookup of some keys' bits (1 or 0 each). The bits of one byte are put
     together by one ``bitwise_or.reduceat``."""
-    keys = ordered.astype(np.int64, copy=False)
-    byte = keys >> 3
+    byte = ordered >> 3  # in the keys' own type: 4 bytes when they fit
     bitmap = np.zeros((size + 7) // 8, dtype=np.uint8) if blank is None else blank
-    if len(keys):
+    if len(ordered):
         starts = run_starts(byte)
-        bits = np.left_shift(np.uint8(1), (keys & 7).astype(np.uint8))
+        bits = np.left_shift(np.uint8(1), (ordered & 7).astype(np.uint8))
         bitmap[byte[starts]] = np.bitwise_or.reduceat(bits, starts)
 
     def lookup(some: Ints) -> np.ndarray:
