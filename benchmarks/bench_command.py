@@ -18,15 +18,18 @@ every time. Give ``--repeats`` a multiple of the number of commands:
 - ``baseline``: the same command with ``--baseline`` (the ``src`` folder of
   another checkout, e.g. a ``git worktree`` of an older commit) on ``PYTHONPATH``;
 - ``floor``: a bare Python process that imports polars and reads the same
-  columns of both files, the least any implementation of the command must do.
+  columns of both files, the least any implementation of the command must do;
+- ``kept``: the same reads, both tables held to the end, as a command that compares
+  them holds them: the floor frees the first table before it reads the second, whose
+  read then reuses its memory (no page faults, no zeroing by the kernel).
 
 Tables come from ``make_large.py`` (``--shape large``, the default: continuous
 income, 100 regions, missing values) or ``make_coarse.py`` (``--shape coarse``: float
 ages with 73 values, incomes rounded to hundreds, heights to 0.1, 100 skewed regions,
 no missing value), written to ``--data`` once. Per run: wall and CPU seconds and
 the peak RSS of the process (``os.wait4``); printed: medians, and the ratios
-kpr/baseline and kpr/floor (medians of the per-round ratios). Both commands must give
-the same |U| and |S|.
+kpr/baseline, kpr/floor and kpr/kept (medians of the per-round ratios). Both commands
+must give the same |U| and |S|.
 
 ``--startup``: ``kpr --version`` and ``import kpr`` against a bare ``python -c pass``.
 
@@ -138,6 +141,11 @@ def command_mode(args: argparse.Namespace) -> None:
     if args.baseline:
         commands["baseline"] = (evaluate, args.baseline)
     commands["floor"] = ([py, "-c", floor, str(o), str(a)], None)
+    kept = (
+        f"import sys, polars as pl\n"
+        f"kept = [pl.read_parquet(p, columns={KNOWN!r}) for p in sys.argv[1:]]\n"
+    )
+    commands["kept"] = ([py, "-c", kept, str(o), str(a)], None)
     print(header())
     print(f"{args.rows:,} rows per side from Parquet ({o.name}); known: {', '.join(KNOWN)}; "
           f"{args.repeats} rounds after {args.warmup} uncounted")  # fmt: skip
