@@ -80,6 +80,28 @@ def test_group_sizes_are_those_of_a_group_by(
     assert sizes(frame.height, with_ids) == expected
 
 
+@settings(max_examples=60)
+@given(st.integers(0, 40), st.integers(1, 6), st.booleans())
+def test_the_engine_finds_g_by_either_way(distinct: int, repeats: int, spread: bool) -> None:
+    """G's groups from the engine's tables are those of a group-by, whether the pool's
+    thread hashes every row first (no number column's sample is mostly distinct
+    values) or the rows a number column singles out are left out first."""
+    from kpr.engine.inmemory.evaluate import MemoryTables
+    from kpr.metric.attack import Kind
+
+    i = [k % (distinct + 1) for k in range(60)] * repeats
+    f = [float(k) if spread else float(k % 3) for k in range(len(i))]
+    frame = pl.DataFrame({"i": i, "f": f, "t": [str(k % 2) for k in range(len(i))]})
+    kinds = {"i": Kind.NUMERIC, "f": Kind.NUMERIC, "t": Kind.CATEGORICAL}
+    tables = MemoryTables(frame.lazy(), frame.lazy(), kinds, Tuning())
+    try:
+        expected = frame.select(pl.len().over(["i", "f", "t"])).to_series().to_list()
+        shared = np.flatnonzero(np.array(expected) > 1)
+        assert tables.outside.tolist() == shared.tolist()
+    finally:
+        tables.close()
+
+
 def test_rows_sharing_a_hash_are_grouped_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     """A row whose hash another row shares is grouped by its values, so a hash
     collision never merges two groups (every row given the same hash here)."""
