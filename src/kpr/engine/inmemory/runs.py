@@ -12,7 +12,7 @@ Ints = np.ndarray  # int64 codes or keys
 
 def sort(values: np.ndarray, threaded: bool = True) -> np.ndarray:
     """``values`` sorted, NaN last, as ``np.sort`` sorts them, by polars' sort (on one
-    core, 2-3 times quicker than numpy's: docs/benchmarks.md), on its own threads when
+    core, about twice as quick as numpy's here: docs/benchmarks.md), on its threads when
     ``threaded`` (``Tuning.threaded_sorts``: on two cores the engine's threads keep
     both busy, and a threaded sort only doubles its CPU time). 8-byte floats are
     sorted as integers (twice as quick as a float sort): their own bits when none has
