@@ -77,8 +77,11 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    attack, secrets = check_evaluation(known, tolerance, kinds, widths, metadata, table,
-        grid_offset, secret, tuning, control, control_subsets, seed)  # fmt: skip
+    attack, secrets = check_evaluation(
+        known, tolerance=tolerance, kinds=kinds, widths=widths, metadata=metadata, table=table,
+        grid_offset=grid_offset, secret=secret, tuning=tuning, control=control,
+        control_subsets=control_subsets, seed=seed,
+    )  # fmt: skip
     inputs = load_inputs(
         original, avatars, attack, ReadSettings.of(read), control, row_id, secrets, kinds
     )
@@ -89,6 +92,7 @@ def evaluate(
 
 def check_evaluation(
     known: str | Iterable[str],
+    *,
     tolerance: float,
     kinds: Mapping[str, str] | None,
     widths: Mapping[str, object] | None,

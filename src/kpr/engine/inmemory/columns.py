@@ -304,9 +304,7 @@ def read_column(column: pl.Series, tuning: Tuning) -> SortedColumn | TextIds | N
     if number_dtype(column.dtype):
         return SortedColumn.of(column, tuning)
     if isinstance(column.dtype, TEXT_TYPES):
-        ids = TextIds(column, tuning)
-        _ = ids.rows  # counted here, in the pool (the scan needs them)
-        return ids
+        return TextIds(column, tuning).counted()  # in the pool: the scan needs the rows
     return None
 
 

@@ -36,7 +36,7 @@ class TextIds:
         self.ids, self.radix = self._fit(column)
 
     def _fit(self, column: pl.Series) -> tuple[Ints, int]:
-        hashes = chunkwise(column, pl.Series.hash)
+        hashes = text_hashes(column)
         null = column.is_null().to_numpy() if column.null_count() else None
         if column.null_count() == len(column):  # only missing values: no text is held
             return np.zeros(len(column), dtype=np.int64), 1
@@ -73,6 +73,11 @@ class TextIds:
             rows += np.bincount(self.ids[start : start + block], minlength=self.radix)
         return rows
 
+    def counted(self) -> TextIds:
+        """These ids with their :attr:`rows` counted now, in the calling thread."""
+        _ = self.rows
+        return self
+
     def texts(self) -> pl.Series:
         """The text of each id, from 0 (missing: None), as :meth:`rows` counts them."""
         held = self.representatives if self.shift >= 0 else pl.Series(self.enum.categories)
@@ -90,7 +95,7 @@ class TextIds:
         if self.shift < 0:
             ids = _enum_ids(other, self.enum)
         else:
-            hashes = chunkwise(other, pl.Series.hash) if hashes is None else hashes
+            hashes = text_hashes(other) if hashes is None else hashes
             ids = self.lookup[_window(hashes, self.shift, self.tuning.table_bits)]
             ids[_strangers(other, self.representatives, ids, self.tuning.check_block)] = -1
         if other.null_count():
@@ -112,6 +117,12 @@ def text_hash(name: str) -> pl.Expr:
     """The hash of a text column's values that :class:`TextIds` takes its windows
     from, as a query computes it (``Series.hash`` of the values as text)."""
     return pl.col(name).cast(pl.String).hash()
+
+
+def text_hashes(column: pl.Series) -> np.ndarray:
+    """:func:`text_hash` of a text column's values as numpy, a chunk at a time
+    (``arrays.chunkwise``)."""
+    return chunkwise(column, pl.Series.hash)
 
 
 #: The windows of a 64-bit hash tried in turn by :class:`TextIds`.
