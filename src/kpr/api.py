@@ -77,14 +77,11 @@ def evaluate(
     >>> kpr.evaluate(o, a, known=["age", "sex"]).rate
     60.0
     """
-    attack, secrets = check_evaluation(
-        known, tolerance=tolerance, kinds=kinds, widths=widths, metadata=metadata, table=table,
-        grid_offset=grid_offset, secret=secret, tuning=tuning, control=control,
-        control_subsets=control_subsets, seed=seed,
-    )  # fmt: skip
-    inputs = load_inputs(
-        original, avatars, attack, ReadSettings.of(read), control, row_id, secrets, kinds
-    )
+    attack, secrets = check_evaluation(known, tolerance=tolerance, kinds=kinds, widths=widths,
+        metadata=metadata, table=table, grid_offset=grid_offset, secret=secret, tuning=tuning,
+        control=control, control_subsets=control_subsets, seed=seed)  # fmt: skip
+    inputs = load_inputs(original, avatars, attack, ReadSettings.of(read), control, row_id,
+                         secrets, kinds)  # fmt: skip
     result = evaluate_inputs(inputs, attack, progress=progress, pairing=pairing,
                              subsets=control_subsets, seed=seed, tuning=tuning)  # fmt: skip
     return _with_inference(result, inputs, attack, secrets, control_subsets, seed, progress)
