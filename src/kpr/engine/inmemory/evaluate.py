@@ -52,7 +52,7 @@ from kpr.engine.inmemory.columns import (
     value_sample,
 )
 from kpr.engine.inmemory.digits import LinkDigits, column_digits, read_avatars
-from kpr.engine.inmemory.groups import shared_groups, with_sizes
+from kpr.engine.inmemory.groups import hashed_from_the_start, shared_groups, with_sizes
 from kpr.engine.inmemory.keys import PackedKeys, renumbered_keys
 from kpr.engine.inmemory.link import blank_bitmap, linked_count, uses_bitmap
 from kpr.engine.inmemory.runs import Ints
@@ -101,7 +101,7 @@ class MemoryTables:
         samples = {v: value_sample(self.frame[v], tuning) for v in numbers}
         distinct = {v: sample.n_unique() for v, sample in samples.items()}
         hashed = None  # no column can single out most rows: G hashed, first in the pool
-        if all(2 * distinct[v] < len(samples[v]) for v in numbers):
+        if hashed_from_the_start([(distinct[v], len(samples[v])) for v in numbers]):
             hashed = Job(partial(shared_groups, self.frame, known, tuning=tuning), self.pool)
         self.read: dict[str, Job[SortedColumn | TextIds | None]] = {
             v: Job(partial(read_column, self.frame[v], tuning), self.pool) for v in texts

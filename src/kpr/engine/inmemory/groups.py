@@ -45,6 +45,14 @@ def shared_groups(
     return rows[at], sizes
 
 
+def hashed_from_the_start(samples: Sequence[tuple[int, int]]) -> bool:
+    """Whether G is best found by hashing every row: the rule of :func:`shared_groups`
+    (``2 * singles < height``) read on each number column's evenly spaced sample
+    (its distinct values, its size): no sample holds mostly distinct values, so no
+    column can leave most rows out."""
+    return all(2 * distinct < size for distinct, size in samples)
+
+
 def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str], tuning: Tuning) -> tuple[Ints, Ints]:
     """:func:`shared_groups` of every row, from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
