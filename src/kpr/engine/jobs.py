@@ -1,12 +1,12 @@
 """How the in-memory engine shares work with its thread pool: calls queued in the
 pool that the thread needing them makes itself when no thread of the pool has
-started them yet (:class:`Job`), and blocks of rows taken in turn by several
-threads (:func:`shared_blocks`)."""
+started them yet (:class:`Job`; :func:`results` of several), and blocks of rows
+taken in turn by several threads (:func:`shared_blocks`)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from typing import Generic, TypeVar
 
@@ -32,14 +32,29 @@ class Job(Generic[T]):
         return job
 
     def result(self) -> T:
+        self.make_unless_started()
+        return self.taken[0] if self.taken else self._queued().result()
+
+    def make_unless_started(self) -> None:
+        """Made here, unless a thread of the pool has started it (or it is made)."""
         with self.lock:
             if not self.taken and (self.future is None or self.future.cancel()):
                 self.taken.append(self.call())
-        return self.taken[0] if self.taken else self._queued().result()
 
     def _queued(self) -> Future[T]:
         assert self.future is not None
         return self.future
+
+
+def results(jobs: Sequence[Job[T]]) -> list[T]:
+    """Every job's result, in order: those no thread of the pool has started are made
+    here first, from the last (the pool's threads take theirs from the front of its
+    queue), and only then are the others waited for. Asked for one after the other,
+    the calling thread would wait for a job the pool runs while the next one, still
+    queued, waits for the pool too."""
+    for job in reversed(jobs):
+        job.make_unless_started()
+    return [job.result() for job in jobs]
 
 
 class SharedBlocks:

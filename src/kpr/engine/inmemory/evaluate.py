@@ -57,7 +57,7 @@ from kpr.engine.inmemory.keys import PackedKeys, renumbered_keys
 from kpr.engine.inmemory.link import blank_bitmap, linked_count, uses_bitmap
 from kpr.engine.inmemory.runs import Ints
 from kpr.engine.inmemory.texts import TextIds
-from kpr.engine.jobs import Job
+from kpr.engine.jobs import Job, results
 from kpr.engine.tuning import Tuning
 from kpr.metric.attack import Kind
 from kpr.metric.binning import NumericBins
@@ -161,7 +161,7 @@ class MemoryTables:
             )  # fmt: skip
 
         jobs = [Job(partial(made, v, scan), self.pool) for v, scan in self.scans.items()]
-        columns = [job.result() for job in jobs]
+        columns = results(jobs)  # the avatars' text ids the pool has not started, made here
         if any(c is None for c in columns):
             return None
         digits = [c for c in columns if c is not None]
