@@ -8,16 +8,20 @@ case. Paths are chosen by the ``Tuning`` passed in, never by patching a module."
 
 from __future__ import annotations
 
+import os
+import platform
 from dataclasses import replace
+from pathlib import Path
 
 import narwhals as nw
+import numpy as np
 import polars as pl
 import pytest
 
 import kpr
 from kpr.engine.backends import counting_for
 from kpr.engine.inmemory import EncodedTables
-from kpr.engine.tuning import KeyCount, TablePath, Tuning, available_memory
+from kpr.engine.tuning import KeyCount, Sorter, TablePath, Tuning, available_memory, simd_sorts
 from kpr.measure import load
 from kpr.metric.attack import make_attack
 
@@ -35,9 +39,20 @@ PATHS = {
         for k in KeyCount
     },
     # numbers sorted (never counted or grouped) and searched (never tabled), texts
-    # numbered by an enum
+    # numbered by an enum; sorted by numpy, then by polars (whatever this CPU has)
     "memory-sorts-and-enums": replace(
-        Tuning.forcing(TablePath.MEMORY), few_texts=0, count_span=0, table_span=0, few_values=0
+        Tuning.forcing(TablePath.MEMORY),
+        few_texts=0,
+        count_span=0,
+        table_span=0,
+        few_values=0,
+        numpy_sorts=True,
+    ),
+    "memory-polars-sorts": replace(
+        Tuning.forcing(TablePath.MEMORY, KeyCount.SORT),
+        count_span=0,
+        few_values=0,
+        numpy_sorts=False,
     ),
     "grouped": Tuning.forcing(TablePath.GROUPED),
     "hashed": Tuning.forcing(TablePath.HASHED),
@@ -129,6 +144,22 @@ def test_the_path_is_a_named_value_chosen_by_the_memory_it_needs() -> None:
         forced = Tuning.forcing(path)
         assert path in (forced.table_path(5), forced.key_count(64, 5))
     assert Tuning.forcing(TablePath.HASHED).table_path(0) is TablePath.MEMORY  # nothing to count
+
+
+def test_the_sorter_is_numpy_only_where_it_sorts_with_simd_and_no_core_is_spare(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert Tuning(workers=1, numpy_sorts=True).sorter is Sorter.NUMPY
+    assert Tuning(workers=1, numpy_sorts=False).sorter is Sorter.POLARS
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)  # cores to spare: polars' own threads
+    assert Tuning(workers=4, numpy_sorts=True).sorter is Sorter.POLARS_THREADED
+    assert Tuning().numpy_sorts is simd_sorts()
+    machine = platform.machine().lower()
+    if machine in ("x86_64", "amd64") and int(np.__version__.split(".")[0]) >= 2:
+        flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+        if " avx2" in flags:  # numpy 2 sorts with x86-simd-sort on AVX2
+            assert simd_sorts()
 
 
 def test_a_tuning_of_another_type_is_one_clear_error() -> None:

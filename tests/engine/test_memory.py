@@ -23,7 +23,7 @@ from kpr.engine.inmemory.link import blank_bitmap, linked_count, uses_bitmap
 from kpr.engine.inmemory.texts import TextIds, text_hash
 from kpr.engine.jobs import Job
 from kpr.engine.polars import polars_counting
-from kpr.engine.tuning import KeyCount, TablePath, Tuning
+from kpr.engine.tuning import KeyCount, Sorter, TablePath, Tuning
 from kpr.inputs.markers import MARKERS, marker_counts
 from kpr.metric.attack import Kind, make_attack
 from tests.engine.test_scan import KINDS, tables
@@ -469,7 +469,7 @@ def test_a_column_of_few_values_grouped_counts_as_sorted(
     assert grouped.unique() == ordered.unique() == int(column.is_unique().sum())
 
 
-@pytest.mark.parametrize("threaded", [True, False])
+@pytest.mark.parametrize("sorter", list(Sorter))
 @settings(max_examples=150)
 @given(
     values=st.one_of(
@@ -483,12 +483,13 @@ def test_a_column_of_few_values_grouped_counts_as_sorted(
         ),
     )
 )
-def test_the_engine_sorts_as_numpy_does(values: np.ndarray, threaded: bool) -> None:
-    """polars' sort (``runs.sort``, on its threads or not) gives ``np.sort``'s order,
-    in the same type: NaN last, -0.0 equal to 0.0, integers to the ends of their type."""
+def test_the_engine_sorts_as_numpy_does(values: np.ndarray, sorter: Sorter) -> None:
+    """Every sorter of ``runs.sort`` (numpy, polars on its threads or not) gives
+    ``np.sort``'s order, in the same type: NaN last, -0.0 equal to 0.0, integers to
+    the ends of their type."""
     from kpr.engine.inmemory.runs import sort
 
-    ordered = sort(values, threaded)
+    ordered = sort(values, sorter)
     assert ordered.dtype == values.dtype
     np.testing.assert_array_equal(ordered, np.sort(values))
 

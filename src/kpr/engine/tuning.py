@@ -10,9 +10,12 @@ module's constants.
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import cache
+from typing import Any
 
 
 class TablePath(Enum):
@@ -28,6 +31,18 @@ class TablePath(Enum):
     HASHED = "hashed"
 
 
+class Sorter(Enum):
+    """Who sorts the in-memory engine's arrays (``kpr.engine.inmemory.runs.sort``);
+    every one gives ``np.sort``'s order."""
+
+    #: numpy's sort on the calling thread: where it is a SIMD sort (:func:`simd_sorts`)
+    NUMPY = "numpy"
+    #: polars' sort on the calling thread
+    POLARS = "polars"
+    #: polars' sort on polars' own threads (cores to spare beside the engine's threads)
+    POLARS_THREADED = "polars-threaded"
+
+
 class KeyCount(Enum):
     """How packed integer keys (profiles) are counted (``kpr.engine.inmemory.link``)."""
 
@@ -37,6 +52,27 @@ class KeyCount(Enum):
     BITMAP = "bitmap"
     #: sorts: many possible keys
     SORT = "sort"
+
+
+@cache
+def simd_sorts() -> bool:
+    """Whether numpy sorts 4- and 8-byte numbers with SIMD instructions on this CPU
+    (Intel's x86-simd-sort: on AVX-512, or on AVX2 from numpy 2.0). There numpy's
+    sort on one core beat polars' (4M values: int64 1.2x, uint32 2.6x as quick);
+    elsewhere its scalar sort was 2-3x slower (docs/benchmarks.md). Arm's SIMD sort
+    (Highway's) is not measured here: polars sorts there."""
+    import numpy as np
+
+    for where in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # 2.x, 1.x
+        try:
+            cpu: dict[str, bool] = importlib.import_module(where).__cpu_features__
+            break
+        except (ImportError, AttributeError):
+            continue
+    else:
+        return False
+    major = int(np.__version__.split(".", 1)[0])
+    return bool(cpu.get("AVX512_SKX")) or (major >= 2 and bool(cpu.get("AVX2")))
 
 
 @dataclass(frozen=True)
@@ -94,13 +130,19 @@ class Tuning:
     #: other core, up to 4 (on 2 cores a second one only contends with polars' own
     #: threads: docs/benchmarks.md)
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
+    #: the engine's sorts are numpy's (on one core) where numpy has a SIMD sort for
+    #: this CPU (:func:`simd_sorts`), unless polars may sort on cores to spare
+    numpy_sorts: bool = field(default_factory=simd_sorts)
 
     @property
-    def threaded_sorts(self) -> bool:
-        """Whether the in-memory engine lets polars sort on threads of its own: only
-        with cores to spare beyond the engine's threads (on two cores a threaded sort
-        doubled its CPU time for the same wall time: docs/benchmarks.md)."""
-        return (os.cpu_count() or 1) > self.workers + 1
+    def sorter(self) -> Sorter:
+        """Who sorts: polars on threads of its own only with cores to spare beyond the
+        engine's threads (on two cores a threaded sort doubled its CPU time for the
+        same wall time); else numpy's SIMD sort where there is one, else polars on the
+        calling thread (twice as quick as numpy's scalar sort: docs/benchmarks.md)."""
+        if (os.cpu_count() or 1) > self.workers + 1:
+            return Sorter.POLARS_THREADED
+        return Sorter.NUMPY if self.numpy_sorts else Sorter.POLARS
 
     @classmethod
     def forcing(cls, *paths: TablePath | KeyCount) -> Tuning:
@@ -136,7 +178,7 @@ class Tuning:
 #: The thresholds that force each path. An empty original stays in memory (nothing
 #: to count); few possible keys are counted by ``np.bincount`` by default, and more
 #: than a few per row are never (its array would take that much memory).
-_FORCING: dict[TablePath | KeyCount, dict[str, int]] = {
+_FORCING: dict[TablePath | KeyCount, dict[str, Any]] = {
     TablePath.MEMORY: {"memory_bytes": 2**63},
     TablePath.GROUPED: {"memory_bytes": 0, "hashed_rows": 2**63},
     TablePath.HASHED: {"memory_bytes": 0, "hashed_rows": 0},

@@ -64,7 +64,7 @@ class SortedColumn:
             absent = is_nan if absent_rows else None
             if (grouped := grouped_values(column, tuning, values, absent, distinct)) is not None:
                 return cls(values, absent, missing, nan, *grouped)
-            ordered = sort(values, tuning.threaded_sorts)  # NaN sorts last
+            ordered = sort(values, tuning.sorter)  # NaN sorts last
             ordered = ordered[: len(values) - absent_rows]
         elif missing and missing == len(column):  # nothing to count
             values, absent = column.fill_null(0).to_numpy(), np.ones(len(column), dtype=bool)
@@ -78,7 +78,7 @@ class SortedColumn:
                 counted = integer_counts(column, values, low, high, missing, tuning, distinct)
                 if counted is not None:
                     return cls(values, absent, missing, nan, *counted)
-            ordered = sort(values if absent is None else values[~absent], tuning.threaded_sorts)
+            ordered = sort(values if absent is None else values[~absent], tuning.sorter)
         change = run_changes(ordered)
         if change.all():  # each value held once (a continuous column): no gather
             return cls(values, absent, missing, nan, ordered, one_each(len(ordered)))

@@ -56,7 +56,7 @@ def hashed_from_the_start(samples: Sequence[tuple[int, int]]) -> bool:
 def _hashed_groups(frame: pl.DataFrame, keys: Sequence[str], tuning: Tuning) -> tuple[Ints, Ints]:
     """:func:`shared_groups` of every row, from its hash."""
     hashes = _row_hashes(frame, keys).to_numpy()
-    shared = held_more_than_once(sort(hashes, tuning.threaded_sorts))
+    shared = held_more_than_once(sort(hashes, tuning.sorter))
     if len(shared) == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
     rows = rows_holding(hashes, shared, low_bits, tuning.table_bits)

@@ -75,7 +75,7 @@ def once_lookup(
         return lambda keys: once[keys]
     if way is KeyCount.SORT:
         return None
-    return _bitmap(sorted_once(a_key, ordered, tuning.threaded_sorts), radix, blank)
+    return _bitmap(sorted_once(a_key, ordered, tuning.sorter), radix, blank)
 
 
 def linked_count(
@@ -112,8 +112,8 @@ def linked_count(
         return found(lookup, u_keys(), left_out, pool)
     u_key = u_keys()
     u_key = np.delete(u_key, left_out) if len(left_out) else u_key
-    u_sorted = Job(partial(sort, u_key, tuning.threaded_sorts), pool)
-    once = sorted_once(a_key, ordered, tuning.threaded_sorts)
+    u_sorted = Job(partial(sort, u_key, tuning.sorter), pool)
+    once = sorted_once(a_key, ordered, tuning.sorter)
     u_ordered = u_sorted.result()
     merged = np.concatenate([once.astype(np.int64) * 2, u_ordered.astype(np.int64, copy=False)])
     tail = merged[len(once) :]

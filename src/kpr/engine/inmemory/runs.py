@@ -7,17 +7,20 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from kpr.engine.tuning import Sorter
+
 Ints = np.ndarray  # int64 codes or keys
 
 
-def sort(values: np.ndarray, threaded: bool = True) -> np.ndarray:
-    """``values`` sorted, NaN last, as ``np.sort`` sorts them, by polars' sort (on one
-    core, about twice as quick as numpy's here: docs/benchmarks.md), on its threads when
-    ``threaded`` (``Tuning.threaded_sorts``: on two cores the engine's threads keep
-    both busy, and a threaded sort only doubles its CPU time). 8-byte floats are
-    sorted as integers (twice as quick as a float sort): their own bits when none has
-    its sign bit set (no copy), else :func:`_ordered_bits`. May be read-only (polars'
-    memory)."""
+def sort(values: np.ndarray, sorter: Sorter = Sorter.POLARS_THREADED) -> np.ndarray:
+    """``values`` sorted, NaN last, as ``np.sort`` sorts them, by ``sorter``
+    (``Tuning.sorter``): numpy's SIMD sort, or polars' sort on the calling thread or
+    on its own. For polars, 8-byte floats are sorted as integers (twice as quick as
+    its float sort): their own bits when none has its sign bit set (no copy), else
+    :func:`_ordered_bits`. May be read-only (polars' memory)."""
+    if sorter is Sorter.NUMPY:
+        return np.sort(values)
+    threaded = sorter is Sorter.POLARS_THREADED
     if values.dtype != np.float64:
         return pl.Series(values).sort(multithreaded=threaded).to_numpy()
     bits = values.view(np.int64)
@@ -89,10 +92,10 @@ def singles(ordered: Ints) -> np.ndarray:
     return single
 
 
-def sorted_once(keys: Ints, ordered: bool = False, threaded: bool = True) -> Ints:
-    """The keys that occur exactly once, sorted (one :func:`sort`, ``threaded`` or
-    not, unless ``ordered``: sorted already, then :func:`singles`)."""
-    keys = keys if ordered else sort(keys, threaded)
+def sorted_once(keys: Ints, ordered: bool = False, sorter: Sorter = Sorter.POLARS_THREADED) -> Ints:
+    """The keys that occur exactly once, sorted (one :func:`sort` by ``sorter``,
+    unless ``ordered``: sorted already, then :func:`singles`)."""
+    keys = keys if ordered else sort(keys, sorter)
     return keys[singles(keys)]
 
 
