@@ -58,7 +58,10 @@ PATHS = {
     "hashed": Tuning.forcing(TablePath.HASHED),
     # every number column sorted (none grouped): U found from a column's values held
     # once when one holds most rows' own value
-    "hashed-sorted": replace(Tuning.forcing(TablePath.HASHED), few_values=0),
+    "hashed-sorted": replace(Tuning.forcing(TablePath.HASHED), few_values=0, numpy_sorts=True),
+    "hashed-polars-sorts": replace(
+        Tuning.forcing(TablePath.HASHED), few_values=0, numpy_sorts=False
+    ),
     # the link's keys packed a few rows at a time, from batches of a few rows; text ids
     # from hash windows of 2 bits (colliding: the next window, or an enum), or an enum
     "hashed-small-batches": replace(

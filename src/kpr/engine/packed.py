@@ -107,7 +107,7 @@ def packed_keys(
         o_plan, a_plan = [o for o, _ in plan], [a for _, a in plan]
         o_keys = pool.submit(pack, original, shape[0], radix, o_plan)
         a_keys = pack(avatars, shape[1], None, a_plan)
-        return PackedKeys(o_keys.result(), sort(a_keys), radix)
+        return PackedKeys(o_keys.result(), sort(a_keys, tuning.sorter), radix)
 
 
 #: Each known column's digits in the original and in the avatars.

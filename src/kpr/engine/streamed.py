@@ -38,7 +38,7 @@ from kpr.engine.inmemory.columns import (
 )
 from kpr.engine.inmemory.groups import low_bits
 from kpr.engine.inmemory.link import linked_count
-from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles
+from kpr.engine.inmemory.runs import Ints, held_more_than_once, run_starts, singles, sort
 from kpr.engine.inmemory.sums import weighted_moments
 from kpr.engine.packed import exact_link, packed_keys
 from kpr.engine.queries import Scan, ScanInput
@@ -175,12 +175,13 @@ def outside_rows(
 
 def hash_candidates(lf: pl.LazyFrame, keys: Sequence[str], tuning: Tuning) -> Ints:
     """The positions of the rows holding a hash of their known values that another
-    row holds too: each row's hash, sorted (by polars, on every core)."""
+    row holds too: each row's hash, sorted (``runs.sort`` by ``tuning.sorter``)."""
     hashes = lf.select(pl.struct(list(keys)).hash()).collect(engine="streaming").to_series()
-    shared = held_more_than_once(hashes.sort().to_numpy())
+    as_numpy = hashes.to_numpy()
+    shared = held_more_than_once(sort(as_numpy, tuning.sorter))
     if len(shared) == 0:
         return np.zeros(0, dtype=np.int64)
-    return holding(hashes.to_numpy(), shared, low_bits, tuning)
+    return holding(as_numpy, shared, low_bits, tuning)
 
 
 def value_candidates(column: pl.Series, shared: np.ndarray) -> Ints:
@@ -277,7 +278,7 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
         out.grouped = (distinct_values.astype(np.float64), ints, rows.astype(np.int64))
         distinct = len(rows) + (nan > 0)
     else:
-        out, distinct = _sorted_counts(name, values, nulls)
+        out, distinct = _sorted_counts(name, values, nulls, tuning)
         out.column = column
     out.unique += nulls == 1
     if integer:
@@ -285,10 +286,12 @@ def column_counts(lf: pl.LazyFrame, name: str, integer: bool, tuning: Tuning) ->
     return out
 
 
-def _sorted_counts(name: str, values: pl.Series, nulls: int) -> tuple[ColumnCounts, int]:
-    """:func:`column_counts` of a number column's present values, sorted (by polars,
-    on every core; NaN last): its counts, and its distinct values."""
-    ordered = values.sort().to_numpy()
+def _sorted_counts(
+    name: str, values: pl.Series, nulls: int, tuning: Tuning
+) -> tuple[ColumnCounts, int]:
+    """:func:`column_counts` of a number column's present values, sorted (``runs.sort``
+    by ``tuning.sorter``; NaN last): its counts, and its distinct values."""
+    ordered = sort(values.to_numpy(), tuning.sorter)
     nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
     present = ordered[: len(ordered) - nan]
     same = present[1:] == present[:-1]

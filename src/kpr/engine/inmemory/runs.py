@@ -12,7 +12,7 @@ from kpr.engine.tuning import Sorter
 Ints = np.ndarray  # int64 codes or keys
 
 
-def sort(values: np.ndarray, sorter: Sorter = Sorter.POLARS_THREADED) -> np.ndarray:
+def sort(values: np.ndarray, sorter: Sorter) -> np.ndarray:
     """``values`` sorted, NaN last, as ``np.sort`` sorts them, by ``sorter``
     (``Tuning.sorter``): numpy's SIMD sort, or polars' sort on the calling thread or
     on its own. For polars, 8-byte floats are sorted as integers (twice as quick as
@@ -92,7 +92,7 @@ def singles(ordered: Ints) -> np.ndarray:
     return single
 
 
-def sorted_once(keys: Ints, ordered: bool = False, sorter: Sorter = Sorter.POLARS_THREADED) -> Ints:
+def sorted_once(keys: Ints, ordered: bool, sorter: Sorter) -> Ints:
     """The keys that occur exactly once, sorted (one :func:`sort` by ``sorter``,
     unless ``ordered``: sorted already, then :func:`singles`)."""
     keys = keys if ordered else sort(keys, sorter)

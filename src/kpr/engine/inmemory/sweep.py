@@ -121,7 +121,7 @@ class EncodedTables:
         if few:
             rest = np.flatnonzero(np.bincount(key, minlength=radix) == 1)
         else:
-            rest = sorted_once(key, sorter=self.tuning.sorter)
+            rest = sorted_once(key, False, self.tuning.sorter)
         codes: list[Ints] = []
         for name in reversed(known):
             rest, code = np.divmod(rest, self.columns[name].radix)
