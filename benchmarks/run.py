@@ -300,14 +300,32 @@ def in_child(args: list[str]) -> dict[str, Any]:
 
 
 def header() -> str:
+    """The machine, the versions and who sorts: the in-memory engine's sorts are
+    numpy's where numpy has a SIMD sort for this CPU (``Tuning.sorter``), so the
+    same tree's figures differ from one processor to another."""
+    import numpy as np
     import polars as pl
 
+    from kpr.engine.tuning import Tuning
+
     return (
-        f"{time.strftime('%Y-%m-%d %H:%M')} | {platform.machine()} {os.cpu_count()} cores, "
+        f"{time.strftime('%Y-%m-%d %H:%M')} | {platform.machine()} {os.cpu_count()} cores "
+        f"({cpu_model()}), "
         f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB | "
-        f"python {platform.python_version()}, polars {pl.__version__} | "
-        f"load average {os.getloadavg()[0]:.1f}"
+        f"python {platform.python_version()}, polars {pl.__version__}, numpy {np.__version__}, "
+        f"sorts by {Tuning().sorter.value} | load average {os.getloadavg()[0]:.1f}"
     )
+
+
+def cpu_model() -> str:
+    """The processor's name as Linux gives it, else as Python's platform does."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown processor"
 
 
 def frames_mode(args: argparse.Namespace) -> None:

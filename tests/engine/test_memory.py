@@ -489,9 +489,12 @@ def test_the_engine_sorts_as_numpy_does(values: np.ndarray, sorter: Sorter) -> N
     the ends of their type."""
     from kpr.engine.inmemory.runs import sort
 
+    expected = np.sort(values)
     ordered = sort(values, sorter)
     assert ordered.dtype == values.dtype
-    np.testing.assert_array_equal(ordered, np.sort(values))
+    np.testing.assert_array_equal(ordered, expected)
+    own = values.copy()
+    np.testing.assert_array_equal(sort(own, sorter, owned=True), expected)
 
 
 @settings(max_examples=150)

@@ -161,7 +161,9 @@ class MemoryTables:
             )  # fmt: skip
 
         jobs = [Job(partial(made, v, scan), self.pool) for v, scan in self.scans.items()]
-        columns = results(jobs)  # the avatars' text ids the pool has not started, made here
+        # the columns' digit jobs the pool has not started are made here, from the last;
+        # each makes its avatars' text ids (``made`` asks for its ``read_avatars`` job)
+        columns = results(jobs)
         if any(c is None for c in columns):
             return None
         digits = [c for c in columns if c is not None]

@@ -96,7 +96,7 @@ class TextIds:
             ids = _enum_ids(other, self.enum)
         else:
             hashes = text_hashes(other) if hashes is None else hashes
-            ids = self.lookup[_window(hashes, self.shift, self.tuning.table_bits)]
+            ids = self._looked_up(hashes)
             ids[_strangers(other, self.representatives, ids, self.tuning.check_block)] = -1
         if other.null_count():
             ids[other.is_null().to_numpy()] = 0
@@ -107,10 +107,14 @@ class TextIds:
         :func:`text_hash`; ``absent``: which are missing), with no text compared:
         every text of the column has a window of its own (:attr:`hashed` only)."""
         assert self.hashed, "an enum numbers these texts"
-        ids = self.lookup[_window(hashes, self.shift, self.tuning.table_bits)]
+        ids = self._looked_up(hashes)
         if absent.any():
             ids[absent] = 0
         return ids
+
+    def _looked_up(self, hashes: np.ndarray) -> Ints:
+        """The id of each hash's window (-1: a window no text of this column has)."""
+        return self.lookup[_window(hashes, self.shift, self.tuning.table_bits)]
 
 
 def text_hash(name: str) -> pl.Expr:
