@@ -291,8 +291,7 @@ def _sorted_counts(
 ) -> tuple[ColumnCounts, int]:
     """:func:`column_counts` of a number column's present values, sorted (``runs.sort``
     by ``tuning.sorter``; NaN last): its counts, and its distinct values."""
-    present = values.to_numpy()  # polars' memory (read-only), or a copy of its chunks
-    ordered = sort(present, tuning.sorter, owned=present.flags.writeable)
+    ordered = sort(values.to_numpy(), tuning.sorter)
     nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
     present = ordered[: len(ordered) - nan]
     same = present[1:] == present[:-1]

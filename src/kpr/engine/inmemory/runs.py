@@ -12,17 +12,13 @@ from kpr.engine.tuning import Sorter
 Ints = np.ndarray  # int64 codes or keys
 
 
-def sort(values: np.ndarray, sorter: Sorter, owned: bool = False) -> np.ndarray:
+def sort(values: np.ndarray, sorter: Sorter) -> np.ndarray:
     """``values`` sorted, NaN last, as ``np.sort`` sorts them, by ``sorter``
     (``Tuning.sorter``): numpy's SIMD sort, or polars' sort on the calling thread or
     on its own. For polars, 8-byte floats are sorted as integers (twice as quick as
     its float sort): their own bits when none has its sign bit set (no copy), else
-    :func:`_ordered_bits`. ``owned``: ``values`` is the caller's own copy, which numpy
-    sorts in place (no second column in memory). May be read-only (polars' memory)."""
+    :func:`_ordered_bits`. May be read-only (polars' memory)."""
     if sorter is Sorter.NUMPY:
-        if owned and values.flags.writeable:
-            values.sort()
-            return values
         return np.sort(values)
     threaded = sorter is Sorter.POLARS_THREADED
     if values.dtype != np.float64:
