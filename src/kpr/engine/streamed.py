@@ -177,11 +177,11 @@ def hash_candidates(lf: pl.LazyFrame, keys: Sequence[str], tuning: Tuning) -> In
     """The positions of the rows holding a hash of their known values that another
     row holds too: each row's hash, sorted (``runs.sort`` by ``tuning.sorter``)."""
     hashes = lf.select(pl.struct(list(keys)).hash()).collect(engine="streaming").to_series()
-    as_numpy = hashes.to_numpy()
-    shared = held_more_than_once(sort(as_numpy, tuning.sorter))
+    hashed = hashes.rechunk().to_numpy()  # one chunk: polars' memory, no copy
+    shared = held_more_than_once(sort(hashed, tuning.sorter))
     if len(shared) == 0:
         return np.zeros(0, dtype=np.int64)
-    return holding(as_numpy, shared, low_bits, tuning)
+    return holding(hashed, shared, low_bits, tuning)
 
 
 def value_candidates(column: pl.Series, shared: np.ndarray) -> Ints:
@@ -291,7 +291,8 @@ def _sorted_counts(
 ) -> tuple[ColumnCounts, int]:
     """:func:`column_counts` of a number column's present values, sorted (``runs.sort``
     by ``tuning.sorter``; NaN last): its counts, and its distinct values."""
-    ordered = sort(values.to_numpy(), tuning.sorter)
+    # one chunk, so numpy sees polars' memory (read-only) and only the sort copies it
+    ordered = sort(values.rechunk().to_numpy(), tuning.sorter)
     nan = int(np.count_nonzero(np.isnan(ordered))) if ordered.dtype.kind == "f" else 0
     present = ordered[: len(ordered) - nan]
     same = present[1:] == present[:-1]
