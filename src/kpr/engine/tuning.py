@@ -58,20 +58,18 @@ class KeyCount(Enum):
 def simd_sorts() -> bool:
     """Whether numpy sorts 4- and 8-byte numbers with SIMD instructions on this CPU
     (Intel's x86-simd-sort: on AVX-512, or on AVX2 from numpy 2.0). There numpy's
-    sort on one core beat polars' (4M values: int64 1.2x, uint32 2.6x as quick);
-    elsewhere its scalar sort was 2-3x slower (docs/benchmarks.md). Arm's SIMD sort
-    (Highway's) is not measured here: polars sorts there."""
+    sort on one core beat polars' (4M values: floats 1.9x, 8-byte keys 1.2-1.3x,
+    4-byte keys 2.6x as quick: ``benchmarks/bench_sorts.py``); elsewhere its scalar
+    sort was 2-3x slower (docs/benchmarks.md). Arm's SIMD sort (Highway's) is not
+    measured here: polars sorts there."""
     import numpy as np
 
-    for where in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # 2.x, 1.x
-        try:
-            cpu: dict[str, bool] = importlib.import_module(where).__cpu_features__
-            break
-        except (ImportError, AttributeError):
-            continue
-    else:
-        return False
     major = int(np.__version__.split(".", 1)[0])
+    where = "numpy._core._multiarray_umath" if major >= 2 else "numpy.core._multiarray_umath"
+    try:
+        cpu: dict[str, bool] = importlib.import_module(where).__cpu_features__
+    except (ImportError, AttributeError):  # a numpy that does not say: polars sorts
+        return False
     return bool(cpu.get("AVX512_SKX")) or (major >= 2 and bool(cpu.get("AVX2")))
 
 
