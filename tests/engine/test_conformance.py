@@ -9,9 +9,9 @@ case. Paths are chosen by the ``Tuning`` passed in, never by patching a module."
 from __future__ import annotations
 
 import os
-import platform
+import time
 from dataclasses import replace
-from pathlib import Path
+from typing import Any
 
 import narwhals as nw
 import numpy as np
@@ -19,9 +19,10 @@ import polars as pl
 import pytest
 
 import kpr
+from kpr.engine import tuning
 from kpr.engine.backends import counting_for
 from kpr.engine.inmemory import EncodedTables
-from kpr.engine.tuning import KeyCount, Sorter, TablePath, Tuning, available_memory, simd_sorts
+from kpr.engine.tuning import KeyCount, Sorter, TablePath, Tuning, available_memory
 from kpr.measure import load
 from kpr.metric.attack import make_attack
 
@@ -149,20 +150,36 @@ def test_the_path_is_a_named_value_chosen_by_the_memory_it_needs() -> None:
     assert Tuning.forcing(TablePath.HASHED).table_path(0) is TablePath.MEMORY  # nothing to count
 
 
-def test_the_sorter_is_numpy_only_where_it_sorts_with_simd_and_no_core_is_spare(
+def test_the_sorter_is_numpy_only_where_its_sort_is_the_quicker_and_no_core_is_spare(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert Tuning(workers=1, numpy_sorts=True).sorter is Sorter.NUMPY
     assert Tuning(workers=1, numpy_sorts=False).sorter is Sorter.POLARS
+    for quicker, sorter in ((True, Sorter.NUMPY), (False, Sorter.POLARS)):  # measured
+        monkeypatch.setattr(tuning, "numpy_sorts_quicker", lambda q=quicker: q)
+        assert Tuning(workers=1).sorter is sorter
     monkeypatch.setattr(os, "cpu_count", lambda: 8)  # cores to spare: polars' own threads
     assert Tuning(workers=4, numpy_sorts=True).sorter is Sorter.POLARS_THREADED
-    assert Tuning().numpy_sorts is simd_sorts()
-    machine = platform.machine().lower()
-    if machine in ("x86_64", "amd64") and int(np.__version__.split(".")[0]) >= 2:
-        flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
-        if " avx2" in flags:  # numpy 2 sorts with x86-simd-sort on AVX2
-            assert simd_sorts()
+
+
+@pytest.mark.parametrize("slowed", ["numpy", "polars"])
+def test_the_quicker_sort_is_measured(monkeypatch: pytest.MonkeyPatch, slowed: str) -> None:
+    """Each sort made 50 ms slower in turn (either is some milliseconds here): the other
+    is found the quicker, whatever the machine's processor and load."""
+
+    def slower(sort: Any) -> Any:
+        def slowed_sort(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(0.05)
+            return sort(*args, **kwargs)
+
+        return slowed_sort
+
+    if slowed == "numpy":
+        monkeypatch.setattr(np, "sort", slower(np.sort))
+    else:
+        monkeypatch.setattr(pl.Series, "sort", slower(pl.Series.sort))
+    assert tuning.numpy_sorts_quicker.__wrapped__() is (slowed == "polars")
 
 
 def test_a_tuning_of_another_type_is_one_clear_error() -> None:

@@ -10,8 +10,9 @@ module's constants.
 
 from __future__ import annotations
 
-import importlib
+import math
 import os
+import time
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cache
@@ -35,7 +36,7 @@ class Sorter(Enum):
     """Who sorts the in-memory engine's arrays (``kpr.engine.inmemory.runs.sort``);
     every one gives ``np.sort``'s order."""
 
-    #: numpy's sort on the calling thread: where it is a SIMD sort (:func:`simd_sorts`)
+    #: numpy's sort on the calling thread: where it beat polars' (:func:`numpy_sorts_quicker`)
     NUMPY = "numpy"
     #: polars' sort on the calling thread
     POLARS = "polars"
@@ -55,22 +56,38 @@ class KeyCount(Enum):
 
 
 @cache
-def simd_sorts() -> bool:
-    """Whether numpy sorts 4- and 8-byte numbers with SIMD instructions on this CPU
-    (Intel's x86-simd-sort: on AVX-512, or on AVX2 from numpy 2.0). There numpy's
-    sort on one core beat polars' (4M values: floats 1.9x, 8-byte keys 1.2-1.3x,
-    4-byte keys 2.6x as quick: ``benchmarks/bench_sorts.py``); elsewhere its scalar
-    sort was 2-3x slower (docs/benchmarks.md). Arm's SIMD sort (Highway's) is not
-    measured here: polars sorts there."""
+def numpy_sorts_quicker(size: int = 1 << 14, rounds: int = 3) -> bool:
+    """Whether numpy's sort beats polars' (on one core) here: measured once per process
+    on ``size`` float64 and int64 values, the quickest of ``rounds`` each (about 5 ms).
+    Not read off the processor's features: numpy's SIMD sort beat polars' on an AVX2
+    EPYC (4M floats in 0.54x its time, 8-byte keys 0.78x) and lost on an AVX-512 one
+    (Zen 4, where the compress-store it does on every vector is microcoded: 4M floats
+    in 2.3x, int64 3.8x polars' time); numpy's scalar sort lost by 2-3x
+    (docs/benchmarks.md). Polars sorts float64 as their int64 bits (``runs.sort``)."""
     import numpy as np
+    import polars as pl
 
-    major = int(np.__version__.split(".", 1)[0])
-    where = "numpy._core._multiarray_umath" if major >= 2 else "numpy.core._multiarray_umath"
-    try:
-        cpu: dict[str, bool] = importlib.import_module(where).__cpu_features__
-    except (ImportError, AttributeError):  # a numpy that does not say: polars sorts
-        return False
-    return bool(cpu.get("AVX512_SKX")) or (major >= 2 and bool(cpu.get("AVX2")))
+    mixed = np.arange(size, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    mixed ^= mixed >> np.uint64(31)  # splitmix64's mix: values in no order
+    mixed *= np.uint64(0xBF58476D1CE4E5B9)
+    mixed ^= mixed >> np.uint64(29)
+    ints = (mixed >> np.uint64(2)).view(np.int64)
+    floats = (mixed >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+    def numpy() -> None:
+        np.sort(floats), np.sort(ints)
+
+    def polars() -> None:
+        for keys in (floats.view(np.int64), ints):
+            pl.Series(keys).sort(multithreaded=False).to_numpy()
+
+    best = {numpy: math.inf, polars: math.inf}
+    for _ in range(rounds):  # in turn: a slower moment of the machine hits both
+        for way in best:
+            start = time.perf_counter()
+            way()
+            best[way] = min(best[way], time.perf_counter() - start)
+    return best[numpy] < best[polars]
 
 
 @dataclass(frozen=True)
@@ -128,19 +145,21 @@ class Tuning:
     #: other core, up to 4 (on 2 cores a second one only contends with polars' own
     #: threads: docs/benchmarks.md)
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
-    #: the engine's sorts are numpy's (on one core) where numpy has a SIMD sort for
-    #: this CPU (:func:`simd_sorts`), unless polars may sort on cores to spare
-    numpy_sorts: bool = field(default_factory=simd_sorts)
+    #: the engine's sorts are numpy's (on one core), unless polars may sort on cores
+    #: to spare; None: where numpy's sort is the quicker here (:func:`numpy_sorts_quicker`,
+    #: measured the first time a sorter is asked for)
+    numpy_sorts: bool | None = None
 
     @property
     def sorter(self) -> Sorter:
         """Who sorts: polars on threads of its own only with cores to spare beyond the
         engine's threads (on two cores a threaded sort doubled its CPU time for the
-        same wall time); else numpy's SIMD sort where there is one, else polars on the
-        calling thread (twice as quick as numpy's scalar sort: docs/benchmarks.md)."""
+        same wall time); else numpy's sort where it is the quicker, else polars on the
+        calling thread (docs/benchmarks.md)."""
         if (os.cpu_count() or 1) > self.workers + 1:
             return Sorter.POLARS_THREADED
-        return Sorter.NUMPY if self.numpy_sorts else Sorter.POLARS
+        numpy = numpy_sorts_quicker() if self.numpy_sorts is None else self.numpy_sorts
+        return Sorter.NUMPY if numpy else Sorter.POLARS
 
     @classmethod
     def forcing(cls, *paths: TablePath | KeyCount) -> Tuning:

@@ -106,17 +106,18 @@ class MemoryTables:
         self.read: dict[str, Job[SortedColumn | TextIds | None]] = {
             v: Job(partial(read_column, self.frame[v], tuning), self.pool) for v in texts
         }
-        self.read_avatars = {  # in the pool as soon as the avatars (and texts) are read
+        sorting = [  # the pool takes the first once it has read the avatars and the texts
+            Job(partial(SortedColumn.of, self.frame[v], tuning, distinct[v]), self.pool)
+            for v in numbers
+        ]
+        self.read_avatars = {  # in the pool once the avatars (and texts) are read
             v: Job(partial(self._read_avatars, v), self.pool) for v in texts
         }
         text_ids = partial(self._text_ids, texts)
-        sorted_columns = []
-        for v in numbers:  # sorted here while the pool reads the avatars and numbers the texts
-            sorted_columns.append(SortedColumn.of(self.frame[v], tuning, distinct[v]))
-            self.read[v] = Job.done(sorted_columns[-1])
+        sorted_columns = results(sorting)  # sorted here from the last meanwhile
+        self.read.update({v: Job.done(c) for v, c in zip(numbers, sorted_columns, strict=True)})
         if hashed is not None:
-            for v in texts:  # made here unless the pool's thread, hashing G, started them
-                self.read[v].result()
+            text_ids()  # made here unless the pool's thread, hashing G, started them
             self.outside, sizes = hashed.result()
         else:
             self.outside, sizes = shared_groups(self.frame, known, sorted_columns, text_ids, tuning)
@@ -127,7 +128,9 @@ class MemoryTables:
         self.scans: dict[str, ColumnScan] = {}
 
     def _text_ids(self, texts: Sequence[str]) -> dict[str, Ints]:
-        return {v: read.ids for v in texts if isinstance(read := self.read[v].result(), TextIds)}
+        """The text columns' ids, those the pool has not started numbered here."""
+        read = results([self.read[v] for v in texts])
+        return {v: r.ids for v, r in zip(texts, read, strict=True) if isinstance(r, TextIds)}
 
     def _read_avatars(self, v: str) -> np.ndarray | None:
         return read_avatars(self.avatars.result()[v], self.read[v].result())
