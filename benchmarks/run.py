@@ -301,7 +301,7 @@ def in_child(args: list[str]) -> dict[str, Any]:
 
 def header() -> str:
     """The machine, the versions and who sorts: the in-memory engine's sorts are
-    numpy's where numpy has a SIMD sort for this CPU (``Tuning.sorter``), so the
+    numpy's where they were measured the quicker here (``Tuning.sorter``), so the
     same tree's figures differ from one processor to another."""
     import numpy as np
     import polars as pl
