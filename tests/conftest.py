@@ -44,6 +44,18 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
 
+#: The Java options of every JVM the tests start: Spark's driver (in the test process
+#: and under the kpr commands they run), a standalone cluster's master and worker
+#: (``SPARK_DAEMON_JAVA_OPTS``) and its executors (``tests/clusters/spark_driver.py``).
+#: Each JVM runs a few seconds on tables of a few rows: the optimising compiler's
+#: threads cost more processor time than its code saves (the Spark cases of
+#: ``tests/engine/test_engines.py`` and ``test_dates.py``, one process: 71 s of CPU
+#: against 104 s, the same wall time). Inherited by the processes the tests start;
+#: given values are kept.
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+for _variable in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
+    os.environ.setdefault(_variable, TEST_JVM_OPTIONS)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(

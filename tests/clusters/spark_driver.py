@@ -5,6 +5,7 @@ of the other Spark tests. Exits 0 when every check passed."""
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +28,8 @@ CLUSTER_CONF = {
     "spark.sql.shuffle.partitions": "4",
     "spark.default.parallelism": "2",
     "spark.executorEnv.PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
+    # the executors' JVMs take the driver's options (tests/conftest.py)
+    "spark.executor.extraJavaOptions": os.environ.get("SPARK_SUBMIT_OPTS", ""),
 }
 
 
