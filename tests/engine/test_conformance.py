@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -179,7 +180,29 @@ def test_the_quicker_sort_is_measured(monkeypatch: pytest.MonkeyPatch, slowed: s
         monkeypatch.setattr(np, "sort", slower(np.sort))
     else:
         monkeypatch.setattr(pl.Series, "sort", slower(pl.Series.sort))
-    assert tuning.numpy_sorts_quicker.__wrapped__() is (slowed == "polars")
+    assert tuning.measure_sorts() is (slowed == "polars")
+
+
+def test_the_sorts_are_measured_once_whatever_the_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine's threads ask for the sorter at once: one measures, the others wait
+    for its answer (two measuring side by side would each slow the other's)."""
+    calls: list[int] = []
+
+    def measured() -> bool:
+        calls.append(1)
+        time.sleep(0.05)
+        return True
+
+    monkeypatch.setattr(tuning, "measure_sorts", measured)
+    tuning._measured_once.cache_clear()
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _: tuning.numpy_sorts_quicker(), range(8)))
+    finally:
+        tuning._measured_once.cache_clear()  # the next caller measures this machine
+    assert answers == [True] * 8 and len(calls) == 1
 
 
 def test_a_tuning_of_another_type_is_one_clear_error() -> None:
