@@ -73,7 +73,9 @@ def _measured_once() -> bool:
 
 def measure_sorts(size: int = 1 << 14, rounds: int = 3) -> bool:
     """Whether numpy's sort beat polars' (on one core) on ``size`` float64 and int64
-    values, the quickest of ``rounds`` each (about 5 ms in all).
+    values, the quickest of ``rounds`` each: 4-5.5 ms here, and 9 ms more where it is
+    the process's first polars sort (polars' one-off setup, which the engine's first
+    sort would pay otherwise).
     Not read off the processor's features: numpy's SIMD sort beat polars' on an AVX2
     EPYC (4M floats in 0.54x its time, 8-byte keys 0.78x) and lost on an AVX-512 one
     (Zen 4, where the compress-store it does on every vector is microcoded: 4M floats
