@@ -56,14 +56,15 @@ class KeyCount(Enum):
     SORT = "sort"
 
 
+#: Held by the thread measuring the sorts: the others wait for its answer.
+_MEASURING = threading.Lock()
+
+
 def numpy_sorts_quicker() -> bool:
     """Whether numpy's sort beats polars' (on one core) here (:func:`measure_sorts`),
     measured once per process, by the first thread that asks."""
     with _MEASURING:
         return _measured_once()
-
-
-_MEASURING = threading.Lock()
 
 
 @cache
