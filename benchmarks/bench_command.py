@@ -21,7 +21,11 @@ every time. Give ``--repeats`` a multiple of the number of commands:
   columns of both files, the least any implementation of the command must do;
 - ``kept``: the same reads, both tables held to the end, as a command that compares
   them holds them: the floor frees the first table before it reads the second, whose
-  read then reuses its memory (no page faults, no zeroing by the kernel).
+  read then reuses its memory (no page faults, no zeroing by the kernel);
+- ``fixed``: ``kpr`` on the first 1,000 rows of the same shape: what the command costs
+  whatever the table's size (starting Python, its imports, the checks, the exit), so
+  that ``fixed / floor`` shows how much of a ratio to the floor is spent before any
+  row is counted.
 
 Tables come from ``make_large.py`` (``--shape large``, the default: continuous
 income, 100 regions, missing values) or ``make_coarse.py`` (``--shape coarse``: float
@@ -59,6 +63,8 @@ from make_large import write_large  # noqa: E402
 from run import compile_trees, header  # noqa: E402
 
 Run = dict[str, float]
+#: Rows per side of the ``fixed`` command's tables.
+FIXED_ROWS = 1_000
 #: The table shapes, by ``--shape``.
 SHAPES = {"large": write_large, "coarse": write_coarse}
 
@@ -82,9 +88,13 @@ def run_once(cmd: list[str], src: Path | None, out: Path | None = None) -> tuple
 
 
 def rounds(
-    commands: dict[str, tuple[list[str], Path | None]], repeats: int, warmup: int
+    commands: dict[str, tuple[list[str], Path | None]],
+    repeats: int,
+    warmup: int,
+    other_tables: frozenset[str] = frozenset(),
 ) -> dict[str, list[Run]]:
-    """Every command in turn, ``warmup`` uncounted rounds first; the counts checked."""
+    """Every command in turn, ``warmup`` uncounted rounds first; the counts checked
+    (but those of ``other_tables``' commands, which evaluate other tables)."""
     runs: dict[str, list[Run]] = {name: [] for name in commands}
     answers: dict[str, tuple[int, int]] = {}
     names = list(commands)
@@ -93,7 +103,7 @@ def rounds(
         for name in names[turn:] + names[:turn]:
             cmd, src = commands[name]
             figures, text = run_once(cmd, src)
-            if text.lstrip().startswith("{"):
+            if text.lstrip().startswith("{") and name not in other_tables:
                 result = json.loads(text)
                 answers[name] = (result["unique_originals"], result["linked"])
             if r >= warmup:
@@ -132,8 +142,12 @@ def table(runs: dict[str, list[Run]], against: list[str]) -> None:
 def command_mode(args: argparse.Namespace) -> None:
     o, a = SHAPES[args.shape](args.rows, args.data)
     py = sys.executable
-    evaluate = [py, "-m", "kpr", "evaluate", str(o), str(a), "--known", ",".join(KNOWN),
-                "--format", "json", "--quiet"]  # fmt: skip
+
+    def evaluate_command(original: Path, avatars: Path) -> list[str]:
+        return [py, "-m", "kpr", "evaluate", str(original), str(avatars), "--known",
+                ",".join(KNOWN), "--format", "json", "--quiet"]  # fmt: skip
+
+    evaluate = evaluate_command(o, a)
     floor = (
         f"import sys, polars as pl\nfor p in sys.argv[1:]: pl.read_parquet(p, columns={KNOWN!r})\n"
     )
@@ -146,11 +160,16 @@ def command_mode(args: argparse.Namespace) -> None:
         f"kept = [pl.read_parquet(p, columns={KNOWN!r}) for p in sys.argv[1:]]\n"
     )
     commands["kept"] = ([py, "-c", kept, str(o), str(a)], None)
+    small = SHAPES[args.shape](FIXED_ROWS, args.data, quiet=True)
+    commands["fixed"] = (evaluate_command(*small), SRC)
     print(header())
     print(f"{args.rows:,} rows per side from Parquet ({o.name}); known: {', '.join(KNOWN)}; "
           f"{args.repeats} rounds after {args.warmup} uncounted")  # fmt: skip
-    runs = rounds(commands, args.repeats, args.warmup)
-    table(runs, [n for n in commands if n != "kpr"])
+    runs = rounds(commands, args.repeats, args.warmup, frozenset({"fixed"}))
+    table(runs, [n for n in commands if n not in ("kpr", "fixed")])
+    whole, fixed = (ratio(runs[n], runs["floor"], "wall") for n in ("kpr", "fixed"))
+    print(f"\nfixed / floor: {fixed:.2f}x (kpr on {FIXED_ROWS:,} rows per side): of kpr's "
+          f"{whole:.2f}x the floor, {whole - fixed:.2f}x grows with the rows")  # fmt: skip
 
 
 def startup_mode(args: argparse.Namespace) -> None:
