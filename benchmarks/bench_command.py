@@ -22,10 +22,10 @@ every time. Give ``--repeats`` a multiple of the number of commands:
 - ``kept``: the same reads, both tables held to the end, as a command that compares
   them holds them: the floor frees the first table before it reads the second, whose
   read then reuses its memory (no page faults, no zeroing by the kernel);
-- ``fixed``: ``kpr`` on the first 1,000 rows of the same shape: what the command costs
-  whatever the table's size (starting Python, its imports, the checks, the exit), so
-  that ``fixed / floor`` shows how much of a ratio to the floor is spent before any
-  row is counted.
+- ``fixed``: ``kpr`` on a table of the same shape with 1,000 rows per side: what the
+  command costs whatever the table's size (starting Python, its imports, the checks,
+  the exit), so that ``fixed / floor`` shows how much of a ratio to the floor is spent
+  before any row is counted.
 
 Tables come from ``make_large.py`` (``--shape large``, the default: continuous
 income, 100 regions, missing values) or ``make_coarse.py`` (``--shape coarse``: float
