@@ -31,9 +31,10 @@ Tables come from ``make_large.py`` (``--shape large``, the default: continuous
 income, 100 regions, missing values) or ``make_coarse.py`` (``--shape coarse``: float
 ages with 73 values, incomes rounded to hundreds, heights to 0.1, 100 skewed regions,
 no missing value), written to ``--data`` once. Per run: wall and CPU seconds and
-the peak RSS of the process (``os.wait4``); printed: medians, and the ratios
-kpr/baseline, kpr/floor and kpr/kept (medians of the per-round ratios). Both commands
-must give the same |U| and |S|.
+the peak RSS of the process (``os.wait4``), the commands started by a fresh interpreter
+(``turns.rounds_apart``: a child's peak is never below that of the process starting
+it); printed: medians, and the ratios kpr/baseline, kpr/floor and kpr/kept (medians of
+the per-round ratios). The commands on the same tables must give the same |U| and |S|.
 
 ``--startup``: ``kpr --version`` and ``import kpr`` against a bare ``python -c pass``.
 
@@ -44,13 +45,7 @@ no run pays for compiling kpr's sources, whatever ``PYTHONDONTWRITEBYTECODE`` sa
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -61,69 +56,12 @@ from make_coarse import write_coarse  # noqa: E402
 from make_data import KNOWN  # noqa: E402
 from make_large import write_large  # noqa: E402
 from run import compile_trees, header  # noqa: E402
+from turns import Commands, Run, median, ratio, rounds_apart  # noqa: E402
 
-Run = dict[str, float]
 #: Rows per side of the ``fixed`` command's tables.
 FIXED_ROWS = 1_000
 #: The table shapes, by ``--shape``.
 SHAPES = {"large": write_large, "coarse": write_coarse}
-
-
-def run_once(cmd: list[str], src: Path | None, out: Path | None = None) -> tuple[Run, str]:
-    """One process: wall, cpu (user + sys) and peak RSS (MiB), and its standard output."""
-    env = {**os.environ, "PYTHONPATH": str(src)} if src else dict(os.environ)
-    with tempfile.TemporaryFile() as stdout:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        if proc.returncode not in (0, 1):
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
-        stdout.seek(0)
-        text = stdout.read().decode()
-    cpu = usage.ru_utime + usage.ru_stime
-    return {"wall": wall, "cpu": cpu, "peak": usage.ru_maxrss / 1024}, text
-
-
-def rounds(
-    commands: dict[str, tuple[list[str], Path | None]],
-    repeats: int,
-    warmup: int,
-    other_tables: frozenset[str] = frozenset(),
-) -> dict[str, list[Run]]:
-    """Every command in turn, ``warmup`` uncounted rounds first; the counts checked
-    (but those of ``other_tables``' commands, which evaluate other tables)."""
-    runs: dict[str, list[Run]] = {name: [] for name in commands}
-    answers: dict[str, tuple[int, int]] = {}
-    names = list(commands)
-    for r in range(warmup + repeats):
-        turn = (r - warmup) % len(names)  # each command in each place of a round, in turn
-        for name in names[turn:] + names[:turn]:
-            cmd, src = commands[name]
-            figures, text = run_once(cmd, src)
-            if text.lstrip().startswith("{") and name not in other_tables:
-                result = json.loads(text)
-                answers[name] = (result["unique_originals"], result["linked"])
-            if r >= warmup:
-                runs[name].append(figures)
-                print(f"  {name:<9} wall {figures['wall']:7.2f} s  cpu {figures['cpu']:7.2f} s  "
-                      f"peak {figures['peak']:8,.0f} MiB", flush=True)  # fmt: skip
-    if len(set(answers.values())) > 1:
-        raise SystemExit(f"the commands disagree on (|U|, |S|): {answers}")
-    if answers:
-        print(f"  every command found (|U|, |S|) = {next(iter(answers.values()))}")
-    return runs
-
-
-def median(runs: list[Run], what: str) -> float:
-    return statistics.median(r[what] for r in runs)
-
-
-def ratio(a: list[Run], b: list[Run], what: str) -> float:
-    """The median of the per-round ratios a/b."""
-    return statistics.median(x[what] / y[what] for x, y in zip(a, b, strict=True))
 
 
 def table(runs: dict[str, list[Run]], against: list[str]) -> None:
@@ -151,7 +89,7 @@ def command_mode(args: argparse.Namespace) -> None:
     floor = (
         f"import sys, polars as pl\nfor p in sys.argv[1:]: pl.read_parquet(p, columns={KNOWN!r})\n"
     )
-    commands: dict[str, tuple[list[str], Path | None]] = {"kpr": (evaluate, SRC)}
+    commands: Commands = {"kpr": (evaluate, SRC)}
     if args.baseline:
         commands["baseline"] = (evaluate, args.baseline)
     commands["floor"] = ([py, "-c", floor, str(o), str(a)], None)
@@ -165,7 +103,7 @@ def command_mode(args: argparse.Namespace) -> None:
     print(header())
     print(f"{args.rows:,} rows per side from Parquet ({o.name}); known: {', '.join(KNOWN)}; "
           f"{args.repeats} rounds after {args.warmup} uncounted")  # fmt: skip
-    runs = rounds(commands, args.repeats, args.warmup, frozenset({"fixed"}))
+    runs = rounds_apart(commands, args.repeats, args.warmup, other_tables={"fixed"})
     table(runs, [n for n in commands if n not in ("kpr", "fixed")])
     whole, fixed = (ratio(runs[n], runs["floor"], "wall") for n in ("kpr", "fixed"))
     print(f"\nfixed / floor: {fixed:.2f}x (kpr on {FIXED_ROWS:,} rows per side): of kpr's "
@@ -174,7 +112,7 @@ def command_mode(args: argparse.Namespace) -> None:
 
 def startup_mode(args: argparse.Namespace) -> None:
     py = sys.executable
-    commands: dict[str, tuple[list[str], Path | None]] = {
+    commands: Commands = {
         "kpr": ([py, "-m", "kpr", "--version"], SRC),
         "import": ([py, "-c", "import kpr"], SRC),
         "python": ([py, "-c", "pass"], None),
@@ -185,7 +123,7 @@ def startup_mode(args: argparse.Namespace) -> None:
         commands["import-base"] = (commands["import"][0], args.baseline)
         labels |= {"kpr-base": "kpr --version, baseline", "import-base": "import kpr, baseline"}
     print(header())
-    runs = rounds(commands, args.repeats, args.warmup)
+    runs = rounds_apart(commands, args.repeats, args.warmup)
     print("\n| command | wall (s) | CPU (s) |")
     print("|---|---:|---:|")
     for name, r in runs.items():

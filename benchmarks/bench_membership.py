@@ -29,10 +29,10 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 sys.path.insert(0, str(HERE))
 
-from bench_command import median, run_once  # noqa: E402
 from make_data import KNOWN  # noqa: E402
 from make_large import large_chunk, write_large  # noqa: E402
 from run import compile_trees, header  # noqa: E402
+from turns import median, run_once  # noqa: E402
 
 #: The holdout's seed: far from the original's chunks (seeds 0, 1, ...).
 HOLDOUT_SEED = 10_000
