@@ -13,7 +13,8 @@ own process, in turn, so that a drift of the machine's speed hits both alike:
 - ``evaluate``: ``kpr evaluate`` of the same tables and columns, for scale (the
   membership attack evaluates the same attack to get its classes, then counts).
 
-Per run: wall and CPU seconds and peak RSS; printed: medians and the load average.
+Per run: wall and CPU seconds and peak RSS, the commands started by a fresh interpreter
+(``turns.rounds_apart``); printed: the attack's AUC, medians and the load average.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ sys.path.insert(0, str(HERE))
 from make_data import KNOWN  # noqa: E402
 from make_large import large_chunk, write_large  # noqa: E402
 from run import compile_trees, header  # noqa: E402
-from turns import median, run_once  # noqa: E402
+from turns import median, rounds_apart, run_once  # noqa: E402
 
 #: The holdout's seed: far from the original's chunks (seeds 0, 1, ...).
 HOLDOUT_SEED = 10_000
@@ -69,18 +70,11 @@ def main() -> None:
     print(f"{args.rows:,} rows per side, a {args.holdout:,}-row holdout, from Parquet; "
           f"columns: {', '.join(KNOWN)}; {args.repeats} rounds after {args.warmup} "
           "uncounted")  # fmt: skip
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
-    for r in range(args.warmup + args.repeats):
-        for name, cmd in commands.items():
-            figures, text = run_once(cmd, SRC)
-            if name == "membership":
-                result = json.loads(text)
-                auc = result["auc"]["value"]
-                print(f"  AUC {auc:.4f}, TPR at 1 % {result['tpr_at_fpr'][0]['tpr']}")
-            if r >= args.warmup:
-                runs[name].append(figures)
-            print(f"  {name:<10} wall {figures['wall']:7.2f} s  cpu {figures['cpu']:7.2f} s  "
-                  f"peak {figures['peak']:8,.0f} MiB", flush=True)  # fmt: skip
+    _, text = run_once(commands["membership"], SRC)  # the attack's figures, once
+    result = json.loads(text)
+    print(f"  AUC {result['auc']['value']:.4f}, TPR at 1 % {result['tpr_at_fpr'][0]['tpr']}")
+    timed = {name: (cmd, SRC) for name, cmd in commands.items()}
+    runs = rounds_apart(timed, args.repeats, args.warmup, other_tables=commands)
     print("\n| command | wall (s) | CPU (s) | peak (MiB) |")
     print("|---|---:|---:|---:|")
     for name, r in runs.items():
