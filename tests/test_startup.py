@@ -129,6 +129,60 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
         kpr.evalute  # noqa: B018
 
 
+#: Which thread imported each module, once ``code`` ran (a finder that only watches).
+_IMPORTERS = (
+    "import threading\n"
+    "importers = {}\n"
+    "class Watch:\n"
+    "    @staticmethod\n"
+    "    def find_spec(name, path=None, target=None):\n"
+    "        importers.setdefault(name, threading.current_thread().name)\n"
+    "sys.meta_path.insert(0, Watch)\n"
+)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "analyze"])
+def test_commands_import_their_libraries_from_a_thread_of_their_own(
+    tiny_csv: Path, command: str
+) -> None:
+    """numpy, polars, narwhals and the command's own modules are imported by the
+    ``kpr-imports`` thread, near the bottom of its own stack (``kpr.cli.imports``:
+    under click's dispatch, CPython 3.11 mapped and unmapped thousands of frame-stack
+    chunks); the command itself runs on the main thread."""
+    args = [command, str(tiny_csv), str(tiny_csv), "--known", "age,sex", "--format", "json"]
+    own = "kpr.api" if command == "evaluate" else f"kpr.cli.{command}"  # evaluate: in the app
+    watched = ["numpy", "polars", "narwhals", "kpr.cli.text", own]
+    importers = _after(
+        f"{_IMPORTERS}from kpr.cli.app import main\nmain({args!r})",
+        f"{{m: importers.get(m) for m in {watched!r}}}",
+    )
+    assert importers == {m: "kpr-imports" for m in watched}
+
+
+def test_imported_modules_come_from_a_new_thread_and_errors_come_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``imported`` returns the modules, imported by another thread (the libraries
+    first), and raises the import's own error in the calling thread."""
+    import threading
+
+    from kpr.cli.imports import LIBRARIES, imported
+
+    (tmp_path / "kpr_probe_module.py").write_text(
+        "import sys, threading\n"
+        "THREAD = threading.current_thread().name\n"
+        f"LIBRARIES = [name in sys.modules for name in {list(LIBRARIES)!r}]\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "kpr_probe_module", raising=False)
+    (probe,) = imported("kpr_probe_module")
+    assert probe.THREAD == "kpr-imports" != threading.current_thread().name
+    assert all(probe.LIBRARIES) and len(probe.LIBRARIES) == len(LIBRARIES)
+    with pytest.raises(ModuleNotFoundError, match="kpr_no_such_module"):
+        imported("kpr_no_such_module")
+
+
 def test_report_loads_the_renderer_when_asked(tiny_csv: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     report = tmp_path / "r.html"

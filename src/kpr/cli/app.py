@@ -7,7 +7,6 @@ or bad input (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import gc
-import importlib
 import sys
 import warnings
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from kpr.version import __version__
 
 from .common import CONTEXT, OUTPUTS, Outputs, emit, stderr
 from .engines import ENGINE, Engine
+from .imports import imported
 from .options import (
     CONTROL,
     CONTROL_NEEDS,
@@ -62,9 +62,14 @@ LAZY_COMMANDS = {
 }
 
 
+#: What ``kpr evaluate`` and ``kpr demo`` import before they read a table (polars,
+#: numpy, narwhals and kpr's engine with them), from a thread of their own (``imports``).
+EVALUATION_MODULES = ("kpr.cli.text", "kpr.api")
+
+
 class LazyGroup(click.Group):
     """A click group whose ``lazy`` commands are imported on first use (click's
-    documented LazyGroup pattern)."""
+    documented LazyGroup pattern), from a thread of their own (``imports``)."""
 
     def __init__(self, *args: Any, lazy: Mapping[str, str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -77,7 +82,7 @@ class LazyGroup(click.Group):
         if cmd_name not in self.lazy:
             return super().get_command(ctx, cmd_name)
         module, name = self.lazy[cmd_name].split(":")
-        command = getattr(importlib.import_module(module), name)
+        command = getattr(imported(module)[0], name)
         assert isinstance(command, click.Command), self.lazy[cmd_name]
         return command
 
@@ -191,6 +196,7 @@ def evaluate(
     secret : ``--secret``: adds ``kpr inference``'s block.
     out : what is printed and written, and the release gate (:class:`Outputs`).
     """
+    imported(*EVALUATION_MODULES)
     from . import text
 
     requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
@@ -255,6 +261,7 @@ def demo(write: Path | None, out: Outputs) -> None:
       kpr demo --write demo && cd demo
       kpr evaluate original.csv avatars.csv -k age,sex --pairing pairing.csv --control holdout.csv
     """
+    imported(*EVALUATION_MODULES)
     from kpr.api import evaluate as evaluate_tables
 
     from . import text

@@ -1,0 +1,48 @@
+"""A command's heavy modules (polars, numpy, narwhals, kpr's engine) imported from a
+thread of their own, near the bottom of a fresh frame stack.
+
+CPython keeps a thread's Python frames in chunks of memory. A call that does not fit
+in the current chunk maps a new one, and its return unmaps it, so a loop of calls at
+that depth maps and unmaps memory at each call (CPython issue gh-142183, fixed in 2026
+on the 3.13 and 3.14 branches; 3.11 and 3.12 keep it). Module bodies that call many
+functions (typing constructs, decorators: ``numpy._typing``, ``polars.expr.expr``)
+run at a depth set by the code that imports them, so where the chunk boundaries fall
+depends on how deep click's dispatch is: ``kpr evaluate`` mapped and unmapped 2,750
+chunks under ``python -m kpr`` (803 from the ``kpr`` script) while importing, against
+83 from a new thread: about 0.03 s of a 0.33 s command (docs/benchmarks.md, the
+eleventh session). The calling thread waits: the imports are the same, only the
+stack they run on changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from types import ModuleType
+
+#: The libraries every command on tables imports, first: their module bodies then run
+#: at the same depth whichever of kpr's modules imports them.
+LIBRARIES = ("numpy", "polars", "narwhals")
+
+
+def imported(*names: str) -> list[ModuleType]:
+    """The modules ``names``, imported in turn from a new thread while this one waits
+    (:data:`LIBRARIES` before them); an error on the way is raised here, as the import
+    statement would raise it."""
+    modules: list[ModuleType] = []
+    failed: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            for library in LIBRARIES:
+                importlib.import_module(library)
+            modules.extend(importlib.import_module(name) for name in names)
+        except BaseException as exc:  # given back to the calling thread, never lost
+            failed.append(exc)
+
+    thread = threading.Thread(target=load, name="kpr-imports", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+    return modules
