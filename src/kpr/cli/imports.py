@@ -9,7 +9,7 @@ functions (typing constructs, decorators: ``numpy._typing``, ``polars.expr.expr`
 run at a depth set by the code that imports them, so where the chunk boundaries fall
 depends on how deep click's dispatch is: ``kpr evaluate`` mapped and unmapped 2,750
 chunks under ``python -m kpr`` (803 from the ``kpr`` script) while importing, against
-83 from a new thread: about 0.03 s of a 0.33 s command (docs/benchmarks.md, the
+29 from a new thread: about 0.03 s of a 0.33 s command (docs/benchmarks.md, the
 eleventh session). The calling thread waits: the imports are the same, only the
 stack they run on changes.
 """
