@@ -148,7 +148,7 @@ def test_commands_import_their_libraries_from_a_thread_of_their_own(
     """numpy, polars, narwhals and the command's own modules are imported by the
     ``kpr-imports`` thread, near the bottom of its own stack (``kpr.cli.imports``:
     under click's dispatch, CPython 3.11 mapped and unmapped thousands of frame-stack
-    chunks); the command itself runs on the main thread."""
+    chunks)."""
     args = [command, str(tiny_csv), str(tiny_csv), "--known", "age,sex", "--format", "json"]
     own = "kpr.api" if command == "evaluate" else f"kpr.cli.{command}"  # evaluate: in the app
     watched = ["numpy", "polars", "narwhals", "kpr.cli.text", own]
@@ -159,28 +159,25 @@ def test_commands_import_their_libraries_from_a_thread_of_their_own(
     assert importers == {m: "kpr-imports" for m in watched}
 
 
-def test_imported_modules_come_from_a_new_thread_and_errors_come_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``imported`` returns the modules, imported by another thread (the libraries
-    first), and raises the import's own error in the calling thread."""
-    import threading
-
-    from kpr.cli.imports import LIBRARIES, imported
-
-    (tmp_path / "kpr_probe_module.py").write_text(
-        "import sys, threading\n"
-        "THREAD = threading.current_thread().name\n"
-        f"LIBRARIES = [name in sys.modules for name in {list(LIBRARIES)!r}]\n",
-        encoding="utf-8",
+def test_imported_modules_come_from_a_new_thread_and_errors_come_back(tmp_path: Path) -> None:
+    """``imported`` imports numpy, polars and narwhals, then the modules asked for, from
+    another thread (a fresh interpreter, watched by a finder), returns the modules and
+    raises the import's own error in the calling thread."""
+    (tmp_path / "kpr_probe_module.py").write_text("VALUE = 7\n", encoding="utf-8")
+    code = (
+        f"{_IMPORTERS}sys.path.insert(0, {str(tmp_path)!r})\n"
+        "from kpr.cli.imports import imported\n"
+        "(probe,) = imported('kpr_probe_module')\n"
+        "try:\n"
+        "    imported('kpr_no_such_module')\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    error = exc.name\n"
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "kpr_probe_module", raising=False)
-    (probe,) = imported("kpr_probe_module")
-    assert probe.THREAD == "kpr-imports" != threading.current_thread().name
-    assert all(probe.LIBRARIES) and len(probe.LIBRARIES) == len(LIBRARIES)
-    with pytest.raises(ModuleNotFoundError, match="kpr_no_such_module"):
-        imported("kpr_no_such_module")
+    report = "[probe.VALUE, error, [m for m, t in importers.items() if t == 'kpr-imports']]"
+    value, error, asked = _after(code, report)
+    assert (value, error) == (7, "kpr_no_such_module")
+    firsts = [m for m in asked if m in ("numpy", "polars", "narwhals", "kpr_probe_module")]
+    assert firsts == ["numpy", "polars", "narwhals", "kpr_probe_module"]
 
 
 def test_report_loads_the_renderer_when_asked(tiny_csv: Path, tmp_path: Path) -> None:
