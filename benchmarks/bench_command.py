@@ -56,7 +56,7 @@ from make_coarse import write_coarse  # noqa: E402
 from make_data import KNOWN  # noqa: E402
 from make_large import write_large  # noqa: E402
 from run import compile_trees, header  # noqa: E402
-from turns import Commands, Run, median, ratio, rounds_apart  # noqa: E402
+from turns import Commands, Run, median, medians_table, ratio, rounds_apart  # noqa: E402
 
 #: Rows per side of the ``fixed`` command's tables.
 FIXED_ROWS = 1_000
@@ -65,11 +65,7 @@ SHAPES = {"large": write_large, "coarse": write_coarse}
 
 
 def table(runs: dict[str, list[Run]], against: list[str]) -> None:
-    print("\n| command | wall (s) | CPU (s) | peak (MiB) |")
-    print("|---|---:|---:|---:|")
-    for name, r in runs.items():
-        print(f"| {name} | {median(r, 'wall'):.2f} | {median(r, 'cpu'):.2f} | "
-              f"{median(r, 'peak'):,.0f} |")  # fmt: skip
+    medians_table(runs)
     print("\n| ratio | wall | CPU | peak |")
     print("|---|---:|---:|---:|")
     for other in against:
@@ -103,7 +99,7 @@ def command_mode(args: argparse.Namespace) -> None:
     print(header())
     print(f"{args.rows:,} rows per side from Parquet ({o.name}); known: {', '.join(KNOWN)}; "
           f"{args.repeats} rounds after {args.warmup} uncounted")  # fmt: skip
-    runs = rounds_apart(commands, args.repeats, args.warmup, other_tables={"fixed"})
+    runs = rounds_apart(commands, args.repeats, args.warmup, unchecked={"fixed"})
     table(runs, [n for n in commands if n not in ("kpr", "fixed")])
     whole, fixed = (ratio(runs[n], runs["floor"], "wall") for n in ("kpr", "fixed"))
     print(f"\nfixed / floor: {fixed:.2f}x (kpr on {FIXED_ROWS:,} rows per side): of kpr's "

@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 from make_data import KNOWN  # noqa: E402
 from make_large import large_chunk, write_large  # noqa: E402
 from run import compile_trees, header  # noqa: E402
-from turns import median, rounds_apart, run_once  # noqa: E402
+from turns import medians_table, rounds_apart, run_once  # noqa: E402
 
 #: The holdout's seed: far from the original's chunks (seeds 0, 1, ...).
 HOLDOUT_SEED = 10_000
@@ -75,12 +75,8 @@ def main() -> None:
     print(f"  AUC {result['auc']['value']:.4f}, TPR at 1 % {result['tpr_at_fpr'][0]['tpr']}")
     timed = {name: (cmd, SRC) for name, cmd in commands.items()}
     # membership's JSON holds no |U| or |S| to compare with evaluate's
-    runs = rounds_apart(timed, args.repeats, args.warmup, other_tables={"membership"})
-    print("\n| command | wall (s) | CPU (s) | peak (MiB) |")
-    print("|---|---:|---:|---:|")
-    for name, r in runs.items():
-        print(f"| {name} | {median(r, 'wall'):.2f} | {median(r, 'cpu'):.2f} | "
-              f"{median(r, 'peak'):,.0f} |")  # fmt: skip
+    runs = rounds_apart(timed, args.repeats, args.warmup, unchecked={"membership"})
+    medians_table(runs)
     print(header())
 
 

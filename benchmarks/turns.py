@@ -50,13 +50,13 @@ def rounds(
     commands: Commands,
     repeats: int,
     warmup: int,
-    other_tables: Iterable[str] = (),
+    unchecked: Iterable[str] = (),
     out: TextIO = sys.stdout,
 ) -> dict[str, list[Run]]:
     """Every command in turn, ``warmup`` uncounted rounds first, each run's figures
     written to ``out``; the counts of the commands that print ``kpr evaluate``'s JSON
-    checked against each other (but those of ``other_tables``, which evaluate other
-    tables)."""
+    checked against each other (but those of ``unchecked``: other tables, or JSON with
+    no |U| and |S|)."""
     runs: dict[str, list[Run]] = {name: [] for name in commands}
     answers: dict[str, tuple[int, int]] = {}
     names = list(commands)
@@ -65,7 +65,7 @@ def rounds(
         for name in names[turn:] + names[:turn]:
             cmd, src = commands[name]
             figures, text = run_once(cmd, src)
-            if text.lstrip().startswith("{") and name not in other_tables:
+            if text.lstrip().startswith("{") and name not in unchecked:
                 result = json.loads(text)
                 answers[name] = (result["unique_originals"], result["linked"])
             if r >= warmup:
@@ -81,7 +81,7 @@ def rounds(
 
 
 def rounds_apart(
-    commands: Commands, repeats: int, warmup: int, other_tables: Iterable[str] = ()
+    commands: Commands, repeats: int, warmup: int, unchecked: Iterable[str] = ()
 ) -> dict[str, list[Run]]:
     """:func:`rounds` run by a fresh interpreter (see the module's docstring); its
     lines reach this process's standard output as they are written."""
@@ -91,7 +91,7 @@ def rounds_apart(
         },
         "repeats": repeats,
         "warmup": warmup,
-        "other_tables": sorted(other_tables),
+        "unchecked": sorted(unchecked),
     }
     sys.stdout.flush()
     done = subprocess.run(
@@ -107,6 +107,15 @@ def median(runs: list[Run], what: str) -> float:
     return statistics.median(r[what] for r in runs)
 
 
+def medians_table(runs: dict[str, list[Run]]) -> None:
+    """Each command's median wall, CPU and peak, as a Markdown table."""
+    print("\n| command | wall (s) | CPU (s) | peak (MiB) |")
+    print("|---|---:|---:|---:|")
+    for name, r in runs.items():
+        print(f"| {name} | {median(r, 'wall'):.2f} | {median(r, 'cpu'):.2f} | "
+              f"{median(r, 'peak'):,.0f} |")  # fmt: skip
+
+
 def ratio(a: list[Run], b: list[Run], what: str) -> float:
     """The median of the per-round ratios a/b."""
     return statistics.median(x[what] / y[what] for x, y in zip(a, b, strict=True))
@@ -119,7 +128,7 @@ def main() -> None:
     commands = {
         n: (cmd, None if src is None else Path(src)) for n, (cmd, src) in spec["commands"].items()
     }
-    runs = rounds(commands, spec["repeats"], spec["warmup"], spec["other_tables"], sys.stderr)
+    runs = rounds(commands, spec["repeats"], spec["warmup"], spec["unchecked"], sys.stderr)
     json.dump(runs, sys.stdout)
 
 

@@ -109,6 +109,14 @@ def test_version_imports_no_data_library() -> None:
     assert loaded == []
 
 
+@pytest.mark.parametrize("command", ["assess", "verify"])
+def test_help_of_a_light_command_imports_no_data_library(command: str) -> None:
+    """``kpr.cli.assess`` imports its table libraries when its commands run: its help,
+    through the lazy group, loads none (``LIGHT_MODULES``)."""
+    modules = _modules_after(f"from kpr.cli.app import main\nmain([{command!r}, '--help'])")
+    assert [m for m in ("polars", "narwhals", "numpy") if _loaded(modules, m)] == []
+
+
 def test_import_kpr_is_lazy_and_complete() -> None:
     modules = _modules_after("import kpr")
     assert [m for m in ("polars", "numpy", *HEAVY) if _loaded(modules, m)] == []

@@ -21,7 +21,7 @@ from kpr.version import __version__
 
 from .common import CONTEXT, OUTPUTS, Outputs, emit, stderr
 from .engines import ENGINE, Engine
-from .imports import imported
+from .imports import LIBRARIES, imported
 from .options import (
     CONTROL,
     CONTROL_NEEDS,
@@ -62,6 +62,10 @@ LAZY_COMMANDS = {
 }
 
 
+#: Command modules that load no table library when imported (their commands do when
+#: they run): imported alone, so that ``--help`` stays quick.
+LIGHT_MODULES = frozenset({"kpr.cli.assess"})
+
 #: What ``kpr evaluate`` and ``kpr demo`` import before they read a table (polars,
 #: numpy, narwhals and kpr's engine with them), from a thread of their own (``imports``).
 EVALUATION_MODULES = ("kpr.cli.text", "kpr.api")
@@ -82,7 +86,8 @@ class LazyGroup(click.Group):
         if cmd_name not in self.lazy:
             return super().get_command(ctx, cmd_name)
         module, name = self.lazy[cmd_name].split(":")
-        command = getattr(imported(module)[0], name)
+        libraries = () if module in LIGHT_MODULES else LIBRARIES
+        command = getattr(imported(module, libraries=libraries)[0], name)
         assert isinstance(command, click.Command), self.lazy[cmd_name]
         return command
 

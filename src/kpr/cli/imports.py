@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Sequence
 from types import ModuleType
 
 #: The libraries every command on tables imports, first: their module bodies then run
@@ -25,16 +26,16 @@ from types import ModuleType
 LIBRARIES = ("numpy", "polars", "narwhals")
 
 
-def imported(*names: str) -> list[ModuleType]:
+def imported(*names: str, libraries: Sequence[str] = LIBRARIES) -> list[ModuleType]:
     """The modules ``names``, imported in turn from a new thread while this one waits
-    (:data:`LIBRARIES` before them); an error on the way is raised here, as the import
-    statement would raise it."""
+    (``libraries`` before them: none for a module that loads no table library); an
+    error on the way is raised here, as the import statement would raise it."""
     modules: list[ModuleType] = []
     failed: list[BaseException] = []
 
     def load() -> None:
         try:
-            for library in LIBRARIES:
+            for library in libraries:
                 importlib.import_module(library)
             modules.extend(importlib.import_module(name) for name in names)
         except BaseException as exc:  # given back to the calling thread, never lost
