@@ -168,7 +168,7 @@ def test_commands_import_their_libraries_from_a_thread_of_their_own(
 
 
 def test_imported_modules_come_from_a_new_thread_and_errors_come_back(tmp_path: Path) -> None:
-    """``imported`` imports numpy, polars and narwhals, then the modules asked for, from
+    """``imported`` imports polars, numpy and narwhals, then the modules asked for, from
     another thread (a fresh interpreter, watched by a finder), returns the modules and
     raises the import's own error in the calling thread."""
     (tmp_path / "kpr_probe_module.py").write_text("VALUE = 7\n", encoding="utf-8")
@@ -184,8 +184,8 @@ def test_imported_modules_come_from_a_new_thread_and_errors_come_back(tmp_path: 
     report = "[probe.VALUE, error, [m for m, t in importers.items() if t == 'kpr-imports']]"
     value, error, asked = _after(code, report)
     assert (value, error) == (7, "kpr_no_such_module")
-    firsts = [m for m in asked if m in ("numpy", "polars", "narwhals", "kpr_probe_module")]
-    assert firsts == ["numpy", "polars", "narwhals", "kpr_probe_module"]
+    firsts = [m for m in asked if m in ("polars", "numpy", "narwhals", "kpr_probe_module")]
+    assert firsts == ["polars", "numpy", "narwhals", "kpr_probe_module"]
 
 
 def test_report_loads_the_renderer_when_asked(tiny_csv: Path, tmp_path: Path) -> None:
@@ -303,3 +303,28 @@ def test_polars_allocator_reads_the_options() -> None:
     bare = _without(ALLOCATOR, "POLARS_THP")
     assert _huge_kib({**bare, ALLOCATOR: HUGE_PAGES}) >= 128 * 1024
     assert _huge_kib(bare) < 64 * 1024
+
+
+@pytest.mark.parametrize("own", [None, "12"])
+def test_blas_threads_sleep_while_the_original_is_read_ahead(
+    tmp_path: Path, own: str | None
+) -> None:
+    """``kpr evaluate`` on Parquet asks OpenBLAS's idle threads to sleep at once (they
+    would spin on the core the read ahead runs on) before numpy loads, unless the user
+    chose a value; a command on CSV files reads nothing ahead and leaves it unset."""
+    import polars as pl
+
+    table = tmp_path / "t.parquet"
+    pl.DataFrame({"age": [30, 40, 50]}).write_parquet(table)
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if own is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = own
+    args = ["evaluate", str(table), str(table), "--known", "age", "-q"]
+    code = f"from kpr.cli.app import main\nmain({args!r})"
+    seen = _after(code, "os.environ.get('OPENBLAS_THREAD_TIMEOUT')", env)
+    assert seen == (own or "4")
+    csv = tmp_path / "t.csv"
+    pl.read_parquet(table).write_csv(csv)
+    args = ["evaluate", str(csv), str(csv), "--known", "age", "-q"]
+    code = f"from kpr.cli.app import main\nmain({args!r})"
+    assert _after(code, "os.environ.get('OPENBLAS_THREAD_TIMEOUT')", env) == own

@@ -201,16 +201,18 @@ def evaluate(
     secret : ``--secret``: adds ``kpr inference``'s block.
     out : what is printed and written, and the release gate (:class:`Outputs`).
     """
+    names, secrets = split_names(known), split_names(secret)
+    read_names = [*names, *(s for s in secrets if s not in names)]
+    context = click.get_current_context()  # the original read meanwhile, waited for at its end
+    context.with_resource(engine.read_ahead(original, read_names, len(names)))
     imported(*EVALUATION_MODULES)
     from . import text
 
-    requires(click.get_current_context(), CONTROL_NEEDS | {"table": "metadata"})
-    names, secrets = split_names(known), split_names(secret)
+    requires(context, CONTROL_NEEDS | {"table": "metadata"})
     out.check((original, avatars))
     engine.check(pairing, control.path)
     _check_attack(names, secrets, tolerance, kinds, grid_offset, widths, control)
     with text.progress(stderr, out.quiet, held=True) as step:
-        read_names = [*names, *(s for s in secrets if s not in names)]
         inputs = engine.tables(
             original, avatars, read_names, read, out.linked_out is not None, step
         )

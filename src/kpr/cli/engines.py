@@ -3,7 +3,9 @@ Spark, Dask), shared by the commands that offer a choice (``evaluate``, ``infere
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -34,6 +36,25 @@ class Engine:
                 f"--pairing and --control need row positions, which --engine {self.name} "
                 "does not keep; drop them or use --engine polars"
             )
+
+    def read_ahead(
+        self, original: str, columns: list[str], known: int
+    ) -> AbstractContextManager[object]:
+        """The original's ``columns`` read while the command imports its modules
+        (``kpr.inputs.ahead``), when polars reads it for the in-memory path; not with
+        ``--row-id`` (that column is read too). ``known``: how many are known variables."""
+        from kpr.inputs.ahead import ReadAhead
+
+        polars = self.name == "polars" and self.dask_scheduler is None
+        if not polars or self.row_id is not None or not ReadAhead.applies(original):
+            return nullcontext()
+        from kpr.engine.tuning import DEFAULT_TUNING
+
+        from .imports import blas_threads_sleep
+
+        blas_threads_sleep()
+        accepts = partial(DEFAULT_TUNING.reads_ahead, known=known, columns=len(columns))
+        return ReadAhead(original, columns, accepts)
 
     def tables(
         self, original: str, avatars: str, known: list[str], read: ReadSettings, linked: bool,

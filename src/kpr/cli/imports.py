@@ -17,13 +17,16 @@ stack they run on changes.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import threading
 from collections.abc import Sequence
 from types import ModuleType
 
 #: The libraries every command on tables imports, first: their module bodies then run
-#: at the same depth whichever of kpr's modules imports them.
-LIBRARIES = ("numpy", "polars", "narwhals")
+#: at the same depth whichever of kpr's modules imports them. polars first: a command
+#: that reads its tables meanwhile (``kpr.inputs.ahead``) starts once polars is loaded.
+LIBRARIES = ("polars", "numpy", "narwhals")
 
 
 def imported(*names: str, libraries: Sequence[str] = LIBRARIES) -> list[ModuleType]:
@@ -47,3 +50,13 @@ def imported(*names: str, libraries: Sequence[str] = LIBRARIES) -> list[ModuleTy
     if failed:
         raise failed[0]
     return modules
+
+
+def blas_threads_sleep() -> None:
+    """numpy's OpenBLAS starts its threads while numpy is imported, and each spins for
+    about 0.1 s of CPU, waiting for work, before it sleeps: on two cores, on the core
+    a read ahead (``kpr.inputs.ahead``) runs on. They sleep at once instead
+    (``OPENBLAS_THREAD_TIMEOUT``: 2**4 cycles, the least), unless the user set it; a
+    call into BLAS wakes them as before. Only before numpy is loaded."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")

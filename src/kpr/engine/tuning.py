@@ -122,6 +122,12 @@ class Tuning:
     memory_bytes: int | None = None
     #: above this many original rows (and not in memory), G is built from row hashes
     hashed_rows: int = 25_000
+    #: the command line reads an original Parquet file of at most this many cells
+    #: (rows x columns read) while it imports its modules (``kpr.inputs.ahead``): about
+    #: what the imports hide on two cores (4M rows x 5 columns in about 0.1 s); a larger
+    #: table would gain no more, and an error found after the imports would wait for
+    #: its read
+    ahead_cells: int = 40_000_000
     #: a packed key is re-numbered densely before its radix would pass this
     key_limit: int = 2**62
     #: keys counted by ``np.bincount`` up to this many possible keys ...
@@ -196,6 +202,13 @@ class Tuning:
         if 2 * rows * max(known, 1) * self.memory_per_cell <= budget:
             return TablePath.MEMORY
         return TablePath.HASHED if rows > self.hashed_rows else TablePath.GROUPED
+
+    def reads_ahead(self, rows: int, known: int, columns: int) -> bool:
+        """Whether an original of ``rows`` rows is read while the command imports
+        (``kpr.inputs.ahead``): only when the in-memory path would read it whole anyway
+        (``known`` variables), and ``columns`` of it are few cells (:attr:`ahead_cells`)."""
+        memory = self.table_path(rows, known) is TablePath.MEMORY
+        return memory and rows * columns <= self.ahead_cells
 
     def few_keys(self, radix: int, rows: int) -> bool:
         """Whether ``rows`` keys below ``radix`` are few enough to count by ``np.bincount``."""

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from kpr.errors import InputError, directory_given, first_line, shown, unreadable
+from kpr.inputs.ahead import taken
 from kpr.inputs.compact import Compact, Parts, TextLost
 from kpr.inputs.names import suggest
 from kpr.inputs.plain_csv import is_plain_candidate, read_plain
@@ -213,7 +214,9 @@ def _read_parquet(p: Path, columns: Sequence[str] | None, label: str) -> pl.Lazy
     except Exception as exc:  # polars raises several types for garbage
         raise InputError(f"{label} is not a readable Parquet file ({first_line(exc)})") from None
     wanted = list(schema) if columns is None else list(columns)
-    return _renamed(pl.scan_parquet(p), resolve_columns(list(schema), wanted, label), wanted)
+    actual = resolve_columns(list(schema), wanted, label)
+    ahead = taken(p, actual)  # read while the command imported its modules
+    return _renamed(pl.scan_parquet(p) if ahead is None else ahead.lazy(), actual, wanted)
 
 
 #: Arrow reads a CSV in blocks; a quoted field holding line breaks must fit in one.
