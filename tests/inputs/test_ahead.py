@@ -247,3 +247,44 @@ def test_an_error_after_the_imports_waits_for_the_read(
     assert len(err.strip().splitlines()) == 1
     assert events == ["started"] and parquet.read_bytes() == before
     assert not any(t.name == "kpr-read-ahead" for t in threading.enumerate())
+
+
+def _originals() -> dict[str, pl.DataFrame]:
+    """Originals that take other ways through the checks: each gives the same answer
+    read ahead or not."""
+    age, sex = COLUMNS
+    return {
+        "empty": pl.DataFrame({age: [], sex: []}, schema={age: pl.Float64, sex: pl.String}),
+        "all missing": pl.DataFrame(
+            {age: [None, None, None], sex: ["F", "M", "F"]},
+            schema={age: pl.Float64, sex: pl.String},
+        ),
+        "NaN and null": pl.DataFrame({age: [float("nan"), None, 40.0, 40.0], sex: ["F"] * 4}),
+        "text ages": pl.DataFrame({age: ["31", "x", "45"], sex: ["F", "M", "F"]}),
+        "whole ages": pl.DataFrame({age: [31, 45, 45, 60], sex: ["F", "M", "M", "F"]}),
+    }
+
+
+@pytest.mark.parametrize("name", list(_originals()))
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_read_ahead_or_not_the_command_says_the_same(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    output: str,
+) -> None:
+    from contextlib import nullcontext
+
+    from kpr.cli.engines import Engine
+
+    original, avatars = tmp_path / "o.parquet", tmp_path / "a.parquet"
+    _originals()[name].write_parquet(original)
+    _originals()["NaN and null"].write_parquet(avatars)
+    known = ",".join(f'"{c}"' for c in COLUMNS)
+    argv = ["evaluate", str(original), str(avatars), "--known", known, "-q", "-f", output]
+    events = _spied(monkeypatch)
+    read_ahead = run_cli(argv, capsys)
+    assert events[:1] == ["started"]
+    monkeypatch.setattr(Engine, "read_ahead", lambda *args: nullcontext())
+    assert run_cli(argv, capsys) == read_ahead
