@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from types import ModuleType
 
 #: The libraries every command on tables imports, first: their module bodies then run
-#: at the same depth whichever of kpr's modules imports them. polars first: a command
-#: that reads its tables meanwhile (``kpr.inputs.ahead``) starts once polars is loaded.
+#: at the same depth whichever of kpr's modules imports them. polars first: when a
+#: thread reading the original ahead (``kpr.inputs.ahead``) is importing it, these imports
+#: wait for it instead of taking turns with it on the interpreter lock.
 LIBRARIES = ("polars", "numpy", "narwhals")
 
 

@@ -69,9 +69,10 @@ class ReadAhead:
         self.path = Path(path)
         self.columns = tuple(columns)
         self.accepts = accepts
-        self._read: Future[_Read | None] = Future()
-        self._handed = False
-        self._thread = threading.Thread(target=self._run, name="kpr-read-ahead", daemon=True)
+        self._read: Future[_Read | None] = Future()  # _NOTHING once handed over
+        self._thread = threading.Thread(
+            target=self._run, args=(self._read,), name="kpr-read-ahead", daemon=True
+        )
         self._token: Token[ReadAhead | None] | None = None
 
     @staticmethod
@@ -96,14 +97,14 @@ class ReadAhead:
         self._thread.join()
         self._read = _NOTHING  # not held past the command
 
-    def _run(self) -> None:
+    def _run(self, future: Future[_Read | None]) -> None:
         read = None
         try:
             read = self._ahead()
         except Exception:  # the reading layer reads the file itself and says what is wrong
             read = None
         finally:
-            self._read.set_result(read)
+            future.set_result(read)
 
     def _ahead(self) -> _Read | None:
         """The table, or None when it is not one to read ahead."""
@@ -125,11 +126,10 @@ class ReadAhead:
     def take(self, path: Path, columns: Sequence[str]) -> pl.DataFrame | None:
         """The table read ahead if it is ``path``'s ``columns``, unchanged, once
         (waiting for its read to end); None otherwise."""
-        if self._handed or path != self.path:
+        if path != self.path:
             return None
-        self._handed = True
-        read = self._read.result()
-        self._read = _NOTHING  # the caller's now, or of no use: not held here
+        future, self._read = self._read, _NOTHING  # the caller's now, or of no use
+        read = future.result()
         if read is None or tuple(columns) != self.columns:
             return None
         return read.frame if _Identity.of(path) == read.identity else None
