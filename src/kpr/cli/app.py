@@ -203,8 +203,8 @@ def evaluate(
     """
     names, secrets = split_names(known), split_names(secret)
     read_names = [*names, *(s for s in secrets if s not in names)]
-    context = click.get_current_context()  # the original read meanwhile, waited for at its end
-    context.with_resource(engine.read_ahead(original, read_names, len(names)))
+    context = click.get_current_context()  # heap warmed, original read: waited for at its end
+    context.with_resource(engine.while_importing(original, avatars, read_names, len(names)))
     imported(*EVALUATION_MODULES)
     from . import text
 

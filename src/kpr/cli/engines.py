@@ -3,7 +3,9 @@ Spark, Dask), shared by the commands that offer a choice (``evaluate``, ``infere
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+import os
+import stat
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -37,6 +39,36 @@ class Engine:
                 "does not keep; drop them or use --engine polars"
             )
 
+    def _reads_parquet(self, original: str) -> bool:
+        """Whether polars reads the original from Parquet on this machine."""
+        from kpr.inputs.ahead import ReadAhead
+
+        polars = self.name == "polars" and self.dask_scheduler is None
+        return polars and ReadAhead.applies(original)
+
+    def while_importing(
+        self, original: str, avatars: str, columns: list[str], known: int
+    ) -> AbstractContextManager[object]:
+        """What the command does on its other core while it imports its modules: glibc's
+        heap made ready (:meth:`warm_heap`, first: before any other thread starts), the
+        original's ``columns`` read (:meth:`read_ahead`); all waited for on exit."""
+        with ExitStack() as stack:
+            stack.enter_context(self.warm_heap(original, avatars))
+            stack.enter_context(self.read_ahead(original, columns, known))
+            return stack.pop_all()
+
+    def warm_heap(self, *paths: str) -> AbstractContextManager[object]:
+        """glibc's heap kept, and some of it made ready while the command imports its
+        modules (``kpr.cli.heap``), sized by the input files, when polars reads the
+        original from Parquet; to enter before any other thread starts."""
+        if not self._reads_parquet(paths[0]):
+            return nullcontext()
+        from kpr.engine.tuning import DEFAULT_TUNING
+
+        from .heap import WarmHeap
+
+        return WarmHeap(DEFAULT_TUNING.warm_bytes(sum(map(_file_bytes, paths))))
+
     def read_ahead(
         self, original: str, columns: list[str], known: int
     ) -> AbstractContextManager[object]:
@@ -45,8 +77,7 @@ class Engine:
         ``--row-id`` (that column is read too). ``known``: how many are known variables."""
         from kpr.inputs.ahead import ReadAhead
 
-        polars = self.name == "polars" and self.dask_scheduler is None
-        if not polars or self.row_id is not None or not ReadAhead.applies(original):
+        if not self._reads_parquet(original) or self.row_id is not None:
             return nullcontext()
         from kpr.engine.tuning import DEFAULT_TUNING
 
@@ -130,3 +161,13 @@ ENGINE = bundle(
 #: The engine options of a command that reports no row (``kpr inference``): an
 #: :class:`Engine` without a row id.
 COUNTING_ENGINE = bundle("engine", _engine, *ENGINE_OPTIONS)
+
+
+def _file_bytes(path: str) -> int:
+    """The size of the regular file at ``path``; 0 for anything else (the reading
+    layer says what is wrong with it)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return 0
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0

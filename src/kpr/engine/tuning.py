@@ -128,6 +128,13 @@ class Tuning:
     #: table would gain no more, and an error found after the imports would wait for
     #: its read
     ahead_cells: int = 40_000_000
+    #: bytes of glibc's heap the command line makes ready while it imports
+    #: (``kpr.cli.heap``) per byte of its Parquet inputs, up to :attr:`warm_cap`: what the
+    #: engine's arrays then reuse instead of fresh pages (4M rows a side, 5 known
+    #: variables: about 280 MiB of numpy arrays from 37-90 MB of Parquet; docs/benchmarks.md)
+    warm_per_file_byte: int = 8
+    #: ... and at most this many bytes
+    warm_cap: int = 320 << 20
     #: a packed key is re-numbered densely before its radix would pass this
     key_limit: int = 2**62
     #: keys counted by ``np.bincount`` up to this many possible keys ...
@@ -209,6 +216,11 @@ class Tuning:
         (``known`` variables), and ``columns`` of it are few cells (:attr:`ahead_cells`)."""
         memory = self.table_path(rows, known) is TablePath.MEMORY
         return memory and rows * columns <= self.ahead_cells
+
+    def warm_bytes(self, file_bytes: int) -> int:
+        """How much of the heap the command line makes ready for Parquet inputs of
+        ``file_bytes`` bytes (:attr:`warm_per_file_byte`, :attr:`warm_cap`)."""
+        return min(self.warm_cap, self.warm_per_file_byte * max(file_bytes, 0))
 
     def few_keys(self, radix: int, rows: int) -> bool:
         """Whether ``rows`` keys below ``radix`` are few enough to count by ``np.bincount``."""
