@@ -36,21 +36,23 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 #: The largest block glibc serves from its heap (``HEAP_MAX_SIZE / 2`` on 64 bits).
 HEAP_BLOCK = 32 << 20
 _KEPT = ((_M_TRIM_THRESHOLD, (1 << 31) - 1), (_M_MMAP_THRESHOLD, HEAP_BLOCK), (_M_ARENA_MAX, 1))
-#: Bytes taken at a time by the warming thread (below ``HEAP_BLOCK``: from the heap).
-CHUNK = 16 << 20
+#: Bytes taken at a time by the warming thread: below ``HEAP_BLOCK`` (from the heap),
+#: and few blocks (each write waits for the interpreter lock once, after it).
+CHUNK = HEAP_BLOCK - (1 << 20)
 #: ``madvise`` advice (linux/mman.h): huge pages, as numpy asks for its large arrays.
 _MADV_HUGEPAGE, _HUGE_PAGE = 14, 2 << 20
 
 
 def glibc() -> ctypes.CDLL | None:
     """The C library when it is glibc on Linux (``mallopt`` and ``madvise`` as used
-    here), else None."""
+    here), else None. Its calls keep the interpreter lock (they return at once): only
+    the writing (``ctypes.memset``) lets it go, and waits for it once after."""
     if sys.platform != "linux":
         return None
     try:
         if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
             return None
-        libc = ctypes.CDLL(None, use_errno=True)
+        libc = ctypes.PyDLL(None)
         libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
         libc.malloc.argtypes, libc.malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
         libc.free.argtypes = [ctypes.c_void_p]

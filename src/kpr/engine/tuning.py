@@ -74,9 +74,9 @@ def _measured_once() -> bool:
 
 def measure_sorts(size: int = 1 << 14, rounds: int = 3) -> bool:
     """Whether numpy's sort beat polars' (on one core) on ``size`` float64 and int64
-    values, the quickest of ``rounds`` each: 4-5.5 ms here, and 9 ms more where it is
-    the process's first polars sort (polars' one-off setup, which the engine's first
-    sort would pay otherwise).
+    values, the quickest of ``rounds`` each: 4-5.5 ms here, and 9 ms more where it makes
+    the process's first polars Series from numpy (polars then imports ``numpy.ma``, which
+    the engine's first such Series would pay otherwise).
     Not read off the processor's features: numpy's SIMD sort beat polars' on an AVX2
     EPYC (4M floats in 0.54x its time, 8-byte keys 0.78x) and lost on an AVX-512 one
     (Zen 4, where the compress-store it does on every vector is microcoded: 4M floats
@@ -201,12 +201,15 @@ class Tuning:
             tuning = replace(tuning, **_FORCING[path])
         return tuning
 
+    def memory_budget(self) -> int:
+        """:attr:`memory_bytes`, or half the memory available now."""
+        return available_memory() // 2 if self.memory_bytes is None else self.memory_bytes
+
     def table_path(self, rows: int, known: int = 1) -> TablePath:
         """The path of polars input with ``rows`` original rows and ``known``
         variables: in memory when the two tables' cells fit in the memory budget,
         else streaming queries."""
-        budget = available_memory() // 2 if self.memory_bytes is None else self.memory_bytes
-        if 2 * rows * max(known, 1) * self.memory_per_cell <= budget:
+        if 2 * rows * max(known, 1) * self.memory_per_cell <= self.memory_budget():
             return TablePath.MEMORY
         return TablePath.HASHED if rows > self.hashed_rows else TablePath.GROUPED
 
@@ -219,8 +222,10 @@ class Tuning:
 
     def warm_bytes(self, file_bytes: int) -> int:
         """How much of the heap the command line makes ready for Parquet inputs of
-        ``file_bytes`` bytes (:attr:`warm_per_file_byte`, :attr:`warm_cap`)."""
-        return min(self.warm_cap, self.warm_per_file_byte * max(file_bytes, 0))
+        ``file_bytes`` bytes (:attr:`warm_per_file_byte`, :attr:`warm_cap`), and at
+        most a quarter of the in-memory path's :meth:`memory_budget`."""
+        wanted = min(self.warm_cap, self.warm_per_file_byte * max(file_bytes, 0))
+        return min(wanted, self.memory_budget() // 4) if wanted else 0
 
     def few_keys(self, radix: int, rows: int) -> bool:
         """Whether ``rows`` keys below ``radix`` are few enough to count by ``np.bincount``."""
