@@ -305,6 +305,37 @@ def test_polars_allocator_reads_the_options() -> None:
     assert _huge_kib(bare) < 64 * 1024
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux's /proc only")
+def test_no_thread_of_the_command_sees_the_environment_change(tmp_path: Path) -> None:
+    """Once ``kpr evaluate`` on Parquet runs native threads (polars', which call glibc's
+    ``getenv``, reading the original ahead), nothing sets or unsets an environment
+    variable: glibc's ``getenv`` beside ``putenv`` or ``unsetenv`` can crash (numpy's
+    import set and unset ``OPENBLAS_MAIN_FREE`` then, and a polars thread died in
+    ``getenv`` about once in 300 commands). polars' own setting while it is imported,
+    before its native threads start, is no such case. Native threads: the process's
+    threads (``/proc/self/task``) beyond Python's."""
+    import polars as pl
+
+    table = tmp_path / "t.parquet"
+    pl.DataFrame({"age": [30, 40, 50], "sex": ["F", "M", "F"]}).write_parquet(table)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENBLAS_")}
+    args = ["evaluate", str(table), str(table), "--known", "age,sex", "-q"]
+    code = (
+        "import os, threading\nlate = []\n"
+        "def watch(name):\n"
+        "    call = getattr(os, name)\n"
+        "    def watched(*a):\n"
+        "        if len(os.listdir('/proc/self/task')) > threading.active_count():\n"
+        "            late.append([name, str(a[0]), threading.current_thread().name])\n"
+        "        return call(*a)\n"
+        "    setattr(os, name, watched)\n"
+        "watch('putenv')\nwatch('unsetenv')\n"
+        f"from kpr.cli.app import main\nmain({args!r})"
+    )
+    assert _after(code, "late", env) == []
+    assert _after(code, "os.environ.get('OPENBLAS_MAIN_FREE')", env) == "1"
+
+
 @pytest.mark.parametrize("own", [None, "12"])
 def test_blas_threads_sleep_while_the_original_is_read_ahead(
     tmp_path: Path, own: str | None

@@ -50,8 +50,14 @@ class Engine:
         self, original: str, avatars: str, columns: list[str], known: int
     ) -> AbstractContextManager[object]:
         """What the command does on its other core while it imports its modules: glibc's
-        heap made ready (:meth:`warm_heap`, first: before any other thread starts), the
-        original's ``columns`` read (:meth:`read_ahead`); all waited for on exit."""
+        heap made ready (:meth:`warm_heap`), the original's ``columns`` read
+        (:meth:`read_ahead`); all waited for on exit. The environment numpy's import
+        would change is set first, before any of their threads starts
+        (``imports.before_numpy``)."""
+        if self._reads_parquet(original):
+            from .imports import before_numpy
+
+            before_numpy()
         with ExitStack() as stack:
             stack.enter_context(self.warm_heap(original, avatars))
             stack.enter_context(self.read_ahead(original, columns, known))
@@ -81,9 +87,6 @@ class Engine:
             return nullcontext()
         from kpr.engine.tuning import DEFAULT_TUNING
 
-        from .imports import blas_threads_sleep
-
-        blas_threads_sleep()
         accepts = partial(DEFAULT_TUNING.reads_ahead, known=known, columns=len(columns))
         return ReadAhead(original, columns, accepts)
 

@@ -53,11 +53,20 @@ def imported(*names: str, libraries: Sequence[str] = LIBRARIES) -> list[ModuleTy
     return modules
 
 
-def blas_threads_sleep() -> None:
-    """numpy's OpenBLAS starts its threads while numpy is imported, and each spins for
-    about 0.1 s of CPU, waiting for work, before it sleeps: on two cores, on the core
-    a read ahead (``kpr.inputs.ahead``) runs on. They sleep at once instead
-    (``OPENBLAS_THREAD_TIMEOUT``: 2**4 cycles, the least), unless the user set it; a
-    call into BLAS wakes them as before. Only before numpy is loaded."""
+def before_numpy() -> None:
+    """The environment numpy's OpenBLAS reads, set before numpy loads and before the
+    command starts any other thread (unless the user set it):
+
+    - ``OPENBLAS_MAIN_FREE=1``: numpy's import sets it, loads OpenBLAS and unsets it
+      (``putenv``, ``unsetenv``). glibc's ``getenv`` is not safe beside those calls,
+      and polars' threads call it while they read the original ahead
+      (``kpr.inputs.ahead``): one of them crashed there about once in 300 commands
+      (docs/benchmarks.md, the thirteenth session). Set beforehand, numpy leaves the
+      environment as it is.
+    - ``OPENBLAS_THREAD_TIMEOUT=4``: OpenBLAS starts its threads while numpy is
+      imported, and each spins for about 0.1 s of CPU, waiting for work, before it
+      sleeps: on two cores, on the core the read ahead runs on. They sleep at once
+      instead (2**4 cycles, the least); a call into BLAS wakes them as before."""
     if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_MAIN_FREE", "1")
         os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
