@@ -38,9 +38,10 @@ def test_the_heap_is_sized_by_the_input_files_up_to_a_cap() -> None:
     tuning = Tuning()
     assert tuning.warm_bytes(0) == 0
     assert tuning.warm_bytes(10_000) == 10_000 * tuning.warm_per_file_byte
-    assert tuning.warm_bytes(10**12) == tuning.warm_cap
-    assert Tuning(warm_per_file_byte=0).warm_bytes(10**9) == 0
-    assert Tuning(memory_bytes=64 << 20).warm_bytes(10**9) == 16 << 20  # a small machine
+    assert tuning.warm_bytes(tuning.warm_files_limit) == tuning.warm_cap
+    assert tuning.warm_bytes(tuning.warm_files_limit + 1) == 0  # large inputs: none
+    assert Tuning(warm_per_file_byte=0).warm_bytes(10**8) == 0
+    assert Tuning(memory_bytes=64 << 20).warm_bytes(10**8) == 16 << 20  # a small machine
 
 
 _REUSE = """

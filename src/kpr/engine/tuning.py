@@ -135,6 +135,10 @@ class Tuning:
     warm_per_file_byte: int = 8
     #: ... and at most this many bytes
     warm_cap: int = 320 << 20
+    #: ... and none for input files of more bytes than this: their columns' arrays
+    #: pass glibc's 32 MiB heap limit (about 4M 8-byte values) or the table is streamed,
+    #: and the memory made ready would only add to the peak (100M rows a side: +283 MiB)
+    warm_files_limit: int = 256 << 20
     #: a packed key is re-numbered densely before its radix would pass this
     key_limit: int = 2**62
     #: keys counted by ``np.bincount`` up to this many possible keys ...
@@ -222,10 +226,13 @@ class Tuning:
 
     def warm_bytes(self, file_bytes: int) -> int:
         """How much of the heap the command line makes ready for Parquet inputs of
-        ``file_bytes`` bytes (:attr:`warm_per_file_byte`, :attr:`warm_cap`), and at
-        most a quarter of the in-memory path's :meth:`memory_budget`."""
-        wanted = min(self.warm_cap, self.warm_per_file_byte * max(file_bytes, 0))
-        return min(wanted, self.memory_budget() // 4) if wanted else 0
+        ``file_bytes`` bytes (:attr:`warm_per_file_byte`, :attr:`warm_cap`, none above
+        :attr:`warm_files_limit`), and at most a quarter of the in-memory path's
+        :meth:`memory_budget`."""
+        if not 0 < file_bytes <= self.warm_files_limit:
+            return 0
+        wanted = min(self.warm_cap, self.warm_per_file_byte * file_bytes)
+        return min(wanted, self.memory_budget() // 4)
 
     def few_keys(self, radix: int, rows: int) -> bool:
         """Whether ``rows`` keys below ``radix`` are few enough to count by ``np.bincount``."""
