@@ -19,7 +19,7 @@ import pytest
 
 import kpr
 from kpr.cli import heap
-from kpr.cli.heap import CHUNK, WarmHeap
+from kpr.cli.heap import CHUNK, warm_heap
 from kpr.engine.tuning import Tuning
 
 needs_glibc = pytest.mark.skipif(heap.glibc() is None, reason="glibc's mallopt only")
@@ -48,13 +48,13 @@ _REUSE = """
 import resource
 import numpy as np
 from kpr.cli import heap
-from kpr.cli.heap import CHUNK, WarmHeap
+from kpr.cli.heap import CHUNK, warm_heap
 {setup}
-with WarmHeap(4 * CHUNK) as warm:
+with warm_heap(4 * CHUNK) as chunks:
     pass
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 arrays = [np.ones(3_500_000) for _ in range(2)]  # 26.7 MiB each, written
-print(len(warm.chunks), resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+print(len(chunks), resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
 
@@ -74,9 +74,9 @@ def test_nothing_is_done_where_glibc_is_not_the_c_library(
 ) -> None:
     monkeypatch.setattr(heap, "glibc", lambda: None)
     before = threading.active_count()
-    with WarmHeap(4 * CHUNK) as warm:
+    with warm_heap(4 * CHUNK) as chunks:
         assert threading.active_count() == before  # no thread started
-    assert warm.chunks == []
+    assert chunks == []
 
 
 def test_a_heap_of_less_than_a_block_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,17 +86,17 @@ def test_a_heap_of_less_than_a_block_is_left_alone(monkeypatch: pytest.MonkeyPat
         raise AssertionError("glibc asked for")
 
     monkeypatch.setattr(heap, "glibc", asked)
-    with WarmHeap(CHUNK - 1) as warm:
+    with warm_heap(CHUNK - 1) as chunks:
         pass
-    assert warm.chunks == []
+    assert chunks == []
 
 
 @needs_glibc
 def test_the_thread_has_ended_when_the_block_does() -> None:
     code = (
-        "import threading\nfrom kpr.cli.heap import CHUNK, WarmHeap\n"
-        "with WarmHeap(2 * CHUNK) as warm:\n    pass\n"
-        "print(len(warm.chunks), [t.name for t in threading.enumerate()])"
+        "import threading\nfrom kpr.cli.heap import CHUNK, warm_heap\n"
+        "with warm_heap(2 * CHUNK) as chunks:\n    pass\n"
+        "print(len(chunks), [t.name for t in threading.enumerate()])"
     )
     assert _fresh(code).strip() == "2 ['MainThread']"
 
@@ -124,9 +124,10 @@ def test_evaluate_warms_the_heap_for_parquet_and_prints_the_apis_figures(
     args = ["evaluate", str(original), str(avatars), "--known", ",".join(known)]
     code = (
         "import json, sys\nfrom kpr.cli import heap\nwarmed = []\n"
-        "exit_ = heap.WarmHeap.__exit__\n"
-        "def watched(self, *a):\n    exit_(self, *a)\n    warmed.append(len(self.chunks))\n"
-        "heap.WarmHeap.__exit__ = watched\n"
+        "from contextlib import contextmanager\nwarm_ = heap.warm_heap\n"
+        "@contextmanager\ndef watched(size):\n    with warm_(size) as chunks:\n"
+        "        yield chunks\n    warmed.append(len(chunks))\n"
+        "heap.warm_heap = watched\n"
         "from kpr.cli.app import _main\n"
         "try:\n"
         f"    _main({[*args, '--format', 'json', '-q']!r})\n"

@@ -63,17 +63,17 @@ class Engine:
             stack.enter_context(self.read_ahead(original, columns, known))
             return stack.pop_all()
 
-    def warm_heap(self, *paths: str) -> AbstractContextManager[object]:
+    def warm_heap(self, original: str, avatars: str) -> AbstractContextManager[object]:
         """glibc's heap kept, and some of it made ready while the command imports its
         modules (``kpr.cli.heap``), sized by the input files, when polars reads the
         original from Parquet; to enter before any other thread starts."""
-        if not self._reads_parquet(paths[0]):
+        if not self._reads_parquet(original):
             return nullcontext()
         from kpr.engine.tuning import DEFAULT_TUNING
 
-        from .heap import WarmHeap
+        from .heap import warm_heap
 
-        return WarmHeap(DEFAULT_TUNING.warm_bytes(sum(map(_file_bytes, paths))))
+        return warm_heap(DEFAULT_TUNING.warm_bytes(_file_bytes(original) + _file_bytes(avatars)))
 
     def read_ahead(
         self, original: str, columns: list[str], known: int

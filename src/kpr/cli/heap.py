@@ -7,7 +7,7 @@ from 0.1 to 0.4 ms of CPU per MiB, from one run to the next). numpy takes its la
 arrays from ``mmap`` and gives them back when they are freed, so each new array is
 fresh memory again.
 
-:class:`WarmHeap` (Linux with glibc; elsewhere it does nothing):
+:func:`warm_heap` (Linux with glibc; elsewhere it does nothing):
 
 - tells glibc (``mallopt``) to serve every thread from one arena, blocks of up to
   32 MiB from its heap, and never to give the heap back: memory numpy frees is
@@ -28,7 +28,8 @@ import ctypes
 import os
 import sys
 import threading
-from types import TracebackType
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: ``mallopt`` options (glibc's malloc.h) and their values: the heap never trimmed,
 #: blocks up to glibc's largest threshold from the heap, one arena for every thread.
@@ -62,50 +63,44 @@ def glibc() -> ctypes.CDLL | None:
     return libc
 
 
-class WarmHeap:
-    """glibc's heap kept from ``__enter__`` on (``mallopt``), and ``size`` bytes of it
-    written by a thread, in :data:`CHUNK` blocks (``size`` below one block: none);
-    ``__exit__`` waits for the thread. ``chunks``: the blocks' addresses once warmed
+@contextmanager
+def warm_heap(size: int) -> Iterator[list[int]]:
+    """glibc's heap kept from here on (``mallopt``), and ``size`` bytes of it written by
+    a thread, in :data:`CHUNK` blocks (``size`` below one block: none); the block ends
+    once the thread has. Yields the blocks' addresses, filled in once they are warmed
     (freed, and so the heap's to reuse); nothing where glibc is not the C library."""
+    chunks: list[int] = []
+    libc = glibc() if size >= CHUNK else None
+    if libc is None:
+        yield chunks
+        return
+    for option, value in _KEPT:  # set before the command starts its other threads
+        libc.mallopt(option, value)
+    thread = threading.Thread(
+        target=_warm, args=(libc, size // CHUNK, chunks), name="kpr-warm-heap", daemon=True
+    )
+    thread.start()
+    try:
+        yield chunks
+    finally:
+        thread.join()
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.chunks: list[int] = []
-        self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> WarmHeap:
-        libc = glibc() if self.size >= CHUNK else None
-        if libc is not None:  # set before the command starts its other threads
-            for option, value in _KEPT:
-                libc.mallopt(option, value)
-            self._thread = threading.Thread(
-                target=self._warm, args=(libc,), name="kpr-warm-heap", daemon=True
-            )
-            self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._thread is not None:
-            self._thread.join()
-
-    def _warm(self, libc: ctypes.CDLL) -> None:
-        taken: list[int] = []
-        try:
-            for _ in range(self.size // CHUNK):
-                block = libc.malloc(CHUNK)
-                if not block:  # no more memory: what was taken is warm already
-                    break
-                taken.append(block)
-                _fault_in(libc, block, CHUNK)
-        finally:
-            for block in taken:
-                libc.free(block)
-            self.chunks = taken
+def _warm(libc: ctypes.CDLL, blocks: int, chunks: list[int]) -> None:
+    """Take ``blocks`` blocks of the heap, write them, free them; their addresses go
+    into ``chunks``."""
+    taken: list[int] = []
+    try:
+        for _ in range(blocks):
+            block = libc.malloc(CHUNK)
+            if not block:  # no more memory: what was taken is warm already
+                break
+            taken.append(block)
+            _fault_in(libc, block, CHUNK)
+    finally:
+        for block in taken:
+            libc.free(block)
+        chunks.extend(taken)
 
 
 def _fault_in(libc: ctypes.CDLL, block: int, size: int) -> None:
